@@ -1,0 +1,66 @@
+"""llmbridge: one exact, fast, typed streaming API over many LLM providers."""
+
+from ._version import __version__
+from .errors import *  # noqa: F403
+from .errors import __all__ as _errors_all
+from .events import (
+    Finish,
+    ReasoningDelta,
+    StreamEvent,
+    StreamStart,
+    TextDelta,
+    ToolCallChunk,
+    ToolCallEnd,
+    ToolCallStart,
+    Usage,
+)
+from .providers import Capabilities, HttpRequest, Provider, ProviderConfig, register_provider
+from .response import Accumulator, ChatResponse, accumulate
+from .tools import ToolSpec
+from .types import (
+    ChatMessage,
+    ChatRequest,
+    ImagePart,
+    RawPart,
+    ReasoningConfig,
+    ReasoningPart,
+    ResponseFormat,
+    TextPart,
+    ToolCallPart,
+    ToolChoice,
+    ToolResultPart,
+)
+
+__all__ = [
+    "Accumulator",
+    "Capabilities",
+    "ChatMessage",
+    "ChatRequest",
+    "ChatResponse",
+    "Finish",
+    "HttpRequest",
+    "ImagePart",
+    "Provider",
+    "ProviderConfig",
+    "RawPart",
+    "ReasoningConfig",
+    "ReasoningDelta",
+    "ReasoningPart",
+    "ResponseFormat",
+    "StreamEvent",
+    "StreamStart",
+    "TextDelta",
+    "TextPart",
+    "ToolCallChunk",
+    "ToolCallEnd",
+    "ToolCallPart",
+    "ToolCallStart",
+    "ToolChoice",
+    "ToolResultPart",
+    "ToolSpec",
+    "Usage",
+    "__version__",
+    "accumulate",
+    "register_provider",
+    *_errors_all,
+]

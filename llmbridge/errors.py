@@ -1,0 +1,203 @@
+"""Every exception llmbridge raises. ``except LLMBridgeError`` catches them all.
+
+::
+
+    LLMBridgeError                      root; .provider .status .request_id .provider_message .partial
+    ├── ConfigurationError              local misuse: unknown provider, bad model string, no key
+    ├── UnsupportedFeatureError         the request cannot be expressed for this provider
+    ├── ToolArgumentsError              tool arguments fail the tool's schema (message fit for the model)
+    ├── APIError                        the provider answered with an error (HTTP status or in-stream event)
+    │   ├── AuthenticationError         401
+    │   ├── PermissionDeniedError       403
+    │   ├── NotFoundError               404
+    │   ├── InvalidRequestError         400, 409, 413, 422
+    │   │   └── ContextLengthError      the prompt does not fit the model's context window
+    │   ├── RateLimitError              429; .retry_after (seconds) when the provider said
+    │   └── ServerError                 5xx
+    │       └── OverloadedError         529 / "overloaded" (Anthropic), 503 overloaded
+    ├── TransportError                  the network failed us
+    │   ├── TimeoutError                connect / read / idle timeout
+    │   └── ConnectionError             connect failed, connection reset
+    └── StreamError                     the response stream itself is bad
+        ├── MalformedStreamError        not SSE, non-JSON data, a body the decoder can't read
+        ├── StreamTruncatedError        the stream ended before the provider's terminal event
+        └── EventOrderError             a decoder broke the event invariants (a decoder bug)
+
+Rules: an error raised after the stream started carries the ``ChatResponse`` accumulated so far
+in ``.partial``. Messages never contain API keys (keys are never passed to this module).
+Retryable errors are the ones whose ``retryable`` attribute is true.
+"""
+
+from __future__ import annotations
+
+import builtins
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from .response import ChatResponse
+
+__all__ = [
+    "APIError",
+    "AuthenticationError",
+    "ConfigurationError",
+    "ConnectionError",
+    "ContextLengthError",
+    "EventOrderError",
+    "InvalidRequestError",
+    "LLMBridgeError",
+    "MalformedStreamError",
+    "NotFoundError",
+    "OverloadedError",
+    "PermissionDeniedError",
+    "RateLimitError",
+    "ServerError",
+    "StreamError",
+    "StreamTruncatedError",
+    "TimeoutError",
+    "ToolArgumentsError",
+    "TransportError",
+    "UnsupportedFeatureError",
+]
+
+
+class LLMBridgeError(Exception):
+    """Root of every llmbridge exception."""
+
+    retryable: bool = False
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        provider: str | None = None,
+        status: int | None = None,
+        request_id: str | None = None,
+        provider_message: str | None = None,
+        partial: ChatResponse | None = None,
+    ) -> None:
+        super().__init__(message)
+        self.message = message
+        self.provider = provider
+        self.status = status
+        self.request_id = request_id
+        self.provider_message = provider_message
+        self.partial = partial
+
+    def __str__(self) -> str:
+        bits = [f"provider={self.provider}"] if self.provider else []
+        if self.status is not None:
+            bits.append(f"status={self.status}")
+        if self.request_id:
+            bits.append(f"request_id={self.request_id}")
+        return f"{self.message} ({', '.join(bits)})" if bits else self.message
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({str(self)!r})"
+
+
+class ConfigurationError(LLMBridgeError):
+    """Local misuse: unknown provider, malformed model string, missing API key."""
+
+
+class UnsupportedFeatureError(LLMBridgeError):
+    """The request holds something this provider cannot express."""
+
+
+class ToolArgumentsError(LLMBridgeError):
+    """Tool arguments do not match the tool's schema. ``str(err)`` is fit to show the model."""
+
+    def __init__(self, message: str, *, tool_name: str | None = None) -> None:
+        super().__init__(message)
+        self.tool_name = tool_name
+
+
+class APIError(LLMBridgeError):
+    """The provider reported an error (HTTP status, or an error event inside the stream)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        error_type: str | None = None,
+        body: object = None,
+        **kwargs: object,
+    ) -> None:
+        super().__init__(message, **kwargs)  # type: ignore[arg-type]
+        self.error_type = error_type
+        """The provider's own error type or code (e.g. ``overloaded_error``)."""
+        self.body = body
+        """The parsed error body as the provider sent it."""
+
+
+class AuthenticationError(APIError):
+    """401: the key is missing, wrong or revoked."""
+
+
+class PermissionDeniedError(APIError):
+    """403: the key may not use this model or feature."""
+
+
+class NotFoundError(APIError):
+    """404: unknown model, deployment or path."""
+
+
+class InvalidRequestError(APIError):
+    """400 and friends: the provider rejected the request as built."""
+
+
+class ContextLengthError(InvalidRequestError):
+    """The prompt is longer than the model's context window."""
+
+
+class RateLimitError(APIError):
+    """429: slow down. ``retry_after`` is the provider's hint in seconds, if any."""
+
+    retryable = True
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: object) -> None:
+        super().__init__(message, **kwargs)  # type: ignore[arg-type]
+        self.retry_after = retry_after
+
+
+class ServerError(APIError):
+    """5xx: the provider failed."""
+
+    retryable = True
+
+    def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: object) -> None:
+        super().__init__(message, **kwargs)  # type: ignore[arg-type]
+        self.retry_after = retry_after
+
+
+class OverloadedError(ServerError):
+    """The provider is overloaded (Anthropic 529 / ``overloaded_error``)."""
+
+
+class TransportError(LLMBridgeError):
+    """The network failed before or while the response arrived."""
+
+    retryable = True
+
+
+class TimeoutError(TransportError, builtins.TimeoutError):  # noqa: A001
+    """Connect, read or idle timeout."""
+
+
+class ConnectionError(TransportError, builtins.ConnectionError):  # noqa: A001
+    """Could not connect, or the connection broke."""
+
+
+class StreamError(LLMBridgeError):
+    """The response stream is unusable."""
+
+
+class MalformedStreamError(StreamError):
+    """The body is not the SSE stream the provider documents (or a data line is not JSON)."""
+
+
+class StreamTruncatedError(StreamError):
+    """The stream ended before the provider's terminal event."""
+
+
+class EventOrderError(StreamError):
+    """Events broke the contract's invariants (e.g. a chunk for a call that never started)."""

@@ -1,0 +1,177 @@
+"""Normalized stream events: the contract every provider decoder emits.
+
+Rules this module keeps (see DESIGN.md, "Normalized events"):
+
+* Events are small slotted dataclasses, built once per streamed chunk: no validation, no
+  copying. Their ``type`` is a class-level string, so it costs nothing per instance.
+* Per tool call: one ``ToolCallStart``, any number of ``ToolCallChunk``, one ``ToolCallEnd``,
+  sharing one ``id``; ``"".join(chunk.arguments_delta) == end.raw_arguments``.
+* A completed stream ends with exactly one ``Finish``.
+* ``Usage`` follows one convention for every provider: ``input_tokens`` counts *all* input
+  (cache reads and writes included), ``output_tokens`` *all* output (reasoning included);
+  the ``cached_input_tokens`` / ``cache_write_tokens`` / ``reasoning_tokens`` are parts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field, fields
+from typing import Any, ClassVar, Literal, TypeAlias
+
+__all__ = [
+    "FINISH_REASONS",
+    "Finish",
+    "FinishReason",
+    "ReasoningDelta",
+    "StreamEvent",
+    "StreamStart",
+    "TextDelta",
+    "ToolCallChunk",
+    "ToolCallEnd",
+    "ToolCallStart",
+    "Usage",
+    "event_from_dict",
+    "event_to_dict",
+]
+
+FinishReason: TypeAlias = Literal["stop", "length", "tool_calls", "content_filter", "error", "other"]
+FINISH_REASONS: tuple[FinishReason, ...] = (
+    "stop",
+    "length",
+    "tool_calls",
+    "content_filter",
+    "error",
+    "other",
+)
+
+
+@dataclass(slots=True)
+class Usage:
+    """Token counts, normalized (see module docstring for the convention)."""
+
+    input_tokens: int = 0
+    """All input tokens, cache reads and cache writes included."""
+    output_tokens: int = 0
+    """All output tokens, reasoning included."""
+    cached_input_tokens: int = 0
+    """Part of ``input_tokens`` read from the provider's prompt cache."""
+    cache_write_tokens: int = 0
+    """Part of ``input_tokens`` written to the provider's prompt cache."""
+    reasoning_tokens: int = 0
+    """Part of ``output_tokens`` spent on reasoning."""
+
+    @property
+    def total_tokens(self) -> int:
+        return self.input_tokens + self.output_tokens
+
+
+@dataclass(slots=True)
+class StreamStart:
+    """First event of a stream when the provider names the response (id, model)."""
+
+    type: ClassVar[Literal["stream_start"]] = "stream_start"
+    response_id: str | None = None
+    model: str | None = None
+    warnings: list[str] = field(default_factory=list)
+    """Settings the provider could not honour and dropped (never silently)."""
+
+
+@dataclass(slots=True)
+class TextDelta:
+    """A piece of the assistant's visible text."""
+
+    type: ClassVar[Literal["text_delta"]] = "text_delta"
+    text: str
+
+
+@dataclass(slots=True)
+class ReasoningDelta:
+    """A piece of reasoning ("thinking") text, or opaque data needed to send it back."""
+
+    type: ClassVar[Literal["reasoning_delta"]] = "reasoning_delta"
+    text: str
+    signature: str | None = None
+    """Provider signature over the reasoning block (Anthropic, Gemini thought signatures)."""
+    provider_data: dict[str, Any] | None = None
+    """Opaque data (redacted thinking, encrypted content, item ids) for the round trip."""
+
+
+@dataclass(slots=True)
+class ToolCallStart:
+    """The model starts calling a tool the app executes."""
+
+    type: ClassVar[Literal["tool_call_start"]] = "tool_call_start"
+    id: str
+    name: str
+    index: int
+    """Position of the call among this response's tool calls (0-based)."""
+
+
+@dataclass(slots=True)
+class ToolCallChunk:
+    """A fragment of a tool call's JSON arguments, raw text as streamed."""
+
+    type: ClassVar[Literal["tool_call_chunk"]] = "tool_call_chunk"
+    id: str
+    index: int
+    arguments_delta: str
+
+
+@dataclass(slots=True)
+class ToolCallEnd:
+    """A tool call closed by the provider, with its arguments parsed."""
+
+    type: ClassVar[Literal["tool_call_end"]] = "tool_call_end"
+    id: str
+    index: int
+    name: str
+    arguments: dict[str, Any]
+    raw_arguments: str
+    error: str | None = None
+    """Set when ``raw_arguments`` is not a JSON object: ``arguments`` is then ``{}``."""
+    provider_data: dict[str, Any] | None = None
+    """Provider data for the round trip (e.g. Gemini ``thoughtSignature``)."""
+
+
+@dataclass(slots=True)
+class Finish:
+    """The one terminal event of a completed stream."""
+
+    type: ClassVar[Literal["finish"]] = "finish"
+    reason: FinishReason
+    raw_reason: str | None = None
+    usage: Usage | None = None
+    provider_data: dict[str, Any] | None = None
+    """Provider-specific data with no shared field (server tool blocks, response ids, ...)."""
+
+
+StreamEvent: TypeAlias = (
+    StreamStart | TextDelta | ReasoningDelta | ToolCallStart | ToolCallChunk | ToolCallEnd | Finish
+)
+
+_BY_TYPE: dict[str, type[StreamEvent]] = {
+    cls.type: cls
+    for cls in (StreamStart, TextDelta, ReasoningDelta, ToolCallStart, ToolCallChunk, ToolCallEnd, Finish)
+}
+
+
+def event_to_dict(event: StreamEvent) -> dict[str, Any]:
+    """JSON-ready dict of an event, ``type`` first; ``None`` fields left out."""
+    out: dict[str, Any] = {"type": event.type}
+    for f in fields(event):
+        value = getattr(event, f.name)
+        if value is None:
+            continue
+        if isinstance(value, Usage):
+            value = {u.name: getattr(value, u.name) for u in fields(value)}
+        out[f.name] = value
+    return out
+
+
+def event_from_dict(data: dict[str, Any]) -> StreamEvent:
+    """Inverse of :func:`event_to_dict`."""
+    kwargs = dict(data)
+    cls = _BY_TYPE[kwargs.pop("type")]
+    usage = kwargs.get("usage")
+    if isinstance(usage, dict):
+        kwargs["usage"] = Usage(**usage)
+    return cls(**kwargs)

@@ -1,0 +1,158 @@
+"""The provider plug-in API: what a provider is, what it builds, what it decodes.
+
+Rules:
+
+* ``Provider.build_request`` is pure: ``ChatRequest -> HttpRequest``, no IO, no clock, no env.
+* ``Provider.new_decoder`` returns a sans-IO ``Decoder``: ``feed(event, data)`` takes one SSE
+  event (its ``event:`` name, ``""`` when absent, and its ``data:`` text) and returns the
+  normalized events it completes; ``close()`` is called once at end of body and returns the
+  rest, raising ``StreamTruncatedError`` if the provider's terminal event never came.
+  Decoders raise only ``LLMBridgeError`` subclasses.
+* Keys and base URLs are resolved once, when the provider is built from a ``ProviderConfig``.
+* Core code never branches on a provider's name: it asks the provider object.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Protocol, runtime_checkable
+
+import orjson
+
+from ..errors import APIError, ConfigurationError
+from ..events import StreamEvent
+from ..types import ChatRequest
+
+__all__ = [
+    "Capabilities",
+    "Decoder",
+    "HttpRequest",
+    "Provider",
+    "ProviderConfig",
+    "ProviderFactory",
+    "Secret",
+    "SENSITIVE_HEADERS",
+]
+
+SENSITIVE_HEADERS = frozenset({"authorization", "x-api-key", "x-goog-api-key", "api-key", "proxy-authorization"})
+
+
+class Secret:
+    """A string that never shows itself in ``repr``/``str``/logs. ``reveal()`` gets it."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('**********')"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+
+@dataclass(frozen=True, slots=True)
+class ProviderConfig:
+    """Options a provider is built from (``Client(providers={name: {...}})``)."""
+
+    api_key: Secret | None = None
+    base_url: str | None = None
+    headers: Mapping[str, str] = field(default_factory=dict)
+    options: Mapping[str, Any] = field(default_factory=dict)
+    """Anything provider-specific (Azure ``api_version``, Vertex ``project`` / ``location``)."""
+    env: Mapping[str, str] | None = None
+    """Where to look up key variables; ``None`` means ``os.environ`` at build time."""
+
+    @classmethod
+    def from_mapping(cls, data: Mapping[str, Any] | ProviderConfig | None) -> ProviderConfig:
+        if isinstance(data, ProviderConfig):
+            return data
+        data = dict(data or {})
+        key = data.pop("api_key", None)
+        known = {k: data.pop(k) for k in ("base_url", "headers", "env") if k in data}
+        return cls(
+            api_key=key if isinstance(key, Secret) or key is None else Secret(str(key)),
+            options=data,
+            **known,
+        )
+
+    def key(self, *env_vars: str, provider: str, required: bool = True) -> Secret | None:
+        """The API key: the configured one, else the first set environment variable."""
+        if self.api_key is not None:
+            return self.api_key
+        env = os.environ if self.env is None else self.env
+        for var in env_vars:
+            if env.get(var):
+                return Secret(env[var])
+        if required:
+            where = " or ".join(env_vars) if env_vars else "api_key"
+            raise ConfigurationError(
+                f"no API key for provider {provider!r}: pass providers={{{provider!r}: "
+                f"{{'api_key': ...}}}} or set {where}",
+                provider=provider,
+            )
+        return None
+
+
+@dataclass(slots=True)
+class HttpRequest:
+    """The request a provider wants sent. ``json`` is the body; headers include auth."""
+
+    method: str
+    url: str
+    headers: dict[str, str]
+    json: dict[str, Any]
+
+    def body_bytes(self) -> bytes:
+        return orjson.dumps(self.json)
+
+    def redacted_headers(self) -> dict[str, str]:
+        return {k: ("<redacted>" if k.lower() in SENSITIVE_HEADERS else v) for k, v in self.headers.items()}
+
+    def __repr__(self) -> str:
+        return f"HttpRequest(method={self.method!r}, url={self.url!r}, headers={self.redacted_headers()!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class Capabilities:
+    """What a provider's model can do; the client asks this instead of checking names."""
+
+    native_tools: bool = True
+    reasoning: bool = False
+    images: bool = True
+
+
+@runtime_checkable
+class Decoder(Protocol):
+    def feed(self, event: str, data: str) -> list[StreamEvent]: ...
+
+    def close(self) -> list[StreamEvent]: ...
+
+
+@runtime_checkable
+class Provider(Protocol):
+    """A provider adapter. Built by a ``ProviderFactory`` from a ``ProviderConfig``."""
+
+    name: str
+
+    def capabilities(self, model: str) -> Capabilities: ...
+
+    def build_request(self, request: ChatRequest) -> HttpRequest: ...
+
+    def new_decoder(self, request: ChatRequest) -> Decoder: ...
+
+    def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError: ...
+
+
+ProviderFactory = Callable[[ProviderConfig], Provider]

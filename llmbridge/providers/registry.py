@@ -1,0 +1,117 @@
+"""Provider registry: name → factory. Built-ins load lazily; plug-ins come from entry points.
+
+Rules: built-in providers are imported only when first used (``import llmbridge`` stays
+cheap). Third parties register through the ``llmbridge.providers`` entry-point group (the
+entry point loads a ``ProviderFactory``: any callable ``ProviderConfig -> Provider``, a class
+included) or by calling ``register_provider``. Names given to ``register_provider`` win over
+entry points, which never shadow built-ins. Errors name what is known and what broke.
+"""
+
+from __future__ import annotations
+
+import importlib
+from importlib.metadata import EntryPoint, entry_points
+from typing import NamedTuple
+
+from ..errors import ConfigurationError
+from .base import Provider, ProviderConfig, ProviderFactory
+
+__all__ = [
+    "ENTRY_POINT_GROUP",
+    "available_providers",
+    "create_provider",
+    "register_provider",
+    "split_model",
+]
+
+ENTRY_POINT_GROUP = "llmbridge.providers"
+
+
+class _Builtin(NamedTuple):
+    module: str
+    attr: str
+    preset: str | None = None
+
+
+_OPENAI_PRESETS = (
+    "openai-compatible", "ollama", "vllm", "llamacpp", "lmstudio", "groq", "deepseek",
+    "openrouter", "together", "mistral", "xai", "azure", "cerebras", "fireworks",
+)  # fmt: skip
+
+_BUILTINS: dict[str, _Builtin] = {
+    "openai": _Builtin("llmbridge.providers.openai", "create"),
+    "openai-responses": _Builtin("llmbridge.providers.openai_responses", "create"),
+    "anthropic": _Builtin("llmbridge.providers.anthropic", "create"),
+    "gemini": _Builtin("llmbridge.providers.gemini", "create"),
+    "vertex": _Builtin("llmbridge.providers.gemini", "create_vertex"),
+    **{name: _Builtin("llmbridge.providers.openai.presets", "preset_factory", name) for name in _OPENAI_PRESETS},
+}
+
+_registered: dict[str, ProviderFactory] = {}
+
+
+def register_provider(name: str, factory: ProviderFactory, *, replace: bool = False) -> None:
+    """Register a provider factory under ``name`` (used as the model-string prefix)."""
+    if ":" in name or not name:
+        raise ConfigurationError(f"provider names are non-empty and hold no ':' (got {name!r})")
+    if name in _registered and not replace:
+        raise ConfigurationError(f"provider {name!r} is already registered (pass replace=True)")
+    _registered[name] = factory
+
+
+def _plugins() -> dict[str, EntryPoint]:
+    return {ep.name: ep for ep in entry_points(group=ENTRY_POINT_GROUP)}
+
+
+def available_providers() -> list[str]:
+    """Every provider name a model string may start with."""
+    return sorted({*_BUILTINS, *_plugins(), *_registered})
+
+
+def split_model(model: str) -> tuple[str, str]:
+    """``"anthropic:claude-sonnet-4-5"`` → ``("anthropic", "claude-sonnet-4-5")``."""
+    provider, sep, name = model.partition(":")
+    if not sep or not provider or not name:
+        raise ConfigurationError(
+            f"model strings look like 'provider:model' (got {model!r}); "
+            f"providers: {', '.join(available_providers())}"
+        )
+    return provider, name
+
+
+def _factory(name: str) -> ProviderFactory:
+    if name in _registered:
+        return _registered[name]
+    builtin = _BUILTINS.get(name)
+    if builtin is not None:
+        attr = getattr(importlib.import_module(builtin.module), builtin.attr)
+        return attr(builtin.preset) if builtin.preset is not None else attr  # type: ignore[no-any-return]
+    plugin = _plugins().get(name)
+    if plugin is None:
+        raise ConfigurationError(
+            f"unknown provider {name!r}; known providers: {', '.join(available_providers())}"
+        )
+    try:
+        loaded = plugin.load()
+    except Exception as exc:
+        raise ConfigurationError(
+            f"plug-in provider {name!r} ({plugin.value}) failed to import: {type(exc).__name__}: {exc}"
+        ) from exc
+    if not callable(loaded):
+        raise ConfigurationError(
+            f"plug-in provider {name!r} ({plugin.value}) is a {type(loaded).__name__}, "
+            "not a factory taking a ProviderConfig"
+        )
+    return loaded  # type: ignore[no-any-return]
+
+
+def create_provider(name: str, config: ProviderConfig | None = None) -> Provider:
+    """Build the provider ``name`` from ``config`` (keys resolved here, once)."""
+    factory = _factory(name)
+    provider = factory(config or ProviderConfig())
+    if not isinstance(provider, Provider):
+        raise ConfigurationError(
+            f"provider {name!r}: its factory returned a {type(provider).__name__}, which lacks the "
+            "Provider methods (name, capabilities, build_request, new_decoder, map_error)"
+        )
+    return provider

@@ -1,0 +1,214 @@
+"""``ChatResponse`` and the accumulator: a pure fold of stream events into a response.
+
+Rules: the accumulator is the single place that turns events into a response. It is used by
+``Client.complete()``, by the partial response attached to errors, and by apps and tests. It
+checks the event invariants of DESIGN.md as it folds and raises ``EventOrderError`` when a
+decoder breaks one (that is a decoder bug, never a provider quirk to hide).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel, Field
+
+from .errors import EventOrderError
+from .events import (
+    Finish,
+    FinishReason,
+    ReasoningDelta,
+    StreamEvent,
+    StreamStart,
+    TextDelta,
+    ToolCallChunk,
+    ToolCallEnd,
+    ToolCallStart,
+    Usage,
+)
+from .types import ChatMessage, ContentPart, ReasoningPart, TextPart, ToolCallPart
+
+__all__ = ["Accumulator", "ChatResponse", "accumulate"]
+
+
+class ChatResponse(BaseModel):
+    """A whole (or, on errors, partial) assistant response."""
+
+    message: ChatMessage
+    """The assistant turn, ready to append to the conversation (tool calls included)."""
+    finish_reason: FinishReason | None = None
+    """``None`` only for a partial response whose stream never finished."""
+    raw_finish_reason: str | None = None
+    usage: Usage | None = None
+    response_id: str | None = None
+    model: str | None = None
+    warnings: list[str] = Field(default_factory=list)
+    provider_data: dict[str, Any] | None = None
+
+    @property
+    def text(self) -> str:
+        return self.message.text
+
+    @property
+    def reasoning(self) -> str:
+        return self.message.reasoning
+
+    @property
+    def tool_calls(self) -> list[ToolCallPart]:
+        return self.message.tool_calls
+
+
+class _OpenCall:
+    __slots__ = ("chunks", "id", "index", "name", "slot")
+
+    def __init__(self, start: ToolCallStart, slot: int) -> None:
+        self.id = start.id
+        self.name = start.name
+        self.index = start.index
+        self.slot = slot
+        self.chunks: list[str] = []
+
+
+class Accumulator:
+    """Fold events one at a time; ``response()`` gives the response so far."""
+
+    def __init__(self, *, provider: str | None = None) -> None:
+        self.provider = provider
+        self._parts: list[ContentPart | None] = []
+        self._text: list[str] | None = None  # open text run
+        self._text_slot = -1
+        self._reasoning: list[str] | None = None  # open reasoning run
+        self._reasoning_part: ReasoningPart | None = None
+        self._calls: dict[str, _OpenCall] = {}
+        self._seen_ids: set[str] = set()
+        self._finish: Finish | None = None
+        self._start: StreamStart | None = None
+
+    @property
+    def finished(self) -> bool:
+        return self._finish is not None
+
+    def add(self, event: StreamEvent) -> None:
+        if self._finish is not None:
+            raise EventOrderError(f"{event.type} after finish")
+        if isinstance(event, TextDelta):
+            if self._text is None:
+                self._close_reasoning()
+                self._text = []
+                self._text_slot = len(self._parts)
+                self._parts.append(None)
+            self._text.append(event.text)
+        elif isinstance(event, ReasoningDelta):
+            self._add_reasoning(event)
+        elif isinstance(event, ToolCallStart):
+            self._close_runs()
+            if event.id in self._seen_ids:
+                raise EventOrderError(f"tool call id {event.id!r} started twice")
+            self._seen_ids.add(event.id)
+            self._calls[event.id] = _OpenCall(event, len(self._parts))
+            self._parts.append(None)
+        elif isinstance(event, ToolCallChunk):
+            self._open_call(event.id).chunks.append(event.arguments_delta)
+        elif isinstance(event, ToolCallEnd):
+            call = self._open_call(event.id)
+            raw = "".join(call.chunks)
+            if raw != event.raw_arguments:
+                raise EventOrderError(
+                    f"tool call {event.id!r}: chunks {raw!r} != raw_arguments {event.raw_arguments!r}"
+                )
+            del self._calls[event.id]
+            self._parts[call.slot] = ToolCallPart(
+                id=event.id,
+                name=event.name,
+                arguments=event.arguments,
+                raw_arguments=event.raw_arguments,
+                error=event.error,
+                provider_data=event.provider_data,
+            )
+        elif isinstance(event, Finish):
+            if self._calls:
+                raise EventOrderError(f"finish with tool calls still open: {sorted(self._calls)}")
+            self._close_runs()
+            self._finish = event
+        elif isinstance(event, StreamStart):
+            self._start = event
+
+    def _open_call(self, call_id: str) -> _OpenCall:
+        try:
+            return self._calls[call_id]
+        except KeyError:
+            raise EventOrderError(f"tool call {call_id!r} is not open") from None
+
+    def _add_reasoning(self, event: ReasoningDelta) -> None:
+        if self._reasoning is None:
+            self._close_text()
+            self._reasoning = []
+            self._reasoning_part = ReasoningPart(provider=self.provider)
+            self._parts.append(self._reasoning_part)
+        self._reasoning.append(event.text)
+        part = self._reasoning_part
+        assert part is not None
+        if event.signature is not None or event.provider_data is not None:
+            if event.signature is not None:
+                part.signature = event.signature
+            if event.provider_data is not None:
+                part.provider_data = {**(part.provider_data or {}), **event.provider_data}
+            self._close_reasoning()  # signed or opaque data closes the block
+
+    def _close_text(self) -> None:
+        if self._text is not None:
+            self._parts[self._text_slot] = TextPart(text="".join(self._text))
+            self._text = None
+
+    def _close_reasoning(self) -> None:
+        if self._reasoning is not None and self._reasoning_part is not None:
+            self._reasoning_part.text = "".join(self._reasoning)
+        self._reasoning = None
+        self._reasoning_part = None
+
+    def _close_runs(self) -> None:
+        self._close_text()
+        self._close_reasoning()
+
+    def response(self) -> ChatResponse:
+        """The response so far. Open runs and unfinished calls are included, flagged."""
+        parts: list[ContentPart] = []
+        text_run = "".join(self._text) if self._text is not None else None
+        open_slots = {call.slot: call for call in self._calls.values()}
+        for slot, part in enumerate(self._parts):
+            if part is None and slot in open_slots:
+                call = open_slots[slot]
+                raw = "".join(call.chunks)
+                parts.append(
+                    ToolCallPart(
+                        id=call.id,
+                        name=call.name,
+                        raw_arguments=raw,
+                        error="the stream ended inside this tool call",
+                    )
+                )
+            elif part is None:
+                parts.append(TextPart(text=text_run or ""))
+            elif isinstance(part, ReasoningPart) and part is self._reasoning_part:
+                parts.append(part.model_copy(update={"text": "".join(self._reasoning or [])}))
+            else:
+                parts.append(part)
+        finish, start = self._finish, self._start
+        return ChatResponse(
+            message=ChatMessage(role="assistant", content=parts),
+            finish_reason=finish.reason if finish else None,
+            raw_finish_reason=finish.raw_reason if finish else None,
+            usage=finish.usage if finish else None,
+            response_id=start.response_id if start else None,
+            model=start.model if start else None,
+            warnings=list(start.warnings) if start else [],
+            provider_data=finish.provider_data if finish else None,
+        )
+
+
+def accumulate(events: Iterable[StreamEvent], *, provider: str | None = None) -> ChatResponse:
+    """Fold a whole event sequence into a ``ChatResponse``."""
+    acc = Accumulator(provider=provider)
+    for event in events:
+        acc.add(event)
+    return acc.response()

@@ -1,0 +1,110 @@
+"""The fixture format: one folder per recorded interaction.
+
+``fixtures/<provider>/<scenario>/`` holds:
+
+* ``input.json``    — the llmbridge-level request: ``model`` (``provider:model``), the other
+  ``ChatRequest`` fields, and optional ``provider_config`` (no secrets);
+* ``request.json``  — the HTTP request as sent: ``method``, ``url``, ``headers`` (secrets
+  redacted), ``body`` (JSON);
+* ``response.json`` — ``status``, ``headers`` (identifying ones redacted) and ``chunks``: the
+  byte lengths of the body chunks as they arrived;
+* ``response.sse``  — the raw body bytes exactly as received;
+* ``events.json``   — the golden normalized events.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import orjson
+
+from ..events import StreamEvent, event_from_dict, event_to_dict
+from ..types import ChatRequest
+
+__all__ = ["Fixture", "dump_json", "load_fixture"]
+
+
+def dump_json(path: Path, data: Any) -> None:
+    path.write_bytes(orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS) + b"\n")
+
+
+@dataclass
+class Fixture:
+    path: Path
+    model: str
+    """``provider:model``"""
+    request: ChatRequest
+    provider_config: dict[str, Any]
+    http_request: dict[str, Any]
+    status: int
+    headers: dict[str, str]
+    body: bytes
+    chunks: list[int] = field(default_factory=list)
+    events: list[StreamEvent] | None = None
+
+    @property
+    def provider(self) -> str:
+        return self.model.partition(":")[0]
+
+    @property
+    def name(self) -> str:
+        return f"{self.path.parent.name}/{self.path.name}"
+
+    def body_chunks(self) -> list[bytes]:
+        """The body split at its recorded chunk boundaries (one chunk if none were recorded)."""
+        if not self.chunks:
+            return [self.body]
+        out, pos = [], 0
+        for size in self.chunks:
+            out.append(self.body[pos : pos + size])
+            pos += size
+        if pos < len(self.body):
+            out.append(self.body[pos:])
+        return out
+
+    def save(self) -> None:
+        self.path.mkdir(parents=True, exist_ok=True)
+        inp = self.request.model_dump(mode="json", exclude_defaults=True)
+        inp["model"] = self.model
+        if self.provider_config:
+            inp["provider_config"] = self.provider_config
+        dump_json(self.path / "input.json", inp)
+        dump_json(self.path / "request.json", self.http_request)
+        meta = {"status": self.status, "headers": self.headers, "chunks": self.chunks}
+        dump_json(self.path / "response.json", meta)
+        (self.path / "response.sse").write_bytes(self.body)
+        if self.events is not None:
+            self.save_events(self.events)
+
+    def save_events(self, events: list[StreamEvent]) -> None:
+        self.events = events
+        dump_json(self.path / "events.json", [event_to_dict(e) for e in events])
+
+
+def load_fixture(path: str | Path) -> Fixture:
+    path = Path(path)
+    inp = orjson.loads((path / "input.json").read_bytes())
+    model = inp.pop("model")
+    provider_config = inp.pop("provider_config", {})
+    request = ChatRequest.model_validate({**inp, "model": model.partition(":")[2]})
+    meta = orjson.loads((path / "response.json").read_bytes())
+    events_path = path / "events.json"
+    events = (
+        [event_from_dict(e) for e in orjson.loads(events_path.read_bytes())]
+        if events_path.exists()
+        else None
+    )
+    return Fixture(
+        path=path,
+        model=model,
+        request=request,
+        provider_config=provider_config,
+        http_request=orjson.loads((path / "request.json").read_bytes()),
+        status=meta["status"],
+        headers=meta.get("headers", {}),
+        body=(path / "response.sse").read_bytes(),
+        chunks=meta.get("chunks", []),
+        events=events,
+    )

@@ -1,0 +1,104 @@
+"""Checks any decoder (built-in or plug-in) can run over its output.
+
+``check_invariants(events)`` asserts the event contract of DESIGN.md; ``merge_deltas`` folds
+adjacent text / reasoning deltas so outputs of differently split inputs compare equal;
+``decode_body`` runs a decoder over raw SSE bytes split at chosen boundaries (pure, no IO);
+``assert_split_invariant`` checks that every split gives the same events.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable, Sequence
+
+from ..events import (
+    Finish,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    ToolCallChunk,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from ..providers.base import Decoder
+from .sse import SSEParser
+
+__all__ = ["assert_split_invariant", "check_invariants", "decode_body", "merge_deltas"]
+
+
+def check_invariants(events: Sequence[StreamEvent], *, complete: bool = True) -> None:
+    """Raise ``AssertionError`` naming the first broken invariant."""
+    open_calls: dict[str, list[str]] = {}
+    seen_ids: set[str] = set()
+    finishes = 0
+    for i, ev in enumerate(events):
+        assert finishes == 0, f"event {i} ({ev.type}) after finish"
+        if isinstance(ev, ToolCallStart):
+            assert ev.id, f"event {i}: tool call without id"
+            assert ev.id not in seen_ids, f"event {i}: tool call id {ev.id!r} reused"
+            seen_ids.add(ev.id)
+            open_calls[ev.id] = []
+        elif isinstance(ev, ToolCallChunk):
+            assert ev.id in open_calls, f"event {i}: chunk for call {ev.id!r} that is not open"
+            open_calls[ev.id].append(ev.arguments_delta)
+        elif isinstance(ev, ToolCallEnd):
+            assert ev.id in open_calls, f"event {i}: end for call {ev.id!r} that is not open"
+            raw = "".join(open_calls.pop(ev.id))
+            assert raw == ev.raw_arguments, f"event {i}: chunks {raw!r} != raw_arguments {ev.raw_arguments!r}"
+            if ev.error is None:
+                parsed = json.loads(ev.raw_arguments) if ev.raw_arguments.strip() else {}
+                assert parsed == ev.arguments, f"event {i}: arguments do not match raw_arguments"
+        elif isinstance(ev, Finish):
+            finishes += 1
+            assert not open_calls, f"finish with open tool calls {sorted(open_calls)}"
+    if complete:
+        assert finishes == 1, f"expected exactly one finish, got {finishes}"
+
+
+def merge_deltas(events: Iterable[StreamEvent]) -> list[StreamEvent]:
+    """Join adjacent plain text deltas (and plain reasoning deltas) into one."""
+    out: list[StreamEvent] = []
+    for ev in events:
+        last = out[-1] if out else None
+        if isinstance(ev, TextDelta) and isinstance(last, TextDelta):
+            out[-1] = TextDelta(last.text + ev.text)
+        elif (
+            isinstance(ev, ReasoningDelta)
+            and isinstance(last, ReasoningDelta)
+            and last.signature is None
+            and last.provider_data is None
+        ):
+            out[-1] = ReasoningDelta(last.text + ev.text, ev.signature, ev.provider_data)
+        else:
+            out.append(ev)
+    return out
+
+
+def decode_body(decoder: Decoder, chunks: Iterable[bytes]) -> list[StreamEvent]:
+    """Feed raw body chunks through SSE framing and ``decoder``; include ``close()``."""
+    parser = SSEParser()
+    events: list[StreamEvent] = []
+    for chunk in chunks:
+        for name, data in parser.feed(chunk):
+            events.extend(decoder.feed(name, data))
+    for name, data in parser.close():
+        events.extend(decoder.feed(name, data))
+    events.extend(decoder.close())
+    return events
+
+
+def assert_split_invariant(
+    new_decoder: Callable[[], Decoder], body: bytes, *, max_splits: int | None = None
+) -> list[StreamEvent]:
+    """Decode ``body`` whole, byte by byte and split at every offset; all must agree."""
+    whole = merge_deltas(decode_body(new_decoder(), [body]))
+    bytewise = merge_deltas(decode_body(new_decoder(), [body[i : i + 1] for i in range(len(body))]))
+    assert bytewise == whole, "byte-by-byte decoding differs from whole-body decoding"
+    offsets = range(1, len(body))
+    if max_splits is not None and len(body) > max_splits:
+        step = max(1, len(body) // max_splits)
+        offsets = range(1, len(body), step)
+    for cut in offsets:
+        split = merge_deltas(decode_body(new_decoder(), [body[:cut], body[cut:]]))
+        assert split == whole, f"splitting the body at byte {cut} changes the events"
+    return whole
