@@ -2,7 +2,8 @@
 
 ``check_invariants(events)`` asserts the event contract of DESIGN.md; ``merge_deltas`` folds
 adjacent text / reasoning deltas so outputs of differently split inputs compare equal;
-``decode_body`` runs a decoder over raw SSE bytes split at chosen boundaries (pure, no IO);
+``decode_body`` / ``decode_collect`` run a decoder over raw SSE bytes split at chosen boundaries
+(pure, no IO);
 ``assert_split_invariant`` checks that every split gives the same events.
 """
 
@@ -11,6 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Iterable, Sequence
 
+from ..errors import LLMBridgeError
 from ..events import (
     Finish,
     ReasoningDelta,
@@ -23,7 +25,13 @@ from ..events import (
 from ..providers.base import Decoder
 from .sse import SSEParser
 
-__all__ = ["assert_split_invariant", "check_invariants", "decode_body", "merge_deltas"]
+__all__ = [
+    "assert_split_invariant",
+    "check_invariants",
+    "decode_body",
+    "decode_collect",
+    "merge_deltas",
+]
 
 
 def check_invariants(events: Sequence[StreamEvent], *, complete: bool = True) -> None:
@@ -76,29 +84,50 @@ def merge_deltas(events: Iterable[StreamEvent]) -> list[StreamEvent]:
 
 def decode_body(decoder: Decoder, chunks: Iterable[bytes]) -> list[StreamEvent]:
     """Feed raw body chunks through SSE framing and ``decoder``; include ``close()``."""
+    events, error = decode_collect(decoder, chunks)
+    if error is not None:
+        raise error
+    return events
+
+
+def decode_collect(
+    decoder: Decoder, chunks: Iterable[bytes]
+) -> tuple[list[StreamEvent], LLMBridgeError | None]:
+    """Like ``decode_body`` but returns the events that came before an error, and the error."""
     parser = SSEParser()
     events: list[StreamEvent] = []
-    for chunk in chunks:
-        for name, data in parser.feed(chunk):
+    try:
+        for chunk in chunks:
+            for name, data in parser.feed(chunk):
+                events.extend(decoder.feed(name, data))
+        for name, data in parser.close():
             events.extend(decoder.feed(name, data))
-    for name, data in parser.close():
-        events.extend(decoder.feed(name, data))
-    events.extend(decoder.close())
-    return events
+        events.extend(decoder.close())
+    except LLMBridgeError as exc:
+        return events, exc
+    return events, None
+
+
+def _outcome(decoder: Decoder, chunks: Iterable[bytes]) -> tuple[list[StreamEvent], str | None]:
+    events, error = decode_collect(decoder, chunks)
+    return merge_deltas(events), (type(error).__name__ if error else None)
 
 
 def assert_split_invariant(
     new_decoder: Callable[[], Decoder], body: bytes, *, max_splits: int | None = None
-) -> list[StreamEvent]:
-    """Decode ``body`` whole, byte by byte and split at every offset; all must agree."""
-    whole = merge_deltas(decode_body(new_decoder(), [body]))
-    bytewise = merge_deltas(decode_body(new_decoder(), [body[i : i + 1] for i in range(len(body))]))
+) -> tuple[list[StreamEvent], str | None]:
+    """Decode ``body`` whole, byte by byte and split at every offset; all must agree.
+
+    Returns the merged events and the name of the error class the stream ended with (if any).
+    """
+    whole = _outcome(new_decoder(), [body])
+    bytewise = _outcome(new_decoder(), [body[i : i + 1] for i in range(len(body))])
     assert bytewise == whole, "byte-by-byte decoding differs from whole-body decoding"
     offsets = range(1, len(body))
     if max_splits is not None and len(body) > max_splits:
         step = max(1, len(body) // max_splits)
         offsets = range(1, len(body), step)
     for cut in offsets:
-        split = merge_deltas(decode_body(new_decoder(), [body[:cut], body[cut:]]))
+        split = _outcome(new_decoder(), [body[:cut], body[cut:]])
         assert split == whole, f"splitting the body at byte {cut} changes the events"
     return whole

@@ -1,0 +1,38 @@
+"""Shared test setup: real network is blocked unless a test is marked ``live``."""
+
+from __future__ import annotations
+
+import os
+import socket
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+_real_connect = socket.socket.connect
+
+
+def _guarded_connect(self: socket.socket, address: Any) -> Any:
+    host = address[0] if isinstance(address, tuple) else address
+    if isinstance(host, str) and (host in ("localhost", "::1") or host.startswith("127.")):
+        return _real_connect(self, address)
+    if self.family == socket.AF_UNIX:
+        return _real_connect(self, address)
+    raise RuntimeError(f"tests may not reach the network ({address!r}); mark the test 'live'")
+
+
+@pytest.fixture(autouse=True)
+def _block_network(request: pytest.FixtureRequest) -> Iterator[None]:
+    if request.node.get_closest_marker("live") and os.environ.get("LLMBRIDGE_LIVE"):
+        yield
+        return
+    socket.socket.connect = _guarded_connect  # type: ignore[method-assign]
+    try:
+        yield
+    finally:
+        socket.socket.connect = _real_connect  # type: ignore[method-assign]
+
+
+@pytest.fixture(params=["asyncio", "trio"])
+def anyio_backend(request: pytest.FixtureRequest) -> str:
+    return str(request.param)

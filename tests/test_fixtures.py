@@ -1,0 +1,73 @@
+"""Every fixture under fixtures/ checked in both directions, pure (no IO):
+
+the provider still builds the recorded request, and its decoder still yields the golden events,
+whole and split at every offset. A stream that ends in an error keeps the events before it in
+``events.json`` and the error in ``error.json``. ``LLMBRIDGE_REGENERATE=1`` rewrites the goldens
+on purpose.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import orjson
+import pytest
+
+from llmbridge.providers import ProviderConfig, create_provider
+from llmbridge.testing import assert_split_invariant, check_invariants, decode_collect, load_fixture
+from llmbridge.testing.fixtures import dump_json
+
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
+ALL = sorted(p.parent for p in FIXTURES.glob("*/*/input.json"))
+REGENERATE = os.environ.get("LLMBRIDGE_REGENERATE") == "1"
+
+
+def _provider(fx_path: Path):  # type: ignore[no-untyped-def]
+    fx = load_fixture(fx_path)
+    config = ProviderConfig.from_mapping({**fx.provider_config, "api_key": "test-key"})
+    return fx, create_provider(fx.provider, config)
+
+
+@pytest.mark.parametrize("path", ALL, ids=[f"{p.parent.name}/{p.name}" for p in ALL])
+def test_encoder_builds_recorded_request(path: Path) -> None:
+    fx, provider = _provider(path)
+    built = provider.build_request(fx.request)
+    got = {
+        "method": built.method,
+        "url": built.url,
+        "headers": built.redacted_headers(),
+        "body": built.json,
+    }
+    if REGENERATE:
+        dump_json(path / "request.json", got)
+        return
+    assert got == fx.http_request
+
+
+@pytest.mark.parametrize("path", ALL, ids=[f"{p.parent.name}/{p.name}" for p in ALL])
+def test_decoder_yields_golden_events(path: Path) -> None:
+    fx, provider = _provider(path)
+    if fx.status != 200:
+        pytest.skip("HTTP error responses are covered through the client")
+    events, error = decode_collect(provider.new_decoder(fx.request), fx.body_chunks())
+    error_file = path / "error.json"
+    if REGENERATE:
+        fx.save_events(events)
+        if error is not None:
+            dump_json(error_file, {"class": type(error).__name__, "message": error.message})
+        return
+    assert events == fx.events
+    check_invariants(events, complete=error is None)
+    if error_file.exists() or error is not None:
+        recorded = orjson.loads(error_file.read_bytes()) if error_file.exists() else None
+        got = {"class": type(error).__name__, "message": error.message} if error else None
+        assert got == recorded
+
+
+@pytest.mark.parametrize("path", ALL, ids=[f"{p.parent.name}/{p.name}" for p in ALL])
+def test_decoder_split_invariance(path: Path) -> None:
+    fx, provider = _provider(path)
+    if fx.status != 200:
+        pytest.skip("HTTP error responses are covered through the client")
+    assert_split_invariant(lambda: provider.new_decoder(fx.request), fx.body, max_splits=400)
