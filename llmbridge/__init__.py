@@ -1,6 +1,7 @@
 """llmbridge: one exact, fast, typed streaming API over many LLM providers."""
 
 from ._version import __version__
+from .client import Client, EventStream
 from .errors import *  # noqa: F403
 from .errors import __all__ as _errors_all
 from .events import (
@@ -16,6 +17,7 @@ from .events import (
 )
 from .providers import Capabilities, HttpRequest, Provider, ProviderConfig, register_provider
 from .response import Accumulator, ChatResponse, accumulate
+from .stream import RetryPolicy
 from .tools import ToolSpec
 from .types import (
     ChatMessage,
@@ -37,6 +39,8 @@ __all__ = [
     "ChatMessage",
     "ChatRequest",
     "ChatResponse",
+    "Client",
+    "EventStream",
     "Finish",
     "HttpRequest",
     "ImagePart",
@@ -47,6 +51,7 @@ __all__ = [
     "ReasoningDelta",
     "ReasoningPart",
     "ResponseFormat",
+    "RetryPolicy",
     "StreamEvent",
     "StreamStart",
     "TextDelta",

@@ -179,11 +179,11 @@ class TransportError(LLMBridgeError):
     retryable = True
 
 
-class TimeoutError(TransportError, builtins.TimeoutError):  # noqa: A001
+class TimeoutError(TransportError, builtins.TimeoutError):
     """Connect, read or idle timeout."""
 
 
-class ConnectionError(TransportError, builtins.ConnectionError):  # noqa: A001
+class ConnectionError(TransportError, builtins.ConnectionError):
     """Could not connect, or the connection broke."""
 
 

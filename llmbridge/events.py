@@ -33,7 +33,9 @@ __all__ = [
     "event_to_dict",
 ]
 
-FinishReason: TypeAlias = Literal["stop", "length", "tool_calls", "content_filter", "error", "other"]
+FinishReason: TypeAlias = Literal[
+    "stop", "length", "tool_calls", "content_filter", "error", "other"
+]
 FINISH_REASONS: tuple[FinishReason, ...] = (
     "stop",
     "length",
@@ -150,7 +152,15 @@ StreamEvent: TypeAlias = (
 
 _BY_TYPE: dict[str, type[StreamEvent]] = {
     cls.type: cls
-    for cls in (StreamStart, TextDelta, ReasoningDelta, ToolCallStart, ToolCallChunk, ToolCallEnd, Finish)
+    for cls in (
+        StreamStart,
+        TextDelta,
+        ReasoningDelta,
+        ToolCallStart,
+        ToolCallChunk,
+        ToolCallEnd,
+        Finish,
+    )
 }
 
 

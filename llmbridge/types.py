@@ -173,8 +173,10 @@ class ChatMessage(_Model):
         name: str | None = None,
         is_error: bool = False,
     ) -> ChatMessage:
-        parts = [TextPart(text=content)] if isinstance(content, str) else content
-        result = ToolResultPart(tool_call_id=tool_call_id, name=name, content=parts, is_error=is_error)
+        parts: list[TextPart | ImagePart] = [TextPart(text=content)] if isinstance(content, str) else content
+        result = ToolResultPart(
+            tool_call_id=tool_call_id, name=name, content=parts, is_error=is_error
+        )
         return cls(role="tool", content=[result])
 
     # -- views --------------------------------------------------------------------------
@@ -209,7 +211,11 @@ class ToolChoice(_Model):
     @classmethod
     def _from_string(cls, data: Any) -> Any:
         if isinstance(data, str):
-            return {"mode": data} if data in ("auto", "none", "required") else {"mode": "tool", "name": data}
+            return (
+                {"mode": data}
+                if data in ("auto", "none", "required")
+                else {"mode": "tool", "name": data}
+            )
         return data
 
     @model_validator(mode="after")

@@ -11,11 +11,21 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+import httpx
 import orjson
 import pytest
 
+import llmbridge as lb
+
 from llmbridge.providers import ProviderConfig, create_provider
-from llmbridge.testing import assert_split_invariant, check_invariants, decode_collect, load_fixture
+from llmbridge.testing import (
+    ReplayTransport,
+    assert_split_invariant,
+    check_invariants,
+    decode_collect,
+    load_fixture,
+    merge_deltas,
+)
 from llmbridge.testing.fixtures import dump_json
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
@@ -36,13 +46,15 @@ def test_encoder_builds_recorded_request(path: Path) -> None:
     got = {
         "method": built.method,
         "url": built.url,
-        "headers": built.redacted_headers(),
+        "headers": {k.lower(): v for k, v in built.redacted_headers().items()},
         "body": built.json,
     }
     if REGENERATE:
         dump_json(path / "request.json", got)
         return
-    assert got == fx.http_request
+    recorded = dict(fx.http_request)
+    recorded["headers"] = {k.lower(): v for k, v in recorded.get("headers", {}).items()}
+    assert got == recorded
 
 
 @pytest.mark.parametrize("path", ALL, ids=[f"{p.parent.name}/{p.name}" for p in ALL])
@@ -71,3 +83,37 @@ def test_decoder_split_invariance(path: Path) -> None:
     if fx.status != 200:
         pytest.skip("HTTP error responses are covered through the client")
     assert_split_invariant(lambda: provider.new_decoder(fx.request), fx.body, max_splits=400)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("path", ALL, ids=[f"{p.parent.name}/{p.name}" for p in ALL])
+async def test_replay_through_client(path: Path) -> None:
+    """The whole IO path: the client sends the recorded request and yields the golden events."""
+    fx = load_fixture(path)
+    transport = ReplayTransport(fx, chunk_size=7)
+    config = {**fx.provider_config, "api_key": "test-key"}
+    client = lb.Client(
+        http_client=httpx.AsyncClient(transport=transport),
+        providers={fx.provider: config},
+        retry=lb.RetryPolicy(max_attempts=1),
+    )
+    provider, _ = client.resolve(fx.model)
+    events: list[lb.StreamEvent] = []
+    error: lb.LLMBridgeError | None = None
+    try:
+        async for event in client.stream_request(provider, fx.request):
+            events.append(event)
+    except lb.LLMBridgeError as exc:
+        error = exc
+    transport.assert_all_played()
+    error_file = path / "error.json"
+    if fx.status != 200:
+        assert error is not None and error.status == fx.status
+        return
+    assert merge_deltas(events) == merge_deltas(fx.events or [])
+    if error_file.exists():
+        assert error is not None
+        assert type(error).__name__ == orjson.loads(error_file.read_bytes())["class"]
+        assert error.partial is not None or not events
+    else:
+        assert error is None

@@ -26,6 +26,7 @@ from ..events import StreamEvent
 from ..types import ChatRequest
 
 __all__ = [
+    "SENSITIVE_HEADERS",
     "Capabilities",
     "Decoder",
     "HttpRequest",
@@ -33,10 +34,11 @@ __all__ = [
     "ProviderConfig",
     "ProviderFactory",
     "Secret",
-    "SENSITIVE_HEADERS",
 ]
 
-SENSITIVE_HEADERS = frozenset({"authorization", "x-api-key", "x-goog-api-key", "api-key", "proxy-authorization"})
+SENSITIVE_HEADERS = frozenset(
+    {"authorization", "x-api-key", "x-goog-api-key", "api-key", "proxy-authorization"}
+)
 
 
 class Secret:
@@ -118,7 +120,10 @@ class HttpRequest:
         return orjson.dumps(self.json)
 
     def redacted_headers(self) -> dict[str, str]:
-        return {k: ("<redacted>" if k.lower() in SENSITIVE_HEADERS else v) for k, v in self.headers.items()}
+        return {
+            k: ("<redacted>" if k.lower() in SENSITIVE_HEADERS else v)
+            for k, v in self.headers.items()
+        }
 
     def __repr__(self) -> str:
         return f"HttpRequest(method={self.method!r}, url={self.url!r}, headers={self.redacted_headers()!r})"

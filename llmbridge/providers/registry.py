@@ -44,7 +44,10 @@ _BUILTINS: dict[str, _Builtin] = {
     "anthropic": _Builtin("llmbridge.providers.anthropic", "create"),
     "gemini": _Builtin("llmbridge.providers.gemini", "create"),
     "vertex": _Builtin("llmbridge.providers.gemini", "create_vertex"),
-    **{name: _Builtin("llmbridge.providers.openai.presets", "preset_factory", name) for name in _OPENAI_PRESETS},
+    **{
+        name: _Builtin("llmbridge.providers.openai.presets", "preset_factory", name)
+        for name in _OPENAI_PRESETS
+    },
 }
 
 _registered: dict[str, ProviderFactory] = {}

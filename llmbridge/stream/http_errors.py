@@ -78,7 +78,13 @@ TYPE_ERRORS: dict[str, type[APIError]] = {
 
 CONTEXT_LENGTH_CODES = frozenset({"context_length_exceeded", "string_above_max_length"})
 
-_REQUEST_ID_HEADERS = ("x-request-id", "request-id", "apim-request-id", "x-amzn-requestid", "cf-ray")
+_REQUEST_ID_HEADERS = (
+    "x-request-id",
+    "request-id",
+    "apim-request-id",
+    "x-amzn-requestid",
+    "cf-ray",
+)
 
 
 def request_id_from(headers: Mapping[str, str]) -> str | None:
@@ -175,7 +181,9 @@ def api_error(
     return cls(text, **kwargs)
 
 
-def error_from_body(*, provider: str, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
+def error_from_body(
+    *, provider: str, status: int, headers: Mapping[str, str], body: bytes
+) -> APIError:
     """Map an HTTP error response whose body is (usually) a JSON error object."""
     try:
         parsed: Any = orjson.loads(body) if body else None
@@ -185,4 +193,6 @@ def error_from_body(*, provider: str, status: int, headers: Mapping[str, str], b
         parsed = parsed[0]
     snippet = body[:300].decode("utf-8", "replace").strip() if parsed is None else None
     fallback = f"HTTP {status}: {snippet}" if snippet else f"HTTP {status}"
-    return api_error(provider=provider, status=status, error=parsed, headers=headers, fallback_message=fallback)
+    return api_error(
+        provider=provider, status=status, error=parsed, headers=headers, fallback_message=fallback
+    )

@@ -1,11 +1,23 @@
 """Helpers for testing with llmbridge: fixtures, replay and recording, invariant checks."""
 
 from .fixtures import Fixture, load_fixture
-from .invariants import assert_split_invariant, check_invariants, decode_body, decode_collect, merge_deltas
+from .invariants import (
+    assert_split_invariant,
+    check_invariants,
+    decode_body,
+    decode_collect,
+    merge_deltas,
+)
+from .record import Recording, RecordingTransport, record_fixture
+from .replay import ReplayMismatch, ReplayTransport, replay_client
 from .sse import SSEParser
 
 __all__ = [
     "Fixture",
+    "Recording",
+    "RecordingTransport",
+    "ReplayMismatch",
+    "ReplayTransport",
     "SSEParser",
     "assert_split_invariant",
     "check_invariants",
@@ -13,4 +25,6 @@ __all__ = [
     "decode_collect",
     "load_fixture",
     "merge_deltas",
+    "record_fixture",
+    "replay_client",
 ]

@@ -52,7 +52,9 @@ def check_invariants(events: Sequence[StreamEvent], *, complete: bool = True) ->
         elif isinstance(ev, ToolCallEnd):
             assert ev.id in open_calls, f"event {i}: end for call {ev.id!r} that is not open"
             raw = "".join(open_calls.pop(ev.id))
-            assert raw == ev.raw_arguments, f"event {i}: chunks {raw!r} != raw_arguments {ev.raw_arguments!r}"
+            assert raw == ev.raw_arguments, (
+                f"event {i}: chunks {raw!r} != raw_arguments {ev.raw_arguments!r}"
+            )
             if ev.error is None:
                 parsed = json.loads(ev.raw_arguments) if ev.raw_arguments.strip() else {}
                 assert parsed == ev.arguments, f"event {i}: arguments do not match raw_arguments"

@@ -1,0 +1,4 @@
+from llmbridge.cli import main
+import sys
+
+sys.exit(main())

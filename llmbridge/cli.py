@@ -1,0 +1,189 @@
+"""The ``llmbridge`` command: ``demo``, ``replay``, ``chat``, ``--version``.
+
+Rules: ``demo`` and ``replay`` never touch the network (fixtures are served by the replay
+transport); ``chat`` is the only live command and reads keys from the environment.
+Events print as one readable line each; ``--json`` prints JSON lines instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+import sys
+from collections.abc import Sequence
+from importlib import resources
+from pathlib import Path
+
+import anyio
+import httpx
+import orjson
+
+from ._version import __version__
+from .client import Client
+from .errors import LLMBridgeError
+from .events import (
+    Finish,
+    ReasoningDelta,
+    StreamEvent,
+    StreamStart,
+    TextDelta,
+    ToolCallChunk,
+    ToolCallEnd,
+    ToolCallStart,
+    event_to_dict,
+)
+from .stream import RetryPolicy
+from .testing.fixtures import Fixture, load_fixture
+from .testing.replay import ReplayTransport
+from .types import ChatMessage
+
+__all__ = ["bundled_fixtures_dir", "describe_event", "main"]
+
+
+def bundled_fixtures_dir() -> Path:
+    """The fixtures shipped in the wheel, or the source tree's ``fixtures/`` in a checkout."""
+    packaged = Path(str(resources.files("llmbridge"))) / "_fixtures"
+    if packaged.is_dir():
+        return packaged
+    return Path(__file__).resolve().parent.parent / "fixtures"
+
+
+def describe_event(event: StreamEvent) -> str:
+    """One short human-readable line for an event."""
+    if isinstance(event, TextDelta):
+        return f"text      {event.text!r}"
+    if isinstance(event, ReasoningDelta):
+        extra = " +signature" if event.signature else (" +data" if event.provider_data else "")
+        return f"reasoning {event.text!r}{extra}"
+    if isinstance(event, ToolCallStart):
+        return f"call ▶    #{event.index} {event.name} ({event.id})"
+    if isinstance(event, ToolCallChunk):
+        return f"call args #{event.index} {event.arguments_delta!r}"
+    if isinstance(event, ToolCallEnd):
+        args = orjson.dumps(event.arguments).decode()
+        return f"call ■    #{event.index} {event.name}({args})" + (f" ERROR {event.error}" if event.error else "")
+    if isinstance(event, Finish):
+        usage = event.usage
+        counts = f" in={usage.input_tokens} out={usage.output_tokens}" if usage else ""
+        return f"finish    {event.reason} ({event.raw_reason}){counts}"
+    if isinstance(event, StreamStart):
+        return f"start     {event.model or ''} {event.response_id or ''}".rstrip()
+    return repr(event)
+
+
+async def replay_fixture(fixture: Fixture) -> tuple[list[StreamEvent], LLMBridgeError | None]:
+    """Stream a fixture through a real ``Client`` (offline); return events and any final error."""
+    transport = ReplayTransport(fixture)
+    config = {**fixture.provider_config, "api_key": "replay-key"}
+    events: list[StreamEvent] = []
+    async with httpx.AsyncClient(transport=transport) as http:
+        client = Client(http_client=http, providers={fixture.provider: config}, retry=RetryPolicy(max_attempts=1))
+        provider, _ = client.resolve(fixture.model)
+        try:
+            async for event in client.stream_request(provider, fixture.request):
+                events.append(event)
+        except LLMBridgeError as exc:
+            return events, exc
+    return events, None
+
+
+def _demo_scenario(provider_dir: Path) -> Path | None:
+    scenarios = sorted(p.parent for p in provider_dir.glob("*/input.json"))
+    for scenario in scenarios:
+        if "tool" in scenario.name and "error" not in scenario.name:
+            return scenario
+    return scenarios[0] if scenarios else None
+
+
+def _columns(blocks: list[tuple[str, list[str]]], width: int) -> str:
+    per_row = max(1, min(len(blocks), width // 46))
+    col = max(30, width // per_row - 2)
+    out: list[str] = []
+    for start in range(0, len(blocks), per_row):
+        row = blocks[start : start + per_row]
+        height = max(len(lines) for _, lines in row)
+        out.append("  ".join(title[:col].ljust(col) for title, _ in row).rstrip())
+        out.append("  ".join(("─" * min(col, 40)).ljust(col) for _ in row).rstrip())
+        for i in range(height):
+            cells = [(lines[i] if i < len(lines) else "") for _, lines in row]
+            out.append("  ".join(c[:col].ljust(col) for c in cells).rstrip())
+        out.append("")
+    return "\n".join(out)
+
+
+async def _demo(fixtures_dir: Path, as_json: bool) -> int:
+    blocks: list[tuple[str, list[str]]] = []
+    for provider_dir in sorted(p for p in fixtures_dir.iterdir() if p.is_dir()):
+        scenario = _demo_scenario(provider_dir)
+        if scenario is None:
+            continue
+        fixture = load_fixture(scenario)
+        events, error = await replay_fixture(fixture)
+        if as_json:
+            for event in events:
+                print(orjson.dumps({"fixture": fixture.name, **event_to_dict(event)}).decode())
+            continue
+        lines = [describe_event(e) for e in events]
+        if error is not None:
+            lines.append(f"error     {type(error).__name__}: {error.message}")
+        blocks.append((f"{fixture.model}  [{scenario.name}]", lines))
+    if not as_json:
+        if not blocks:
+            print(f"no fixtures found under {fixtures_dir}")
+            return 1
+        print("llmbridge demo: recorded provider streams replayed offline, normalized events\n")
+        print(_columns(blocks, shutil.get_terminal_size((160, 40)).columns))
+    return 0
+
+
+async def _replay(path: Path, as_json: bool) -> int:
+    fixture = load_fixture(path)
+    events, error = await replay_fixture(fixture)
+    for event in events:
+        print(orjson.dumps(event_to_dict(event)).decode() if as_json else describe_event(event))
+    if error is not None:
+        print(f"error: {type(error).__name__}: {error}", file=sys.stderr)
+        return 1
+    return 0
+
+
+async def _chat(model: str, prompt: str, as_json: bool) -> int:
+    async with Client() as client:
+        try:
+            async for event in client.stream(model, [ChatMessage.user(prompt)]):
+                if as_json:
+                    print(orjson.dumps(event_to_dict(event)).decode(), flush=True)
+                elif isinstance(event, TextDelta):
+                    print(event.text, end="", flush=True)
+                else:
+                    print(f"\n[{describe_event(event)}]", flush=True)
+        except LLMBridgeError as exc:
+            print(f"\nerror: {type(exc).__name__}: {exc}", file=sys.stderr)
+            return 1
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="llmbridge", description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--version", action="version", version=f"llmbridge {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    demo = sub.add_parser("demo", help="replay bundled fixtures through every provider (offline)")
+    demo.add_argument("--fixtures", type=Path, default=None, help="fixtures folder (default: bundled)")
+    demo.add_argument("--json", action="store_true", help="print JSON lines")
+    replay = sub.add_parser("replay", help="replay one fixture folder and print its events")
+    replay.add_argument("fixture", type=Path)
+    replay.add_argument("--json", action="store_true")
+    chat = sub.add_parser("chat", help="live call: stream one answer (keys from the environment)")
+    chat.add_argument("model", help="provider:model, e.g. openai:gpt-4.1-mini")
+    chat.add_argument("prompt")
+    chat.add_argument("--json", action="store_true")
+    args = parser.parse_args(argv)
+    if args.command == "demo":
+        return anyio.run(_demo, args.fixtures or bundled_fixtures_dir(), args.json)
+    if args.command == "replay":
+        return anyio.run(_replay, args.fixture, args.json)
+    return anyio.run(_chat, args.model, args.prompt, args.json)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,238 @@
+"""``Client``: the async entry point (``stream``, ``complete``, ``run``).
+
+Rules: providers are resolved once per name from the ``providers=`` options (keys and base
+URLs fixed then); core code asks the provider object, never its name. ``tool_mode`` decides
+between native tools and the prompt fallback (``auto`` asks the provider's capabilities).
+All IO goes through ``llmbridge.stream``. ``stream()`` returns an ``EventStream``: iterate it
+with ``async for``, or use ``async with`` to close the HTTP response deterministically.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Mapping, Sequence
+from types import TracebackType
+from typing import Any
+
+import httpx
+
+from .events import StreamEvent
+from .providers.base import Decoder, Provider, ProviderConfig
+from .providers.registry import create_provider, split_model
+from .response import Accumulator, ChatResponse
+from .stream import RetryPolicy, stream_events
+from .tools.spec import ToolSpec
+from .types import ChatMessage, ChatRequest, ReasoningConfig, ResponseFormat, ToolChoice, ToolMode
+
+__all__ = ["Client", "EventStream", "ModelRef"]
+
+ModelRef = str | Provider | tuple[Provider, str]
+"""``"provider:model"``, a provider object with a ``model`` attribute, or ``(provider, model)``."""
+
+DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=30.0, pool=30.0)
+
+
+class EventStream:
+    """Async iterator of ``StreamEvent``; also an async context manager that closes it."""
+
+    __slots__ = ("_gen", "provider")
+
+    def __init__(self, gen: AsyncIterator[StreamEvent], provider: Provider) -> None:
+        self._gen = gen
+        self.provider = provider
+
+    def __aiter__(self) -> AsyncIterator[StreamEvent]:
+        return self._gen
+
+    async def __anext__(self) -> StreamEvent:
+        return await self._gen.__anext__()
+
+    async def aclose(self) -> None:
+        aclose = getattr(self._gen, "aclose", None)
+        if aclose is not None:
+            await aclose()
+
+    async def __aenter__(self) -> EventStream:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+class Client:
+    """One streaming API over every registered provider."""
+
+    def __init__(
+        self,
+        *,
+        http_client: Any = None,
+        providers: Mapping[str, Mapping[str, Any] | ProviderConfig] | None = None,
+        retry: RetryPolicy | None = None,
+        timeout: httpx.Timeout | float | None = None,
+    ) -> None:
+        self._owns_http = http_client is None
+        self._http = (
+            http_client if http_client is not None else httpx.AsyncClient(timeout=DEFAULT_TIMEOUT)
+        )
+        self._configs = {
+            name: ProviderConfig.from_mapping(cfg) for name, cfg in (providers or {}).items()
+        }
+        self._providers: dict[str, Provider] = {}
+        self.retry = retry or RetryPolicy()
+        self._timeout = timeout
+
+    def __repr__(self) -> str:
+        return f"Client(providers={sorted(self._configs)!r}, retry={self.retry!r})"
+
+    # -- providers ----------------------------------------------------------------------
+    def provider(self, name: str) -> Provider:
+        """The provider registered as ``name``, built once from this client's options."""
+        provider = self._providers.get(name)
+        if provider is None:
+            provider = self._providers[name] = create_provider(name, self._configs.get(name))
+        return provider
+
+    def resolve(self, model: ModelRef) -> tuple[Provider, str]:
+        if isinstance(model, str):
+            name, model_name = split_model(model)
+            return self.provider(name), model_name
+        if isinstance(model, tuple):
+            return model
+        return model, str(getattr(model, "model", ""))
+
+    # -- requests -----------------------------------------------------------------------
+    def build_request(
+        self,
+        model_name: str,
+        messages: Sequence[ChatMessage],
+        *,
+        tools: Sequence[ToolSpec] | None = None,
+        tool_choice: ToolChoice | str | None = None,
+        tool_mode: ToolMode = "auto",
+        temperature: float | None = None,
+        max_tokens: int | None = None,
+        top_p: float | None = None,
+        stop: str | list[str] | None = None,
+        response_format: ResponseFormat | None = None,
+        reasoning: ReasoningConfig | None = None,
+        parallel_tool_calls: bool | None = None,
+        extra: Mapping[str, Any] | None = None,
+    ) -> ChatRequest:
+        return ChatRequest.model_validate(
+            {
+                "model": model_name,
+                "messages": list(messages),
+                "tools": [_as_spec(t) for t in tools or ()],
+                "tool_choice": tool_choice,
+                "tool_mode": tool_mode,
+                "temperature": temperature,
+                "max_tokens": max_tokens,
+                "top_p": top_p,
+                "stop": stop,
+                "response_format": response_format,
+                "reasoning": reasoning,
+                "parallel_tool_calls": parallel_tool_calls,
+                "extra": dict(extra or {}),
+            }
+        )
+
+    def stream(
+        self,
+        model: ModelRef,
+        messages: Sequence[ChatMessage],
+        *,
+        rescue_tool_calls: bool = False,
+        **options: Any,
+    ) -> EventStream:
+        """Stream normalized events for one model turn (see ``build_request`` for options)."""
+        provider, model_name = self.resolve(model)
+        request = self.build_request(model_name, messages, **options)
+        return EventStream(self._stream(provider, request, rescue=rescue_tool_calls), provider)
+
+    def stream_request(
+        self, provider: Provider, request: ChatRequest, *, rescue: bool = False
+    ) -> EventStream:
+        """Stream an already built ``ChatRequest`` through ``provider``."""
+        return EventStream(self._stream(provider, request, rescue=rescue), provider)
+
+    def _stream(
+        self, provider: Provider, request: ChatRequest, *, rescue: bool
+    ) -> AsyncIterator[StreamEvent]:
+        wire_request, new_decoder = self._plan(provider, request, rescue=rescue)
+        return stream_events(
+            http=self._http,
+            provider=provider,
+            request=provider.build_request(wire_request),
+            new_decoder=new_decoder,
+            retry=self.retry,
+            timeout=self._timeout,
+        )
+
+    def _plan(
+        self, provider: Provider, request: ChatRequest, *, rescue: bool
+    ) -> tuple[ChatRequest, Any]:
+        """Pick native tools or the prompt fallback; return the wire request and decoder factory."""
+        use_prompt = bool(request.tools) and (
+            request.tool_mode == "prompt"
+            or (
+                request.tool_mode == "auto"
+                and not provider.capabilities(request.model).native_tools
+            )
+        )
+        if not use_prompt and not rescue:
+            return request, lambda: provider.new_decoder(request)
+        from . import fallback  # loaded only when a request needs it
+
+        tools = request.tools
+        wire = fallback.prepare_request(request) if use_prompt else request
+
+        def new_decoder() -> Decoder:
+            return fallback.PromptToolDecoder(
+                provider.new_decoder(wire), tools=tools, rescue=not use_prompt
+            )
+
+        return wire, new_decoder
+
+    async def complete(
+        self, model: ModelRef, messages: Sequence[ChatMessage], **options: Any
+    ) -> ChatResponse:
+        """Stream one turn and fold it into a ``ChatResponse``."""
+        stream = self.stream(model, messages, **options)
+        acc = Accumulator(provider=stream.provider.name)
+        async with stream:
+            async for event in stream:
+                acc.add(event)
+        return acc.response()
+
+    # -- lifecycle ----------------------------------------------------------------------
+    async def aclose(self) -> None:
+        if self._owns_http:
+            await self._http.aclose()
+
+    async def __aenter__(self) -> Client:
+        return self
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        await self.aclose()
+
+
+def _as_spec(tool: Any) -> ToolSpec:
+    if isinstance(tool, ToolSpec):
+        return tool
+    spec = getattr(tool, "tool_spec", None) or getattr(tool, "spec", None)
+    if isinstance(spec, ToolSpec):
+        return spec
+    if isinstance(tool, Mapping):
+        return ToolSpec.model_validate(tool)
+    raise TypeError(
+        f"tools= takes ToolSpec objects (or @llmbridge.tool functions), got {type(tool).__name__}"
+    )

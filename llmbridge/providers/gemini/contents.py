@@ -1,0 +1,168 @@
+"""Chat messages → Gemini ``systemInstruction`` + ``contents`` (pure).
+
+Follows https://ai.google.dev/api/generate-content#v1beta.Content and the thought-signature
+rules of https://ai.google.dev/gemini-api/docs/thought-signatures. Rules:
+
+* system messages → ``systemInstruction.parts``; user → role ``user``; assistant → role
+  ``model``; tool results → ``functionResponse`` parts in a ``user`` turn. Consecutive turns of
+  the same role are merged into one (Gemini wants alternating turns; parallel tool results
+  travel together).
+* images: bytes or ``data:`` URLs → ``inlineData`` (base64); other URLs → ``fileData``.
+* tool calls → ``functionCall`` parts with ``id`` only when Gemini gave it (a generated id is
+  never sent back) and the ``thoughtSignature`` the model attached, when it came from this
+  provider's format. Tool results → ``functionResponse`` matched to their call by id (for the
+  name) and carrying the call's id when Gemini gave one; a non-object result is wrapped as
+  ``{"result": ...}``, an error as ``{"error": ...}``.
+* reasoning from this provider's format goes back as ``thought`` parts with their signature; an
+  empty reasoning part that only holds a signature gives it to the next part of the turn (that
+  is where the model put it), or stands alone as an empty text part at the end of the turn.
+  Reasoning from other providers is dropped (Gemini cannot read it).
+* ``RawPart`` of this provider is sent as the part it is (code execution, server tool parts).
+"""
+
+from __future__ import annotations
+
+import mimetypes
+from typing import Any
+
+import orjson
+
+from ...types import (
+    ChatMessage,
+    ImagePart,
+    RawPart,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+)
+
+__all__ = ["GENERATED_ID", "SIGNATURE", "encode_contents", "image_part"]
+
+GENERATED_ID = "generated_id"
+"""``ToolCallPart.provider_data`` key: the id was made up by the decoder, never send it back."""
+SIGNATURE = "thoughtSignature"
+"""``ToolCallPart.provider_data`` key holding the model's thought signature."""
+
+_ROLES = {"user": "user", "assistant": "model", "tool": "user"}
+
+
+def image_part(image: ImagePart) -> dict[str, Any]:
+    """``inlineData`` for bytes and ``data:`` URLs, ``fileData`` for other URLs."""
+    if image.data is not None:
+        return {"inlineData": {"mimeType": image.media_type, "data": image.base64_data}}
+    url = image.url or ""
+    if url.startswith("data:") and ";base64," in url:
+        head, _, data = url.partition(";base64,")
+        return {"inlineData": {"mimeType": head[5:] or "application/octet-stream", "data": data}}
+    file_data: dict[str, Any] = {"fileUri": url}
+    mime = image.media_type or mimetypes.guess_type(url.split("?", 1)[0])[0]
+    if mime:
+        file_data["mimeType"] = mime
+    return {"fileData": file_data}
+
+
+class _Encoder:
+    def __init__(self, *, provider: str) -> None:
+        self.provider = provider
+        self.call_names: dict[str, str] = {}
+        self.generated_ids: set[str] = set()
+
+    def own(self, data: dict[str, Any] | None) -> bool:
+        return bool(data) and data.get("provider") == self.provider  # type: ignore[union-attr]
+
+    def call(self, part: ToolCallPart) -> dict[str, Any]:
+        self.call_names[part.id] = part.name
+        call: dict[str, Any] = {"name": part.name, "args": part.arguments}
+        data = part.provider_data or {}
+        if data.get(GENERATED_ID):
+            self.generated_ids.add(part.id)
+        else:
+            call["id"] = part.id
+        out: dict[str, Any] = {"functionCall": call}
+        if self.own(data) and isinstance(data.get(SIGNATURE), str):
+            out[SIGNATURE] = data[SIGNATURE]
+        return out
+
+    def result(self, part: ToolResultPart) -> dict[str, Any]:
+        text = part.text
+        if part.is_error:
+            response: dict[str, Any] = {"error": text}
+        else:
+            try:
+                value: Any = orjson.loads(text) if text.strip() else text
+            except orjson.JSONDecodeError:
+                value = text
+            response = value if isinstance(value, dict) else {"result": value}
+        name = part.name or self.call_names.get(part.tool_call_id, part.tool_call_id)
+        body: dict[str, Any] = {"name": name, "response": response}
+        if part.tool_call_id not in self.generated_ids:
+            body["id"] = part.tool_call_id
+        images = [image_part(p) for p in part.content if isinstance(p, ImagePart)]
+        if images:
+            body["parts"] = images
+        return {"functionResponse": body}
+
+    def message_parts(self, message: ChatMessage) -> list[dict[str, Any]]:
+        parts: list[dict[str, Any]] = []
+        pending: str | None = None  # a signature waiting for the next part
+        for part in message.content:
+            out: dict[str, Any] | None = None
+            if isinstance(part, TextPart):
+                out = {"text": part.text}
+            elif isinstance(part, ImagePart):
+                out = image_part(part)
+            elif isinstance(part, ToolCallPart):
+                out = self.call(part)
+            elif isinstance(part, ToolResultPart):
+                out = self.result(part)
+            elif isinstance(part, ReasoningPart):
+                if part.provider != self.provider:
+                    continue
+                if not part.text:
+                    if part.signature:
+                        if pending:
+                            parts.append({"text": "", SIGNATURE: pending})
+                        pending = part.signature
+                    continue
+                out = {"text": part.text, "thought": True}
+                if part.signature:
+                    out[SIGNATURE] = part.signature
+            elif isinstance(part, RawPart):
+                if part.provider != self.provider:
+                    continue
+                out = dict(part.data)
+            if out is None:
+                continue
+            if pending:
+                if SIGNATURE in out:  # the part has its own: keep the waiting one apart
+                    parts.append({"text": "", SIGNATURE: pending})
+                else:
+                    out[SIGNATURE] = pending
+                pending = None
+            parts.append(out)
+        if pending:
+            parts.append({"text": "", SIGNATURE: pending})
+        return parts
+
+
+def encode_contents(
+    messages: list[ChatMessage], *, provider: str
+) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
+    """(``systemInstruction`` or None, ``contents``) for ``messages``."""
+    encoder = _Encoder(provider=provider)
+    system: list[dict[str, Any]] = []
+    contents: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == "system":
+            system.extend({"text": p.text} for p in message.content if isinstance(p, TextPart))
+            continue
+        parts = encoder.message_parts(message)
+        if not parts:
+            continue
+        role = _ROLES[message.role]
+        if contents and contents[-1]["role"] == role:
+            contents[-1]["parts"].extend(parts)
+        else:
+            contents.append({"role": role, "parts": parts})
+    return ({"parts": system} if system else None), contents

@@ -1,0 +1,139 @@
+"""``ChatRequest`` → the ``GenerateContentRequest`` body (pure), shared by Gemini and Vertex.
+
+Follows https://ai.google.dev/api/generate-content#request-body and the field names of the
+official SDK (``google.genai.models._GenerateContentParameters_to_mldev`` / ``_to_vertex``).
+Rules:
+
+* tools → one ``functionDeclarations`` tool; parameters converted to Gemini's ``Schema``
+  (``schema.py``), or sent untouched as ``parametersJsonSchema`` when the provider option
+  ``json_schema`` is set (the API then takes full JSON Schema). A tool without parameters
+  declares none (Gemini rejects an empty ``OBJECT``).
+* tool choice → ``toolConfig.functionCallingConfig``: auto → AUTO, none → NONE, required → ANY,
+  a named tool → ANY + ``allowedFunctionNames``.
+* ``generationConfig``: temperature, topP, maxOutputTokens, stopSequences, structured output
+  (``responseMimeType`` + ``responseSchema`` / ``responseJsonSchema``) and ``thinkingConfig``
+  (``includeThoughts``, ``thinkingBudget``; an effort becomes ``thinkingLevel``, or a budget on
+  Gemini 2.x models, which have no levels).
+* ``extra`` is merged into the body last: dict values one level deep (so
+  ``extra={"generationConfig": {"topK": 5}}`` adds to what was built), others replace.
+* settings Gemini cannot honour are listed by ``dropped_settings`` (the decoder reports them as
+  warnings on ``StreamStart``); nothing is dropped silently.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...types import ChatRequest, ReasoningConfig, ToolChoice
+from .contents import encode_contents
+from .schema import to_gemini_schema
+
+__all__ = ["EFFORT_BUDGETS", "build_body", "dropped_settings"]
+
+EFFORT_BUDGETS = {"minimal": 512, "low": 1024, "medium": 8192, "high": 24576}
+"""Thinking budgets standing in for an effort on Gemini 2.x models (no ``thinkingLevel``)."""
+
+_MODES = {"auto": "AUTO", "none": "NONE", "required": "ANY", "tool": "ANY"}
+
+
+def _tool_config(choice: ToolChoice, *, stream_arguments: bool) -> dict[str, Any]:
+    config: dict[str, Any] = {"mode": _MODES[choice.mode]}
+    if choice.mode == "tool" and choice.name:
+        config["allowedFunctionNames"] = [choice.name]
+    if stream_arguments:
+        config["streamFunctionCallArguments"] = True
+    return {"functionCallingConfig": config}
+
+
+def _thinking(reasoning: ReasoningConfig, *, model: str) -> dict[str, Any]:
+    config: dict[str, Any] = {"includeThoughts": reasoning.include_thoughts}
+    if reasoning.budget_tokens is not None:
+        config["thinkingBudget"] = reasoning.budget_tokens
+    elif reasoning.effort is not None:
+        if model.startswith(("gemini-2.", "models/gemini-2.")):
+            config["thinkingBudget"] = EFFORT_BUDGETS[reasoning.effort]
+        else:
+            config["thinkingLevel"] = reasoning.effort.upper()
+    return config
+
+
+def _declarations(request: ChatRequest, *, json_schema: bool, vertex: bool) -> list[dict[str, Any]]:
+    out = []
+    for tool in request.tools:
+        decl: dict[str, Any] = {"name": tool.name}
+        if tool.description:
+            decl["description"] = tool.description
+        params = tool.parameters
+        if params.get("properties") or params.get("$ref") or params.get("anyOf"):
+            if json_schema:
+                decl["parametersJsonSchema"] = {k: v for k, v in params.items() if k != "$schema"}
+            else:
+                decl["parameters"] = to_gemini_schema(params, additional_properties=vertex)
+        out.append(decl)
+    return out
+
+
+def _generation_config(request: ChatRequest, *, json_schema: bool, vertex: bool) -> dict[str, Any]:
+    config: dict[str, Any] = {}
+    if request.temperature is not None:
+        config["temperature"] = request.temperature
+    if request.top_p is not None:
+        config["topP"] = request.top_p
+    if request.max_tokens is not None:
+        config["maxOutputTokens"] = request.max_tokens
+    if request.stop:
+        config["stopSequences"] = list(request.stop)
+    if request.response_format is not None:
+        config["responseMimeType"] = "application/json"
+        schema = request.response_format.json_schema
+        if json_schema:
+            config["responseJsonSchema"] = {k: v for k, v in schema.items() if k != "$schema"}
+        else:
+            config["responseSchema"] = to_gemini_schema(schema, additional_properties=vertex)
+    if request.reasoning is not None:
+        config["thinkingConfig"] = _thinking(request.reasoning, model=request.model)
+    return config
+
+
+def _merge(body: dict[str, Any], extra: dict[str, Any]) -> None:
+    for key, value in extra.items():
+        if isinstance(value, dict) and isinstance(body.get(key), dict):
+            body[key] = {**body[key], **value}
+        else:
+            body[key] = value
+
+
+def build_body(
+    request: ChatRequest,
+    *,
+    provider: str,
+    vertex: bool = False,
+    json_schema: bool = False,
+    stream_arguments: bool = False,
+) -> dict[str, Any]:
+    """The JSON body of ``:streamGenerateContent`` for ``request``."""
+    system, contents = encode_contents(request.messages, provider=provider)
+    body: dict[str, Any] = {"contents": contents}
+    if system is not None:
+        body["systemInstruction"] = system
+    use_tools = request.tools and request.tool_mode != "prompt"
+    if use_tools:
+        body["tools"] = [
+            {"functionDeclarations": _declarations(request, json_schema=json_schema, vertex=vertex)}
+        ]
+        if request.tool_choice is not None or stream_arguments:
+            choice = request.tool_choice or ToolChoice()
+            body["toolConfig"] = _tool_config(choice, stream_arguments=stream_arguments and vertex)
+    generation = _generation_config(request, json_schema=json_schema, vertex=vertex)
+    if generation:
+        body["generationConfig"] = generation
+    _merge(body, request.extra)
+    return body
+
+
+def dropped_settings(request: ChatRequest) -> list[str]:
+    """Settings of ``request`` Gemini has no switch for (reported, never silently lost)."""
+    warnings = []
+    if request.parallel_tool_calls is False and request.tools:
+        warnings.append("parallel_tool_calls=False: Gemini has no setting for it; it was ignored")
+    return warnings

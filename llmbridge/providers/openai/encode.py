@@ -1,0 +1,75 @@
+"""``ChatRequest`` → the Chat Completions request body (``POST {base}/chat/completions``).
+
+Follows https://platform.openai.com/docs/api-reference/chat/create. Rules:
+
+* always ``stream: true``; ``stream_options: {"include_usage": true}`` only where the preset
+  accepts it (some servers reject unknown fields);
+* the output limit goes in ``max_completion_tokens`` or ``max_tokens`` as the preset says
+  (OpenAI's reasoning models reject ``max_tokens``; many compatible servers know only it);
+* ``parallel_tool_calls`` and ``tool_choice`` only with tools; ``strict`` only where accepted;
+* reasoning effort as ``reasoning_effort`` (OpenAI, Groq, xAI…) or OpenRouter's ``reasoning``;
+* ``ChatRequest.extra`` is merged into the body last, as given (it wins).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...types import ChatRequest
+from .messages import encode_messages
+from .presets import Preset
+from .tools import encode_response_format, encode_tool_choice, encode_tools
+
+__all__ = ["encode_body"]
+
+
+def encode_body(*, request: ChatRequest, preset: Preset, provider: str) -> dict[str, Any]:
+    body: dict[str, Any] = {
+        "model": request.model,
+        "messages": encode_messages(
+            messages=request.messages,
+            provider=provider,
+            send_reasoning_content=preset.send_reasoning_content,
+        ),
+        "stream": True,
+    }
+    if preset.accepts_stream_options:
+        body["stream_options"] = {"include_usage": True}
+    if request.tools and request.tool_mode != "prompt":
+        body["tools"] = encode_tools(tools=request.tools, strict_supported=preset.strict_tools)
+        if request.tool_choice is not None:
+            body["tool_choice"] = encode_tool_choice(choice=request.tool_choice)
+        if request.parallel_tool_calls is not None and preset.parallel_tool_calls:
+            body["parallel_tool_calls"] = request.parallel_tool_calls
+    if request.max_tokens is not None:
+        body[preset.max_tokens_field] = request.max_tokens
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    if request.top_p is not None:
+        body["top_p"] = request.top_p
+    if request.stop:
+        body["stop"] = request.stop
+    if request.response_format is not None:
+        body["response_format"] = encode_response_format(
+            fmt=request.response_format, json_schema=preset.json_schema
+        )
+    _reasoning(request, preset, body)
+    body.update(request.extra)
+    return body
+
+
+def _reasoning(request: ChatRequest, preset: Preset, body: dict[str, Any]) -> None:
+    config = request.reasoning
+    if config is None:
+        return
+    if preset.reasoning_style == "effort" and config.effort is not None:
+        body["reasoning_effort"] = config.effort
+    elif preset.reasoning_style == "openrouter":
+        reasoning: dict[str, Any] = {}
+        if config.effort is not None:
+            reasoning["effort"] = config.effort
+        elif config.budget_tokens is not None:
+            reasoning["max_tokens"] = config.budget_tokens
+        if not config.include_thoughts:
+            reasoning["exclude"] = True
+        body["reasoning"] = reasoning or {"enabled": True}

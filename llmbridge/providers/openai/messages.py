@@ -1,0 +1,111 @@
+"""``ChatMessage`` list → Chat Completions ``messages``.
+
+Follows https://platform.openai.com/docs/api-reference/chat/create (message params):
+
+* system → ``{"role": "system", "content": str}``;
+* user → a plain string when it is one text part, else typed parts ``text`` / ``image_url``
+  (a URL or a base64 ``data:`` URL);
+* assistant → ``content`` (text or null), ``tool_calls`` with ``arguments`` as a JSON *string*
+  (the model's raw text when we have it, so the round trip is exact); reasoning is dropped,
+  except that presets with ``send_reasoning_content`` (DeepSeek: required on tool-call turns)
+  send back ``reasoning_content`` that this same provider produced;
+* tool results → one ``{"role": "tool", "tool_call_id", "content"}`` message each; tool
+  messages take text only, so images in a result follow as a user message.
+
+Parts of other providers (``RawPart``, foreign reasoning) are skipped.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ...types import (
+    ChatMessage,
+    ImagePart,
+    RawPart,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+)
+
+__all__ = ["encode_messages"]
+
+
+def encode_messages(
+    *, messages: list[ChatMessage], provider: str, send_reasoning_content: bool
+) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    for message in messages:
+        if message.role == "assistant":
+            out.append(_assistant(message, provider, send_reasoning_content))
+            continue
+        results = message.tool_results
+        if results:
+            _tool_results(results, out)
+        rest = [p for p in message.content if isinstance(p, TextPart | ImagePart)]
+        if not rest:
+            continue
+        if message.role == "system":
+            out.append({"role": "system", "content": message.text})
+        else:
+            out.append({"role": "user", "content": _user_content(rest)})
+    return out
+
+
+def _user_content(parts: list[TextPart | ImagePart]) -> str | list[dict[str, Any]]:
+    if len(parts) == 1 and isinstance(parts[0], TextPart):
+        return parts[0].text
+    return [_content_part(p) for p in parts]
+
+
+def _content_part(part: TextPart | ImagePart) -> dict[str, Any]:
+    if isinstance(part, TextPart):
+        return {"type": "text", "text": part.text}
+    return {"type": "image_url", "image_url": {"url": part.data_url}}
+
+
+def _tool_results(results: list[ToolResultPart], out: list[dict[str, Any]]) -> None:
+    images: list[ImagePart] = []
+    for result in results:
+        out.append({"role": "tool", "tool_call_id": result.tool_call_id, "content": result.text})
+        images.extend(p for p in result.content if isinstance(p, ImagePart))
+    if images:
+        out.append({"role": "user", "content": [_content_part(p) for p in images]})
+
+
+def _arguments(call: ToolCallPart) -> str:
+    if call.raw_arguments and call.error is None:
+        return call.raw_arguments
+    return orjson.dumps(call.arguments).decode()
+
+
+def _assistant(message: ChatMessage, provider: str, send_reasoning: bool) -> dict[str, Any]:
+    text: list[str] = []
+    reasoning: list[str] = []
+    calls: list[dict[str, Any]] = []
+    for part in message.content:
+        if isinstance(part, TextPart):
+            text.append(part.text)
+        elif isinstance(part, ToolCallPart):
+            calls.append(
+                {
+                    "id": part.id,
+                    "type": "function",
+                    "function": {"name": part.name, "arguments": _arguments(part)},
+                }
+            )
+        elif isinstance(part, ReasoningPart):
+            if send_reasoning and part.provider == provider and part.text:
+                reasoning.append(part.text)
+        elif isinstance(part, ImagePart | ToolResultPart | RawPart):
+            continue  # not expressible in an assistant message of this API
+    joined = "".join(text)
+    out: dict[str, Any] = {"role": "assistant", "content": joined if joined or not calls else None}
+    if reasoning:
+        out["reasoning_content"] = "".join(reasoning)
+    if calls:
+        out["tool_calls"] = calls
+    return out

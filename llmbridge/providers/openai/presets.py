@@ -1,0 +1,130 @@
+"""Presets: one data row per OpenAI-compatible server (and ``openai`` itself).
+
+Rules: a preset is data, never a code branch. Each row names the default base URL (``None``:
+the user must give one), the key variables (and whether a key is required: local servers run
+without), and capability / quirk flags the encoder and decoder read. Any flag can be
+overridden per client through provider options, e.g.
+``Client(providers={"ollama": {"native_tools": False}})``.
+
+The decoder already copes with every streaming quirk seen in the wild (whole calls in one
+chunk, missing ids or index, arguments as objects, ``stop`` while calling tools), so flags here
+mostly shape the *request*: which body fields a server accepts.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, fields, replace
+from typing import Any, Literal
+
+from ...errors import ConfigurationError
+from ..base import Provider, ProviderConfig, ProviderFactory
+
+__all__ = ["PRESETS", "Preset", "preset_factory", "resolve_preset"]
+
+MaxTokensField = Literal["max_tokens", "max_completion_tokens"]
+ReasoningStyle = Literal["effort", "openrouter", "none"]
+
+
+@dataclass(frozen=True, slots=True)
+class Preset:
+    """How to talk to one OpenAI-compatible server."""
+
+    name: str
+    base_url: str | None
+    """Default base URL (ending in the version path, e.g. ``/v1``); ``None``: must be given."""
+    key_vars: tuple[str, ...] = ()
+    key_required: bool = True
+    native_tools: bool = True
+    """Whether its models call tools natively (else the prompt fallback takes over)."""
+    reasoning: bool = False
+    """Whether it streams reasoning (``reasoning_content`` / ``reasoning`` fields)."""
+    images: bool = True
+    accepts_stream_options: bool = True
+    """Send ``stream_options.include_usage`` (servers that reject unknown fields say False)."""
+    max_tokens_field: MaxTokensField = "max_tokens"
+    strict_tools: bool = False
+    """Accepts ``strict`` on function tools (else it is left out)."""
+    json_schema: bool = True
+    """Accepts ``response_format: json_schema`` (else ``json_object`` is sent)."""
+    parallel_tool_calls: bool = True
+    """Accepts the ``parallel_tool_calls`` field."""
+    sends_index: bool = True
+    """Tool-call fragments carry ``index`` (Mistral's do not: the decoder ignores it)."""
+    send_reasoning_content: bool = False
+    """Send earlier ``reasoning_content`` back on assistant turns (DeepSeek tool-call turns)."""
+    reasoning_style: ReasoningStyle = "none"
+    """How ``ChatRequest.reasoning`` is sent: ``reasoning_effort``, OpenRouter's ``reasoning``."""
+    auth: Literal["bearer", "api-key"] = "bearer"
+    azure: bool = False
+    """Azure deployment URLs (``/openai/deployments/{model}/...?api-version=``)."""
+
+
+def _p(name: str, base_url: str | None, *key_vars: str, **flags: Any) -> Preset:
+    return Preset(name, base_url, key_vars, **flags)
+
+
+_LOCAL = {"key_required": False}
+
+PRESETS: dict[str, Preset] = {
+    p.name: p
+    for p in (
+        _p("openai", "https://api.openai.com/v1", "OPENAI_API_KEY",
+           max_tokens_field="max_completion_tokens", strict_tools=True, reasoning_style="effort"),
+        _p("openai-compatible", None, "OPENAI_COMPATIBLE_API_KEY", **_LOCAL),
+        _p("ollama", "http://localhost:11434/v1", "OLLAMA_API_KEY", **_LOCAL, reasoning=True,
+           reasoning_style="effort"),
+        _p("vllm", "http://localhost:8000/v1", "VLLM_API_KEY", **_LOCAL, reasoning=True),
+        _p("llamacpp", "http://localhost:8080/v1", "LLAMACPP_API_KEY", **_LOCAL, reasoning=True,
+           native_tools=False, accepts_stream_options=False),
+        _p("lmstudio", "http://localhost:1234/v1", "LMSTUDIO_API_KEY", **_LOCAL, reasoning=True,
+           accepts_stream_options=False),
+        _p("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY", reasoning=True,
+           max_tokens_field="max_completion_tokens", reasoning_style="effort"),
+        _p("deepseek", "https://api.deepseek.com", "DEEPSEEK_API_KEY", reasoning=True,
+           images=False, json_schema=False, send_reasoning_content=True),
+        _p("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", reasoning=True,
+           strict_tools=True, reasoning_style="openrouter"),
+        _p("together", "https://api.together.xyz/v1", "TOGETHER_API_KEY", reasoning=True,
+           accepts_stream_options=False),
+        _p("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY", reasoning=True,
+           accepts_stream_options=False, sends_index=False),
+        _p("xai", "https://api.x.ai/v1", "XAI_API_KEY", reasoning=True, strict_tools=True,
+           reasoning_style="effort"),
+        _p("azure", None, "AZURE_OPENAI_API_KEY", auth="api-key", azure=True,
+           max_tokens_field="max_completion_tokens", strict_tools=True, reasoning_style="effort"),
+        _p("cerebras", "https://api.cerebras.ai/v1", "CEREBRAS_API_KEY", reasoning=True,
+           accepts_stream_options=False, max_tokens_field="max_completion_tokens",
+           strict_tools=True),
+        _p("fireworks", "https://api.fireworks.ai/inference/v1", "FIREWORKS_API_KEY",
+           reasoning=True, accepts_stream_options=False),
+    )
+}  # fmt: skip
+
+_FLAG_NAMES = frozenset(f.name for f in fields(Preset)) - {"name", "base_url", "key_vars"}
+
+
+def resolve_preset(name: str, options: Mapping[str, Any]) -> Preset:
+    """The preset ``name`` with any flags overridden by provider ``options``."""
+    try:
+        preset = PRESETS[name]
+    except KeyError:
+        raise ConfigurationError(
+            f"unknown OpenAI-compatible preset {name!r}; known: {', '.join(sorted(PRESETS))}"
+        ) from None
+    overrides = {k: v for k, v in options.items() if k in _FLAG_NAMES}
+    return replace(preset, **overrides) if overrides else preset
+
+
+def preset_factory(name: str) -> ProviderFactory:
+    """The registry hook: a factory building the provider for preset ``name``."""
+    if name not in PRESETS:
+        raise ConfigurationError(f"unknown OpenAI-compatible preset {name!r}")
+
+    def factory(config: ProviderConfig) -> Provider:
+        from .provider import OpenAIChatProvider
+
+        return OpenAIChatProvider.from_config(name, config)
+
+    factory.__name__ = f"create_{name.replace('-', '_')}"
+    return factory

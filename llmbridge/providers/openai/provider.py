@@ -1,0 +1,120 @@
+"""The Chat Completions provider: one class for ``openai`` and every compatible preset.
+
+Rules: the key and base URL are resolved once, here, from the ``ProviderConfig`` (key variables
+of the preset; no key is sent to local servers that need none); the key is kept as a
+``Secret`` and revealed only into the request headers. Azure builds deployment URLs
+(``{endpoint}/openai/deployments/{model}/chat/completions?api-version=``) with an ``api-key``
+header, or the v1 URL when the endpoint already ends in ``/openai/v1``.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from urllib.parse import quote
+
+from ...errors import APIError, ConfigurationError
+from ...types import ChatRequest
+from ..base import Capabilities, HttpRequest, ProviderConfig, Secret
+from .decode import ChatCompletionsDecoder
+from .encode import encode_body
+from .errors import map_http_error
+from .presets import Preset, resolve_preset
+
+__all__ = ["AZURE_API_VERSION", "OpenAIChatProvider", "create"]
+
+AZURE_API_VERSION = "2024-10-21"
+"""Latest GA Azure OpenAI data-plane version; override with ``api_version``."""
+
+_REASONING_MODEL_PREFIXES = ("o1", "o3", "o4", "gpt-5")
+
+
+class OpenAIChatProvider:
+    """Chat Completions over one preset (``openai``, ``groq``, ``ollama``…)."""
+
+    def __init__(
+        self,
+        *,
+        name: str,
+        preset: Preset,
+        base_url: str,
+        api_key: Secret | None,
+        headers: Mapping[str, str] | None = None,
+        api_version: str | None = None,
+    ) -> None:
+        self.name = name
+        self.preset = preset
+        self.base_url = base_url.rstrip("/")
+        self._api_key = api_key
+        self._headers = dict(headers or {})
+        self._api_version = api_version
+
+    @classmethod
+    def from_config(cls, name: str, config: ProviderConfig) -> OpenAIChatProvider:
+        preset = resolve_preset(name, config.options)
+        env = os.environ if config.env is None else config.env
+        base_url = config.base_url or preset.base_url
+        if base_url is None and preset.azure:
+            base_url = env.get("AZURE_OPENAI_ENDPOINT")
+        if not base_url:
+            hint = "AZURE_OPENAI_ENDPOINT or " if preset.azure else ""
+            raise ConfigurationError(
+                f"provider {name!r} needs a base URL: set {hint}providers={{{name!r}: "
+                "{'base_url': 'http://host:port/v1'}}",
+                provider=name,
+            )
+        key = config.key(*preset.key_vars, provider=name, required=preset.key_required)
+        api_version = None
+        if preset.azure:
+            option = config.options.get("api_version")
+            api_version = (
+                str(option) if option else env.get("OPENAI_API_VERSION", AZURE_API_VERSION)
+            )
+        return cls(
+            name=name,
+            preset=preset,
+            base_url=base_url,
+            api_key=key,
+            headers=config.headers,
+            api_version=api_version,
+        )
+
+    def __repr__(self) -> str:
+        return f"OpenAIChatProvider(name={self.name!r}, base_url={self.base_url!r})"
+
+    def capabilities(self, model: str) -> Capabilities:
+        reasoning = self.preset.reasoning or model.startswith(_REASONING_MODEL_PREFIXES)
+        return Capabilities(
+            native_tools=self.preset.native_tools, reasoning=reasoning, images=self.preset.images
+        )
+
+    def build_request(self, request: ChatRequest) -> HttpRequest:
+        headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
+        if self._api_key is not None:
+            if self.preset.auth == "api-key":
+                headers["api-key"] = self._api_key.reveal()
+            else:
+                headers["Authorization"] = f"Bearer {self._api_key.reveal()}"
+        headers.update(self._headers)
+        body = encode_body(request=request, preset=self.preset, provider=self.name)
+        return HttpRequest(method="POST", url=self._url(request.model), headers=headers, json=body)
+
+    def _url(self, model: str) -> str:
+        if not self.preset.azure or self.base_url.endswith("/openai/v1"):
+            return f"{self.base_url}/chat/completions"
+        deployment = quote(model, safe="")
+        return (
+            f"{self.base_url}/openai/deployments/{deployment}/chat/completions"
+            f"?api-version={self._api_version}"
+        )
+
+    def new_decoder(self, request: ChatRequest) -> ChatCompletionsDecoder:
+        return ChatCompletionsDecoder(provider=self.name, use_index=self.preset.sends_index)
+
+    def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
+        return map_http_error(provider=self.name, status=status, headers=headers, body=body)
+
+
+def create(config: ProviderConfig) -> OpenAIChatProvider:
+    """Registry factory for ``openai`` (Chat Completions)."""
+    return OpenAIChatProvider.from_config("openai", config)

@@ -1,0 +1,118 @@
+"""ChatRequest → ``POST {base_url}/responses`` body (pure, no IO).
+
+Follows https://platform.openai.com/docs/api-reference/responses/create.
+
+Rules:
+
+* Always ``stream: true``. The library is stateless (it sends the whole history every turn),
+  so the body says ``store: false`` unless ``extra`` sets ``store``; reasoning then round-trips
+  through ``encrypted_content``, asked for with ``include: ["reasoning.encrypted_content"]``
+  whenever reasoning is requested statelessly.
+* Tools use the flat function shape (``type``, ``name``, ``description``, ``parameters``,
+  ``strict``). The API treats a missing ``strict`` as true, so an unset ``ToolSpec.strict`` is
+  sent as ``false`` (a schema written for non-strict mode would otherwise be rejected).
+* ``tool_choice``: ``auto`` / ``none`` / ``required`` or ``{"type": "function", "name": ...}``.
+* ``reasoning``: ``effort`` and ``summary: "auto"`` when thoughts are wanted; ``max_tokens`` is
+  ``max_output_tokens``; ``response_format`` is ``text.format`` of type ``json_schema``.
+* Settings the API lacks (``stop``, a reasoning ``budget_tokens``) are dropped with a warning
+  (``request_warnings``), which the decoder reports on ``StreamStart``.
+* ``extra`` is merged last, as given (``include`` lists are united, ``text`` objects merged).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...tools.spec import ToolSpec
+from ...types import ChatRequest, ToolChoice
+from .messages import encode_messages
+
+__all__ = ["ENCRYPTED_REASONING", "encode_body", "request_warnings"]
+
+ENCRYPTED_REASONING = "reasoning.encrypted_content"
+
+
+def _tool(spec: ToolSpec) -> dict[str, Any]:
+    return {
+        "type": "function",
+        "name": spec.name,
+        "description": spec.description,
+        "parameters": spec.parameters,
+        "strict": bool(spec.strict),
+    }
+
+
+def _tool_choice(choice: ToolChoice) -> str | dict[str, Any]:
+    if choice.mode == "tool":
+        return {"type": "function", "name": choice.name}
+    return choice.mode
+
+
+def _store(request: ChatRequest) -> bool:
+    return bool(request.extra.get("store", False))
+
+
+def request_warnings(request: ChatRequest) -> list[str]:
+    """Settings this API cannot express (dropped from the body)."""
+    warnings: list[str] = []
+    if request.stop:
+        warnings.append("stop sequences are not supported by the Responses API; dropped")
+    if request.reasoning is not None and request.reasoning.budget_tokens is not None:
+        warnings.append(
+            "reasoning budget_tokens is not supported by the Responses API (use effort); dropped"
+        )
+    return warnings
+
+
+def encode_body(request: ChatRequest) -> dict[str, Any]:
+    """The JSON body for ``request``."""
+    store = _store(request)
+    instructions, items = encode_messages(request.messages, store=store)
+    body: dict[str, Any] = {"model": request.model, "input": items, "stream": True}
+    if instructions is not None:
+        body["instructions"] = instructions
+    if not store:
+        body["store"] = False
+    if request.tools and request.tool_mode != "prompt":
+        body["tools"] = [_tool(t) for t in request.tools]
+        if request.tool_choice is not None:
+            body["tool_choice"] = _tool_choice(request.tool_choice)
+        if request.parallel_tool_calls is not None:
+            body["parallel_tool_calls"] = request.parallel_tool_calls
+    if request.temperature is not None:
+        body["temperature"] = request.temperature
+    if request.top_p is not None:
+        body["top_p"] = request.top_p
+    if request.max_tokens is not None:
+        body["max_output_tokens"] = request.max_tokens
+    include: list[str] = []
+    if request.reasoning is not None:
+        reasoning: dict[str, Any] = {}
+        if request.reasoning.effort is not None:
+            reasoning["effort"] = request.reasoning.effort
+        if request.reasoning.include_thoughts:
+            reasoning["summary"] = "auto"
+        body["reasoning"] = reasoning
+        if not store:
+            include.append(ENCRYPTED_REASONING)
+    if request.response_format is not None:
+        fmt = request.response_format
+        body["text"] = {
+            "format": {
+                "type": "json_schema",
+                "name": fmt.name,
+                "schema": fmt.json_schema,
+                "strict": fmt.strict,
+            }
+        }
+    extra = dict(request.extra)
+    extra_include = extra.pop("include", None)
+    if isinstance(extra_include, list):
+        include.extend(i for i in extra_include if i not in include)
+    if include:
+        body["include"] = include
+    extra_text = extra.pop("text", None)
+    if isinstance(extra_text, dict):
+        body["text"] = {**body.get("text", {}), **extra_text}
+    body.update(extra)
+    return body

@@ -1,0 +1,152 @@
+"""ChatMessages → Responses API ``instructions`` and ``input`` items (pure).
+
+Follows https://platform.openai.com/docs/api-reference/responses/create (``input`` item list).
+
+Rules:
+
+* Leading system messages become ``instructions`` (joined by a blank line); a system message
+  later in the conversation stays in place as a ``system`` message item.
+* User content is ``input_text`` / ``input_image`` (``detail: "auto"``); earlier assistant text
+  is an assistant ``message`` with ``output_text`` content.
+* Tool calls are ``function_call`` items (``call_id``, ``name``, ``arguments`` as the raw string
+  the model wrote); tool results are ``function_call_output`` items (a string, or a list of
+  ``input_text`` / ``input_image`` when images are present).
+* Reasoning goes back only when it came from this provider (``ReasoningPart.provider ==
+  "openai-responses"``) and is usable without server state: with ``encrypted_content``, or by
+  id when the caller stores responses (``store: true``). Other providers' reasoning is dropped.
+* ``RawPart(provider="openai-responses")`` (built-in tool items of an earlier response) goes
+  back verbatim; raw parts of other providers are dropped.
+* Output item ids (``fc_...``) go back only when the turn's reasoning item went back too: the
+  API rejects a function call id whose reasoning item is missing.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ...types import (
+    ChatMessage,
+    ImagePart,
+    RawPart,
+    ReasoningPart,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+)
+
+__all__ = ["PROVIDER_NAME", "encode_messages"]
+
+PROVIDER_NAME = "openai-responses"
+
+
+def _image(part: ImagePart) -> dict[str, Any]:
+    return {"type": "input_image", "image_url": part.data_url, "detail": "auto"}
+
+
+def _user_content(msg: ChatMessage) -> list[dict[str, Any]]:
+    content: list[dict[str, Any]] = []
+    for part in msg.content:
+        if isinstance(part, TextPart):
+            content.append({"type": "input_text", "text": part.text})
+        elif isinstance(part, ImagePart):
+            content.append(_image(part))
+    return content
+
+
+def _reasoning_item(part: ReasoningPart, *, store: bool) -> dict[str, Any] | None:
+    data = part.provider_data or {}
+    if part.provider != PROVIDER_NAME or not isinstance(data.get("id"), str):
+        return None
+    encrypted = data.get("encrypted_content")
+    if not encrypted and not store:
+        return None  # with store: false the server cannot look the item up by id
+    summary = [{"type": "summary_text", "text": part.text}] if part.text else []
+    item: dict[str, Any] = {"type": "reasoning", "id": data["id"], "summary": summary}
+    if encrypted:
+        item["encrypted_content"] = encrypted
+    return item
+
+
+def _function_call(part: ToolCallPart, *, with_id: bool) -> dict[str, Any]:
+    arguments = part.raw_arguments
+    if arguments is None or part.error is not None:
+        arguments = orjson.dumps(part.arguments).decode()
+    item: dict[str, Any] = {
+        "type": "function_call",
+        "call_id": part.id,
+        "name": part.name,
+        "arguments": arguments,
+    }
+    item_id = (part.provider_data or {}).get("item_id")
+    if with_id and isinstance(item_id, str):
+        item["id"] = item_id
+    return item
+
+
+def _assistant_items(msg: ChatMessage, *, store: bool) -> list[dict[str, Any]]:
+    items: list[dict[str, Any]] = []
+    reasoning_sent = store
+    text: list[dict[str, Any]] = []
+
+    def flush_text() -> None:
+        if text:
+            items.append({"type": "message", "role": "assistant", "content": list(text)})
+            text.clear()
+
+    for part in msg.content:
+        if isinstance(part, TextPart):
+            text.append({"type": "output_text", "text": part.text, "annotations": []})
+            continue
+        flush_text()
+        if isinstance(part, ReasoningPart):
+            item = _reasoning_item(part, store=store)
+            if item is not None:
+                items.append(item)
+                reasoning_sent = True
+        elif isinstance(part, ToolCallPart):
+            items.append(_function_call(part, with_id=reasoning_sent))
+        elif isinstance(part, RawPart) and part.provider == PROVIDER_NAME:
+            items.append(part.data)
+    flush_text()
+    return items
+
+
+def _tool_output(part: ToolResultPart) -> dict[str, Any]:
+    output: str | list[dict[str, Any]]
+    if any(isinstance(p, ImagePart) for p in part.content):
+        output = [
+            {"type": "input_text", "text": p.text} if isinstance(p, TextPart) else _image(p)
+            for p in part.content
+        ]
+    else:
+        output = part.text
+    return {"type": "function_call_output", "call_id": part.tool_call_id, "output": output}
+
+
+def encode_messages(
+    messages: list[ChatMessage], *, store: bool
+) -> tuple[str | None, list[dict[str, Any]]]:
+    """``(instructions, input items)`` for ``messages``."""
+    instructions: list[str] = []
+    items: list[dict[str, Any]] = []
+    leading = True
+    for msg in messages:
+        if msg.role == "system":
+            if leading:
+                instructions.append(msg.text)
+            else:
+                content = [{"type": "input_text", "text": msg.text}]
+                items.append({"type": "message", "role": "system", "content": content})
+            continue
+        leading = False
+        if msg.role == "assistant":
+            items.extend(_assistant_items(msg, store=store))
+            continue
+        # user and tool turns: tool results first (they answer the previous calls), then content
+        items.extend(_tool_output(p) for p in msg.tool_results)
+        content = _user_content(msg)
+        if content or (msg.role == "user" and not msg.tool_results):
+            items.append({"type": "message", "role": "user", "content": content})
+    return ("\n\n".join(instructions) if instructions else None), items

@@ -1,0 +1,79 @@
+"""The ``openai-responses`` provider: OpenAI's Responses API (``POST /v1/responses``).
+
+Follows https://platform.openai.com/docs/api-reference/responses.
+
+Rules: the key (``OPENAI_API_KEY`` or ``api_key``) and base URL (default
+``https://api.openai.com/v1``, ``base_url`` to change it) are resolved once, at construction;
+the key is held as a ``Secret`` and revealed only into the ``Authorization`` header. Options
+``organization`` and ``project`` become the ``OpenAI-Organization`` / ``OpenAI-Project``
+headers; configured ``headers`` are added last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ...errors import APIError
+from ...types import ChatRequest
+from ..base import Capabilities, HttpRequest, ProviderConfig, Secret
+from .decode import ResponsesDecoder
+from .encode import encode_body, request_warnings
+from .errors import http_error
+from .messages import PROVIDER_NAME
+
+__all__ = ["DEFAULT_BASE_URL", "OpenAIResponsesProvider", "create"]
+
+DEFAULT_BASE_URL = "https://api.openai.com/v1"
+_REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5", "codex", "gpt-oss")
+
+
+class OpenAIResponsesProvider:
+    """OpenAI Responses API adapter (stateless: ``store: false`` by default)."""
+
+    name = PROVIDER_NAME
+
+    def __init__(self, config: ProviderConfig) -> None:
+        self._key: Secret | None = config.key("OPENAI_API_KEY", provider=self.name)
+        self.base_url = (config.base_url or DEFAULT_BASE_URL).rstrip("/")
+        headers: dict[str, str] = {}
+        for option, header in (
+            ("organization", "OpenAI-Organization"),
+            ("project", "OpenAI-Project"),
+        ):
+            value = config.options.get(option)
+            if isinstance(value, str) and value:
+                headers[header] = value
+        headers.update(config.headers)
+        self._extra_headers = headers
+
+    def __repr__(self) -> str:
+        return f"OpenAIResponsesProvider(base_url={self.base_url!r})"
+
+    def capabilities(self, model: str) -> Capabilities:
+        return Capabilities(native_tools=True, reasoning=model.startswith(_REASONING_PREFIXES))
+
+    def build_request(self, request: ChatRequest) -> HttpRequest:
+        headers = {
+            "Content-Type": "application/json",
+            "Accept": "text/event-stream",
+        }
+        if self._key is not None:
+            headers["Authorization"] = f"Bearer {self._key.reveal()}"
+        headers.update(self._extra_headers)
+        return HttpRequest(
+            method="POST",
+            url=f"{self.base_url}/responses",
+            headers=headers,
+            json=encode_body(request),
+        )
+
+    def new_decoder(self, request: ChatRequest) -> ResponsesDecoder:
+        return ResponsesDecoder(warnings=request_warnings(request))
+
+    def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
+        return http_error(status=status, headers=headers, body=body)
+
+
+def create(config: ProviderConfig) -> OpenAIResponsesProvider:
+    """Registry factory for ``openai-responses``."""
+    return OpenAIResponsesProvider(config)

@@ -1,0 +1,192 @@
+"""The one IO path: send a provider request, check the status, read SSE, decode events.
+
+Rules:
+
+* The HTTP status is checked *before* any SSE parsing: a non-2xx response is read whole and
+  handed to ``provider.map_error``; a 2xx that is not an event stream is a
+  ``MalformedStreamError`` quoting the start of the body (or the provider's error, when the
+  body is a JSON error object).
+* Foreign exceptions (httpx, and httpx2 when an app passes its client) are translated in one
+  place, ``_translate``, always ``raise ... from``.
+* Retries happen only before the first event is yielded; after that every error is raised
+  with the partial response attached (``err.partial``).
+* The response is closed on every exit: end, error, ``break`` or cancellation (shielded).
+* The idle timeout is httpx's read timeout: it bounds the silence between two chunks.
+"""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+import anyio
+from httpx_sse import EventSource, SSEError
+
+from ..errors import (
+    ConnectionError,
+    LLMBridgeError,
+    MalformedStreamError,
+    StreamTruncatedError,
+    TimeoutError,
+)
+from ..events import StreamEvent
+from ..providers.base import Decoder, HttpRequest, Provider
+from ..response import Accumulator
+from .http_errors import request_id_from
+from .retry import RetryPolicy
+
+__all__ = ["stream_events"]
+
+log = logging.getLogger("llmbridge")
+
+Sleep = Callable[[float], Awaitable[None]]
+
+
+def _exception_kind(exc: BaseException) -> str | None:
+    """'timeout' / 'connect' / 'read' for httpx or httpx2 exceptions (same class names)."""
+    module = type(exc).__module__.split(".")[0]
+    if module not in ("httpx", "httpx2", "httpcore"):
+        return None
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    if "TimeoutException" in names or "TimeoutError" in names:
+        return "timeout"
+    if "ConnectError" in names:
+        return "connect"
+    if names & {"TransportError", "NetworkError", "ProtocolError", "StreamError"}:
+        return "read"
+    return None
+
+
+@contextmanager
+def _translate(provider: str, *, midway: bool) -> Iterator[None]:
+    try:
+        yield
+    except LLMBridgeError:
+        raise
+    except SSEError as exc:
+        raise MalformedStreamError(f"malformed event stream: {exc}", provider=provider) from exc
+    except Exception as exc:
+        kind = _exception_kind(exc)
+        if kind == "timeout":
+            what = "no data within the idle (read) timeout" if midway else "request timed out"
+            raise TimeoutError(f"{what}: {type(exc).__name__}", provider=provider) from exc
+        if kind == "connect":
+            raise ConnectionError(f"could not connect: {exc}", provider=provider) from exc
+        if kind == "read":
+            if midway:
+                raise StreamTruncatedError(
+                    f"the connection broke midway: {type(exc).__name__}: {exc}", provider=provider
+                ) from exc
+            raise ConnectionError(
+                f"connection failed: {type(exc).__name__}: {exc}", provider=provider
+            ) from exc
+        raise
+
+
+async def _open(http: Any, provider: Provider, request: HttpRequest, timeout: Any) -> Any:
+    extra = {} if timeout is None else {"timeout": timeout}
+    built = http.build_request(
+        request.method,
+        request.url,
+        headers={"accept": "text/event-stream", **request.headers},
+        content=request.body_bytes(),
+        **extra,
+    )
+    log.debug("llmbridge: %s %s", request.method, request.url)
+    with _translate(provider.name, midway=False):
+        response = await http.send(built, stream=True)
+    try:
+        if not 200 <= response.status_code < 300:
+            with _translate(provider.name, midway=False):
+                body = await response.aread()
+            raise provider.map_error(
+                status=response.status_code, headers=response.headers, body=body
+            )
+        ctype = response.headers.get("content-type", "")
+        if "text/event-stream" not in ctype:
+            with _translate(provider.name, midway=False):
+                body = await response.aread()
+            raise _not_sse(provider, response, ctype, body)
+    except BaseException:
+        with anyio.CancelScope(shield=True):
+            await response.aclose()
+        raise
+    return response
+
+
+def _not_sse(provider: Provider, response: Any, ctype: str, body: bytes) -> LLMBridgeError:
+    if "json" in ctype:
+        error = provider.map_error(status=response.status_code, headers=response.headers, body=body)
+        if error.provider_message:
+            return error
+    snippet = body[:200].decode("utf-8", "replace").strip()
+    return MalformedStreamError(
+        f"expected an event stream, got content-type {ctype or 'none'!r}: {snippet!r}",
+        provider=provider.name,
+        status=response.status_code,
+        request_id=request_id_from(response.headers),
+    )
+
+
+def _attach(error: LLMBridgeError, provider: str, seen: list[StreamEvent]) -> LLMBridgeError:
+    if error.provider is None:
+        error.provider = provider
+    if error.partial is None and seen:
+        acc = Accumulator(provider=provider)
+        try:
+            for event in seen:
+                acc.add(event)
+        except LLMBridgeError:
+            pass
+        error.partial = acc.response()
+    return error
+
+
+async def stream_events(
+    *,
+    http: Any,
+    provider: Provider,
+    request: HttpRequest,
+    new_decoder: Callable[[], Decoder],
+    retry: RetryPolicy,
+    timeout: Any = None,
+    sleep: Sleep = anyio.sleep,
+) -> AsyncIterator[StreamEvent]:
+    """Yield the normalized events of one streamed provider response (retrying before the first)."""
+    name = provider.name
+    attempt = 0
+    seen: list[StreamEvent] = []
+    while True:
+        attempt += 1
+        response = None
+        try:
+            response = await _open(http, provider, request, timeout)
+            decoder = new_decoder()
+            with _translate(name, midway=True):
+                async for sse in EventSource(response).aiter_sse():
+                    for event in decoder.feed(sse.event, sse.data):
+                        seen.append(event)
+                        yield event
+                for event in decoder.close():
+                    seen.append(event)
+                    yield event
+            return
+        except LLMBridgeError as exc:
+            delay = None if seen else retry.delay(attempt=attempt, error=exc)
+            if delay is None:
+                _attach(exc, name, seen)
+                raise
+            log.debug(
+                "llmbridge: %s failed (%s); retry %d in %.2fs",
+                name,
+                type(exc).__name__,
+                attempt,
+                delay,
+            )
+        finally:
+            if response is not None:
+                with anyio.CancelScope(shield=True):
+                    await response.aclose()
+        await sleep(delay)

@@ -1,0 +1,122 @@
+"""Record real interactions as fixtures (secrets redacted by default).
+
+``RecordingTransport`` wraps a real transport, passes every request through, tees the response
+body as it streams (keeping chunk boundaries) and keeps a ``Recording`` per request.
+``record_fixture`` runs one ``Client.stream`` call through it and writes a complete fixture
+folder (input, request, response, golden events, and the error if the stream ended in one).
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+
+from ..errors import LLMBridgeError
+from ..events import StreamEvent
+from ..types import ChatMessage
+from .fixtures import Fixture, dump_json
+from .redact import redact_request_headers, redact_response_headers, redact_url
+
+__all__ = ["Recording", "RecordingTransport", "record_fixture"]
+
+
+@dataclass
+class Recording:
+    request: dict[str, Any]
+    status: int = 0
+    headers: dict[str, str] = field(default_factory=dict)
+    chunks: list[bytes] = field(default_factory=list)
+
+
+class _Tee(httpx.AsyncByteStream):
+    def __init__(self, inner: httpx.AsyncByteStream, into: list[bytes]) -> None:
+        self._inner = inner
+        self._into = into
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        async for chunk in self._inner:
+            self._into.append(chunk)
+            yield chunk
+
+    async def aclose(self) -> None:
+        await self._inner.aclose()
+
+
+class RecordingTransport(httpx.AsyncBaseTransport):
+    def __init__(self, inner: httpx.AsyncBaseTransport | None = None, *, redact: bool = True) -> None:
+        self.inner = inner or httpx.AsyncHTTPTransport()
+        self.redact = redact
+        self.recordings: list[Recording] = []
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        content = await request.aread()
+        try:
+            body: Any = orjson.loads(content) if content else None
+        except orjson.JSONDecodeError:
+            body = content.decode("utf-8", "replace")
+        recording = Recording(
+            request={
+                "method": request.method,
+                "url": redact_url(str(request.url)) if self.redact else str(request.url),
+                "headers": redact_request_headers(request.headers.multi_items(), redact=self.redact),
+                "body": body,
+            }
+        )
+        self.recordings.append(recording)
+        response = await self.inner.handle_async_request(request)
+        recording.status = response.status_code
+        recording.headers = redact_response_headers(response.headers.multi_items(), redact=self.redact)
+        assert isinstance(response.stream, httpx.AsyncByteStream)
+        response.stream = _Tee(response.stream, recording.chunks)
+        return response
+
+    async def aclose(self) -> None:
+        await self.inner.aclose()
+
+
+async def record_fixture(
+    path: str | Path,
+    model: str,
+    messages: Sequence[ChatMessage],
+    *,
+    client_options: dict[str, Any] | None = None,
+    transport: httpx.AsyncBaseTransport | None = None,
+    **options: Any,
+) -> Fixture:
+    """Run ``Client.stream(model, messages, **options)`` for real and save it as a fixture."""
+    from ..client import Client
+
+    recorder = RecordingTransport(transport)
+    events: list[StreamEvent] = []
+    error: LLMBridgeError | None = None
+    async with httpx.AsyncClient(transport=recorder) as http:
+        client = Client(http_client=http, **(client_options or {}))
+        provider, model_name = client.resolve(model)
+        request = client.build_request(model_name, messages, **options)
+        try:
+            async for event in client.stream_request(provider, request):
+                events.append(event)
+        except LLMBridgeError as exc:
+            error = exc
+    last = recorder.recordings[-1]
+    fixture = Fixture(
+        path=Path(path),
+        model=model,
+        request=request,
+        provider_config={},
+        http_request=last.request,
+        status=last.status,
+        headers=last.headers,
+        body=b"".join(last.chunks),
+        chunks=[len(c) for c in last.chunks],
+        events=events,
+    )
+    fixture.save()
+    if error is not None:
+        dump_json(Path(path) / "error.json", {"class": type(error).__name__, "message": error.message})
+    return fixture

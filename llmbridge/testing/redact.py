@@ -1,0 +1,65 @@
+"""What recording removes: request secrets and identifying response headers.
+
+Rules: header names compare case-insensitively; redacted values become ``<redacted>`` so a
+replay can still check that the header was sent. ``key=`` (and similar) query parameters are
+redacted in URLs. Transport-level request headers (host, user-agent, ...) are not recorded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
+
+from ..providers.base import SENSITIVE_HEADERS
+
+__all__ = ["REDACTED", "redact_request_headers", "redact_response_headers", "redact_url"]
+
+REDACTED = "<redacted>"
+
+SECRET_QUERY_PARAMS = frozenset({"key", "api_key", "api-key", "access_token", "token"})
+IDENTIFYING_RESPONSE_HEADERS = frozenset(
+    {
+        "set-cookie",
+        "cf-ray",
+        "openai-organization",
+        "openai-project",
+        "anthropic-organization-id",
+        "x-request-id",
+        "request-id",
+        "x-goog-request-id",
+        "apim-request-id",
+        "x-amzn-requestid",
+        "x-cloud-trace-context",
+    }
+)
+TRANSPORT_HEADERS = frozenset(
+    {"host", "content-length", "accept-encoding", "connection", "user-agent", "accept", "transfer-encoding"}
+)
+
+
+def redact_url(url: str) -> str:
+    parts = urlsplit(url)
+    if not parts.query:
+        return url
+    query = [(k, REDACTED if k.lower() in SECRET_QUERY_PARAMS else v) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
+    return urlunsplit(parts._replace(query=urlencode(query, safe="<>")))
+
+
+def redact_request_headers(headers: Iterable[tuple[str, str]], *, redact: bool = True) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for name, value in headers:
+        low = name.lower()
+        if low in TRANSPORT_HEADERS:
+            continue
+        out[low] = REDACTED if redact and low in SENSITIVE_HEADERS else value
+    return out
+
+
+def redact_response_headers(headers: Iterable[tuple[str, str]], *, redact: bool = True) -> dict[str, str]:
+    out: dict[str, str] = {}
+    for name, value in headers:
+        low = name.lower()
+        if low in ("content-length", "transfer-encoding", "content-encoding", "connection", "date"):
+            continue
+        out[low] = REDACTED if redact and low in IDENTIFYING_RESPONSE_HEADERS else value
+    return out

@@ -1,0 +1,115 @@
+"""Replay recorded fixtures through a real ``Client``, offline.
+
+``ReplayTransport`` is an ``httpx.AsyncBaseTransport``: each incoming request is matched to the
+next unplayed fixture and checked against what was recorded (method, URL, JSON body, and the
+recorded headers — redacted ones only for presence); a mismatch raises ``ReplayMismatch`` with a
+readable diff. The body is served at its recorded chunk boundaries, or re-split with
+``chunk_size``. With ``strict=True``, ``assert_all_played()`` (also run on ``aclose``) fails
+when a recorded interaction was never requested.
+"""
+
+from __future__ import annotations
+
+import difflib
+from collections.abc import AsyncIterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+
+from .fixtures import Fixture, load_fixture
+from .redact import REDACTED, redact_url
+
+__all__ = ["ReplayMismatch", "ReplayTransport", "replay_client"]
+
+
+class ReplayMismatch(AssertionError):
+    """The request the code built is not the one recorded."""
+
+
+class _Body(httpx.AsyncByteStream):
+    def __init__(self, chunks: list[bytes]) -> None:
+        self._chunks = chunks
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        for chunk in self._chunks:
+            yield chunk
+
+
+def _pretty(data: Any) -> list[str]:
+    return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode().splitlines()
+
+
+class ReplayTransport(httpx.AsyncBaseTransport):
+    def __init__(
+        self,
+        fixtures: Fixture | str | Path | Sequence[Fixture | str | Path],
+        *,
+        strict: bool = True,
+        check_request: bool = True,
+        chunk_size: int | None = None,
+    ) -> None:
+        items = fixtures if isinstance(fixtures, Sequence) and not isinstance(fixtures, str) else [fixtures]
+        self.fixtures = [f if isinstance(f, Fixture) else load_fixture(f) for f in items]
+        self.strict = strict
+        self.check_request = check_request
+        self.chunk_size = chunk_size
+        self.played = 0
+
+    async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
+        if self.played >= len(self.fixtures):
+            raise ReplayMismatch(
+                f"unexpected request {request.method} {redact_url(str(request.url))}: "
+                f"all {len(self.fixtures)} recorded interactions were already played"
+            )
+        fixture = self.fixtures[self.played]
+        self.played += 1
+        if self.check_request:
+            await request.aread()
+            self._check(fixture, request)
+        chunks = fixture.body_chunks()
+        if self.chunk_size:
+            body, size = fixture.body, self.chunk_size
+            chunks = [body[i : i + size] for i in range(0, len(body), size)]
+        return httpx.Response(fixture.status, headers=fixture.headers, stream=_Body(chunks))
+
+    def _check(self, fixture: Fixture, request: httpx.Request) -> None:
+        recorded = fixture.http_request
+        problems: list[str] = []
+        if request.method != recorded.get("method"):
+            problems.append(f"method: sent {request.method}, recorded {recorded.get('method')}")
+        url = redact_url(str(request.url))
+        if url != recorded.get("url"):
+            problems.append(f"url: sent {url}, recorded {recorded.get('url')}")
+        for name, value in recorded.get("headers", {}).items():
+            sent = request.headers.get(name)
+            if sent is None:
+                problems.append(f"header {name!r}: recorded but not sent")
+            elif value != REDACTED and sent != value:
+                problems.append(f"header {name!r}: sent {sent!r}, recorded {value!r}")
+        try:
+            body = orjson.loads(request.content) if request.content else None
+        except orjson.JSONDecodeError:
+            body = request.content.decode("utf-8", "replace")
+        if body != recorded.get("body"):
+            diff = difflib.unified_diff(_pretty(recorded.get("body")), _pretty(body), "recorded", "sent", lineterm="")
+            problems.append("body differs:\n" + "\n".join(diff))
+        if problems:
+            raise ReplayMismatch(f"request does not match fixture {fixture.name}:\n" + "\n".join(problems))
+
+    def assert_all_played(self) -> None:
+        if self.played < len(self.fixtures):
+            names = ", ".join(f.name for f in self.fixtures[self.played :])
+            raise ReplayMismatch(f"recorded interactions never played: {names}")
+
+    async def aclose(self) -> None:
+        if self.strict:
+            self.assert_all_played()
+
+
+def replay_client(
+    fixtures: Fixture | str | Path | Sequence[Fixture | str | Path], **options: Any
+) -> httpx.AsyncClient:
+    """An ``httpx.AsyncClient`` serving ``fixtures`` (pass it as ``Client(http_client=...)``)."""
+    return httpx.AsyncClient(transport=ReplayTransport(fixtures, **options))

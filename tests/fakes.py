@@ -1,0 +1,106 @@
+"""A tiny provider and HTTP helpers for testing the core without any real provider.
+
+Wire format of the fake provider: each SSE ``data:`` is JSON ``{"text": ...}``,
+``{"finish": reason}``, or ``{"error": {...}}``; the stream must end with a finish.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable, Mapping
+from typing import Any
+
+import httpx
+import orjson
+
+from llmbridge import Finish, TextDelta, Usage
+from llmbridge.errors import APIError, MalformedStreamError, StreamTruncatedError
+from llmbridge.events import StreamEvent
+from llmbridge.providers import Capabilities, HttpRequest, ProviderConfig
+from llmbridge.stream.http_errors import api_error, error_from_body
+from llmbridge.types import ChatRequest
+
+
+class FakeDecoder:
+    def __init__(self) -> None:
+        self.done = False
+
+    def feed(self, event: str, data: str) -> list[StreamEvent]:
+        try:
+            obj = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            raise MalformedStreamError(f"not JSON: {data[:40]!r}") from exc
+        if "error" in obj:
+            raise api_error(provider="fake", status=None, error=obj)
+        if "finish" in obj:
+            self.done = True
+            return [Finish(reason=obj["finish"], raw_reason=obj["finish"], usage=Usage(3, 2))]
+        return [TextDelta(obj["text"])]
+
+    def close(self) -> list[StreamEvent]:
+        if not self.done:
+            raise StreamTruncatedError("no finish")
+        return []
+
+
+class FakeProvider:
+    name = "fake"
+
+    def __init__(self, config: ProviderConfig | None = None, *, native_tools: bool = True) -> None:
+        config = config or ProviderConfig()
+        self._key = config.key("FAKE_API_KEY", provider="fake", required=False)
+        self.base_url = config.base_url or "https://fake.test/v1"
+        self.native_tools = native_tools
+
+    def capabilities(self, model: str) -> Capabilities:
+        return Capabilities(native_tools=self.native_tools)
+
+    def build_request(self, request: ChatRequest) -> HttpRequest:
+        headers = {"content-type": "application/json"}
+        if self._key is not None:
+            headers["authorization"] = f"Bearer {self._key.reveal()}"
+        body: dict[str, Any] = {
+            "model": request.model,
+            "messages": [{"role": m.role, "text": m.text} for m in request.messages],
+        }
+        return HttpRequest("POST", f"{self.base_url}/chat", headers, body)
+
+    def new_decoder(self, request: ChatRequest) -> FakeDecoder:
+        return FakeDecoder()
+
+    def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
+        return error_from_body(provider="fake", status=status, headers=headers, body=body)
+
+
+def sse_body(*objs: Any) -> bytes:
+    return b"".join(b"data: " + orjson.dumps(o) + b"\n\n" for o in objs)
+
+
+class ChunkedBody(httpx.AsyncByteStream):
+    """A response body served in given chunks; records whether it was closed."""
+
+    def __init__(self, chunks: list[bytes], *, hang_after: int | None = None) -> None:
+        self.chunks = chunks
+        self.closed = False
+        self.hang_after = hang_after
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        import anyio
+
+        for i, chunk in enumerate(self.chunks):
+            if self.hang_after is not None and i >= self.hang_after:
+                await anyio.sleep_forever()
+            yield chunk
+
+    async def aclose(self) -> None:
+        self.closed = True
+
+
+def sse_response(body: bytes | list[bytes], status: int = 200, **headers: str) -> httpx.Response:
+    chunks = body if isinstance(body, list) else [body]
+    return httpx.Response(
+        status, headers={"content-type": "text/event-stream", **headers}, stream=ChunkedBody(chunks)
+    )
+
+
+def mock_client(handler: Callable[[httpx.Request], httpx.Response]) -> httpx.AsyncClient:
+    return httpx.AsyncClient(transport=httpx.MockTransport(handler))
