@@ -18,6 +18,7 @@ from .events import (
 from .providers import Capabilities, HttpRequest, Provider, ProviderConfig, register_provider
 from .response import Accumulator, ChatResponse, accumulate
 from .stream import RetryPolicy
+from .sync import SyncClient
 from .tools import ToolSpec
 from .types import (
     ChatMessage,
@@ -54,6 +55,7 @@ __all__ = [
     "RetryPolicy",
     "StreamEvent",
     "StreamStart",
+    "SyncClient",
     "TextDelta",
     "TextPart",
     "ToolCallChunk",

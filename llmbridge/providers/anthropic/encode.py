@@ -21,7 +21,6 @@ Rules:
 
 from __future__ import annotations
 
-import base64
 from typing import Any
 
 from ...types import (
@@ -172,7 +171,3 @@ def encode_messages(
     else:
         system_field = system
     return system_field, turns, warnings
-
-
-def _b64(data: bytes) -> str:  # kept tiny and local: ImagePart already offers base64_data
-    return base64.b64encode(data).decode("ascii")

@@ -20,7 +20,9 @@ Rules:
   summary part of the same item is separated by a blank line. The reasoning item's done event
   yields ``ReasoningDelta(text="", provider_data={"id", "encrypted_content"})`` for the round
   trip (with the item's text if no delta carried it).
-* Refusal deltas are text too, and are repeated in ``Finish.provider_data["refusal"]``.
+* Text: ``output_text.delta`` is ``TextDelta``; an ``output_text.done`` whose text extends what
+  was streamed adds the missing tail once (a message item with no text events at all gives its
+  text when it is done). Refusal deltas are text too, and are repeated in ``Finish.provider_data["refusal"]``.
   Built-in tool items (web search, MCP, code interpreter, shell, …) are not tool-call events:
   their done items are kept, verbatim, in ``Finish.provider_data["items"]``.
 * ``response.completed`` → ``Finish`` (``tool_calls`` if calls were emitted, else ``stop``);
@@ -120,6 +122,7 @@ class ResponsesDecoder:
         self._call_count = 0
         self._closed_calls: set[_Key] = set()
         self._text_keys: set[_Key] = set()
+        self._text_buf: list[str] = []  # deltas of the text part being streamed
         self._reasoning: dict[_Key, _Key] = {}  # item key -> last (summary/content) index
         self._items: list[Any] = []
         self._refusal: list[str] = []
@@ -219,7 +222,16 @@ class ResponsesDecoder:
         delta = obj.get("delta")
         if isinstance(delta, str) and delta:
             self._text_keys.add(_key(obj))
+            self._text_buf.append(delta)
             out.append(TextDelta(delta))
+
+    def _on_text_done(self, obj: dict[str, Any], out: _Out) -> None:
+        final = obj.get("text")
+        streamed = "".join(self._text_buf)
+        self._text_buf.clear()
+        if isinstance(final, str) and len(final) > len(streamed) and final.startswith(streamed):
+            self._text_keys.add(_key(obj))
+            out.append(TextDelta(final[len(streamed) :]))
 
     def _on_refusal_delta(self, obj: dict[str, Any], out: _Out) -> None:
         delta = obj.get("delta")
@@ -355,6 +367,7 @@ _ItemHandler = Callable[[ResponsesDecoder, dict[str, Any], dict[str, Any], _Out]
 
 _HANDLERS: dict[str, _Handler] = {
     "response.output_text.delta": ResponsesDecoder._on_text_delta,
+    "response.output_text.done": ResponsesDecoder._on_text_done,
     "response.refusal.delta": ResponsesDecoder._on_refusal_delta,
     "response.reasoning_summary_text.delta": ResponsesDecoder._on_reasoning_delta,
     "response.reasoning_text.delta": ResponsesDecoder._on_reasoning_delta,

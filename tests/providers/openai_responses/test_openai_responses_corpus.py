@@ -4,6 +4,7 @@ where the official SDK accumulated it, we agree on text, reasoning, tool calls, 
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -30,15 +31,57 @@ def test_corpus_stream_decodes_with_invariants(entry: dict[str, Any]) -> None:
     assert isinstance(events[-1], Finish)
 
 
+# Recordings whose text deltas were edited by hand upstream so that they no longer agree with
+# the done item (the deltas say "XXXX…", the done item "Anonymized …"). We keep what streamed:
+# deltas cannot be taken back, and the concatenated deltas must equal the final text.
+_EDITED_DELTAS = {"B_openai/azure-gpt5-reasoning-multi-summary-no-encryption__e76dafc.sse"}
+
+
+def _items_done(body: bytes) -> list[dict[str, Any]]:
+    """The ``output_item.done`` items of a recording, straight from its JSON lines."""
+    items = []
+    for line in body.splitlines():
+        if line.startswith(b"data:") and b'"response.output_item.done"' in line:
+            items.append(json.loads(line[5:])["item"])
+    return items
+
+
+def _from_items(items: list[dict[str, Any]]) -> dict[str, Any]:
+    text = "".join(
+        c.get("text", "")
+        for i in items
+        if i.get("type") == "message"
+        for c in i.get("content") or []
+        if c.get("type") == "output_text"
+    )
+    calls = [
+        {"id": i["call_id"], "item_id": i.get("id"), "name": i["name"],
+         "arguments": json.loads(i["arguments"] or "{}")}
+        for i in items
+        if i.get("type") == "function_call"
+    ]  # fmt: skip
+    return {"text": text or None, "tool_calls": calls}
+
+
 @pytest.mark.parametrize("entry", corpus.entries("B"))
 def test_corpus_matches_sdk_accumulation(entry: dict[str, Any]) -> None:
     if entry["expected_status"] != "ok":
         pytest.skip(f"the SDK could not read this stream ({entry['expected_status']})")
+    if entry["file"] in _EDITED_DELTAS:
+        pytest.skip("text deltas were hand-edited upstream and disagree with the done item")
     expected = corpus.expected(entry)
     assert expected is not None
     events, error = _decode(entry)
     assert error is None
     resp = accumulate(events, provider="openai-responses")
+    finish = events[-1]
+    assert isinstance(finish, Finish)
+
+    if not expected["output_item_types"]:
+        # The SDK takes the final output from response.completed, which the ChatGPT Codex
+        # backend (and some hand-made recordings) leave empty although items were streamed.
+        # The SDK is wrong there; compare with the streamed done items instead.
+        expected = {**expected, **_from_items(_items_done(corpus.body(entry)))}
 
     assert resp.text == (expected["text"] or "")
     # One ReasoningPart per reasoning item; the SDK joins every summary with a blank line.
@@ -46,13 +89,19 @@ def test_corpus_matches_sdk_accumulation(entry: dict[str, Any]) -> None:
         p.text for p in resp.message.content if isinstance(p, ReasoningPart) and p.text
     )
     assert reasoning == (expected["reasoning"] or "")
+    # Custom (freeform) tool calls have string input, not JSON arguments: they are kept as
+    # provider items, not tool-call events.
+    custom = [c for c in expected["tool_calls"] if c.get("custom")]
+    functions = [c for c in expected["tool_calls"] if not c.get("custom")]
     calls = [(c.id, c.name, c.arguments) for c in resp.tool_calls]
-    assert calls == [(c["id"], c["name"], c["arguments"]) for c in expected["tool_calls"]]
+    assert calls == [(c["id"], c["name"], c["arguments"]) for c in functions]
     item_ids = [(c.provider_data or {}).get("item_id") for c in resp.tool_calls]
-    assert item_ids == [c.get("item_id") for c in expected["tool_calls"]]
+    assert item_ids == [c.get("item_id") for c in functions]
+    kept = (finish.provider_data or {}).get("items", [])
+    assert [c["id"] for c in custom] == [i["call_id"] for i in kept if i["type"] == "custom_tool_call"]
 
     assert expected["finish_reason"] == "completed"
-    assert resp.finish_reason == ("tool_calls" if expected["tool_calls"] else "stop")
+    assert resp.finish_reason == ("tool_calls" if functions else "stop")
     usage = expected["usage"]
     if usage is None:
         assert resp.usage is None

@@ -1,0 +1,159 @@
+"""``ChatRequest`` → the Messages API request body and headers (pure).
+
+Follows https://platform.claude.com/docs/en/api/messages and the installed ``anthropic`` SDK
+(2.x: ``anthropic-version: 2026-10-21``, the key sent as ``Authorization: Bearer``).
+Rules:
+
+* ``max_tokens`` is always sent: the caller's, else the model's output cap (raised above a
+  thinking budget so the budget fits).
+* ``stream: true`` always; ``stop`` → ``stop_sequences``; ``response_format`` →
+  ``output_config.format`` (``json_schema``).
+* Tools → ``{name, description, input_schema}`` (+ ``strict``); ``tool_choice`` auto / any /
+  tool / none; ``parallel_tool_calls=False`` → ``disable_parallel_tool_use``.
+* Reasoning: a budget → ``thinking: enabled`` with ``budget_tokens`` (≥ 1024); an effort alone
+  → ``thinking: adaptive`` + ``output_config.effort`` on models that take it, else a budget
+  derived from the effort; ``include_thoughts=False`` → ``display: "omitted"``.
+* API version 2026-10-21 removed ``temperature`` / ``top_p`` / ``top_k`` (a 400 even at their
+  defaults): they are dropped with a warning unless an older ``api_version`` is configured.
+* Settings that cannot be honoured become warnings (``request_warnings``), surfaced on
+  ``StreamStart``; only an unbuildable request raises. ``extra`` is merged into the body last.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ...tools.spec import ToolSpec
+from ...types import ChatRequest, ToolChoice
+from .encode import encode_messages
+from .models import MIN_THINKING_BUDGET, default_max_tokens, effort_budget, supports_adaptive
+
+__all__ = ["API_VERSION", "SAMPLING_REMOVED_FROM", "build_body", "build_headers"]
+
+API_VERSION = "2026-10-21"
+SAMPLING_REMOVED_FROM = "2026-10-21"
+"""First API version that rejects ``temperature`` / ``top_p`` / ``top_k``."""
+
+_EFFORTS = {"minimal": "low", "low": "low", "medium": "medium", "high": "high"}
+
+
+def _tool(spec: ToolSpec) -> dict[str, Any]:
+    tool: dict[str, Any] = {"name": spec.name}
+    if spec.description:
+        tool["description"] = spec.description
+    tool["input_schema"] = spec.parameters
+    if spec.strict is not None:
+        tool["strict"] = spec.strict
+    return tool
+
+
+def _tool_choice(choice: ToolChoice | None, *, parallel: bool | None) -> dict[str, Any] | None:
+    if choice is None:
+        out: dict[str, Any] | None = {"type": "auto"} if parallel is False else None
+    elif choice.mode == "none":
+        return {"type": "none"}
+    elif choice.mode == "required":
+        out = {"type": "any"}
+    elif choice.mode == "tool":
+        out = {"type": "tool", "name": choice.name}
+    else:
+        out = {"type": "auto"}
+    if out is not None and parallel is False:
+        out["disable_parallel_tool_use"] = True
+    return out
+
+
+def _thinking(req: ChatRequest, body: dict[str, Any], warnings: list[str]) -> int:
+    """Set ``thinking`` (and ``output_config.effort``); return the budget in tokens (0: none)."""
+    cfg = req.reasoning
+    if cfg is None:
+        return 0
+    thinking: dict[str, Any]
+    budget = 0
+    if cfg.budget_tokens is not None:
+        budget = cfg.budget_tokens
+        if budget < MIN_THINKING_BUDGET:
+            warnings.append(f"thinking budget {budget} raised to the API minimum {MIN_THINKING_BUDGET}")
+            budget = MIN_THINKING_BUDGET
+        thinking = {"type": "enabled", "budget_tokens": budget}
+        if cfg.effort is not None and supports_adaptive(req.model):
+            body.setdefault("output_config", {})["effort"] = _EFFORTS[cfg.effort]
+    elif cfg.effort is not None and supports_adaptive(req.model):
+        thinking = {"type": "adaptive"}
+        body.setdefault("output_config", {})["effort"] = _EFFORTS[cfg.effort]
+    else:
+        budget = effort_budget(cfg.effort or "medium")
+        thinking = {"type": "enabled", "budget_tokens": budget}
+    if not cfg.include_thoughts:
+        thinking["display"] = "omitted"
+    body["thinking"] = thinking
+    return budget
+
+
+def build_body(
+    req: ChatRequest, *, provider_name: str, api_version: str
+) -> tuple[dict[str, Any], list[str]]:
+    """The JSON body and the warnings for settings that were dropped or changed."""
+    system, messages, warnings = encode_messages(req.messages, provider_name=provider_name)
+    body: dict[str, Any] = {"model": req.model, "messages": messages}
+    if system is not None:
+        body["system"] = system
+    extras: dict[str, Any] = {}
+    budget = _thinking(req, extras, warnings)
+    if req.max_tokens is not None:
+        body["max_tokens"] = req.max_tokens
+    else:
+        body["max_tokens"] = max(default_max_tokens(req.model), budget + MIN_THINKING_BUDGET)
+    body["stream"] = True
+    if req.tools and req.tool_mode != "prompt":
+        body["tools"] = [_tool(t) for t in req.tools]
+        choice = _tool_choice(req.tool_choice, parallel=req.parallel_tool_calls)
+        if choice is not None:
+            body["tool_choice"] = choice
+    if req.stop:
+        body["stop_sequences"] = list(req.stop)
+    sampling = {"temperature": req.temperature, "top_p": req.top_p}
+    for name, value in sampling.items():
+        if value is None:
+            continue
+        if api_version >= SAMPLING_REMOVED_FROM:
+            warnings.append(f"{name} was dropped: anthropic-version {api_version} does not accept it")
+        else:
+            body[name] = value
+    if "thinking" in extras:
+        body["thinking"] = extras["thinking"]
+    output_config: dict[str, Any] = dict(extras.get("output_config", {}))
+    if req.response_format is not None:
+        output_config["format"] = {"type": "json_schema", "schema": req.response_format.json_schema}
+    if output_config:
+        body["output_config"] = output_config
+    body.update(req.extra)
+    return body, warnings
+
+
+def build_headers(
+    *,
+    key: str,
+    api_version: str,
+    auth: str,
+    betas: list[str],
+    extra: Mapping[str, str],
+) -> dict[str, str]:
+    headers = {
+        "accept": "text/event-stream",
+        "content-type": "application/json",
+        "anthropic-version": api_version,
+    }
+    if auth == "x-api-key":
+        headers["x-api-key"] = key
+    else:
+        headers["authorization"] = f"Bearer {key}"
+    for name, value in extra.items():
+        if name.lower() == "anthropic-beta":
+            betas = [*betas, *(b.strip() for b in value.split(",") if b.strip())]
+        else:
+            headers[name.lower()] = value
+    if betas:
+        headers["anthropic-beta"] = ",".join(dict.fromkeys(betas))
+    return headers

@@ -1,0 +1,64 @@
+"""Anthropic usage reports → one ``Usage`` under the project convention.
+
+Follows the ``usage`` objects of ``message_start`` and ``message_delta``
+(https://platform.claude.com/docs/en/build-with-claude/streaming). Rules:
+
+* Every report is a cumulative snapshot: a field present (and not null) replaces the earlier
+  value, a field absent keeps it (``message_delta`` may repeat input / cache counts, or not).
+* ``input_tokens`` = ``input_tokens`` + ``cache_read_input_tokens`` +
+  ``cache_creation_input_tokens``; ``cached_input_tokens`` = cache reads;
+  ``cache_write_tokens`` = cache writes; ``output_tokens`` from the last report;
+  ``reasoning_tokens`` = ``output_tokens_details.thinking_tokens`` when given.
+* Separate messages in one body (a proxy concatenating streams) are separate bills: their
+  final snapshots are added.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...events import Usage
+
+__all__ = ["UsageSnapshot"]
+
+_FIELDS = (
+    "input_tokens",
+    "output_tokens",
+    "cache_read_input_tokens",
+    "cache_creation_input_tokens",
+)
+
+
+class UsageSnapshot:
+    """The merged raw counts of one message."""
+
+    __slots__ = ("counts", "seen", "thinking_tokens")
+
+    def __init__(self) -> None:
+        self.counts = dict.fromkeys(_FIELDS, 0)
+        self.thinking_tokens = 0
+        self.seen = False
+
+    def merge(self, report: Any) -> None:
+        if not isinstance(report, dict):
+            return
+        counts = self.counts
+        for name in _FIELDS:
+            value = report.get(name)
+            if isinstance(value, int):
+                counts[name] = value
+                self.seen = True
+        details = report.get("output_tokens_details")
+        if isinstance(details, dict) and isinstance(details.get("thinking_tokens"), int):
+            self.thinking_tokens = details["thinking_tokens"]
+
+    def usage(self) -> Usage:
+        c = self.counts
+        read, write = c["cache_read_input_tokens"], c["cache_creation_input_tokens"]
+        return Usage(
+            input_tokens=c["input_tokens"] + read + write,
+            output_tokens=c["output_tokens"],
+            cached_input_tokens=read,
+            cache_write_tokens=write,
+            reasoning_tokens=self.thinking_tokens,
+        )

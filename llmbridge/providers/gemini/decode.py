@@ -1,0 +1,278 @@
+"""Sans-IO decoder of ``streamGenerateContent?alt=sse`` (Gemini API and Vertex AI).
+
+Follows https://ai.google.dev/api/generate-content#v1beta.GenerateContentResponse and
+``google.genai.types`` (``Part``, ``FunctionCall.partialArgs``, ``FinishReason``). Every SSE
+event is one whole ``GenerateContentResponse``; there is no terminal marker but the
+``finishReason`` (or a ``promptFeedback.blockReason``). Rules:
+
+* the first chunk gives ``StreamStart`` (response id, model version, dropped settings);
+* text parts → ``TextDelta``; ``thought: true`` parts → ``ReasoningDelta``; only candidate 0;
+* ``thoughtSignature``: on a thought part it is that ``ReasoningDelta``'s signature; on a
+  function call it goes to ``ToolCallEnd.provider_data``; an empty text part holding only a
+  signature waits for the next part (a function call takes it); a signature that belongs to a
+  non-call part becomes ``ReasoningDelta("", signature, {"signature_placement": "next_part"})``
+  just before that part (or at the end), which the encoder puts back where it came from;
+* ``functionCall`` parts arrive whole: start, one chunk with the arguments as sent, end. Vertex
+  may stream them (``willContinue`` + ``partialArgs``): the call opens on the named part and
+  ends on the first part without ``willContinue`` (or when another call, content or the end
+  comes). Ids are Gemini's, else generated from the response id and marked ``generated_id``;
+* server-side parts (code execution, server tool calls, generated media) and grounding /
+  citation metadata are kept in ``Finish.provider_data``, never turned into tool-call events;
+* ``usageMetadata`` is cumulative: the last one wins, and ``Finish`` is emitted by ``close()``
+  so usage arriving after the ``finishReason`` chunk still counts;
+* an ``error`` object raises the typed ``APIError``; undecodable data raises
+  ``MalformedStreamError``; a body ending with no finish reason raises ``StreamTruncatedError``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ...errors import MalformedStreamError, StreamTruncatedError
+from ...events import (
+    Finish,
+    ReasoningDelta,
+    StreamEvent,
+    StreamStart,
+    TextDelta,
+    ToolCallChunk,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from ...stream.http_errors import api_error
+from .contents import GENERATED_ID, SIGNATURE
+from .finish_reasons import map_finish_reason
+from .partial_args import ArgumentsBuilder
+from .usage import usage_from_metadata
+
+__all__ = ["NEXT_PART", "GeminiDecoder"]
+
+NEXT_PART = {"signature_placement": "next_part"}
+"""``ReasoningDelta.provider_data`` of a signature that belongs to the part after it."""
+
+_METADATA = (
+    ("groundingMetadata", "grounding_metadata"),
+    ("citationMetadata", "citation_metadata"),
+    ("urlContextMetadata", "url_context_metadata"),
+    ("finishMessage", "finish_message"),
+)
+
+
+class _OpenCall:
+    __slots__ = ("args", "id", "index", "name", "provider_data")
+
+    def __init__(self, call_id: str, index: int, name: str, provider_data: dict[str, Any]) -> None:
+        self.id = call_id
+        self.index = index
+        self.name = name
+        self.provider_data = provider_data
+        self.args = ArgumentsBuilder()
+
+
+class GeminiDecoder:
+    """``feed(event, data)`` per SSE event, ``close()`` once at the end of the body."""
+
+    def __init__(self, *, provider: str, warnings: list[str] | None = None) -> None:
+        self.provider = provider
+        self._warnings = warnings or []
+        self._started = False
+        self._response_id: str | None = None
+        self._calls = 0
+        self._ids: set[str] = set()
+        self._open: _OpenCall | None = None
+        self._pending: str | None = None
+        self._finish: str | None = None
+        self._blocked: str | None = None
+        self._usage: dict[str, Any] | None = None
+        self._extra: dict[str, Any] = {}
+        self._server_parts: list[dict[str, Any]] = []
+
+    # -- feeding -----------------------------------------------------------------------
+    def feed(self, event: str, data: str) -> list[StreamEvent]:
+        if not data or data.isspace():
+            return []
+        try:
+            chunk = orjson.loads(data)
+        except orjson.JSONDecodeError as exc:
+            raise MalformedStreamError(
+                f"Gemini sent a data line that is not JSON: {data[:120]!r}", provider=self.provider
+            ) from exc
+        if not isinstance(chunk, dict):
+            raise MalformedStreamError(
+                f"Gemini sent a {type(chunk).__name__} where a response object was expected",
+                provider=self.provider,
+            )
+        out: list[StreamEvent] = []
+        if not self._started:
+            self._started = True
+            rid, model = chunk.get("responseId"), chunk.get("modelVersion")
+            self._response_id = rid if isinstance(rid, str) and rid else None
+            out.append(
+                StreamStart(
+                    response_id=self._response_id,
+                    model=model if isinstance(model, str) else None,
+                    warnings=list(self._warnings),
+                )
+            )
+        if chunk.get("error") is not None:
+            raise api_error(provider=self.provider, status=None, error=chunk)
+        usage = chunk.get("usageMetadata")
+        if isinstance(usage, dict):
+            self._usage = usage
+        feedback = chunk.get("promptFeedback")
+        if isinstance(feedback, dict) and isinstance(feedback.get("blockReason"), str):
+            self._blocked = feedback["blockReason"]
+            self._extra["prompt_feedback"] = feedback
+        candidates = chunk.get("candidates")
+        if isinstance(candidates, list):
+            for candidate in candidates:
+                if isinstance(candidate, dict) and candidate.get("index", 0) == 0:
+                    self._candidate(candidate, out)
+                    break
+        return out
+
+    def _candidate(self, candidate: dict[str, Any], out: list[StreamEvent]) -> None:
+        content = candidate.get("content")
+        parts = content.get("parts") if isinstance(content, dict) else None
+        if isinstance(parts, list):
+            for part in parts:
+                if isinstance(part, dict):
+                    self._part(part, out)
+        reason = candidate.get("finishReason")
+        if isinstance(reason, str):
+            self._finish = reason
+        for key, name in _METADATA:
+            if candidate.get(key) is not None:
+                self._extra[name] = candidate[key]
+
+    def _part(self, part: dict[str, Any], out: list[StreamEvent]) -> None:
+        signature = part.get(SIGNATURE)
+        if not isinstance(signature, str) or not signature:
+            signature = None
+        call = part.get("functionCall")
+        if isinstance(call, dict):
+            self._function_call(call, signature, out)
+            return
+        text = part.get("text")
+        if isinstance(text, str) and part.get("thought") is True:
+            self._close_call(out)
+            self._flush_signature(out)
+            if text or signature:
+                out.append(ReasoningDelta(text, signature))
+            return
+        if isinstance(text, str) and not text:
+            if signature is not None:
+                self._flush_signature(out)
+                self._pending = signature
+            return
+        self._close_call(out)
+        self._flush_signature(out)
+        if signature is not None:
+            out.append(ReasoningDelta("", signature, dict(NEXT_PART)))
+        if isinstance(text, str):
+            out.append(TextDelta(text))
+        else:  # code execution, server tool calls, generated media: the provider's own
+            self._server_parts.append(part)
+
+    # -- tool calls ----------------------------------------------------------------------
+    def _function_call(self, call: dict[str, Any], signature: str | None, out: list[StreamEvent]) -> None:
+        name = call.get("name")
+        more = call.get("willContinue") is True
+        current = self._open
+        if current is not None and not name:  # the streamed call goes on
+            current.args.add(call.get("partialArgs"))
+            if signature is not None and SIGNATURE not in current.provider_data:
+                current.provider_data.update({"provider": self.provider, SIGNATURE: signature})
+            if not more:
+                self._close_call(out)
+            return
+        self._close_call(out)
+        if not isinstance(name, str) or not name:
+            return  # a stray continuation with no call open: nothing to attach it to
+        if signature is not None and self._pending is not None:
+            self._flush_signature(out)
+        signature = signature or self._pending
+        self._pending = None
+        data: dict[str, Any] = {}
+        call_id = call.get("id")
+        if not isinstance(call_id, str) or not call_id or call_id in self._ids:
+            call_id = self._new_id()
+            data[GENERATED_ID] = True
+        self._ids.add(call_id)
+        if signature is not None:
+            data.update({"provider": self.provider, SIGNATURE: signature})
+        opened = _OpenCall(call_id, self._calls, name, data)
+        self._calls += 1
+        out.append(ToolCallStart(call_id, name, opened.index))
+        if more or ("args" not in call and "partialArgs" in call):
+            self._open = opened
+            opened.args.add(call.get("partialArgs"))
+            if not more:
+                self._close_call(out)
+            return
+        args = call.get("args")
+        raw = "" if args is None else orjson.dumps(args).decode()
+        self._end(opened, args, raw, out)
+
+    def _new_id(self) -> str:
+        base = f"call_{self._response_id}_" if self._response_id else "call_"
+        n = self._calls
+        while f"{base}{n}" in self._ids:
+            n += 1
+        return f"{base}{n}"
+
+    def _close_call(self, out: list[StreamEvent]) -> None:
+        opened = self._open
+        if opened is None:
+            return
+        self._open = None
+        if opened.args.errors:
+            opened.provider_data["partial_args_errors"] = opened.args.errors
+        args = opened.args.root if opened.args.seen else None
+        raw = "" if args is None else orjson.dumps(args).decode()
+        self._end(opened, args, raw, out)
+
+    def _end(self, opened: _OpenCall, args: Any, raw: str, out: list[StreamEvent]) -> None:
+        if raw:
+            out.append(ToolCallChunk(opened.id, opened.index, raw))
+        error = None
+        if args is not None and not isinstance(args, dict):
+            error = f"function call arguments are a {type(args).__name__}, not a JSON object"
+        out.append(
+            ToolCallEnd(
+                id=opened.id,
+                index=opened.index,
+                name=opened.name,
+                arguments=args if isinstance(args, dict) else {},
+                raw_arguments=raw,
+                error=error,
+                provider_data=opened.provider_data or None,
+            )
+        )
+
+    def _flush_signature(self, out: list[StreamEvent]) -> None:
+        if self._pending is not None:
+            out.append(ReasoningDelta("", self._pending, dict(NEXT_PART)))
+            self._pending = None
+
+    # -- end of body ---------------------------------------------------------------------
+    def close(self) -> list[StreamEvent]:
+        if self._finish is None and self._blocked is None:
+            raise StreamTruncatedError(
+                "the Gemini stream ended before a finishReason", provider=self.provider
+            )
+        out: list[StreamEvent] = []
+        self._close_call(out)
+        self._flush_signature(out)
+        if self._finish is not None:
+            raw = self._finish
+            reason = map_finish_reason(raw, called_tools=self._calls > 0)
+        else:
+            raw, reason = self._blocked, "content_filter"  # the prompt itself was blocked
+        if self._server_parts:
+            self._extra["server_parts"] = self._server_parts
+        usage = usage_from_metadata(self._usage) if self._usage is not None else None
+        out.append(Finish(reason, raw, usage, dict(self._extra) or None))
+        return out

@@ -1,0 +1,323 @@
+"""Turn a tool's JSON schema into a pydantic model that validates the model's arguments.
+
+Rules:
+
+* The schema is checked first (:func:`check_tool_schema`); what no provider accepts, or what
+  cannot be resolved, is a ``ToolSchemaError`` naming the JSON pointer of the problem.
+* Supported: local ``$ref`` into ``$defs`` / ``definitions`` (recursive ones too), nested
+  objects, typed arrays, ``enum`` / ``const`` as ``Literal``, ``oneOf`` with a
+  ``discriminator``, ``anyOf`` / ``oneOf`` / type lists / ``nullable`` as unions, ``allOf``
+  merged, ``default`` and ``required``, and the usual string / number / array constraints.
+  Unknown keywords are ignored: validation is never stricter than the schema says.
+* Validated arguments are dumped as a JSON-ready dict holding only what the model sent plus
+  explicit defaults (an optional property the model left out stays out).
+* Property names are kept as aliases, so any JSON name works (``model_config``, ``_x``, ``a b``).
+"""
+
+from __future__ import annotations
+
+import re
+import typing
+from functools import lru_cache
+from typing import Annotated, Any, ForwardRef, Literal
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, create_model
+from typing_extensions import Never
+
+from .errors import ToolSchemaError
+
+__all__ = ["ABSENT", "check_tool_schema", "dump_arguments", "model_for_schema", "normalize_root"]
+
+ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "ABSENT"})()
+"""Default of an optional property the model left out (dropped when dumping)."""
+
+_JSON_TYPES = {"object", "array", "string", "integer", "number", "boolean", "null"}
+_ROOT_FORBIDDEN = ("anyOf", "oneOf", "allOf", "not", "enum", "const")
+_SCALARS: dict[str, Any] = {
+    "string": str,
+    "integer": int,
+    "number": typing.Union[int, float],  # noqa: UP007 - keeps 5 as 5, not 5.0
+    "boolean": bool,
+    "null": type(None),
+}
+_CONSTRAINTS = {
+    "minLength": "min_length",
+    "maxLength": "max_length",
+    "minItems": "min_length",
+    "maxItems": "max_length",
+    "minimum": "ge",
+    "maximum": "le",
+    "exclusiveMinimum": "gt",
+    "exclusiveMaximum": "lt",
+    "multipleOf": "multiple_of",
+    "pattern": "pattern",
+}
+
+
+def normalize_root(schema: dict[str, Any]) -> dict[str, Any]:
+    """Inline a root that is only a ``$ref`` (pydantic does that for recursive models)."""
+    ref = schema.get("$ref")
+    if isinstance(ref, str) and schema.get("type") is None:
+        target = _resolve(schema, ref, "#")
+        rest = {k: v for k, v in schema.items() if k != "$ref"}
+        return {**target, **rest}
+    return schema
+
+
+def check_tool_schema(schema: Any, *, where: str = "#") -> None:
+    """Raise ``ToolSchemaError`` for a parameters schema no provider accepts."""
+    if not isinstance(schema, dict):
+        raise ToolSchemaError(f"tool parameters must be a JSON schema object, got {schema!r}")
+    kind = schema.get("type", "object")
+    if kind != "object":
+        raise ToolSchemaError(
+            f"tool parameters must be a JSON schema of type 'object' at the root, got {kind!r}"
+        )
+    for key in _ROOT_FORBIDDEN:
+        if key in schema:
+            raise ToolSchemaError(
+                f"tool parameters may not use {key!r} at the root (providers require a plain "
+                "object there); wrap the alternatives in a property instead"
+            )
+    _check(schema, schema, where)
+
+
+def _check(root: dict[str, Any], node: Any, where: str) -> None:
+    if isinstance(node, bool):
+        return
+    if not isinstance(node, dict):
+        raise ToolSchemaError(f"{where}: a schema must be an object, got {node!r}")
+    kind = node.get("type")
+    kinds = kind if isinstance(kind, list) else [kind] if kind is not None else []
+    for k in kinds:
+        if k not in _JSON_TYPES:
+            raise ToolSchemaError(f"{where}: unknown JSON schema type {k!r}")
+    if "$ref" in node:
+        _resolve(root, node["$ref"], where)
+    if "enum" in node and (not isinstance(node["enum"], list) or not node["enum"]):
+        raise ToolSchemaError(f"{where}: 'enum' must be a non-empty list")
+    props = node.get("properties", {})
+    if not isinstance(props, dict):
+        raise ToolSchemaError(f"{where}/properties: must be an object of schemas")
+    for name, sub in props.items():
+        _check(root, sub, f"{where}/properties/{name}")
+    required = node.get("required", [])
+    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
+        raise ToolSchemaError(f"{where}/required: must be a list of property names")
+    for key in ("items", "additionalProperties", "not"):
+        if key in node:
+            _check(root, node[key], f"{where}/{key}")
+    for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
+        if key in node:
+            if not isinstance(node[key], list):
+                raise ToolSchemaError(f"{where}/{key}: must be a list of schemas")
+            for i, sub in enumerate(node[key]):
+                _check(root, sub, f"{where}/{key}/{i}")
+    for key in ("$defs", "definitions"):
+        for name, sub in (node.get(key) or {}).items():
+            _check(root, sub, f"{where}/{key}/{name}")
+
+
+def _resolve(root: dict[str, Any], ref: Any, where: str) -> dict[str, Any]:
+    if not isinstance(ref, str) or not ref.startswith("#/"):
+        raise ToolSchemaError(
+            f"{where}: only local references ('#/$defs/...') are supported, got $ref {ref!r}"
+        )
+    node: Any = root
+    for token in ref[2:].split("/"):
+        token = token.replace("~1", "/").replace("~0", "~")
+        if not isinstance(node, dict) or token not in node:
+            raise ToolSchemaError(f"{where}: $ref {ref!r} does not resolve")
+        node = node[token]
+    if not isinstance(node, dict):
+        raise ToolSchemaError(f"{where}: $ref {ref!r} does not point at a schema")
+    return node
+
+
+@lru_cache(maxsize=512)
+def _model_for_schema_json(schema_json: bytes) -> type[BaseModel]:
+    schema = orjson.loads(schema_json)
+    return _Converter(schema).root_model()
+
+
+def model_for_schema(schema: dict[str, Any]) -> type[BaseModel]:
+    """The (cached) validation model of a checked parameters schema."""
+    schema = normalize_root(schema)
+    check_tool_schema(schema)
+    return _model_for_schema_json(orjson.dumps(schema, option=orjson.OPT_SORT_KEYS))
+
+
+def dump_arguments(value: Any) -> Any:
+    """JSON-ready arguments from a validated instance (left-out optionals stay out)."""
+    if isinstance(value, BaseModel):
+        out: dict[str, Any] = {}
+        for name, info in type(value).model_fields.items():
+            item = getattr(value, name)
+            if item is not ABSENT:
+                out[info.alias or name] = dump_arguments(item)
+        for key, item in (value.__pydantic_extra__ or {}).items():
+            out[key] = dump_arguments(item)
+        return out
+    if isinstance(value, (list, tuple)):
+        return [dump_arguments(v) for v in value]
+    if isinstance(value, dict):
+        return {k: dump_arguments(v) for k, v in value.items()}
+    return value
+
+
+def _pascal(text: str) -> str:
+    words = re.findall(r"[A-Za-z0-9]+", text)
+    name = "".join(w[:1].upper() + w[1:] for w in words) or "Object"
+    return name if name[0].isalpha() else f"M{name}"
+
+
+def _field_name(prop: str, taken: set[str]) -> str:
+    base = "p_" + re.sub(r"\W", "_", prop)
+    name, i = base, 1
+    while name in taken:
+        name, i = f"{base}_{i}", i + 1
+    taken.add(name)
+    return name
+
+
+class _Converter:
+    """One schema → types; recursive ``$ref`` cycles become forward references."""
+
+    def __init__(self, root: dict[str, Any]) -> None:
+        self.root = root
+        self.refs: dict[str, Any] = {}  # ref -> built type
+        self.building: dict[str, str] = {}  # ref -> forward-ref name while being built
+        self.namespace: dict[str, Any] = {}
+        self.models: list[type[BaseModel]] = []
+
+    def root_model(self) -> type[BaseModel]:
+        model = self.object_model(self.root, "Arguments")
+        for m in self.models:
+            if not m.__pydantic_complete__:
+                m.model_rebuild(_types_namespace=self.namespace)
+        return model
+
+    def ref(self, ref: str) -> Any:
+        if ref in self.refs:
+            return self.refs[ref]
+        if ref in self.building:
+            return ForwardRef(self.building[ref])
+        name = f"{_pascal(ref.rsplit('/', 1)[-1])}_{len(self.building)}"
+        self.building[ref] = name
+        built = self.convert(_resolve(self.root, ref, "#"), ref.rsplit("/", 1)[-1])
+        self.refs[ref] = self.namespace[name] = built
+        return built
+
+    def convert(self, node: Any, hint: str) -> Any:
+        """The Python type validating ``node`` (a JSON schema)."""
+        if node is True or node == {}:
+            return Any
+        if node is False:
+            return Never
+        if "$ref" in node:
+            return self.ref(node["$ref"])
+        if "const" in node:
+            return self._literal([node["const"]])
+        if "enum" in node:
+            return self._literal(node["enum"])
+        if "allOf" in node:
+            return self.convert(self._merge(node), hint)
+        for key in ("oneOf", "anyOf"):
+            if key in node:
+                return self._union(node, key, hint)
+        kind = node.get("type")
+        if isinstance(kind, list):
+            types = [self.convert({**node, "type": k}, hint) for k in kind]
+            return self._nullable(typing.Union[tuple(types)], node)  # noqa: UP007
+        if kind is None:
+            kind = "object" if "properties" in node else "array" if "items" in node else None
+        if kind is None:
+            return Any
+        if kind == "object":
+            result: Any = self._object(node, hint)
+        elif kind == "array":
+            item = self.convert(node.get("items", True), f"{hint}Item")
+            result = self._constrained(list[item], node)  # type: ignore[valid-type]
+        else:
+            result = self._constrained(_SCALARS[kind], node)
+        return self._nullable(result, node)
+
+    def _object(self, node: dict[str, Any], hint: str) -> Any:
+        props = node.get("properties")
+        extra = node.get("additionalProperties", True)
+        if not props and isinstance(extra, dict):
+            return dict[str, self.convert(extra, f"{hint}Value")]  # type: ignore[misc]
+        if not props and extra is not False:
+            return dict[str, Any]
+        return self.object_model(node, hint)
+
+    def object_model(self, node: dict[str, Any], hint: str) -> type[BaseModel]:
+        required = set(node.get("required", []))
+        fields: dict[str, Any] = {}
+        taken: set[str] = set()
+        for prop, sub in (node.get("properties") or {}).items():
+            kind = self.convert(sub, _pascal(prop))
+            info: dict[str, Any] = {"alias": prop}
+            if isinstance(sub, dict) and isinstance(sub.get("description"), str):
+                info["description"] = sub["description"]
+            if isinstance(sub, dict) and "default" in sub:
+                info["default"] = sub["default"]
+            elif prop not in required:
+                info["default"] = ABSENT
+            fields[_field_name(prop, taken)] = (kind, Field(**info))
+        extra = "forbid" if node.get("additionalProperties") is False else "allow"
+        config = ConfigDict(extra=extra, populate_by_name=False, regex_engine="python-re")
+        model: type[BaseModel] = create_model(_pascal(hint), __config__=config, **fields)
+        self.models.append(model)
+        return model
+
+    def _literal(self, values: list[Any]) -> Any:
+        if all(isinstance(v, (str, int, float, bool)) or v is None for v in values):
+            return Literal[tuple(values)]
+        return Any  # object / array enum values: accepted unchecked
+
+    def _merge(self, node: dict[str, Any]) -> dict[str, Any]:
+        merged: dict[str, Any] = {k: v for k, v in node.items() if k != "allOf"}
+        for part in node["allOf"]:
+            sub = _resolve(self.root, part["$ref"], "#") if "$ref" in part else part
+            sub = self._merge(sub) if "allOf" in sub else sub
+            for key, value in sub.items():
+                if key == "properties":
+                    merged["properties"] = {**merged.get("properties", {}), **value}
+                elif key == "required":
+                    merged["required"] = sorted({*merged.get("required", []), *value})
+                else:
+                    merged.setdefault(key, value)
+        return merged
+
+    def _union(self, node: dict[str, Any], key: str, hint: str) -> Any:
+        variants = node[key]
+        types = tuple(self.convert(v, f"{hint}{i}") for i, v in enumerate(variants))
+        union: Any = typing.Union[types]  # noqa: UP007
+        disc = node.get("discriminator")
+        prop = disc.get("propertyName") if isinstance(disc, dict) else None
+        models = [t for t in types if isinstance(t, type) and issubclass(t, BaseModel)]
+        if isinstance(prop, str) and len(models) == len(types) > 1:
+            names = {n for m in models for n, f in m.model_fields.items() if f.alias == prop}
+            if len(names) == 1:
+                try:
+                    tagged: Any = Annotated[union, Field(discriminator=names.pop())]
+                    create_model("Probe", x=(tagged, ...))
+                    union = tagged
+                except Exception:  # noqa: BLE001, S110 - not taggable: fall back to a plain union
+                    pass
+        return self._nullable(union, node)
+
+    def _constrained(self, kind: Any, node: dict[str, Any]) -> Any:
+        kwargs = {_CONSTRAINTS[k]: v for k, v in node.items() if k in _CONSTRAINTS}
+        if isinstance(kwargs.get("pattern"), str):
+            try:
+                re.compile(kwargs["pattern"])
+            except re.error:
+                del kwargs["pattern"]  # not a Python regex: skip rather than fail
+        return Annotated[kind, Field(**kwargs)] if kwargs else kind
+
+    @staticmethod
+    def _nullable(kind: Any, node: dict[str, Any]) -> Any:
+        return typing.Optional[kind] if node.get("nullable") is True else kind  # noqa: UP007

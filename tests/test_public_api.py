@@ -1,0 +1,44 @@
+"""The public surface is pinned: contract names exist, ``__all__`` says exactly what is public."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import llmbridge as lb
+
+CONTRACT = {
+    "Client", "ChatMessage", "ChatResponse", "ToolSpec", "LLMBridgeError", "TextDelta",
+    "ReasoningDelta", "ToolCallStart", "ToolCallChunk", "ToolCallEnd", "Finish", "Usage",
+    "SyncClient", "ToolArgumentsError",
+}  # fmt: skip
+
+
+def test_contract_names_are_exported() -> None:
+    assert CONTRACT <= set(lb.__all__)
+    for name in lb.__all__:
+        assert hasattr(lb, name), name
+
+
+def test_all_matches_public_names() -> None:
+    public = {n for n in vars(lb) if not n.startswith("_")}
+    modules = {n for n in public if type(getattr(lb, n)).__name__ == "module"}
+    assert set(lb.__all__) == (public - modules) | {"__version__"}
+
+
+def test_every_error_shares_one_root() -> None:
+    for name in lb.__all__:
+        obj = getattr(lb, name)
+        if isinstance(obj, type) and issubclass(obj, Exception):
+            assert issubclass(obj, lb.LLMBridgeError), name
+
+
+def test_import_loads_no_provider_and_touches_no_network() -> None:
+    code = (
+        "import sys, llmbridge;"
+        "bad=[m for m in sys.modules if m.startswith(('llmbridge.providers.openai','llmbridge.providers.anthropic',"
+        "'llmbridge.providers.gemini','llmbridge.fallback.', 'openai', 'anthropic', 'google'))];"
+        "print(bad)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
