@@ -88,11 +88,16 @@ async def replay_fixture(fixture: Fixture) -> tuple[list[StreamEvent], LLMBridge
 
 
 def _demo_scenario(provider_dir: Path) -> Path | None:
-    scenarios = sorted(p.parent for p in provider_dir.glob("*/input.json"))
-    for scenario in scenarios:
-        if "tool" in scenario.name and "error" not in scenario.name:
-            return scenario
-    return scenarios[0] if scenarios else None
+    """The most telling scenario: a clean stream with text and a tool call, if there is one."""
+
+    def score(scenario: Path) -> int:
+        golden = (scenario / "events.json").read_text() if (scenario / "events.json").exists() else ""
+        clean = not (scenario / "error.json").exists()
+        return 4 * clean + 2 * ('"tool_call_end"' in golden) + ('"text_delta"' in golden)
+
+    needed = ("input.json", "request.json", "response.json", "response.sse")
+    scenarios = sorted(p for p in provider_dir.iterdir() if all((p / n).exists() for n in needed))
+    return max(scenarios, key=score) if scenarios else None
 
 
 def _columns(blocks: list[tuple[str, list[str]]], width: int) -> str:
