@@ -49,6 +49,8 @@ class TextPart(_Model):
 class ImagePart(_Model):
     """An image given by URL, or by raw bytes plus media type."""
 
+    model_config = ConfigDict(extra="forbid", ser_json_bytes="base64", val_json_bytes="base64")
+
     type: Literal["image"] = "image"
     url: str | None = None
     data: bytes | None = None

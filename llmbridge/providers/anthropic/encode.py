@@ -147,7 +147,11 @@ def encode_messages(
         if msg.role == "system":
             if turns:
                 warnings.append("a system message after the first turn was moved to `system`")
-            system.extend(encode_text(p, role="system") for p in msg.content if isinstance(p, TextPart) and p.text)
+            system.extend(
+                encode_text(p, role="system")
+                for p in msg.content
+                if isinstance(p, TextPart) and p.text
+            )
             continue
         role = _API_ROLE[msg.role]
         blocks = _blocks(msg, role=role, provider_name=provider_name, warnings=warnings)

@@ -16,7 +16,8 @@ Rules:
 * API version 2026-10-21 removed ``temperature`` / ``top_p`` / ``top_k`` (a 400 even at their
   defaults): they are dropped with a warning unless an older ``api_version`` is configured.
 * Settings that cannot be honoured become warnings (``request_warnings``), surfaced on
-  ``StreamStart``; only an unbuildable request raises. ``extra`` is merged into the body last.
+  ``StreamStart``; only an unbuildable request raises. ``extra`` is merged into the body last
+  (``extra["tools"]``, e.g. server tools, is appended to the app's tools).
 """
 
 from __future__ import annotations
@@ -74,7 +75,9 @@ def _thinking(req: ChatRequest, body: dict[str, Any], warnings: list[str]) -> in
     if cfg.budget_tokens is not None:
         budget = cfg.budget_tokens
         if budget < MIN_THINKING_BUDGET:
-            warnings.append(f"thinking budget {budget} raised to the API minimum {MIN_THINKING_BUDGET}")
+            warnings.append(
+                f"thinking budget {budget} raised to the API minimum {MIN_THINKING_BUDGET}"
+            )
             budget = MIN_THINKING_BUDGET
         thinking = {"type": "enabled", "budget_tokens": budget}
         if cfg.effort is not None and supports_adaptive(req.model):
@@ -118,7 +121,9 @@ def build_body(
         if value is None:
             continue
         if api_version >= SAMPLING_REMOVED_FROM:
-            warnings.append(f"{name} was dropped: anthropic-version {api_version} does not accept it")
+            warnings.append(
+                f"{name} was dropped: anthropic-version {api_version} does not accept it"
+            )
         else:
             body[name] = value
     if "thinking" in extras:
@@ -128,7 +133,11 @@ def build_body(
         output_config["format"] = {"type": "json_schema", "schema": req.response_format.json_schema}
     if output_config:
         body["output_config"] = output_config
-    body.update(req.extra)
+    for name, value in req.extra.items():
+        if name == "tools" and isinstance(value, list) and "tools" in body:
+            body["tools"] = [*body["tools"], *value]  # server tools next to the app's tools
+        else:
+            body[name] = value
     return body, warnings
 
 

@@ -1,0 +1,85 @@
+"""The ``anthropic`` provider: Claude through the Messages API (``POST /v1/messages``).
+
+Follows https://platform.claude.com/docs/en/api/messages and the installed ``anthropic``
+SDK (2.x) for headers. Rules: the key (``ANTHROPIC_API_KEY``) and every option are resolved
+once, here; the key is kept as a ``Secret`` and only revealed into request headers.
+
+Options (``Client(providers={"anthropic": {...}})``): ``api_key``, ``base_url`` (default
+``https://api.anthropic.com``), ``headers`` (an ``anthropic-beta`` header there is merged with
+``betas``), ``api_version`` (default ``2026-10-21``; ``"2023-06-01"`` keeps ``temperature`` /
+``top_p``), ``auth`` (``"bearer"``, the SDK's scheme, or ``"x-api-key"`` for proxies that read
+that header), ``betas`` (list or comma-separated string of ``anthropic-beta`` flags).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from ...errors import APIError, ConfigurationError
+from ...types import ChatRequest
+from ..base import Capabilities, HttpRequest, ProviderConfig, Secret
+from .decode import AnthropicDecoder
+from .errors import map_error
+from .request import API_VERSION, build_body, build_headers
+
+__all__ = ["DEFAULT_BASE_URL", "AnthropicProvider", "create"]
+
+DEFAULT_BASE_URL = "https://api.anthropic.com"
+_AUTH_SCHEMES = ("bearer", "x-api-key")
+
+
+class AnthropicProvider:
+    """Anthropic Messages API provider (streaming)."""
+
+    def __init__(self, config: ProviderConfig, *, name: str = "anthropic") -> None:
+        self.name = name
+        key = config.key("ANTHROPIC_API_KEY", provider=name)
+        assert key is not None
+        self._key: Secret = key
+        self._base_url = (config.base_url or DEFAULT_BASE_URL).rstrip("/")
+        options = config.options
+        self._api_version = str(options.get("api_version") or API_VERSION)
+        auth = str(options.get("auth") or "bearer").lower()
+        if auth not in _AUTH_SCHEMES:
+            raise ConfigurationError(
+                f"provider {name!r}: auth must be one of {', '.join(_AUTH_SCHEMES)} (got {auth!r})",
+                provider=name,
+            )
+        self._auth = auth
+        betas = options.get("betas") or []
+        if isinstance(betas, str):
+            betas = [b.strip() for b in betas.split(",") if b.strip()]
+        self._betas = [str(b) for b in betas]
+        self._headers = dict(config.headers)
+
+    def __repr__(self) -> str:
+        return f"AnthropicProvider(name={self.name!r}, base_url={self._base_url!r}, api_key={self._key!r})"
+
+    def capabilities(self, model: str) -> Capabilities:
+        legacy = model.startswith(("claude-2", "claude-instant", "claude-3-haiku", "claude-3-5"))
+        return Capabilities(native_tools=True, reasoning=not legacy, images=True)
+
+    def build_request(self, request: ChatRequest) -> HttpRequest:
+        body, _ = build_body(request, provider_name=self.name, api_version=self._api_version)
+        headers = build_headers(
+            key=self._key.reveal(),
+            api_version=self._api_version,
+            auth=self._auth,
+            betas=self._betas,
+            extra=self._headers,
+        )
+        return HttpRequest(
+            method="POST", url=f"{self._base_url}/v1/messages", headers=headers, json=body
+        )
+
+    def new_decoder(self, request: ChatRequest) -> AnthropicDecoder:
+        _, warnings = build_body(request, provider_name=self.name, api_version=self._api_version)
+        return AnthropicDecoder(provider=self.name, warnings=warnings)
+
+    def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
+        return map_error(provider=self.name, status=status, headers=headers, body=body)
+
+
+def create(config: ProviderConfig) -> AnthropicProvider:
+    """Registry factory for ``anthropic``."""
+    return AnthropicProvider(config)
