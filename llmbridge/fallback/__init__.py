@@ -1,0 +1,40 @@
+"""Prompt-based tool calling for models without native tools (and rescue of leaked calls).
+
+Request side: ``prepare_request(request)`` writes the tools and the calling format into the
+system prompt and rewrites tool history as text. Response side: ``PromptToolDecoder`` wraps a
+provider decoder and turns ``<function_call>{"name": ..., "arguments": {...}}</function_call>``
+in the streamed text into the same ``ToolCallStart`` / ``ToolCallChunk`` / ``ToolCallEnd``
+events native tools give, through the sans-IO ``ToolCallParser``.
+
+Policy for bad calls (see ``parser.py``): an unknown tool name, malformed JSON, a missing name,
+non-object arguments or a stream ending inside a tag never crash and never vanish: the call is
+emitted with ``ToolCallEnd.error`` set and the whole tag text in
+``provider_data["raw_text"]``. In rescue mode only calls to declared tools are extracted;
+everything else stays text.
+"""
+
+from .body import CallBody
+from .decoder import PromptToolDecoder
+from .dialects import FUNCTION_CALL, KNOWN_DIALECTS, TOOL_CALL, Dialect, render_call
+from .history import render_result, rewrite_history
+from .instructions import merge_system, render_instructions
+from .parser import ToolCallParser
+from .request import call_id_prefix, choose_tool_mode, prepare_request
+
+__all__ = [
+    "FUNCTION_CALL",
+    "KNOWN_DIALECTS",
+    "TOOL_CALL",
+    "CallBody",
+    "Dialect",
+    "PromptToolDecoder",
+    "ToolCallParser",
+    "call_id_prefix",
+    "choose_tool_mode",
+    "merge_system",
+    "prepare_request",
+    "render_call",
+    "render_instructions",
+    "render_result",
+    "rewrite_history",
+]

@@ -65,7 +65,10 @@ KNOWN_DIALECTS: tuple[Dialect, ...] = (FUNCTION_CALL, TOOL_CALL)
 
 
 def render_call(
-    *, name: str, arguments: dict[str, Any] | None = None, raw_arguments: str | None = None,
+    *,
+    name: str,
+    arguments: dict[str, Any] | None = None,
+    raw_arguments: str | None = None,
     dialect: Dialect,
 ) -> str:
     """One call as the model is asked to write it. ``raw_arguments`` (JSON text) wins if given."""

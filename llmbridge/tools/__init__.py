@@ -1,5 +1,66 @@
-"""Tools the app offers the model: specs, validation, registry, the tool loop."""
+"""Tools the app offers the model: specs, validation, registry, the tool loop, MCP.
 
+Rules: importing this package is cheap and safe from ``llmbridge.types`` (which imports
+``ToolSpec``): only modules that do not need ``llmbridge.types`` load eagerly; the registry,
+results, the loop and MCP load on first attribute access. ``mcp`` itself is imported only
+when an MCP connection is made.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .context import ToolContext
+from .decorator import Tool, tool
+from .errors import ToolLimitError, ToolSchemaError, ToolTimeoutError
 from .spec import ToolSpec
 
-__all__ = ["ToolSpec"]
+if TYPE_CHECKING:
+    from .loop import ToolLoop, run_tool_loop
+    from .mcp import MCPConnection, MCPTool, MCPToolError, connect_http, connect_stdio
+    from .registry import ToolRegistry
+    from .results import ToolOutput, ToolResult
+
+__all__ = [
+    "MCPConnection",
+    "MCPTool",
+    "MCPToolError",
+    "Tool",
+    "ToolContext",
+    "ToolLimitError",
+    "ToolLoop",
+    "ToolOutput",
+    "ToolRegistry",
+    "ToolResult",
+    "ToolSchemaError",
+    "ToolSpec",
+    "ToolTimeoutError",
+    "connect_http",
+    "connect_stdio",
+    "run_tool_loop",
+    "tool",
+]
+
+_LAZY = {
+    "ToolRegistry": "registry",
+    "ToolResult": "results",
+    "ToolOutput": "results",
+    "ToolLoop": "loop",
+    "run_tool_loop": "loop",
+    "MCPConnection": "mcp",
+    "MCPTool": "mcp",
+    "MCPToolError": "mcp",
+    "connect_http": "mcp",
+    "connect_stdio": "mcp",
+}
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    import importlib
+
+    value = getattr(importlib.import_module(f".{module}", __name__), name)
+    globals()[name] = value
+    return value

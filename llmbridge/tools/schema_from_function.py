@@ -92,9 +92,15 @@ def _field(annotation: Any, default: Any, doc: str | None, alias: str) -> tuple[
         strings = [m for m in meta if isinstance(m, str)]
         text = strings[-1] if strings else None
         rest = [m for m in meta if not isinstance(m, str)]
-        annotation = Annotated[(base, *rest)] if rest else base
+        args = (base, *rest)
+        annotation = Annotated[args] if rest else base
     info = default if isinstance(default, FieldInfo) else Field(default=default)
-    overrides: dict[str, Any] = {"alias": alias}
+    overrides: dict[str, Any] = {
+        "alias": alias,
+        "validation_alias": alias,
+        "serialization_alias": alias,
+        "alias_priority": 2,
+    }
     if info.description is None and (text or doc):
         overrides["description"] = text or doc
     return annotation, FieldInfo.merge_field_infos(info, **overrides)

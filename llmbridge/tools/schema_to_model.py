@@ -16,6 +16,7 @@ Rules:
 
 from __future__ import annotations
 
+import keyword
 import re
 import typing
 from functools import lru_cache
@@ -41,17 +42,18 @@ _SCALARS: dict[str, Any] = {
     "boolean": bool,
     "null": type(None),
 }
-_CONSTRAINTS = {
-    "minLength": "min_length",
-    "maxLength": "max_length",
-    "minItems": "min_length",
-    "maxItems": "max_length",
+_NUMBER_CONSTRAINTS = {
     "minimum": "ge",
     "maximum": "le",
     "exclusiveMinimum": "gt",
     "exclusiveMaximum": "lt",
     "multipleOf": "multiple_of",
-    "pattern": "pattern",
+}
+_CONSTRAINTS: dict[str, dict[str, str]] = {
+    "string": {"minLength": "min_length", "maxLength": "max_length", "pattern": "pattern"},
+    "array": {"minItems": "min_length", "maxItems": "max_length"},
+    "integer": _NUMBER_CONSTRAINTS,
+    "number": _NUMBER_CONSTRAINTS,
 }
 
 
@@ -145,7 +147,7 @@ def model_for_schema(schema: dict[str, Any]) -> type[BaseModel]:
     """The (cached) validation model of a checked parameters schema."""
     schema = normalize_root(schema)
     check_tool_schema(schema)
-    return _model_for_schema_json(orjson.dumps(schema, option=orjson.OPT_SORT_KEYS))
+    return _model_for_schema_json(orjson.dumps(schema))
 
 
 def dump_arguments(value: Any) -> Any:
@@ -173,7 +175,11 @@ def _pascal(text: str) -> str:
 
 
 def _field_name(prop: str, taken: set[str]) -> str:
-    base = "p_" + re.sub(r"\W", "_", prop)
+    plain = prop.isidentifier() and not keyword.iskeyword(prop) and not prop.startswith("_")
+    if plain and not prop.startswith("model_") and not hasattr(BaseModel, prop):
+        base = prop  # the property's own name keeps pydantic's messages readable
+    else:
+        base = "p_" + re.sub(r"\W", "_", prop)
     name, i = base, 1
     while name in taken:
         name, i = f"{base}_{i}", i + 1
@@ -238,9 +244,9 @@ class _Converter:
             result: Any = self._object(node, hint)
         elif kind == "array":
             item = self.convert(node.get("items", True), f"{hint}Item")
-            result = self._constrained(list[item], node)  # type: ignore[valid-type]
+            result = self._constrained(list[item], node, kind)  # type: ignore[valid-type]
         else:
-            result = self._constrained(_SCALARS[kind], node)
+            result = self._constrained(_SCALARS[kind], node, kind)
         return self._nullable(result, node)
 
     def _object(self, node: dict[str, Any], hint: str) -> Any:
@@ -266,7 +272,9 @@ class _Converter:
             elif prop not in required:
                 info["default"] = ABSENT
             fields[_field_name(prop, taken)] = (kind, Field(**info))
-        extra = "forbid" if node.get("additionalProperties") is False else "allow"
+        extra: Literal["forbid", "allow"] = (
+            "forbid" if node.get("additionalProperties") is False else "allow"
+        )
         config = ConfigDict(extra=extra, populate_by_name=False, regex_engine="python-re")
         model: type[BaseModel] = create_model(_pascal(hint), __config__=config, **fields)
         self.models.append(model)
@@ -301,16 +309,17 @@ class _Converter:
         if isinstance(prop, str) and len(models) == len(types) > 1:
             names = {n for m in models for n, f in m.model_fields.items() if f.alias == prop}
             if len(names) == 1:
+                tagged: Any = Annotated[union, Field(discriminator=names.pop())]
                 try:
-                    tagged: Any = Annotated[union, Field(discriminator=names.pop())]
                     create_model("Probe", x=(tagged, ...))
-                    union = tagged
-                except Exception:  # noqa: BLE001, S110 - not taggable: fall back to a plain union
-                    pass
+                except Exception:  # not taggable (a variant lacks a literal tag): plain union
+                    tagged = union
+                union = tagged
         return self._nullable(union, node)
 
-    def _constrained(self, kind: Any, node: dict[str, Any]) -> Any:
-        kwargs = {_CONSTRAINTS[k]: v for k, v in node.items() if k in _CONSTRAINTS}
+    def _constrained(self, kind: Any, node: dict[str, Any], json_type: str) -> Any:
+        table = _CONSTRAINTS.get(json_type, {})
+        kwargs = {table[k]: v for k, v in node.items() if k in table}
         if isinstance(kwargs.get("pattern"), str):
             try:
                 re.compile(kwargs["pattern"])
@@ -320,4 +329,4 @@ class _Converter:
 
     @staticmethod
     def _nullable(kind: Any, node: dict[str, Any]) -> Any:
-        return typing.Optional[kind] if node.get("nullable") is True else kind  # noqa: UP007
+        return typing.Optional[kind] if node.get("nullable") is True else kind  # noqa: UP045

@@ -37,12 +37,16 @@ from ...types import (
     ToolResultPart,
 )
 
-__all__ = ["GENERATED_ID", "SIGNATURE", "encode_contents", "image_part"]
+__all__ = ["GENERATED_ID", "NEXT_PART", "PLACEMENT", "SIGNATURE", "encode_contents", "image_part"]
 
 GENERATED_ID = "generated_id"
 """``ToolCallPart.provider_data`` key: the id was made up by the decoder, never send it back."""
 SIGNATURE = "thoughtSignature"
 """``ToolCallPart.provider_data`` key holding the model's thought signature."""
+
+PLACEMENT = "signature_placement"
+"""``ReasoningPart.provider_data`` key: ``"next_part"`` when the signature came on the part after."""
+NEXT_PART = "next_part"
 
 _ROLES = {"user": "user", "assistant": "model", "tool": "user"}
 
@@ -103,6 +107,16 @@ class _Encoder:
             body["parts"] = images
         return {"functionResponse": body}
 
+    @staticmethod
+    def _attach(out: dict[str, Any], pending: str | None, parts: list[dict[str, Any]]) -> None:
+        """Give a waiting signature to ``out``; if it has its own, the waiting one stands alone."""
+        if pending is None:
+            return
+        if SIGNATURE in out:
+            parts.append({"text": "", SIGNATURE: pending})
+        else:
+            out[SIGNATURE] = pending
+
     def message_parts(self, message: ChatMessage) -> list[dict[str, Any]]:
         parts: list[dict[str, Any]] = []
         pending: str | None = None  # a signature waiting for the next part
@@ -119,31 +133,37 @@ class _Encoder:
             elif isinstance(part, ReasoningPart):
                 if part.provider != self.provider:
                     continue
-                if not part.text:
-                    if part.signature:
-                        if pending:
-                            parts.append({"text": "", SIGNATURE: pending})
-                        pending = part.signature
+                for_next = not part.text or _for_next_part(part)
+                if part.text:
+                    out = {"text": part.text, "thought": True}
+                    if part.signature and not for_next:
+                        out[SIGNATURE] = part.signature
+                if part.signature and for_next:
+                    if out is not None:
+                        self._attach(out, pending, parts)
+                        parts.append(out)
+                        out, pending = None, None
+                    if pending:
+                        parts.append({"text": "", SIGNATURE: pending})
+                    pending = part.signature
                     continue
-                out = {"text": part.text, "thought": True}
-                if part.signature:
-                    out[SIGNATURE] = part.signature
             elif isinstance(part, RawPart):
                 if part.provider != self.provider:
                     continue
                 out = dict(part.data)
             if out is None:
                 continue
-            if pending:
-                if SIGNATURE in out:  # the part has its own: keep the waiting one apart
-                    parts.append({"text": "", SIGNATURE: pending})
-                else:
-                    out[SIGNATURE] = pending
-                pending = None
+            self._attach(out, pending, parts)
+            pending = None
             parts.append(out)
         if pending:
             parts.append({"text": "", SIGNATURE: pending})
         return parts
+
+
+def _for_next_part(part: ReasoningPart) -> bool:
+    data = part.provider_data or {}
+    return data.get(PLACEMENT) == NEXT_PART
 
 
 def encode_contents(

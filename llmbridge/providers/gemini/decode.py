@@ -33,6 +33,7 @@ import orjson
 from ...errors import MalformedStreamError, StreamTruncatedError
 from ...events import (
     Finish,
+    FinishReason,
     ReasoningDelta,
     StreamEvent,
     StreamStart,
@@ -42,15 +43,17 @@ from ...events import (
     ToolCallStart,
 )
 from ...stream.http_errors import api_error
-from .contents import GENERATED_ID, SIGNATURE
+from .contents import GENERATED_ID, NEXT_PART, PLACEMENT, SIGNATURE
 from .finish_reasons import map_finish_reason
 from .partial_args import ArgumentsBuilder
 from .usage import usage_from_metadata
 
-__all__ = ["NEXT_PART", "GeminiDecoder"]
+__all__ = ["GeminiDecoder"]
 
-NEXT_PART = {"signature_placement": "next_part"}
+_NEXT_PART = {PLACEMENT: NEXT_PART}
 """``ReasoningDelta.provider_data`` of a signature that belongs to the part after it."""
+
+_loads = orjson.loads
 
 _METADATA = (
     ("groundingMetadata", "grounding_metadata"),
@@ -91,61 +94,72 @@ class GeminiDecoder:
 
     # -- feeding -----------------------------------------------------------------------
     def feed(self, event: str, data: str) -> list[StreamEvent]:
-        if not data or data.isspace():
-            return []
         try:
-            chunk = orjson.loads(data)
+            chunk = _loads(data)
         except orjson.JSONDecodeError as exc:
+            if not data or data.isspace():
+                return []
             raise MalformedStreamError(
                 f"Gemini sent a data line that is not JSON: {data[:120]!r}", provider=self.provider
             ) from exc
-        if not isinstance(chunk, dict):
+        if type(chunk) is not dict:
             raise MalformedStreamError(
                 f"Gemini sent a {type(chunk).__name__} where a response object was expected",
                 provider=self.provider,
             )
         out: list[StreamEvent] = []
         if not self._started:
-            self._started = True
-            rid, model = chunk.get("responseId"), chunk.get("modelVersion")
-            self._response_id = rid if isinstance(rid, str) and rid else None
-            out.append(
-                StreamStart(
-                    response_id=self._response_id,
-                    model=model if isinstance(model, str) else None,
-                    warnings=list(self._warnings),
-                )
-            )
-        if chunk.get("error") is not None:
+            self._start(chunk, out)
+        if "error" in chunk and chunk["error"] is not None:
             raise api_error(provider=self.provider, status=None, error=chunk)
         usage = chunk.get("usageMetadata")
-        if isinstance(usage, dict):
+        if type(usage) is dict:
             self._usage = usage
-        feedback = chunk.get("promptFeedback")
+        if "promptFeedback" in chunk:
+            self._feedback(chunk["promptFeedback"])
+        candidates = chunk.get("candidates")
+        if type(candidates) is not list or not candidates:
+            return out
+        candidate = candidates[0]
+        if len(candidates) > 1 or type(candidate) is not dict:  # only candidate 0 is read
+            candidate = next(
+                (c for c in candidates if type(c) is dict and c.get("index", 0) == 0), None
+            )
+            if candidate is None:
+                return out
+        content = candidate.get("content")
+        parts = content.get("parts") if type(content) is dict else None
+        if type(parts) is list:
+            for part in parts:
+                if type(part) is not dict:
+                    continue
+                if len(part) == 1 and self._open is None and self._pending is None:  # hot path
+                    text = part.get("text")
+                    if type(text) is str:
+                        if text:
+                            out.append(TextDelta(text))
+                        continue
+                self._part(part, out)
+        if len(candidate) > ("index" in candidate) + ("content" in candidate):  # finish, metadata
+            reason = candidate.get("finishReason")
+            if type(reason) is str:
+                self._finish = reason
+            for key, name in _METADATA:
+                if candidate.get(key) is not None:
+                    self._extra[name] = candidate[key]
+        return out
+
+    def _start(self, chunk: dict[str, Any], out: list[StreamEvent]) -> None:
+        self._started = True
+        rid, model = chunk.get("responseId"), chunk.get("modelVersion")
+        self._response_id = rid if isinstance(rid, str) and rid else None
+        model = model if isinstance(model, str) else None
+        out.append(StreamStart(self._response_id, model, list(self._warnings)))
+
+    def _feedback(self, feedback: Any) -> None:
         if isinstance(feedback, dict) and isinstance(feedback.get("blockReason"), str):
             self._blocked = feedback["blockReason"]
             self._extra["prompt_feedback"] = feedback
-        candidates = chunk.get("candidates")
-        if isinstance(candidates, list):
-            for candidate in candidates:
-                if isinstance(candidate, dict) and candidate.get("index", 0) == 0:
-                    self._candidate(candidate, out)
-                    break
-        return out
-
-    def _candidate(self, candidate: dict[str, Any], out: list[StreamEvent]) -> None:
-        content = candidate.get("content")
-        parts = content.get("parts") if isinstance(content, dict) else None
-        if isinstance(parts, list):
-            for part in parts:
-                if isinstance(part, dict):
-                    self._part(part, out)
-        reason = candidate.get("finishReason")
-        if isinstance(reason, str):
-            self._finish = reason
-        for key, name in _METADATA:
-            if candidate.get(key) is not None:
-                self._extra[name] = candidate[key]
 
     def _part(self, part: dict[str, Any], out: list[StreamEvent]) -> None:
         signature = part.get(SIGNATURE)
@@ -170,14 +184,16 @@ class GeminiDecoder:
         self._close_call(out)
         self._flush_signature(out)
         if signature is not None:
-            out.append(ReasoningDelta("", signature, dict(NEXT_PART)))
+            out.append(ReasoningDelta("", signature, dict(_NEXT_PART)))
         if isinstance(text, str):
             out.append(TextDelta(text))
         else:  # code execution, server tool calls, generated media: the provider's own
             self._server_parts.append(part)
 
     # -- tool calls ----------------------------------------------------------------------
-    def _function_call(self, call: dict[str, Any], signature: str | None, out: list[StreamEvent]) -> None:
+    def _function_call(
+        self, call: dict[str, Any], signature: str | None, out: list[StreamEvent]
+    ) -> None:
         name = call.get("name")
         more = call.get("willContinue") is True
         current = self._open
@@ -254,7 +270,7 @@ class GeminiDecoder:
 
     def _flush_signature(self, out: list[StreamEvent]) -> None:
         if self._pending is not None:
-            out.append(ReasoningDelta("", self._pending, dict(NEXT_PART)))
+            out.append(ReasoningDelta("", self._pending, dict(_NEXT_PART)))
             self._pending = None
 
     # -- end of body ---------------------------------------------------------------------
@@ -266,11 +282,10 @@ class GeminiDecoder:
         out: list[StreamEvent] = []
         self._close_call(out)
         self._flush_signature(out)
+        raw = self._finish if self._finish is not None else self._blocked
+        reason: FinishReason = "content_filter"  # no finishReason: the prompt itself was blocked
         if self._finish is not None:
-            raw = self._finish
-            reason = map_finish_reason(raw, called_tools=self._calls > 0)
-        else:
-            raw, reason = self._blocked, "content_filter"  # the prompt itself was blocked
+            reason = map_finish_reason(self._finish, called_tools=self._calls > 0)
         if self._server_parts:
             self._extra["server_parts"] = self._server_parts
         usage = usage_from_metadata(self._usage) if self._usage is not None else None

@@ -5,7 +5,8 @@ Follows ``google.genai.types.PartialArg``: each piece names a JSON Path (RFC 953
 ``nullValue``); a string may come in several pieces for the same path (``willContinue``).
 Rules: string pieces for one path are concatenated; paths build nested objects and arrays
 (missing array slots are ``null``); a path that cannot be parsed or that contradicts the shape
-built so far is recorded in ``errors`` and skipped, never raised. The arguments text is
+built so far (or indexes past ``MAX_INDEX``) is recorded in ``errors`` and skipped, never
+raised. The arguments text is
 produced once, when the call closes (the pieces are not JSON text, so there is nothing
 faithful to stream before that).
 """
@@ -15,7 +16,10 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["ArgumentsBuilder", "parse_json_path"]
+__all__ = ["MAX_INDEX", "ArgumentsBuilder", "parse_json_path"]
+
+MAX_INDEX = 100_000
+"""Array indices above this are refused (a bogus path must not allocate a huge list)."""
 
 _SEGMENT = re.compile(
     r"""\.(?P<name>[A-Za-z_$][\w$-]*)|\[(?P<index>\d+)\]|\['(?P<sq>(?:[^'\\]|\\.)*)'\]|\["(?P<dq>(?:[^"\\]|\\.)*)"\]"""
@@ -71,6 +75,8 @@ class ArgumentsBuilder:
         path = piece.get("jsonPath")
         steps = parse_json_path(path) if isinstance(path, str) else None
         has_value, value = _value(piece)
+        if steps and any(isinstance(s, int) and s > MAX_INDEX for s in steps):
+            steps = None
         if not steps or not has_value:
             if path is not None or has_value:
                 self.errors.append(f"unusable partial argument at {path!r}")

@@ -12,6 +12,8 @@ official SDK's own conversion (``google.genai._transformers.process_schema``). R
   dropped and its values are listed in the description instead (so the model still sees them).
 * every keyword outside ``KEPT_KEYWORDS`` is dropped (``$schema``, ``examples``, ``not``,
   ``exclusiveMinimum``...); ``additionalProperties`` is kept only where the API takes it (Vertex).
+* objects with several properties get ``propertyOrdering`` in their declared order (as the SDK
+  does; Gemini otherwise orders structured output alphabetically).
 * the input is never mutated; the output is a fresh dict.
 """
 
@@ -101,16 +103,23 @@ class _Converter:
                 out[key] = schema[key]
         self._enum(schema, out)
         if isinstance(schema.get("properties"), dict):
-            out["properties"] = {name: self.convert(sub) for name, sub in schema["properties"].items()}
-            if isinstance(schema.get("propertyOrdering"), list):
-                out["propertyOrdering"] = schema["propertyOrdering"]
+            out["properties"] = {
+                name: self.convert(sub) for name, sub in schema["properties"].items()
+            }
+            ordering = schema.get("propertyOrdering")
+            if isinstance(ordering, list):
+                out["propertyOrdering"] = ordering
+            elif len(out["properties"]) > 1:  # as the SDK does: keep the app's key order
+                out["propertyOrdering"] = list(out["properties"])
         if isinstance(schema.get("required"), list):
             out["required"] = [r for r in schema["required"] if isinstance(r, str)]
         if "items" in schema and isinstance(schema["items"], dict):
             out["items"] = self.convert(schema["items"])
         extra = schema.get("additionalProperties")
         if self.additional_properties and extra is not None:
-            out["additionalProperties"] = self.convert(extra) if isinstance(extra, dict) else bool(extra)
+            out["additionalProperties"] = (
+                self.convert(extra) if isinstance(extra, dict) else bool(extra)
+            )
         if nullable:
             out["nullable"] = True
         return out
@@ -149,7 +158,9 @@ def _merge_all_of(schema: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def to_gemini_schema(schema: dict[str, Any], *, additional_properties: bool = False) -> dict[str, Any]:
+def to_gemini_schema(
+    schema: dict[str, Any], *, additional_properties: bool = False
+) -> dict[str, Any]:
     """Convert a JSON schema to Gemini's ``Schema`` (pure; ``schema`` is left untouched)."""
     defs: dict[str, Any] = {}
     for key in ("definitions", "$defs"):

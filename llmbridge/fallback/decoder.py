@@ -1,0 +1,100 @@
+"""``PromptToolDecoder``: a provider decoder wrapped so tagged calls in its text become calls.
+
+Rules:
+
+* It implements the ``Decoder`` protocol (``feed(event, data)``, ``close()``) around the
+  provider's own decoder: every ``TextDelta`` goes through a ``ToolCallParser``; every other
+  event passes through untouched and in order (reasoning, usage, native tool calls).
+* Before the ``Finish`` event the parser is closed, so held text and open calls come out first
+  and ``Finish`` stays last. When calls were extracted, a ``stop`` finish becomes
+  ``tool_calls`` (``raw_reason`` keeps the provider's value); ``length``, ``content_filter`` and
+  ``error`` keep their meaning (a call cut by ``length`` is flagged on its ``ToolCallEnd``).
+* Prompt mode (default): calls of any name are extracted; names not among ``tools`` are flagged
+  (``ToolCallEnd.error``). Rescue mode (``rescue=True``, for servers with native tools that
+  leak calls as text): all known dialects are looked for, only calls to declared tools are
+  extracted, anything else stays text; native tool-call events pass through and extracted
+  calls are indexed after them.
+* Ids are generated: ``f"{id_prefix}{n}"``, unique per response and the same for the same
+  input however it was chunked (pass ``call_id_prefix(request)`` for conversation-wide
+  uniqueness).
+* Text the parser holds (a possible tag prefix, an open call) stays held while other events
+  pass, so a reasoning delta may overtake up to one tag's worth of text; text itself is exact.
+* Errors raised by the wrapped decoder propagate unchanged (text the parser still held at that
+  moment is not in the partial response: at most one tag's worth).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from ..events import Finish, StreamEvent, TextDelta, ToolCallStart
+from ..providers.base import Decoder
+from ..tools.spec import ToolSpec
+from .dialects import FUNCTION_CALL, KNOWN_DIALECTS, Dialect
+from .parser import ToolCallParser
+
+__all__ = ["PromptToolDecoder"]
+
+
+class PromptToolDecoder:
+    """Wrap ``inner`` so tool calls written as tagged text become tool-call events."""
+
+    def __init__(
+        self,
+        inner: Decoder,
+        *,
+        tools: Sequence[ToolSpec],
+        dialect: Dialect = FUNCTION_CALL,
+        rescue: bool = False,
+        id_prefix: str | None = None,
+    ) -> None:
+        dialects = (dialect, *(d for d in KNOWN_DIALECTS if d != dialect)) if rescue else (dialect,)
+        self._inner = inner
+        self._parser = ToolCallParser(
+            dialects=dialects,
+            tool_names=[t.name for t in tools],
+            rescue=rescue,
+            id_prefix=id_prefix if id_prefix is not None else ("call_text_" if rescue else "call_"),
+        )
+        self._finished = False
+
+    @property
+    def extracted_calls(self) -> int:
+        """How many calls were taken out of the text so far."""
+        return self._parser.calls
+
+    def feed(self, event: str, data: str) -> list[StreamEvent]:
+        events = self._inner.feed(event, data)
+        return self._route(events) if events else events
+
+    def close(self) -> list[StreamEvent]:
+        out = self._route(self._inner.close())
+        if not self._finished:
+            out.extend(self._parser.close())
+        return out
+
+    def _route(self, events: list[StreamEvent]) -> list[StreamEvent]:
+        parser = self._parser
+        out: list[StreamEvent] = []
+        for ev in events:
+            if isinstance(ev, TextDelta):
+                if parser.idle and "<" not in ev.text:
+                    out.append(ev)
+                else:
+                    out.extend(parser.feed(ev.text))
+            elif isinstance(ev, Finish):
+                out.extend(parser.close())
+                self._finished = True
+                if parser.calls and ev.reason == "stop":
+                    ev = Finish(
+                        reason="tool_calls",
+                        raw_reason=ev.raw_reason,
+                        usage=ev.usage,
+                        provider_data=ev.provider_data,
+                    )
+                out.append(ev)
+            else:
+                if isinstance(ev, ToolCallStart):
+                    parser.next_index = max(parser.next_index, ev.index + 1)
+                out.append(ev)
+        return out

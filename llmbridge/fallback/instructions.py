@@ -1,0 +1,127 @@
+"""The system-prompt instructions that teach a model without native tools to call ours.
+
+Rules:
+
+* Deterministic and readable: the same tools, choice and dialect always render the same text.
+  Tools keep the caller's order; schemas are JSON with their keys in the caller's order.
+* The text states the calling format (``render_call`` of the dialect, so the parser reads
+  exactly what is asked for), that several calls may follow each other, that the model stops
+  after calling and waits, and how results come back (``<function_result name=.. id=..>``).
+* ``tool_choice`` is honoured through the text: ``required`` (call at least one tool),
+  a named tool (call exactly that one), ``none`` (answer without calling), ``auto`` (the model
+  decides). ``parallel_tool_calls=False`` asks for at most one call.
+* ``merge_system`` puts the instructions after the caller's own system prompt, in the first
+  system message (a new one is created when there is none); nothing is mutated.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import orjson
+
+from ..tools.spec import ToolSpec
+from ..types import ChatMessage, ContentPart, TextPart, ToolChoice
+from .dialects import Dialect, render_call
+
+__all__ = ["merge_system", "render_instructions"]
+
+_JSON_OPTS = orjson.OPT_INDENT_2
+
+
+def _schema(spec: ToolSpec) -> str:
+    return orjson.dumps(spec.parameters, option=_JSON_OPTS).decode()
+
+
+def _markdown_tools(tools: Sequence[ToolSpec]) -> str:
+    sections = []
+    for spec in tools:
+        lines = [f"## {spec.name}"]
+        if spec.description.strip():
+            lines.append(spec.description.strip())
+        lines.append(f"Arguments (JSON schema):\n{_schema(spec)}")
+        sections.append("\n".join(lines))
+    return "\n\n".join(sections)
+
+
+def _json_lines_tools(tools: Sequence[ToolSpec]) -> str:
+    lines = [
+        orjson.dumps(
+            {
+                "type": "function",
+                "function": {
+                    "name": spec.name,
+                    "description": spec.description,
+                    "parameters": spec.parameters,
+                },
+            }
+        ).decode()
+        for spec in tools
+    ]
+    return "<tools>\n" + "\n".join(lines) + "\n</tools>"
+
+
+def _choice_rule(choice: ToolChoice | None, parallel: bool | None) -> str:
+    mode = choice.mode if choice is not None else "auto"
+    if mode == "none":
+        return "Do not call any tool in this response: answer in plain text."
+    if mode == "required":
+        rule = "You must call at least one tool in this response."
+    elif mode == "tool":
+        assert choice is not None
+        rule = f"You must call the tool {choice.name} in this response, and no other tool."
+    else:
+        rule = "Call a tool only when it helps; otherwise answer in plain text."
+    if parallel is False:
+        rule += " Call at most one tool per response."
+    return rule
+
+
+def render_instructions(
+    tools: Sequence[ToolSpec],
+    *,
+    dialect: Dialect,
+    tool_choice: ToolChoice | None = None,
+    parallel_tool_calls: bool | None = None,
+) -> str:
+    """The instructions text for ``tools`` (empty string when there are no tools)."""
+    if not tools:
+        return ""
+    listing = (
+        _json_lines_tools(tools) if dialect.tools_style == "json_lines" else _markdown_tools(tools)
+    )
+    example = render_call(name="tool_name", raw_arguments='{"argument": "value"}', dialect=dialect)
+    result = f'<{dialect.result_tag} name="tool_name" id="call_id">...</{dialect.result_tag}>'
+    parts = [
+        "# Tools",
+        "You can call the following tools.",
+        listing,
+        "# How to call a tool",
+        "To call a tool, write exactly this, with the tool's arguments as a JSON object "
+        "matching its schema:",
+        example,
+        "\n".join(
+            [
+                "- You may write several calls one after another.",
+                "- After your last call, stop writing and wait: the results come back in the "
+                f"next message as {result}.",
+                "- Never write tool results yourself, and only call the tools listed above.",
+                f"- {_choice_rule(tool_choice, parallel_tool_calls)}",
+            ]
+        ),
+    ]
+    return "\n\n".join(parts)
+
+
+def merge_system(messages: Sequence[ChatMessage], instructions: str) -> list[ChatMessage]:
+    """``messages`` with ``instructions`` appended to the first system message (or a new one)."""
+    out = list(messages)
+    if not instructions:
+        return out
+    for i, message in enumerate(out):
+        if message.role == "system":
+            sep = "\n\n" if message.text.strip() else ""
+            content: list[ContentPart] = [*message.content, TextPart(text=sep + instructions)]
+            out[i] = ChatMessage(role="system", content=content)
+            return out
+    return [ChatMessage.system(instructions), *out]

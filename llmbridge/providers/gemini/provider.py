@@ -1,0 +1,147 @@
+"""The ``gemini`` (Gemini API) and ``vertex`` (Vertex AI) providers: URL, auth, wiring.
+
+Follows the official SDK's client (``google.genai._api_client``): Gemini API at
+``https://generativelanguage.googleapis.com/{version}/models/{model}:streamGenerateContent?alt=sse``
+with the key in the ``x-goog-api-key`` header (never in the URL), default version ``v1``;
+Vertex AI at ``https://{location}-aiplatform.googleapis.com/v1/projects/{project}/locations/
+{location}/publishers/google/models/{model}:streamGenerateContent?alt=sse`` with a bearer
+token (``global`` uses ``aiplatform.googleapis.com``, ``us`` / ``eu`` their ``.rep`` hosts).
+Rules: keys, project and location are resolved once, at construction; the key is a
+``Secret`` revealed only into the request headers. Options: ``api_version``, ``json_schema``
+(send tool and response schemas as full JSON Schema), Vertex ``project``, ``location``,
+``access_token`` and ``stream_tool_arguments`` (``streamFunctionCallArguments``).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from urllib.parse import quote
+
+from ...errors import APIError, ConfigurationError
+from ...types import ChatRequest
+from ..base import Capabilities, HttpRequest, ProviderConfig, Secret
+from .decode import GeminiDecoder
+from .errors import map_http_error
+from .request import build_body, dropped_settings
+
+__all__ = ["GEMINI_BASE_URL", "GeminiProvider", "VertexProvider", "create", "create_vertex"]
+
+GEMINI_BASE_URL = "https://generativelanguage.googleapis.com"
+GEMINI_API_VERSION = "v1"
+VERTEX_API_VERSION = "v1"
+_MULTI_REGION = frozenset({"us", "eu"})
+_VERSIONED = re.compile(r"/v\d+(?:alpha|beta)?\d*$")
+
+
+def _flag(value: object) -> bool:
+    return value is True or (isinstance(value, str) and value.lower() in ("1", "true", "yes"))
+
+
+def _model_path(model: str) -> str:
+    """``gemini-2.5-flash`` → ``models/gemini-2.5-flash``; ``tunedModels/x`` stays as is."""
+    return model if "/" in model else f"models/{quote(model, safe='.-_')}"
+
+
+class GeminiProvider:
+    """Gemini API (Google AI Studio keys). ``base_url`` is the root, e.g. ``https://host``
+    (the API version is appended unless the URL already ends with one)."""
+
+    name = "gemini"
+    _vertex = False
+
+    def __init__(self, config: ProviderConfig, *, key: Secret, base: str) -> None:
+        self._key = key
+        self._base = base.rstrip("/")
+        self._headers = dict(config.headers)
+        self._json_schema = _flag(config.options.get("json_schema"))
+        self._stream_arguments = _flag(config.options.get("stream_tool_arguments"))
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(base={self._base!r}, key={self._key!r})"
+
+    def capabilities(self, model: str) -> Capabilities:
+        thinking = any(tag in model for tag in ("2.5", "gemini-3", "thinking"))
+        return Capabilities(native_tools=True, reasoning=thinking, images=True)
+
+    def _url(self, model: str) -> str:
+        return f"{self._base}/{_model_path(model)}:streamGenerateContent?alt=sse"
+
+    def _auth(self) -> dict[str, str]:
+        return {"x-goog-api-key": self._key.reveal()}
+
+    def build_request(self, request: ChatRequest) -> HttpRequest:
+        body = build_body(
+            request,
+            provider=self.name,
+            vertex=self._vertex,
+            json_schema=self._json_schema,
+            stream_arguments=self._stream_arguments,
+        )
+        headers = {"content-type": "application/json", **self._headers, **self._auth()}
+        return HttpRequest(method="POST", url=self._url(request.model), headers=headers, json=body)
+
+    def new_decoder(self, request: ChatRequest) -> GeminiDecoder:
+        return GeminiDecoder(provider=self.name, warnings=dropped_settings(request))
+
+    def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
+        return map_http_error(provider=self.name, status=status, headers=headers, body=body)
+
+
+class VertexProvider(GeminiProvider):
+    """Vertex AI (Google Cloud project + OAuth bearer token)."""
+
+    name = "vertex"
+    _vertex = True
+
+    def _auth(self) -> dict[str, str]:
+        return {"authorization": f"Bearer {self._key.reveal()}"}
+
+    def _url(self, model: str) -> str:
+        path = model if "/" in model else f"publishers/google/models/{quote(model, safe='.-_@')}"
+        return f"{self._base}/{path}:streamGenerateContent?alt=sse"
+
+
+def create(config: ProviderConfig) -> GeminiProvider:
+    """Registry factory for ``gemini``: key from config, ``GEMINI_API_KEY`` or ``GOOGLE_API_KEY``."""
+    key = config.key("GEMINI_API_KEY", "GOOGLE_API_KEY", provider="gemini")
+    assert key is not None
+    version = str(config.options.get("api_version") or GEMINI_API_VERSION)
+    base = (config.base_url or GEMINI_BASE_URL).rstrip("/")
+    if not _VERSIONED.search(base):
+        base = f"{base}/{version}"
+    return GeminiProvider(config, key=key, base=base)
+
+
+def _vertex_host(location: str) -> str:
+    if location == "global":
+        return "https://aiplatform.googleapis.com"
+    if location in _MULTI_REGION:
+        return f"https://aiplatform.{location}.rep.googleapis.com"
+    return f"https://{location}-aiplatform.googleapis.com"
+
+
+def create_vertex(config: ProviderConfig) -> VertexProvider:
+    """Registry factory for ``vertex``: ``project`` / ``location`` from options or
+    ``GOOGLE_CLOUD_PROJECT`` / ``GOOGLE_CLOUD_LOCATION``; the bearer token as ``api_key`` or
+    ``options["access_token"]``."""
+    env = os.environ if config.env is None else config.env
+    options = config.options
+    token = options.get("access_token")
+    key = Secret(str(token)) if token else config.key(provider="vertex")
+    assert key is not None
+    project = options.get("project") or env.get("GOOGLE_CLOUD_PROJECT")
+    location = str(options.get("location") or env.get("GOOGLE_CLOUD_LOCATION") or "global")
+    version = str(options.get("api_version") or VERTEX_API_VERSION)
+    if config.base_url:
+        base = config.base_url
+    elif not project:
+        raise ConfigurationError(
+            "provider 'vertex' needs a Google Cloud project: pass providers={'vertex': "
+            "{'project': ..., 'location': ...}} or set GOOGLE_CLOUD_PROJECT",
+            provider="vertex",
+        )
+    else:
+        base = f"{_vertex_host(location)}/{version}/projects/{project}/locations/{location}"
+    return VertexProvider(config, key=key, base=base)

@@ -1,0 +1,129 @@
+"""The tool loop: stream a model turn, run the tools it called, feed results back, repeat.
+
+Rules:
+
+* A *step* is one model turn. Each turn is streamed through ``stream(messages)`` and every
+  event is yielded as it arrives; the turn is folded with ``llmbridge.response.Accumulator``
+  (the one fold, not a copy of it) and its assistant message appended to ``loop.messages``.
+* A turn whose message holds tool calls has them executed concurrently (anyio task group, via
+  ``ToolRegistry.execute_all``); each result is yielded as a ``ToolResult`` event, in the order
+  of the calls, and appended to ``loop.messages``. Failures (bad arguments, unknown tool, the
+  tool raising, limits, timeouts) are ``is_error`` results the model reads, never exceptions.
+* A turn without tool calls is the final answer: the loop ends, ``stop_reason == "final"``.
+* Step limit: after ``max_steps`` turns the loop ends even if the last turn called tools.
+  Those calls are still executed and their results yielded and appended, so ``loop.messages``
+  is a valid conversation the app can continue with another run; ``stop_reason ==
+  "max_steps"``. No exception: the app checks ``stop_reason``.
+* Errors from the model stream (API errors, truncation) propagate unchanged.
+* Works the same for native tool calls and the prompt fallback: both yield the same events.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
+from typing import Any, Literal, TypeAlias
+
+from ..events import StreamEvent
+from ..response import Accumulator, ChatResponse
+from ..types import ChatMessage
+from .registry import ToolRegistry
+from .results import ToolResult
+
+__all__ = ["LoopEvent", "StreamTurn", "ToolLoop", "run_tool_loop"]
+
+StreamTurn: TypeAlias = Callable[[list[ChatMessage]], AsyncIterator[StreamEvent]]
+"""Streams one model turn for the given conversation."""
+LoopEvent: TypeAlias = StreamEvent | ToolResult
+
+
+class ToolLoop:
+    """Async iterator over the loop's events; keeps the conversation as it grows."""
+
+    def __init__(
+        self,
+        stream: StreamTurn,
+        messages: Sequence[ChatMessage],
+        *,
+        registry: ToolRegistry,
+        max_steps: int,
+        context: Any = None,
+        provider: str | None = None,
+    ) -> None:
+        if max_steps < 1:
+            raise ValueError(f"max_steps must be at least 1, got {max_steps}")
+        self.messages: list[ChatMessage] = list(messages)
+        """The whole conversation: the given messages, then every turn and tool result."""
+        self.registry = registry
+        self.max_steps = max_steps
+        self.context = context
+        self.steps = 0
+        """Model turns streamed so far."""
+        self.stop_reason: Literal["final", "max_steps"] | None = None
+        """Why the loop ended (``None`` while running or after an error)."""
+        self.response: ChatResponse | None = None
+        """The last model turn."""
+        self._start = len(self.messages)
+        self._stream = stream
+        self._provider = provider
+        self._events = self._run()
+
+    @property
+    def new_messages(self) -> list[ChatMessage]:
+        """The messages this loop added (assistant turns and tool results)."""
+        return self.messages[self._start :]
+
+    def __aiter__(self) -> ToolLoop:
+        return self
+
+    async def __anext__(self) -> LoopEvent:
+        return await self._events.__anext__()
+
+    async def aclose(self) -> None:
+        await self._events.aclose()
+
+    async def _turn(self) -> AsyncGenerator[StreamEvent, None]:
+        acc = Accumulator(provider=self._provider)
+        events = self._stream(list(self.messages))
+        try:
+            async for event in events:
+                acc.add(event)
+                yield event
+        finally:
+            close = getattr(events, "aclose", None)
+            if close is not None:
+                await close()
+        self.steps += 1
+        self.response = acc.response()
+        self.messages.append(self.response.message)
+
+    async def _run(self) -> AsyncGenerator[LoopEvent, None]:
+        while True:
+            async for event in self._turn():
+                yield event
+            assert self.response is not None
+            calls = self.response.tool_calls
+            if not calls:
+                self.stop_reason = "final"
+                return
+            results = await self.registry.execute_all(calls, context=self.context)
+            for result in results:
+                self.messages.append(result.message)
+                yield result
+            if self.steps >= self.max_steps:
+                self.stop_reason = "max_steps"
+                return
+
+
+def run_tool_loop(
+    stream: StreamTurn,
+    messages: Sequence[ChatMessage],
+    *,
+    registry: ToolRegistry,
+    max_steps: int = 8,
+    context: Any = None,
+    provider: str | None = None,
+) -> ToolLoop:
+    """Run the tool loop; iterate the result with ``async for`` (see module rules)."""
+    return ToolLoop(
+        stream, messages, registry=registry, max_steps=max_steps, context=context, provider=provider
+    )
