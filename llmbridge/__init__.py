@@ -6,6 +6,7 @@ from .errors import *  # noqa: F403
 from .errors import __all__ as _errors_all
 from .events import (
     Finish,
+    ProviderItem,
     ReasoningDelta,
     StreamEvent,
     StreamStart,
@@ -19,7 +20,15 @@ from .providers import Capabilities, HttpRequest, Provider, ProviderConfig, regi
 from .response import Accumulator, ChatResponse, accumulate
 from .stream import RetryPolicy
 from .sync import SyncClient
-from .tools import ToolSpec
+from .tools import (
+    ToolContext,
+    ToolLimitError,
+    ToolRegistry,
+    ToolSchemaError,
+    ToolSpec,
+    ToolTimeoutError,
+    tool,
+)
 from .types import (
     ChatMessage,
     ChatRequest,
@@ -47,6 +56,7 @@ __all__ = [
     "ImagePart",
     "Provider",
     "ProviderConfig",
+    "ProviderItem",
     "RawPart",
     "ReasoningConfig",
     "ReasoningDelta",
@@ -63,11 +73,17 @@ __all__ = [
     "ToolCallPart",
     "ToolCallStart",
     "ToolChoice",
+    "ToolContext",
+    "ToolLimitError",
+    "ToolRegistry",
+    "ToolSchemaError",
+    "ToolTimeoutError",
     "ToolResultPart",
     "ToolSpec",
     "Usage",
     "__version__",
     "accumulate",
     "register_provider",
+    "tool",
     *_errors_all,
 ]

@@ -9,9 +9,9 @@ with ``async for``, or use ``async with`` to close the HTTP response determinist
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import httpx
 
@@ -22,6 +22,10 @@ from .response import Accumulator, ChatResponse
 from .stream import RetryPolicy, stream_events
 from .tools.spec import ToolSpec
 from .types import ChatMessage, ChatRequest, ReasoningConfig, ResponseFormat, ToolChoice, ToolMode
+
+if TYPE_CHECKING:
+    from .tools.loop import ToolLoop
+    from .tools.registry import ToolRegistry
 
 __all__ = ["Client", "EventStream", "ModelRef"]
 
@@ -110,7 +114,7 @@ class Client:
         model_name: str,
         messages: Sequence[ChatMessage],
         *,
-        tools: Sequence[ToolSpec] | None = None,
+        tools: Sequence[Any] | None = None,
         tool_choice: ToolChoice | str | None = None,
         tool_mode: ToolMode = "auto",
         temperature: float | None = None,
@@ -126,7 +130,7 @@ class Client:
             {
                 "model": model_name,
                 "messages": list(messages),
-                "tools": [_as_spec(t) for t in tools or ()],
+                "tools": _as_specs(tools),
                 "tool_choice": tool_choice,
                 "tool_mode": tool_mode,
                 "temperature": temperature,
@@ -197,6 +201,36 @@ class Client:
 
         return wire, new_decoder
 
+    def run(
+        self,
+        model: ModelRef,
+        messages: Sequence[ChatMessage],
+        *,
+        tools: ToolRegistry | Sequence[Any],
+        max_steps: int = 8,
+        context: Any = None,
+        **options: Any,
+    ) -> ToolLoop:
+        """The tool loop: stream, run the tools the model called, feed results back, repeat.
+
+        Iterate the returned ``ToolLoop`` for every stream event plus ``ToolResult`` events;
+        afterwards ``loop.messages`` holds the whole conversation and ``loop.stop_reason`` says
+        whether the model answered (``final``) or ``max_steps`` was reached.
+        """
+        from .tools.loop import run_tool_loop
+        from .tools.registry import ToolRegistry
+
+        registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
+        provider, model_name = self.resolve(model)
+        specs = registry.specs()
+
+        def turn(conversation: list[ChatMessage]) -> AsyncIterator[StreamEvent]:
+            return self.stream((provider, model_name), conversation, tools=specs, **options)
+
+        return run_tool_loop(
+            turn, messages, registry=registry, max_steps=max_steps, context=context, provider=provider.name
+        )
+
     async def complete(
         self, model: ModelRef, messages: Sequence[ChatMessage], **options: Any
     ) -> ChatResponse:
@@ -223,6 +257,16 @@ class Client:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+def _as_specs(tools: Any) -> list[ToolSpec]:
+    """``tools=`` accepts ToolSpecs, ``@tool`` functions, dicts, or a ``ToolRegistry``."""
+    if tools is None:
+        return []
+    specs = getattr(tools, "specs", None)
+    if callable(specs):
+        return list(specs())
+    return [_as_spec(t) for t in tools]
 
 
 def _as_spec(tool: Any) -> ToolSpec:

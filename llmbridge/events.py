@@ -21,6 +21,7 @@ __all__ = [
     "FINISH_REASONS",
     "Finish",
     "FinishReason",
+    "ProviderItem",
     "ReasoningDelta",
     "StreamEvent",
     "StreamStart",
@@ -135,6 +136,21 @@ class ToolCallEnd:
 
 
 @dataclass(slots=True)
+class ProviderItem:
+    """Provider content with no shared shape, kept in stream order so history round-trips.
+
+    For things the provider ran itself (Anthropic server tools and their results, Responses
+    built-in tool calls, Gemini code execution): not tool calls for the app, never dropped.
+    The accumulator places each one in the assistant message as a ``RawPart``.
+    """
+
+    type: ClassVar[Literal["provider_item"]] = "provider_item"
+    data: dict[str, Any]
+    provider: str | None = None
+    """The provider format ``data`` is in; ``None`` means the stream's own provider."""
+
+
+@dataclass(slots=True)
 class Finish:
     """The one terminal event of a completed stream."""
 
@@ -147,7 +163,14 @@ class Finish:
 
 
 StreamEvent: TypeAlias = (
-    StreamStart | TextDelta | ReasoningDelta | ToolCallStart | ToolCallChunk | ToolCallEnd | Finish
+    StreamStart
+    | TextDelta
+    | ReasoningDelta
+    | ToolCallStart
+    | ToolCallChunk
+    | ToolCallEnd
+    | ProviderItem
+    | Finish
 )
 
 _BY_TYPE: dict[str, type[StreamEvent]] = {

@@ -17,6 +17,7 @@ from .errors import EventOrderError
 from .events import (
     Finish,
     FinishReason,
+    ProviderItem,
     ReasoningDelta,
     StreamEvent,
     StreamStart,
@@ -26,7 +27,7 @@ from .events import (
     ToolCallStart,
     Usage,
 )
-from .types import ChatMessage, ContentPart, ReasoningPart, TextPart, ToolCallPart
+from .types import ChatMessage, ContentPart, RawPart, ReasoningPart, TextPart, ToolCallPart
 
 __all__ = ["Accumulator", "ChatResponse", "accumulate"]
 
@@ -130,6 +131,10 @@ class Accumulator:
                 raise EventOrderError(f"finish with tool calls still open: {sorted(self._calls)}")
             self._close_runs()
             self._finish = event
+        elif isinstance(event, ProviderItem):
+            self._close_runs()
+            provider = event.provider or self.provider or "unknown"
+            self._parts.append(RawPart(provider=provider, data=event.data))
         elif isinstance(event, StreamStart):
             self._start = event
 

@@ -65,6 +65,7 @@ TYPE_ERRORS: dict[str, type[APIError]] = {
     "server_error": ServerError,
     "context_length_exceeded": ContextLengthError,
     "invalid_api_key": AuthenticationError,
+    "invalid_prompt": InvalidRequestError,
     "INVALID_ARGUMENT": InvalidRequestError,
     "FAILED_PRECONDITION": InvalidRequestError,
     "PERMISSION_DENIED": PermissionDeniedError,

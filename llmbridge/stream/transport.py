@@ -87,10 +87,13 @@ def _translate(provider: str, *, midway: bool) -> Iterator[None]:
 
 async def _open(http: Any, provider: Provider, request: HttpRequest, timeout: Any) -> Any:
     extra = {} if timeout is None else {"timeout": timeout}
+    headers = request.headers
+    if not any(name.lower() == "accept" for name in headers):
+        headers = {"accept": "text/event-stream", **headers}
     built = http.build_request(
         request.method,
         request.url,
-        headers={"accept": "text/event-stream", **request.headers},
+        headers=headers,
         content=request.body_bytes(),
         **extra,
     )

@@ -21,6 +21,7 @@ servers' variants (see ``tool_calls.py`` for tool-call fragments). Rules:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import orjson
@@ -34,7 +35,7 @@ from .usage import convert_usage
 
 __all__ = ["ChatCompletionsDecoder"]
 
-_DATA_EVENTS = frozenset({"", "message"})
+_loads = orjson.loads
 
 
 class ChatCompletionsDecoder:
@@ -45,6 +46,8 @@ class ChatCompletionsDecoder:
         self._calls = ToolCallTracker(use_index=use_index)
         self._started = False
         self._done = False
+        self._halted = False
+        """No more input is decoded: ``[DONE]`` came, the body ended, or an error was raised."""
         self._failed: LLMBridgeError | None = None
         self._raw_finish: str | None = None
         self._finished_choice = False
@@ -54,40 +57,70 @@ class ChatCompletionsDecoder:
 
     # -- SSE entry points ---------------------------------------------------------------
     def feed(self, event: str, data: str) -> list[StreamEvent]:
-        if self._failed is not None:
-            raise self._failed
-        if self._done:
+        if self._halted:
+            if self._failed is not None:
+                raise self._failed
             return []
-        if event not in _DATA_EVENTS:
+        if event and event != "message":
             if event == "error":
                 raise self._fail(self._error_event(data))
             return []  # unknown named events: skipped
         if data == "[DONE]":
-            self._done = True
+            self._halted = self._done = True
             return self._finish([])
         try:
-            chunk = orjson.loads(data)
+            chunk = _loads(data)
         except orjson.JSONDecodeError:
             raise self._fail(self._malformed(data)) from None
-        if not isinstance(chunk, dict):
+        if type(chunk) is not dict:
             raise self._fail(self._malformed(data))
-        out: list[StreamEvent] = []
-        if not self._started:
-            self._start(chunk, out)
+        if self._started:  # the hot path: a delta and nothing else (no finish, usage, error)
+            try:
+                (choice,) = chunk["choices"]
+                if (
+                    choice["finish_reason"] is None
+                    and chunk.get("usage") is None
+                    and "error" not in chunk
+                    and "x_groq" not in chunk
+                ):
+                    delta = choice["delta"]
+                    if type(delta) is not dict:
+                        raise TypeError
+                    if len(delta) == 1 and type(content := delta.get("content")) is str:
+                        return [TextDelta(content)] if content else []
+                    out: list[StreamEvent] = []
+                    self._delta(delta, out)
+                    return out
+            except (KeyError, TypeError, ValueError, AttributeError):
+                pass
+        return self._chunk(chunk)
+
+    def _chunk(self, chunk: dict[str, Any]) -> list[StreamEvent]:
+        out: list[StreamEvent] = []  # the general path
         choices = chunk.get("choices")
-        if choices and isinstance(choices, list):
-            choice = choices[0]
-            if isinstance(choice, dict) and choice.get("index", 0) in (0, None):
-                self._choice(choice, out)
+        if not self._started and (choices or chunk.get("id")):
+            self._start(chunk, out)
+        if choices:
+            try:
+                choice = choices[0] if len(choices) == 1 else _first_choice(choices)
+                delta = choice.get("delta")
+                raw = choice.get("finish_reason")
+            except (AttributeError, TypeError, KeyError):
+                delta = raw = None
+            if delta and type(delta) is dict:
+                self._delta(delta, out)
+            if raw and type(raw) is str:
+                self._raw_finish = raw
+                self._finished_choice = True
+                self._calls.end_all(out)
         usage = chunk.get("usage")
-        if not usage:
-            x_groq = chunk.get("x_groq")
-            usage = x_groq.get("usage") if isinstance(x_groq, dict) else None
-        if usage and isinstance(usage, dict):
-            self._usage = usage
-        error = chunk.get("error")
-        if error:
-            failure = self._fail(api_error(provider=self._provider, status=None, error=chunk))
+        if usage:
+            if type(usage) is dict:
+                self._usage = usage
+        elif "x_groq" in chunk:
+            self._groq_usage(chunk["x_groq"])
+        if chunk.get("error"):
+            failure = self._fail(_stream_error(self._provider, chunk))
             if not out:
                 raise failure
         return out
@@ -97,6 +130,7 @@ class ChatCompletionsDecoder:
             raise self._failed
         if self._done:
             return []
+        self._halted = True
         if not self._finished_choice:
             raise self._fail(
                 StreamTruncatedError(
@@ -115,45 +149,53 @@ class ChatCompletionsDecoder:
             self._id_prefix = f"call_{response_id[-12:]}_"
         else:
             response_id = None
-        out.append(StreamStart(response_id, model if isinstance(model, str) else None))
-
-    def _choice(self, choice: dict[str, Any], out: list[StreamEvent]) -> None:
-        delta = choice.get("delta")
-        if isinstance(delta, dict) and delta:
-            self._delta(delta, out)
-        raw = choice.get("finish_reason")
-        if isinstance(raw, str) and raw:
-            self._raw_finish = raw
-            self._finished_choice = True
-            self._calls.end_all(out)
+        out.append(StreamStart(response_id, model if isinstance(model, str) and model else None))
 
     def _delta(self, delta: dict[str, Any], out: list[StreamEvent]) -> None:
-        reasoning = delta.get("reasoning_content") or delta.get("reasoning")
-        if reasoning:
-            if isinstance(reasoning, str):
-                out.append(ReasoningDelta(reasoning))
-        else:
-            details = delta.get("reasoning_details")
-            if details and isinstance(details, list):
-                _reasoning_details(details, out)
-        content = delta.get("content")
-        if content:
-            if isinstance(content, str):
-                out.append(TextDelta(content))
-            elif isinstance(content, list):
-                _content_parts(content, out)
-        refusal = delta.get("refusal")
-        if refusal and isinstance(refusal, str):
-            self._refusal.append(refusal)
-            out.append(TextDelta(refusal))
-        tool_calls = delta.get("tool_calls")
-        if tool_calls and isinstance(tool_calls, list):
-            self._calls.feed(tool_calls, out, id_prefix=self._id_prefix)
-        function_call = delta.get("function_call")  # legacy functions API
-        if function_call and isinstance(function_call, dict):
-            self._calls.feed(
-                [{"index": 0, "function": function_call}], out, id_prefix=self._id_prefix
-            )
+        for key, value in delta.items():
+            if value:
+                if type(value) is str:
+                    if key == "content":
+                        out.append(TextDelta(value))
+                        continue
+                    if key == "reasoning_content" or (
+                        key == "reasoning" and not delta.get("reasoning_content")
+                    ):  # ``reasoning`` repeating ``reasoning_content``: not twice
+                        out.append(ReasoningDelta(value))
+                        continue
+                handler = _DELTA_FIELDS.get(key)
+                if handler is not None:
+                    handler(self, value, delta, out)
+
+    def _groq_usage(self, x_groq: Any) -> None:
+        usage = x_groq.get("usage") if type(x_groq) is dict else None
+        if usage and type(usage) is dict:
+            self._usage = usage
+
+    # -- delta fields (dispatch table below) -----------------------------------------------
+    def _content(self, value: Any, delta: dict[str, Any], out: list[StreamEvent]) -> None:
+        if isinstance(value, list):  # typed parts (Mistral thinking, Databricks reasoning)
+            _content_parts(value, out)
+
+    def _reasoning_details(self, value: Any, delta: dict[str, Any], out: list[StreamEvent]) -> None:
+        # OpenRouter repeats the text of ``reasoning`` in ``reasoning_details``: read it once.
+        if isinstance(value, list) and not (
+            delta.get("reasoning") or delta.get("reasoning_content")
+        ):
+            _reasoning_details(value, out)
+
+    def _refusal_delta(self, value: Any, delta: dict[str, Any], out: list[StreamEvent]) -> None:
+        if isinstance(value, str):
+            self._refusal.append(value)
+            out.append(TextDelta(value))
+
+    def _tool_calls(self, value: Any, delta: dict[str, Any], out: list[StreamEvent]) -> None:
+        if isinstance(value, list):
+            self._calls.feed(value, out, id_prefix=self._id_prefix)
+
+    def _function_call(self, value: Any, delta: dict[str, Any], out: list[StreamEvent]) -> None:
+        if isinstance(value, dict):  # the legacy functions API: one call, no id
+            self._calls.feed([{"index": 0, "function": value}], out, id_prefix=self._id_prefix)
 
     def _finish(self, out: list[StreamEvent]) -> list[StreamEvent]:
         self._calls.end_all(out)
@@ -168,6 +210,7 @@ class ChatCompletionsDecoder:
 
     def _fail(self, error: LLMBridgeError) -> LLMBridgeError:
         self._failed = error
+        self._halted = True
         return error
 
     def _error_event(self, data: str) -> LLMBridgeError:
@@ -175,12 +218,43 @@ class ChatCompletionsDecoder:
             parsed: Any = orjson.loads(data)
         except orjson.JSONDecodeError:
             parsed = data
-        return api_error(provider=self._provider, status=None, error=parsed)
+        return _stream_error(self._provider, parsed)
 
     def _malformed(self, data: str) -> LLMBridgeError:
         return MalformedStreamError(
             f"a data line is not a JSON chunk: {data[:120]!r}", provider=self._provider
         )
+
+
+_DeltaHandler = Callable[[ChatCompletionsDecoder, Any, dict[str, Any], list[StreamEvent]], None]
+_DELTA_FIELDS: dict[str, _DeltaHandler] = {
+    "content": ChatCompletionsDecoder._content,
+    "reasoning_details": ChatCompletionsDecoder._reasoning_details,
+    "refusal": ChatCompletionsDecoder._refusal_delta,
+    "tool_calls": ChatCompletionsDecoder._tool_calls,
+    "function_call": ChatCompletionsDecoder._function_call,
+}
+
+
+def _first_choice(choices: list[Any]) -> dict[str, Any]:
+    """Choice 0 of a multi-choice (``n > 1``) chunk; other choices are not followed."""
+    for choice in choices:
+        if type(choice) is dict and not choice.get("index"):
+            return choice
+    return {}
+
+
+def _stream_error(provider: str, body: Any) -> LLMBridgeError:
+    """An in-stream error; an HTTP-like ``code`` / ``status_code`` (OpenRouter, Groq) classifies it."""
+    inner = body.get("error") if isinstance(body, dict) else None
+    status = None
+    if isinstance(inner, dict):
+        for key in ("code", "status_code"):
+            value = inner.get(key)
+            if isinstance(value, int) and 400 <= value <= 599:
+                status = value
+                break
+    return api_error(provider=provider, status=status, error=body)
 
 
 def _content_parts(parts: list[Any], out: list[StreamEvent]) -> None:

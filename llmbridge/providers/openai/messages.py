@@ -8,7 +8,7 @@ Follows https://platform.openai.com/docs/api-reference/chat/create (message para
 * assistant → ``content`` (text or null), ``tool_calls`` with ``arguments`` as a JSON *string*
   (the model's raw text when we have it, so the round trip is exact); reasoning is dropped,
   except that presets with ``send_reasoning_content`` (DeepSeek: required on tool-call turns)
-  send back ``reasoning_content`` that this same provider produced;
+  send back ``reasoning_content`` that this same provider produced, on turns with tool calls;
 * tool results → one ``{"role": "tool", "tool_call_id", "content"}`` message each; tool
   messages take text only, so images in a result follow as a user message.
 
@@ -104,7 +104,7 @@ def _assistant(message: ChatMessage, provider: str, send_reasoning: bool) -> dic
             continue  # not expressible in an assistant message of this API
     joined = "".join(text)
     out: dict[str, Any] = {"role": "assistant", "content": joined if joined or not calls else None}
-    if reasoning:
+    if reasoning and calls:  # DeepSeek wants it on tool-call turns (and rejects it elsewhere)
         out["reasoning_content"] = "".join(reasoning)
     if calls:
         out["tool_calls"] = calls

@@ -89,12 +89,12 @@ class OpenAIChatProvider:
         )
 
     def build_request(self, request: ChatRequest) -> HttpRequest:
-        headers = {"Content-Type": "application/json", "Accept": "text/event-stream"}
+        headers = {"content-type": "application/json", "accept": "text/event-stream"}
         if self._api_key is not None:
             if self.preset.auth == "api-key":
                 headers["api-key"] = self._api_key.reveal()
             else:
-                headers["Authorization"] = f"Bearer {self._api_key.reveal()}"
+                headers["authorization"] = f"Bearer {self._api_key.reveal()}"
         headers.update(self._headers)
         body = encode_body(request=request, preset=self.preset, provider=self.name)
         return HttpRequest(method="POST", url=self._url(request.model), headers=headers, json=body)

@@ -5,8 +5,8 @@ Rules (each from a server seen in the wild):
 * a fragment joins an open call by ``id`` first (servers that repeat id and name), then by
   ``index`` (OpenAI: id and name only on the first fragment, later ones carry ``index`` and
   argument text); a new ``id`` always starts a new call, even at an ``index`` already used
-  (gateways that send ``index: 0`` for every parallel call); a fragment with neither joins the
-  latest call (servers that omit ``index``, Mistral);
+  (gateways that send ``index: 0`` for every parallel call); a fragment with neither starts a
+  new call when it carries a name, else joins the latest call (servers that omit ``index``);
 * the wire ``index`` may start anywhere (1 on Anthropic's compatible endpoint): our
   ``ToolCallStart.index`` is the call's position in this response, from 0;
 * missing ids are generated (``call_<n>``, flagged ``generated_id`` in ``provider_data``);
@@ -57,8 +57,8 @@ class ToolCallTracker:
             function = fragment.get("function")
             if not isinstance(function, dict):
                 function = {}
-            call = self._target(fragment, id_prefix)
             name = function.get("name")
+            call = self._target(fragment, name, id_prefix)
             if call.name is None and isinstance(name, str) and name:
                 call.name = name
             args = function.get("arguments")
@@ -74,7 +74,7 @@ class ToolCallTracker:
                 if call.started:
                     out.append(ToolCallChunk(call.id, call.index, args))
 
-    def _target(self, fragment: dict[str, Any], id_prefix: str) -> _Call:
+    def _target(self, fragment: dict[str, Any], name: Any, id_prefix: str) -> _Call:
         call_id = fragment.get("id")
         wire_index = fragment.get("index") if self._use_index else None
         if not isinstance(wire_index, int):
@@ -87,7 +87,10 @@ class ToolCallTracker:
         if wire_index is not None:
             known = self._by_index.get(wire_index)
             return known if known is not None else self._new(None, wire_index, id_prefix)
-        return self._open[-1] if self._open else self._new(None, None, id_prefix)
+        last = self._open[-1] if self._open else None
+        if last is None or (name and last.name is not None):  # a named fragment: a new call
+            return self._new(None, None, id_prefix)
+        return last
 
     def _new(self, call_id: str | None, wire_index: Any, id_prefix: str) -> _Call:
         generated = call_id is None

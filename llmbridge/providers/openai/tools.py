@@ -55,6 +55,9 @@ def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
 def _nullable(schema: Any) -> Any:
     if not isinstance(schema, dict):
         return schema
+    enum = schema.get("enum")
+    if isinstance(enum, list) and None not in enum:
+        schema = {**schema, "enum": [*enum, None]}
     kind = schema.get("type")
     if isinstance(kind, str):
         return schema if kind == "null" else {**schema, "type": [kind, "null"]}

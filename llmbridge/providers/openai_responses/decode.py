@@ -11,18 +11,16 @@ Rules:
   a ``response``: ``response.created``, or ``response.queued`` in background mode; a resumed
   stream may start anywhere). Ids that rotate mid-stream (Azure, GitHub Copilot) are tolerated:
   items are keyed by ``output_index`` first and by ``item_id`` only when that is absent.
-* Function calls: ``output_item.added`` (a ``function_call`` item) starts a call whose id is
-  its ``call_id``; ``function_call_arguments.delta`` (keyed by ``item_id``) streams chunks; the
-  first of ``function_call_arguments.done`` / ``output_item.done`` ends it, keeping the item id
-  in ``provider_data``. Arguments only in the done event become one chunk; done arguments that
-  extend the streamed text add the missing tail once; otherwise the streamed text stands.
+* Function calls (``tool_calls.py``): ``output_item.added`` starts a call whose id is its
+  ``call_id``; argument deltas stream chunks; the first done event ends it exactly once.
 * Reasoning: summary deltas and raw ``reasoning_text`` deltas are ``ReasoningDelta``; a new
   summary part of the same item is separated by a blank line. The reasoning item's done event
   yields ``ReasoningDelta(text="", provider_data={"id", "encrypted_content"})`` for the round
   trip (with the item's text if no delta carried it).
 * Text: ``output_text.delta`` is ``TextDelta``; an ``output_text.done`` whose text extends what
   was streamed adds the missing tail once (a message item with no text events at all gives its
-  text when it is done). Refusal deltas are text too, and are repeated in ``Finish.provider_data["refusal"]``.
+  text when it is done). Refusal deltas are text too, repeated in
+  ``Finish.provider_data["refusal"]``.
   Built-in tool items (web search, MCP, code interpreter, shell, …) are not tool-call events:
   their done items are kept, verbatim, in ``Finish.provider_data["items"]``.
 * ``response.completed`` → ``Finish`` (``tool_calls`` if calls were emitted, else ``stop``);
@@ -47,67 +45,17 @@ from ...events import (
     StreamEvent,
     StreamStart,
     TextDelta,
-    ToolCallChunk,
-    ToolCallEnd,
-    ToolCallStart,
 )
 from .errors import stream_error
 from .finish_reasons import completed_reason, incomplete_reason
 from .messages import PROVIDER_NAME
+from .shapes import Key, item_key, str_or_none, texts
+from .tool_calls import ToolCalls
 from .usage import convert_usage
 
 __all__ = ["ResponsesDecoder"]
 
-_Key = int | str
 _Out = list[StreamEvent]
-
-
-class _Call:
-    __slots__ = ("chunks", "id", "index", "item_id", "name")
-
-    def __init__(self, *, call_id: str, name: str, index: int, item_id: str | None) -> None:
-        self.id = call_id
-        self.name = name
-        self.index = index
-        self.item_id = item_id
-        self.chunks: list[str] = []
-
-
-def _key(obj: dict[str, Any]) -> _Key:
-    index = obj.get("output_index")
-    if isinstance(index, int):
-        return index
-    item_id = obj.get("item_id")
-    if isinstance(item_id, str):
-        return item_id
-    item = obj.get("item")
-    return str(item.get("id")) if isinstance(item, dict) else ""
-
-
-def _str(value: Any) -> str | None:
-    return value if isinstance(value, str) else None
-
-
-def _texts(parts: Any, kinds: tuple[str, ...]) -> list[str]:
-    if not isinstance(parts, list):
-        return []
-    return [
-        p["text"]
-        for p in parts
-        if isinstance(p, dict) and p.get("type") in kinds and isinstance(p.get("text"), str)
-    ]
-
-
-def _parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
-    if not raw.strip():
-        return {}, None
-    try:
-        parsed = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        return {}, f"tool arguments are not valid JSON: {exc}"
-    if not isinstance(parsed, dict):
-        return {}, f"tool arguments are a JSON {type(parsed).__name__}, not an object"
-    return parsed, None
 
 
 class ResponsesDecoder:
@@ -118,36 +66,47 @@ class ResponsesDecoder:
         self._started = False
         self._done = False
         self._error: APIError | None = None
-        self._calls: dict[_Key, _Call] = {}
-        self._call_count = 0
-        self._closed_calls: set[_Key] = set()
-        self._text_keys: set[_Key] = set()
+        self._calls = ToolCalls()
+        self._item_text = False  # the current message item had text events
         self._text_buf: list[str] = []  # deltas of the text part being streamed
-        self._reasoning: dict[_Key, _Key] = {}  # item key -> last (summary/content) index
+        self._reasoning: dict[Key, Any] = {}  # item key -> last (summary/content) index
         self._items: list[Any] = []
         self._refusal: list[str] = []
 
     # -- protocol ---------------------------------------------------------------------
     def feed(self, event: str, data: str) -> list[StreamEvent]:
-        if self._error is not None:
-            raise self._error
-        if self._done or not data or data == "[DONE]":
+        if self._done:  # finished, or failed: refuse further input
+            if self._error is not None:
+                raise self._error
+            return []
+        if not data or data == "[DONE]":
             return []
         try:
             obj = orjson.loads(data)
+            kind = obj.get("type")
         except orjson.JSONDecodeError as exc:
             raise MalformedStreamError(
                 f"Responses stream data is not JSON: {data[:120]!r}", provider=PROVIDER_NAME
             ) from exc
-        if not isinstance(obj, dict):
+        except AttributeError:  # valid JSON, but not an object
             raise MalformedStreamError(
                 f"Responses stream event is not a JSON object: {data[:120]!r}",
                 provider=PROVIDER_NAME,
-            )
-        out: _Out = []
+            ) from None
+        if kind == "response.output_text.delta" and self._started:  # the hot path
+            delta = obj.get("delta")
+            if delta.__class__ is not str or not delta:
+                return []
+            self._item_text = True
+            self._text_buf.append(delta)
+            return [TextDelta(delta)]
+        if kind.__class__ is str and kind in _REASONING_DELTAS and self._started:
+            out: _Out = []
+            self._on_reasoning_delta(obj, out)
+            return out
+        out = []
         if not self._started:
             self._start(obj, out)
-        kind = obj.get("type")
         handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is None:
             if kind is None and "error" in obj:
@@ -158,6 +117,7 @@ class ResponsesDecoder:
             handler(self, obj, out)
         except APIError as exc:
             self._error = exc
+            self._done = True
             if not out:
                 raise
         return out
@@ -177,7 +137,7 @@ class ResponsesDecoder:
         response = obj.get("response")
         rid = model = None
         if isinstance(response, dict):
-            rid, model = _str(response.get("id")), _str(response.get("model"))
+            rid, model = str_or_none(response.get("id")), str_or_none(response.get("model"))
         out.append(StreamStart(response_id=rid, model=model, warnings=self._warnings))
 
     def _on_completed(self, obj: dict[str, Any], out: _Out) -> None:
@@ -186,18 +146,17 @@ class ResponsesDecoder:
     def _on_incomplete(self, obj: dict[str, Any], out: _Out) -> None:
         response = obj.get("response")
         details = response.get("incomplete_details") if isinstance(response, dict) else None
-        raw = _str(details.get("reason")) if isinstance(details, dict) else None
+        raw = str_or_none(details.get("reason")) if isinstance(details, dict) else None
         self._finish(obj, out, raw or "incomplete")
 
     def _finish(self, obj: dict[str, Any], out: _Out, incomplete: str | None) -> None:
-        for key in list(self._calls):
-            self._end_call(key, None, None, out)
+        self._calls.end_all(out)
         response = obj.get("response")
         usage = convert_usage(response.get("usage") if isinstance(response, dict) else None)
         reason: FinishReason
         if incomplete is None:
-            reason = completed_reason(had_tool_calls=self._call_count > 0)
-            raw = _str(response.get("status")) if isinstance(response, dict) else None
+            reason = completed_reason(had_tool_calls=self._calls.count > 0)
+            raw = str_or_none(response.get("status")) if isinstance(response, dict) else None
             raw = raw or "completed"
         else:
             reason, raw = incomplete_reason(incomplete), incomplete
@@ -221,7 +180,7 @@ class ResponsesDecoder:
     def _on_text_delta(self, obj: dict[str, Any], out: _Out) -> None:
         delta = obj.get("delta")
         if isinstance(delta, str) and delta:
-            self._text_keys.add(_key(obj))
+            self._item_text = True
             self._text_buf.append(delta)
             out.append(TextDelta(delta))
 
@@ -230,13 +189,13 @@ class ResponsesDecoder:
         streamed = "".join(self._text_buf)
         self._text_buf.clear()
         if isinstance(final, str) and len(final) > len(streamed) and final.startswith(streamed):
-            self._text_keys.add(_key(obj))
+            self._item_text = True
             out.append(TextDelta(final[len(streamed) :]))
 
     def _on_refusal_delta(self, obj: dict[str, Any], out: _Out) -> None:
         delta = obj.get("delta")
         if isinstance(delta, str) and delta:
-            self._text_keys.add(_key(obj))
+            self._item_text = True
             self._refusal.append(delta)
             out.append(TextDelta(delta))
 
@@ -244,115 +203,58 @@ class ResponsesDecoder:
         delta = obj.get("delta")
         if not isinstance(delta, str) or not delta:
             return
-        key = _key(obj)
-        part = obj.get("summary_index", obj.get("content_index", 0))
+        key = item_key(obj)
+        part = obj.get("summary_index")
+        if part is None:
+            part = obj.get("content_index", 0)
         last = self._reasoning.get(key)
-        self._reasoning[key] = part
+        if last != part:
+            self._reasoning[key] = part
         out.append(ReasoningDelta("\n\n" + delta if last is not None and last != part else delta))
 
     # -- output items -----------------------------------------------------------------
     def _on_item_added(self, obj: dict[str, Any], out: _Out) -> None:
         item = obj.get("item")
         if isinstance(item, dict) and item.get("type") == "function_call":
-            self._start_call(obj, item, out)
-
-    def _start_call(self, obj: dict[str, Any], item: dict[str, Any], out: _Out) -> _Call:
-        key = _key(obj)
-        item_id = _str(item.get("id"))
-        call_id = _str(item.get("call_id")) or item_id or f"call_{self._call_count}"
-        call = _Call(
-            call_id=call_id,
-            name=_str(item.get("name")) or "",
-            index=self._call_count,
-            item_id=item_id,
-        )
-        self._call_count += 1
-        self._calls[key] = call
-        if item_id is not None and item_id != key:
-            self._calls[item_id] = call
-        out.append(ToolCallStart(id=call.id, name=call.name, index=call.index))
-        return call
-
-    def _find_call(self, obj: dict[str, Any]) -> tuple[_Key, _Call] | None:
-        for key in (obj.get("output_index"), obj.get("item_id")):
-            if isinstance(key, (int, str)) and key in self._calls:
-                return key, self._calls[key]
-        return None
+            self._calls.start(obj, item, out)
 
     def _on_args_delta(self, obj: dict[str, Any], out: _Out) -> None:
-        delta = obj.get("delta")
-        found = self._find_call(obj)
-        if found is None or not isinstance(delta, str) or not delta:
-            return
-        call = found[1]
-        call.chunks.append(delta)
-        out.append(ToolCallChunk(id=call.id, index=call.index, arguments_delta=delta))
+        self._calls.chunk(obj, out)
 
     def _on_args_done(self, obj: dict[str, Any], out: _Out) -> None:
-        found = self._find_call(obj)
-        if found is not None:
-            self._end_call(found[0], _str(obj.get("arguments")), _str(obj.get("name")), out)
-
-    def _end_call(self, key: _Key, final: str | None, name: str | None, out: _Out) -> None:
-        call = self._calls.get(key)
-        if call is None:
-            return
-        for k in [k for k, c in self._calls.items() if c is call]:
-            del self._calls[k]
-            self._closed_calls.add(k)
-        streamed = "".join(call.chunks)
-        tail = ""
-        if final is not None and len(final) > len(streamed) and final.startswith(streamed):
-            tail = final[len(streamed) :]
-            out.append(ToolCallChunk(id=call.id, index=call.index, arguments_delta=tail))
-        raw = streamed + tail
-        arguments, error = _parse_arguments(raw)
-        data = {"item_id": call.item_id} if call.item_id is not None else None
-        out.append(
-            ToolCallEnd(
-                id=call.id,
-                index=call.index,
-                name=call.name or name or "",
-                arguments=arguments,
-                raw_arguments=raw,
-                error=error,
-                provider_data=data,
-            )
-        )
+        self._calls.done(obj, None, out)
 
     def _on_item_done(self, obj: dict[str, Any], out: _Out) -> None:
         item = obj.get("item")
         if not isinstance(item, dict):
             return
-        handler = _ITEM_DONE.get(item.get("type"))  # type: ignore[arg-type]
+        kind = item.get("type")
+        handler = _ITEM_DONE.get(kind) if isinstance(kind, str) else None
         if handler is not None:
             handler(self, obj, item, out)
         else:
             self._items.append(item)
 
     def _function_call_done(self, obj: dict[str, Any], item: dict[str, Any], out: _Out) -> None:
-        found = self._find_call(obj)
-        if found is None:
-            if _key(obj) in self._closed_calls:
-                return
-            self._start_call(obj, item, out)
-            found = (_key(obj), self._calls[_key(obj)])
-        self._end_call(found[0], _str(item.get("arguments")), _str(item.get("name")), out)
+        self._calls.done(obj, item, out)
 
     def _message_done(self, obj: dict[str, Any], item: dict[str, Any], out: _Out) -> None:
-        if _key(obj) in self._text_keys:
+        if self._item_text:
+            self._item_text = False
             return
-        text = "".join(_texts(item.get("content"), ("output_text", "refusal")))
-        refusal = _texts(item.get("content"), ("refusal",))
+        content = item.get("content")
+        refusal = "".join(texts(content, ("refusal",), field="refusal"))
+        text = "".join(texts(content, ("output_text",))) + refusal
+        if refusal:
+            self._refusal.append(refusal)
         if text:
-            self._refusal.extend(refusal)
             out.append(TextDelta(text))
 
     def _reasoning_done(self, obj: dict[str, Any], item: dict[str, Any], out: _Out) -> None:
         text = ""
-        if _key(obj) not in self._reasoning:
-            parts = _texts(item.get("summary"), ("summary_text",))
-            text = "\n\n".join(parts or _texts(item.get("content"), ("reasoning_text",)))
+        if item_key(obj) not in self._reasoning:
+            parts = texts(item.get("summary"), ("summary_text",))
+            text = "\n\n".join(parts or texts(item.get("content"), ("reasoning_text",)))
         data: dict[str, Any] = {}
         if isinstance(item.get("id"), str):
             data["id"] = item["id"]
@@ -361,6 +263,10 @@ class ResponsesDecoder:
         if text or data:
             out.append(ReasoningDelta(text, provider_data=data or None))
 
+
+_REASONING_DELTAS = frozenset(
+    {"response.reasoning_summary_text.delta", "response.reasoning_text.delta"}
+)
 
 _Handler = Callable[[ResponsesDecoder, dict[str, Any], _Out], None]
 _ItemHandler = Callable[[ResponsesDecoder, dict[str, Any], dict[str, Any], _Out], None]

@@ -16,7 +16,8 @@ Rules:
   ``max_output_tokens``; ``response_format`` is ``text.format`` of type ``json_schema``.
 * Settings the API lacks (``stop``, a reasoning ``budget_tokens``) are dropped with a warning
   (``request_warnings``), which the decoder reports on ``StreamStart``.
-* ``extra`` is merged last, as given (``include`` lists are united, ``text`` objects merged).
+* ``extra`` is merged last, as given; ``include`` lists are united, ``text`` objects merged and
+  ``tools`` (built-in tools such as ``web_search``) appended to the function tools.
 """
 
 from __future__ import annotations
@@ -111,6 +112,9 @@ def encode_body(request: ChatRequest) -> dict[str, Any]:
         include.extend(i for i in extra_include if i not in include)
     if include:
         body["include"] = include
+    extra_tools = extra.pop("tools", None)
+    if isinstance(extra_tools, list):  # built-in tools (web_search, mcp, ...) join ours
+        body["tools"] = [*body.get("tools", []), *extra_tools]
     extra_text = extra.pop("text", None)
     if isinstance(extra_text, dict):
         body["text"] = {**body.get("text", {}), **extra_text}

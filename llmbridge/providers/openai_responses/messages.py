@@ -9,7 +9,8 @@ Rules:
 * User content is ``input_text`` / ``input_image`` (``detail: "auto"``); earlier assistant text
   is an assistant ``message`` with ``output_text`` content.
 * Tool calls are ``function_call`` items (``call_id``, ``name``, ``arguments`` as the raw string
-  the model wrote); tool results are ``function_call_output`` items (a string, or a list of
+  the model wrote, or the parsed arguments re-serialized when the call was flagged as
+  malformed, so the API gets valid JSON); tool results are ``function_call_output`` items (a string, or a list of
   ``input_text`` / ``input_image`` when images are present).
 * Reasoning goes back only when it came from this provider (``ReasoningPart.provider ==
   "openai-responses"``) and is usable without server state: with ``encrypted_content``, or by

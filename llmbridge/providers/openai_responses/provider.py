@@ -53,10 +53,7 @@ class OpenAIResponsesProvider:
         return Capabilities(native_tools=True, reasoning=model.startswith(_REASONING_PREFIXES))
 
     def build_request(self, request: ChatRequest) -> HttpRequest:
-        headers = {
-            "Content-Type": "application/json",
-            "Accept": "text/event-stream",
-        }
+        headers = {"Content-Type": "application/json"}  # the transport adds Accept
         if self._key is not None:
             headers["Authorization"] = f"Bearer {self._key.reveal()}"
         headers.update(self._extra_headers)

@@ -2,7 +2,8 @@
 
 Follows https://platform.openai.com/docs/api-reference/responses/object#responses/object-usage.
 
-Rules: ``input_tokens`` already includes ``input_tokens_details.cached_tokens`` and
+Rules: ``input_tokens`` already includes ``input_tokens_details.cached_tokens`` (cache reads)
+and ``input_tokens_details.cache_write_tokens`` (cache writes, newer responses), and
 ``output_tokens`` already includes ``output_tokens_details.reasoning_tokens``, which is exactly
 our convention: copy, never add. Missing or null fields count as 0; a missing or non-object
 ``usage`` gives ``None``.
@@ -34,5 +35,6 @@ def convert_usage(usage: Any) -> Usage | None:
         input_tokens=_int(usage.get("input_tokens")),
         output_tokens=_int(usage.get("output_tokens")),
         cached_input_tokens=_detail(usage, "input_tokens_details", "cached_tokens"),
+        cache_write_tokens=_detail(usage, "input_tokens_details", "cache_write_tokens"),
         reasoning_tokens=_detail(usage, "output_tokens_details", "reasoning_tokens"),
     )

@@ -98,7 +98,9 @@ def test_corpus_matches_sdk_accumulation(entry: dict[str, Any]) -> None:
     item_ids = [(c.provider_data or {}).get("item_id") for c in resp.tool_calls]
     assert item_ids == [c.get("item_id") for c in functions]
     kept = (finish.provider_data or {}).get("items", [])
-    assert [c["id"] for c in custom] == [i["call_id"] for i in kept if i["type"] == "custom_tool_call"]
+    assert [c["id"] for c in custom] == [
+        i["call_id"] for i in kept if i["type"] == "custom_tool_call"
+    ]
 
     assert expected["finish_reason"] == "completed"
     assert resp.finish_reason == ("tool_calls" if functions else "stop")

@@ -1,0 +1,136 @@
+"""Function-call tracking for the Responses decoder: start, chunks, exactly one end per call.
+
+Follows https://platform.openai.com/docs/api-reference/responses-streaming
+(``response.output_item.added``, ``response.function_call_arguments.delta`` / ``.done``).
+
+Rules:
+
+* A call's id is its ``call_id`` (what ``function_call_output`` answers), else its item id,
+  else a generated ``call_<n>``. It is found again by ``output_index`` first, then ``item_id``
+  (argument deltas carry ``item_id``, not ``call_id``; some gateways rotate item ids).
+* The first done event ends the call; later ones for the same item are ignored. Arguments only
+  in the done event become one chunk; done arguments that extend the streamed text add the
+  missing tail once; a done text that contradicts what streamed is ignored (chunks cannot be
+  taken back and must join to ``raw_arguments``).
+* Arguments that are not a JSON object give ``arguments={}`` and ``error`` (flagged, no crash);
+  empty arguments are ``{}``. The item id is kept in ``provider_data["item_id"]``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import orjson
+
+from ...events import StreamEvent, ToolCallChunk, ToolCallEnd, ToolCallStart
+from .shapes import Key, item_key, str_or_none
+
+__all__ = ["ToolCalls", "parse_arguments"]
+
+
+def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
+    """``(arguments, error)`` for the raw argument text."""
+    if not raw.strip():
+        return {}, None
+    try:
+        parsed = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        return {}, f"tool arguments are not valid JSON: {exc}"
+    if not isinstance(parsed, dict):
+        return {}, f"tool arguments are a JSON {type(parsed).__name__}, not an object"
+    return parsed, None
+
+
+class _Call:
+    __slots__ = ("chunks", "id", "index", "item_id", "name")
+
+    def __init__(self, *, call_id: str, name: str, index: int, item_id: str | None) -> None:
+        self.id = call_id
+        self.name = name
+        self.index = index
+        self.item_id = item_id
+        self.chunks: list[str] = []
+
+
+class ToolCalls:
+    """The open function calls of one response."""
+
+    def __init__(self) -> None:
+        self._open: dict[Key, _Call] = {}
+        self._closed: set[Key] = set()
+        self.count = 0
+        """How many calls started (the next call's index)."""
+
+    def start(self, obj: dict[str, Any], item: dict[str, Any], out: list[StreamEvent]) -> Key:
+        key = item_key(obj)
+        item_id = str_or_none(item.get("id"))
+        call = _Call(
+            call_id=str_or_none(item.get("call_id")) or item_id or f"call_{self.count}",
+            name=str_or_none(item.get("name")) or "",
+            index=self.count,
+            item_id=item_id,
+        )
+        self.count += 1
+        self._open[key] = call
+        if item_id is not None and item_id != key:
+            self._open[item_id] = call
+        out.append(ToolCallStart(id=call.id, name=call.name, index=call.index))
+        return key
+
+    def find(self, obj: dict[str, Any]) -> Key | None:
+        for key in (obj.get("output_index"), obj.get("item_id")):
+            if isinstance(key, (int, str)) and key in self._open:
+                return key
+        return None
+
+    def chunk(self, obj: dict[str, Any], out: list[StreamEvent]) -> None:
+        delta = obj.get("delta")
+        key = self.find(obj)
+        if key is None or not isinstance(delta, str) or not delta:
+            return
+        call = self._open[key]
+        call.chunks.append(delta)
+        out.append(ToolCallChunk(id=call.id, index=call.index, arguments_delta=delta))
+
+    def done(
+        self, obj: dict[str, Any], item: dict[str, Any] | None, out: list[StreamEvent]
+    ) -> None:
+        """End the call of a done event (``item`` is the ``output_item.done`` item, if any)."""
+        source = obj if item is None else item
+        key = self.find(obj)
+        if key is None:
+            if item is None or item_key(obj) in self._closed:
+                return
+            key = self.start(obj, item, out)  # done without added (resumed stream)
+        self.end(key, str_or_none(source.get("arguments")), str_or_none(source.get("name")), out)
+
+    def end(self, key: Key, final: str | None, name: str | None, out: list[StreamEvent]) -> None:
+        call = self._open.get(key)
+        if call is None:
+            return
+        for k in [k for k, c in self._open.items() if c is call]:
+            del self._open[k]
+            self._closed.add(k)
+        streamed = "".join(call.chunks)
+        tail = ""
+        if final is not None and len(final) > len(streamed) and final.startswith(streamed):
+            tail = final[len(streamed) :]
+            out.append(ToolCallChunk(id=call.id, index=call.index, arguments_delta=tail))
+        raw = streamed + tail
+        arguments, error = parse_arguments(raw)
+        out.append(
+            ToolCallEnd(
+                id=call.id,
+                index=call.index,
+                name=call.name or name or "",
+                arguments=arguments,
+                raw_arguments=raw,
+                error=error,
+                provider_data={"item_id": call.item_id} if call.item_id is not None else None,
+            )
+        )
+
+    def end_all(self, out: list[StreamEvent]) -> None:
+        """Close every open call (the response finished)."""
+        for key in list(self._open):
+            self.end(key, None, None, out)
