@@ -29,9 +29,9 @@ import orjson
 from httpx_sse import aconnect_sse
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from streams import FORMATS  # noqa: E402
+from streams import FORMATS
 
-import llmbridge as lb  # noqa: E402
+import llmbridge as lb
 
 CHUNK = 4096
 
@@ -56,7 +56,10 @@ def http_for(body: bytes) -> httpx.AsyncClient:
 async def floor(body: bytes, _model: str) -> int:
     parts: list[str] = []
     n = 0
-    async with http_for(body) as http, aconnect_sse(http, "POST", "https://x.test/v1", json={}) as source:
+    async with (
+        http_for(body) as http,
+        aconnect_sse(http, "POST", "https://x.test/v1", json={}) as source,
+    ):
         async for sse in source.aiter_sse():
             n += 1
             if sse.data == "[DONE]":
@@ -72,7 +75,11 @@ def _client(body: bytes, model: str) -> lb.Client:
     return lb.Client(http_client=http_for(body), providers={provider: {"api_key": "bench-key"}})
 
 
-TOOLS = [lb.ToolSpec(name="search", description="Search", parameters={"type": "object", "properties": {}})]
+TOOLS = [
+    lb.ToolSpec(
+        name="search", description="Search", parameters={"type": "object", "properties": {}}
+    )
+]
 MESSAGES = [lb.ChatMessage.user("go")]
 
 
@@ -93,7 +100,9 @@ def count_events(body: bytes) -> int:
     return body.count(b"data:")
 
 
-def measure(fn: Callable[[bytes, str], Awaitable[int]], body: bytes, model: str, runs: int) -> float:
+def measure(
+    fn: Callable[[bytes, str], Awaitable[int]], body: bytes, model: str, runs: int
+) -> float:
     times = []
     for _ in range(runs):
         gc.collect()
@@ -127,7 +136,9 @@ def main() -> None:
             print(f"| {fmt} | {n} | {f:.2f} | {s:.2f} | {s / f:.2f} | {c:.2f} | {c / f:.2f} |")
     else:
         print(f"{machine}; median of {args.runs} runs; CPU µs per SSE event")
-        print(f"{'format':<18}{'events':>7}{'floor':>9}{'stream()':>10}{'×':>7}{'complete()':>12}{'×':>7}")
+        print(
+            f"{'format':<18}{'events':>7}{'floor':>9}{'stream()':>10}{'×':>7}{'complete()':>12}{'×':>7}"
+        )
         for fmt, n, f, s, c in rows:
             print(f"{fmt:<18}{n:>7}{f:>9.2f}{s:>10.2f}{s / f:>7.2f}{c:>12.2f}{c / f:>7.2f}")
 

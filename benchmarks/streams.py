@@ -25,18 +25,55 @@ def _sse(obj: object, event: str | None = None) -> str:
 
 
 def openai_chat() -> bytes:
-    base = {"id": "chatcmpl-1", "object": "chat.completion.chunk", "created": 1, "model": "gpt-4.1-mini"}
-    out = [_sse({**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]})]
+    base = {
+        "id": "chatcmpl-1",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "gpt-4.1-mini",
+    }
+    out = [
+        _sse(
+            {
+                **base,
+                "choices": [
+                    {
+                        "index": 0,
+                        "delta": {"role": "assistant", "content": ""},
+                        "finish_reason": None,
+                    }
+                ],
+            }
+        )
+    ]
     out += [
-        _sse({**base, "choices": [{"index": 0, "delta": {"content": f"word{i} "}, "finish_reason": None}]})
+        _sse(
+            {
+                **base,
+                "choices": [{"index": 0, "delta": {"content": f"word{i} "}, "finish_reason": None}],
+            }
+        )
         for i in range(TEXT_DELTAS)
     ]
-    first = {"index": 0, "id": "call_1", "type": "function", "function": {"name": "search", "arguments": ""}}
-    out.append(_sse({**base, "choices": [{"index": 0, "delta": {"tool_calls": [first]}, "finish_reason": None}]}))
+    first = {
+        "index": 0,
+        "id": "call_1",
+        "type": "function",
+        "function": {"name": "search", "arguments": ""},
+    }
+    out.append(
+        _sse(
+            {
+                **base,
+                "choices": [{"index": 0, "delta": {"tool_calls": [first]}, "finish_reason": None}],
+            }
+        )
+    )
     for frag in _fragments():
         delta = {"tool_calls": [{"index": 0, "function": {"arguments": frag}}]}
         out.append(_sse({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}))
-    out.append(_sse({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]}))
+    out.append(
+        _sse({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
+    )
     usage = {"prompt_tokens": 10, "completion_tokens": 2500, "total_tokens": 2510}
     out.append(_sse({**base, "choices": [], "usage": usage}))
     out.append("data: [DONE]\n\n")
@@ -47,15 +84,37 @@ def anthropic() -> bytes:
     msg = {"id": "msg_1", "type": "message", "role": "assistant", "model": "claude-sonnet-4-5", "content": [],
            "stop_reason": None, "stop_sequence": None, "usage": {"input_tokens": 10, "output_tokens": 1}}  # fmt: skip
     out = [_sse({"type": "message_start", "message": msg}, "message_start")]
-    out.append(_sse({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}, "content_block_start"))
+    out.append(
+        _sse(
+            {
+                "type": "content_block_start",
+                "index": 0,
+                "content_block": {"type": "text", "text": ""},
+            },
+            "content_block_start",
+        )
+    )
     for i in range(TEXT_DELTAS):
-        delta = {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": f"word{i} "}}
+        delta = {
+            "type": "content_block_delta",
+            "index": 0,
+            "delta": {"type": "text_delta", "text": f"word{i} "},
+        }
         out.append(_sse(delta, "content_block_delta"))
     out.append(_sse({"type": "content_block_stop", "index": 0}, "content_block_stop"))
     block = {"type": "tool_use", "id": "toolu_1", "name": "search", "input": {}}
-    out.append(_sse({"type": "content_block_start", "index": 1, "content_block": block}, "content_block_start"))
+    out.append(
+        _sse(
+            {"type": "content_block_start", "index": 1, "content_block": block},
+            "content_block_start",
+        )
+    )
     for frag in _fragments():
-        delta = {"type": "content_block_delta", "index": 1, "delta": {"type": "input_json_delta", "partial_json": frag}}
+        delta = {
+            "type": "content_block_delta",
+            "index": 1,
+            "delta": {"type": "input_json_delta", "partial_json": frag},
+        }
         out.append(_sse(delta, "content_block_delta"))
     out.append(_sse({"type": "content_block_stop", "index": 1}, "content_block_stop"))
     out.append(_sse({"type": "message_delta", "delta": {"stop_reason": "tool_use", "stop_sequence": None},
@@ -80,29 +139,124 @@ def gemini() -> bytes:
 
 def openai_responses() -> bytes:
     seq = iter(range(10**6))
-    resp = {"id": "resp_1", "object": "response", "created_at": 1, "status": "in_progress", "model": "gpt-5-mini", "output": []}
-    out = [_sse({"type": "response.created", "sequence_number": next(seq), "response": resp}, "response.created")]
-    msg = {"id": "msg_1", "type": "message", "status": "in_progress", "role": "assistant", "content": []}
-    out.append(_sse({"type": "response.output_item.added", "sequence_number": next(seq), "output_index": 0, "item": msg}, "response.output_item.added"))
+    resp = {
+        "id": "resp_1",
+        "object": "response",
+        "created_at": 1,
+        "status": "in_progress",
+        "model": "gpt-5-mini",
+        "output": [],
+    }
+    out = [
+        _sse(
+            {"type": "response.created", "sequence_number": next(seq), "response": resp},
+            "response.created",
+        )
+    ]
+    msg = {
+        "id": "msg_1",
+        "type": "message",
+        "status": "in_progress",
+        "role": "assistant",
+        "content": [],
+    }
+    out.append(
+        _sse(
+            {
+                "type": "response.output_item.added",
+                "sequence_number": next(seq),
+                "output_index": 0,
+                "item": msg,
+            },
+            "response.output_item.added",
+        )
+    )
     for i in range(TEXT_DELTAS):
         ev = {"type": "response.output_text.delta", "sequence_number": next(seq), "item_id": "msg_1",
               "output_index": 0, "content_index": 0, "delta": f"word{i} ", "logprobs": []}  # fmt: skip
         out.append(_sse(ev, ev["type"]))  # type: ignore[arg-type]
     text = "".join(f"word{i} " for i in range(TEXT_DELTAS))
-    done_msg = {**msg, "status": "completed", "content": [{"type": "output_text", "text": text, "annotations": []}]}
-    out.append(_sse({"type": "response.output_item.done", "sequence_number": next(seq), "output_index": 0, "item": done_msg}, "response.output_item.done"))
-    call = {"id": "fc_1", "type": "function_call", "status": "in_progress", "call_id": "call_1", "name": "search", "arguments": ""}
-    out.append(_sse({"type": "response.output_item.added", "sequence_number": next(seq), "output_index": 1, "item": call}, "response.output_item.added"))
+    done_msg = {
+        **msg,
+        "status": "completed",
+        "content": [{"type": "output_text", "text": text, "annotations": []}],
+    }
+    out.append(
+        _sse(
+            {
+                "type": "response.output_item.done",
+                "sequence_number": next(seq),
+                "output_index": 0,
+                "item": done_msg,
+            },
+            "response.output_item.done",
+        )
+    )
+    call = {
+        "id": "fc_1",
+        "type": "function_call",
+        "status": "in_progress",
+        "call_id": "call_1",
+        "name": "search",
+        "arguments": "",
+    }
+    out.append(
+        _sse(
+            {
+                "type": "response.output_item.added",
+                "sequence_number": next(seq),
+                "output_index": 1,
+                "item": call,
+            },
+            "response.output_item.added",
+        )
+    )
     frags = _fragments()
     for frag in frags:
-        ev = {"type": "response.function_call_arguments.delta", "sequence_number": next(seq), "item_id": "fc_1", "output_index": 1, "delta": frag}
+        ev = {
+            "type": "response.function_call_arguments.delta",
+            "sequence_number": next(seq),
+            "item_id": "fc_1",
+            "output_index": 1,
+            "delta": frag,
+        }
         out.append(_sse(ev, ev["type"]))  # type: ignore[arg-type]
     args = "".join(frags)
-    out.append(_sse({"type": "response.function_call_arguments.done", "sequence_number": next(seq), "item_id": "fc_1", "output_index": 1, "arguments": args}, "response.function_call_arguments.done"))
-    out.append(_sse({"type": "response.output_item.done", "sequence_number": next(seq), "output_index": 1, "item": {**call, "status": "completed", "arguments": args}}, "response.output_item.done"))
+    out.append(
+        _sse(
+            {
+                "type": "response.function_call_arguments.done",
+                "sequence_number": next(seq),
+                "item_id": "fc_1",
+                "output_index": 1,
+                "arguments": args,
+            },
+            "response.function_call_arguments.done",
+        )
+    )
+    out.append(
+        _sse(
+            {
+                "type": "response.output_item.done",
+                "sequence_number": next(seq),
+                "output_index": 1,
+                "item": {**call, "status": "completed", "arguments": args},
+            },
+            "response.output_item.done",
+        )
+    )
     usage = {"input_tokens": 10, "input_tokens_details": {"cached_tokens": 0}, "output_tokens": 2500,
              "output_tokens_details": {"reasoning_tokens": 0}, "total_tokens": 2510}  # fmt: skip
-    out.append(_sse({"type": "response.completed", "sequence_number": next(seq), "response": {**resp, "status": "completed", "usage": usage}}, "response.completed"))
+    out.append(
+        _sse(
+            {
+                "type": "response.completed",
+                "sequence_number": next(seq),
+                "response": {**resp, "status": "completed", "usage": usage},
+            },
+            "response.completed",
+        )
+    )
     return "".join(out).encode()
 
 

@@ -1,4 +1,5 @@
-from llmbridge.cli import main
 import sys
+
+from llmbridge.cli import main
 
 sys.exit(main())

@@ -61,7 +61,9 @@ def describe_event(event: StreamEvent) -> str:
         return f"call args #{event.index} {event.arguments_delta!r}"
     if isinstance(event, ToolCallEnd):
         args = orjson.dumps(event.arguments).decode()
-        return f"call ■    #{event.index} {event.name}({args})" + (f" ERROR {event.error}" if event.error else "")
+        return f"call ■    #{event.index} {event.name}({args})" + (
+            f" ERROR {event.error}" if event.error else ""
+        )
     if isinstance(event, Finish):
         usage = event.usage
         counts = f" in={usage.input_tokens} out={usage.output_tokens}" if usage else ""
@@ -77,7 +79,11 @@ async def replay_fixture(fixture: Fixture) -> tuple[list[StreamEvent], LLMBridge
     config = {**fixture.provider_config, "api_key": "replay-key"}
     events: list[StreamEvent] = []
     async with httpx.AsyncClient(transport=transport) as http:
-        client = Client(http_client=http, providers={fixture.provider: config}, retry=RetryPolicy(max_attempts=1))
+        client = Client(
+            http_client=http,
+            providers={fixture.provider: config},
+            retry=RetryPolicy(max_attempts=1),
+        )
         provider, _ = client.resolve(fixture.model)
         try:
             async for event in client.stream_request(provider, fixture.request):
@@ -91,7 +97,9 @@ def _demo_scenario(provider_dir: Path) -> Path | None:
     """The most telling scenario: a clean stream with text and a tool call, if there is one."""
 
     def score(scenario: Path) -> int:
-        golden = (scenario / "events.json").read_text() if (scenario / "events.json").exists() else ""
+        golden = (
+            (scenario / "events.json").read_text() if (scenario / "events.json").exists() else ""
+        )
         clean = not (scenario / "error.json").exists()
         return 4 * clean + 2 * ('"tool_call_end"' in golden) + ('"text_delta"' in golden)
 
@@ -169,11 +177,15 @@ async def _chat(model: str, prompt: str, as_json: bool) -> int:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(prog="llmbridge", description=__doc__.splitlines()[0] if __doc__ else None)
+    parser = argparse.ArgumentParser(
+        prog="llmbridge", description=__doc__.splitlines()[0] if __doc__ else None
+    )
     parser.add_argument("--version", action="version", version=f"llmbridge {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
     demo = sub.add_parser("demo", help="replay bundled fixtures through every provider (offline)")
-    demo.add_argument("--fixtures", type=Path, default=None, help="fixtures folder (default: bundled)")
+    demo.add_argument(
+        "--fixtures", type=Path, default=None, help="fixtures folder (default: bundled)"
+    )
     demo.add_argument("--json", action="store_true", help="print JSON lines")
     replay = sub.add_parser("replay", help="replay one fixture folder and print its events")
     replay.add_argument("fixture", type=Path)

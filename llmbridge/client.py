@@ -178,25 +178,23 @@ class Client:
 
     def _plan(
         self, provider: Provider, request: ChatRequest, *, rescue: bool
-    ) -> tuple[ChatRequest, Any]:
+    ) -> tuple[ChatRequest, Callable[[], Decoder]]:
         """Pick native tools or the prompt fallback; return the wire request and decoder factory."""
-        use_prompt = bool(request.tools) and (
-            request.tool_mode == "prompt"
-            or (
-                request.tool_mode == "auto"
-                and not provider.capabilities(request.model).native_tools
-            )
-        )
+        if not request.tools:
+            return request, lambda: provider.new_decoder(request)
+        from . import fallback  # loaded only when a request has tools
+
+        caps = provider.capabilities(request.model)
+        use_prompt = fallback.choose_tool_mode(request, caps) == "prompt"
         if not use_prompt and not rescue:
             return request, lambda: provider.new_decoder(request)
-        from . import fallback  # loaded only when a request needs it
-
-        tools = request.tools
+        tools, prefix = request.tools, fallback.call_id_prefix(request)
         wire = fallback.prepare_request(request) if use_prompt else request
 
         def new_decoder() -> Decoder:
+            inner = provider.new_decoder(wire)
             return fallback.PromptToolDecoder(
-                provider.new_decoder(wire), tools=tools, rescue=not use_prompt
+                inner, tools=tools, rescue=not use_prompt, id_prefix=prefix
             )
 
         return wire, new_decoder
@@ -228,7 +226,12 @@ class Client:
             return self.stream((provider, model_name), conversation, tools=specs, **options)
 
         return run_tool_loop(
-            turn, messages, registry=registry, max_steps=max_steps, context=context, provider=provider.name
+            turn,
+            messages,
+            registry=registry,
+            max_steps=max_steps,
+            context=context,
+            provider=provider.name,
         )
 
     async def complete(

@@ -34,7 +34,9 @@ class SyncClient:
     def __repr__(self) -> str:
         return f"Sync{self._client!r}"
 
-    def stream(self, model: ModelRef, messages: Sequence[ChatMessage], **options: Any) -> Iterator[StreamEvent]:
+    def stream(
+        self, model: ModelRef, messages: Sequence[ChatMessage], **options: Any
+    ) -> Iterator[StreamEvent]:
         events = self._client.stream(model, messages, **options)
         try:
             while True:
@@ -46,7 +48,9 @@ class SyncClient:
         finally:
             self._portal.call(events.aclose)
 
-    def complete(self, model: ModelRef, messages: Sequence[ChatMessage], **options: Any) -> ChatResponse:
+    def complete(
+        self, model: ModelRef, messages: Sequence[ChatMessage], **options: Any
+    ) -> ChatResponse:
         return self._portal.call(partial(self._client.complete, model, messages, **options))
 
     def close(self) -> None:
@@ -59,6 +63,9 @@ class SyncClient:
         return self
 
     def __exit__(
-        self, exc_type: type[BaseException] | None, exc: BaseException | None, tb: TracebackType | None
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
     ) -> None:
         self.close()

@@ -175,7 +175,9 @@ class ChatMessage(_Model):
         name: str | None = None,
         is_error: bool = False,
     ) -> ChatMessage:
-        parts: list[TextPart | ImagePart] = [TextPart(text=content)] if isinstance(content, str) else content
+        parts: list[TextPart | ImagePart] = (
+            [TextPart(text=content)] if isinstance(content, str) else content
+        )
         result = ToolResultPart(
             tool_call_id=tool_call_id, name=name, content=parts, is_error=is_error
         )

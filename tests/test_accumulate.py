@@ -14,7 +14,9 @@ from llmbridge.events import event_from_dict, event_to_dict
 from llmbridge.testing import check_invariants
 
 texts = st.text(min_size=1, max_size=12)
-args = st.dictionaries(st.text(min_size=1, max_size=5), st.integers() | st.text(max_size=5), max_size=3)
+args = st.dictionaries(
+    st.text(min_size=1, max_size=5), st.integers() | st.text(max_size=5), max_size=3
+)
 
 
 @st.composite
@@ -36,18 +38,30 @@ def responses(draw: Any) -> tuple[list[lb.StreamEvent], dict[str, Any]]:
             events.append(lb.ReasoningDelta("", signature=f"sig{len(events)}"))
             reasoning += pieces
         else:
-            call_id, name, value = f"call_{len(calls)}", draw(st.sampled_from(["a", "b"])), draw(args)
+            call_id, name, value = (
+                f"call_{len(calls)}",
+                draw(st.sampled_from(["a", "b"])),
+                draw(args),
+            )
             raw = json.dumps(value)
             cuts = sorted(draw(st.lists(st.integers(0, len(raw)), max_size=4)))
             bounds = [0, *cuts, len(raw)]
             events.append(lb.ToolCallStart(call_id, name, len(calls)))
-            events += [lb.ToolCallChunk(call_id, len(calls), raw[a:b]) for a, b in zip(bounds, bounds[1:])]
+            events += [
+                lb.ToolCallChunk(call_id, len(calls), raw[a:b])
+                for a, b in zip(bounds, bounds[1:], strict=False)
+            ]
             events.append(lb.ToolCallEnd(call_id, len(calls), name, value, raw))
             calls.append((call_id, name, value))
     reason = "tool_calls" if calls else draw(st.sampled_from(["stop", "length"]))
     usage = lb.Usage(input_tokens=draw(st.integers(0, 99)), output_tokens=draw(st.integers(0, 99)))
     events.append(lb.Finish(reason, reason, usage))
-    expected = {"text": "".join(text), "reasoning": "".join(reasoning), "calls": calls, "usage": usage}
+    expected = {
+        "text": "".join(text),
+        "reasoning": "".join(reasoning),
+        "calls": calls,
+        "usage": usage,
+    }
     return events, expected
 
 
@@ -106,7 +120,13 @@ def test_event_json_round_trip() -> None:
         [lb.ToolCallStart("x", "f", 0), lb.Finish("stop")],
         [lb.Finish("stop"), lb.TextDelta("late")],
     ],
-    ids=["chunk-before-start", "chunks-differ-from-raw", "id-reused", "finish-with-open-call", "after-finish"],
+    ids=[
+        "chunk-before-start",
+        "chunks-differ-from-raw",
+        "id-reused",
+        "finish-with-open-call",
+        "after-finish",
+    ],
 )
 def test_broken_invariants_are_event_order_errors(events: list[lb.StreamEvent]) -> None:
     acc = lb.Accumulator()

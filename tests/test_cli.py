@@ -22,7 +22,11 @@ def test_version(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_demo_replays_every_provider_offline() -> None:
     out = subprocess.run(
-        [sys.executable, "-m", "llmbridge", "demo"], capture_output=True, text=True, check=True, timeout=120
+        [sys.executable, "-m", "llmbridge", "demo"],
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=120,
     ).stdout
     providers = sorted(p.name for p in bundled_fixtures_dir().iterdir() if p.is_dir())
     assert providers, "fixtures are bundled"
@@ -39,7 +43,11 @@ def test_demo_json_lines(capsys: pytest.CaptureFixture[str]) -> None:
 
 
 def test_replay_prints_a_fixture(capsys: pytest.CaptureFixture[str]) -> None:
-    fixture = next(p.parent for p in sorted(FIXTURES.glob("*/*/events.json")) if not (p.parent / "error.json").exists())
+    fixture = next(
+        p.parent
+        for p in sorted(FIXTURES.glob("*/*/events.json"))
+        if not (p.parent / "error.json").exists()
+    )
     assert main(["replay", str(fixture), "--json"]) == 0
     events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert events == json.loads((fixture / "events.json").read_text())

@@ -16,7 +16,6 @@ import orjson
 import pytest
 
 import llmbridge as lb
-
 from llmbridge.providers import ProviderConfig, create_provider
 from llmbridge.testing import (
     ReplayTransport,

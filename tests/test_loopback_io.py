@@ -20,8 +20,6 @@ def _fake_registered() -> None:
     register_provider("fake", FakeProvider, replace=True)
 
 
-
-
 async def test_idle_timeout_between_chunks_raises_with_partial() -> None:
     async def script(stream: SocketStream) -> None:
         await read_request(stream)
@@ -46,7 +44,7 @@ async def test_connection_drop_midway_is_truncation_with_partial() -> None:
     async def script(stream: SocketStream) -> None:
         await read_request(stream)
         await stream.send(SSE_HEAD + chunk(sse_body({"text": "half"})))
-        await stream.send(b"7f\r\ndata: {\"te")  # promise 127 bytes, send a few, then reset
+        await stream.send(b'7f\r\ndata: {"te')  # promise 127 bytes, send a few, then reset
 
     async with serve(script) as url:
         async with httpx.AsyncClient() as http:

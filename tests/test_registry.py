@@ -22,10 +22,16 @@ def plugins(monkeypatch: pytest.MonkeyPatch) -> None:
     eps = [
         EntryPoint("good-plugin", "tests.fakes:FakeProvider", registry.ENTRY_POINT_GROUP),
         EntryPoint("broken-import", "no_such_module_xyz:create", registry.ENTRY_POINT_GROUP),
-        EntryPoint("not-callable", "tests.test_registry:NOT_A_PROVIDER", registry.ENTRY_POINT_GROUP),
-        EntryPoint("wrong-type", "tests.test_registry:not_a_factory_result", registry.ENTRY_POINT_GROUP),
+        EntryPoint(
+            "not-callable", "tests.test_registry:NOT_A_PROVIDER", registry.ENTRY_POINT_GROUP
+        ),
+        EntryPoint(
+            "wrong-type", "tests.test_registry:not_a_factory_result", registry.ENTRY_POINT_GROUP
+        ),
     ]
-    monkeypatch.setattr(registry, "entry_points", lambda group: [e for e in eps if e.group == group])
+    monkeypatch.setattr(
+        registry, "entry_points", lambda group: [e for e in eps if e.group == group]
+    )
 
 
 def test_split_model_keeps_colons_in_model_names() -> None:

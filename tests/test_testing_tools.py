@@ -25,7 +25,12 @@ def _fake_registered() -> None:
 def _upstream(request: httpx.Request) -> httpx.Response:
     return sse_response(
         [BODY[:10], BODY[10:]],
-        **{"set-cookie": "session=abc", "openai-organization": "org-123", "cf-ray": "8f-XYZ", "x-kept": "yes"},
+        **{
+            "set-cookie": "session=abc",
+            "openai-organization": "org-123",
+            "cf-ray": "8f-XYZ",
+            "x-kept": "yes",
+        },
     )
 
 
@@ -49,7 +54,9 @@ async def test_record_redacts_secrets_and_replay_reproduces(tmp_path: Path) -> N
 
     fixture = load_fixture(path)
     transport = ReplayTransport(fixture)
-    client = lb.Client(http_client=httpx.AsyncClient(transport=transport), providers={"fake": {"api_key": "other"}})
+    client = lb.Client(
+        http_client=httpx.AsyncClient(transport=transport), providers={"fake": {"api_key": "other"}}
+    )
     resp = await client.complete("fake:m1", [lb.ChatMessage.user("hi")])
     assert resp.text == "Hi there"
     assert [e.type for e in fixture.events or []] == ["text_delta", "text_delta", "finish"]
@@ -58,7 +65,9 @@ async def test_record_redacts_secrets_and_replay_reproduces(tmp_path: Path) -> N
 @pytest.mark.anyio
 async def test_replay_mismatch_shows_a_diff_and_strict_mode_flags_unplayed(tmp_path: Path) -> None:
     path = tmp_path / "fake" / "hello"
-    await record_fixture(path, "fake:m1", [lb.ChatMessage.user("hi")], transport=httpx.MockTransport(_upstream))
+    await record_fixture(
+        path, "fake:m1", [lb.ChatMessage.user("hi")], transport=httpx.MockTransport(_upstream)
+    )
     client = lb.Client(http_client=httpx.AsyncClient(transport=ReplayTransport(path)))
     with pytest.raises(ReplayMismatch) as info:
         await client.complete("fake:m1", [lb.ChatMessage.user("hello?")])
@@ -76,7 +85,9 @@ def test_sync_client_has_the_same_behaviour() -> None:
     def handler(request: httpx.Request) -> httpx.Response:
         return sse_response(BODY)
 
-    with lb.SyncClient(http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler))) as client:
+    with lb.SyncClient(
+        http_client=httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    ) as client:
         events = list(client.stream("fake:m", [lb.ChatMessage.user("hi")]))
         assert [e.type for e in events] == ["text_delta", "text_delta", "finish"]
         assert client.complete("fake:m", [lb.ChatMessage.user("hi")]).text == "Hi there"
@@ -86,7 +97,9 @@ def test_sync_client_has_the_same_behaviour() -> None:
     def failing(request: httpx.Request) -> httpx.Response:
         return httpx.Response(401, json={"error": {"message": "bad key"}})
 
-    with lb.SyncClient(http_client=httpx.AsyncClient(transport=httpx.MockTransport(failing))) as client:
+    with lb.SyncClient(
+        http_client=httpx.AsyncClient(transport=httpx.MockTransport(failing))
+    ) as client:
         with pytest.raises(lb.AuthenticationError, match="bad key"):
             client.complete("fake:m", [lb.ChatMessage.user("hi")])
 
@@ -94,7 +107,9 @@ def test_sync_client_has_the_same_behaviour() -> None:
 def test_keys_never_show_in_reprs_or_errors() -> None:
     provider = FakeProvider(lb.ProviderConfig.from_mapping({"api_key": SECRET}))
     request = provider.build_request(lb.ChatRequest(model="m", messages=[lb.ChatMessage.user("x")]))
-    assert SECRET not in repr(request) and SECRET not in repr(lb.ProviderConfig.from_mapping({"api_key": SECRET}))
+    assert SECRET not in repr(request) and SECRET not in repr(
+        lb.ProviderConfig.from_mapping({"api_key": SECRET})
+    )
     assert SECRET in request.headers["authorization"]
     with pytest.raises(lb.ConfigurationError) as info:
         lb.ProviderConfig(env={}).key("NOPE_KEY", provider="x")

@@ -67,7 +67,9 @@ class Fixture:
     def save(self) -> None:
         self.path.mkdir(parents=True, exist_ok=True)
         inp = self.request.model_dump(mode="json", exclude_none=True, by_alias=True)
-        inp = {k: v for k, v in inp.items() if v not in ([], {}) and (k, v) != ("tool_mode", "auto")}
+        inp = {
+            k: v for k, v in inp.items() if v not in ([], {}) and (k, v) != ("tool_mode", "auto")
+        }
         inp["model"] = self.model
         if self.provider_config:
             inp["provider_config"] = self.provider_config

@@ -48,7 +48,9 @@ class _Tee(httpx.AsyncByteStream):
 
 
 class RecordingTransport(httpx.AsyncBaseTransport):
-    def __init__(self, inner: httpx.AsyncBaseTransport | None = None, *, redact: bool = True) -> None:
+    def __init__(
+        self, inner: httpx.AsyncBaseTransport | None = None, *, redact: bool = True
+    ) -> None:
         self.inner = inner or httpx.AsyncHTTPTransport()
         self.redact = redact
         self.recordings: list[Recording] = []
@@ -63,14 +65,18 @@ class RecordingTransport(httpx.AsyncBaseTransport):
             request={
                 "method": request.method,
                 "url": redact_url(str(request.url)) if self.redact else str(request.url),
-                "headers": redact_request_headers(request.headers.multi_items(), redact=self.redact),
+                "headers": redact_request_headers(
+                    request.headers.multi_items(), redact=self.redact
+                ),
                 "body": body,
             }
         )
         self.recordings.append(recording)
         response = await self.inner.handle_async_request(request)
         recording.status = response.status_code
-        recording.headers = redact_response_headers(response.headers.multi_items(), redact=self.redact)
+        recording.headers = redact_response_headers(
+            response.headers.multi_items(), redact=self.redact
+        )
         assert isinstance(response.stream, httpx.AsyncByteStream)
         response.stream = _Tee(response.stream, recording.chunks)
         return response
@@ -118,5 +124,7 @@ async def record_fixture(
     )
     fixture.save()
     if error is not None:
-        dump_json(Path(path) / "error.json", {"class": type(error).__name__, "message": error.message})
+        dump_json(
+            Path(path) / "error.json", {"class": type(error).__name__, "message": error.message}
+        )
     return fixture

@@ -33,7 +33,15 @@ IDENTIFYING_RESPONSE_HEADERS = frozenset(
     }
 )
 TRANSPORT_HEADERS = frozenset(
-    {"host", "content-length", "accept-encoding", "connection", "user-agent", "accept", "transfer-encoding"}
+    {
+        "host",
+        "content-length",
+        "accept-encoding",
+        "connection",
+        "user-agent",
+        "accept",
+        "transfer-encoding",
+    }
 )
 
 
@@ -41,11 +49,16 @@ def redact_url(url: str) -> str:
     parts = urlsplit(url)
     if not parts.query:
         return url
-    query = [(k, REDACTED if k.lower() in SECRET_QUERY_PARAMS else v) for k, v in parse_qsl(parts.query, keep_blank_values=True)]
+    query = [
+        (k, REDACTED if k.lower() in SECRET_QUERY_PARAMS else v)
+        for k, v in parse_qsl(parts.query, keep_blank_values=True)
+    ]
     return urlunsplit(parts._replace(query=urlencode(query, safe="<>")))
 
 
-def redact_request_headers(headers: Iterable[tuple[str, str]], *, redact: bool = True) -> dict[str, str]:
+def redact_request_headers(
+    headers: Iterable[tuple[str, str]], *, redact: bool = True
+) -> dict[str, str]:
     out: dict[str, str] = {}
     for name, value in headers:
         low = name.lower()
@@ -55,7 +68,9 @@ def redact_request_headers(headers: Iterable[tuple[str, str]], *, redact: bool =
     return out
 
 
-def redact_response_headers(headers: Iterable[tuple[str, str]], *, redact: bool = True) -> dict[str, str]:
+def redact_response_headers(
+    headers: Iterable[tuple[str, str]], *, redact: bool = True
+) -> dict[str, str]:
     out: dict[str, str] = {}
     for name, value in headers:
         low = name.lower()

@@ -38,7 +38,9 @@ class _Body(httpx.AsyncByteStream):
 
 
 def _pretty(data: Any) -> list[str]:
-    return orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode().splitlines()
+    return (
+        orjson.dumps(data, option=orjson.OPT_INDENT_2 | orjson.OPT_SORT_KEYS).decode().splitlines()
+    )
 
 
 class ReplayTransport(httpx.AsyncBaseTransport):
@@ -50,7 +52,11 @@ class ReplayTransport(httpx.AsyncBaseTransport):
         check_request: bool = True,
         chunk_size: int | None = None,
     ) -> None:
-        items = fixtures if isinstance(fixtures, Sequence) and not isinstance(fixtures, str) else [fixtures]
+        items = (
+            fixtures
+            if isinstance(fixtures, Sequence) and not isinstance(fixtures, str)
+            else [fixtures]
+        )
         self.fixtures = [f if isinstance(f, Fixture) else load_fixture(f) for f in items]
         self.strict = strict
         self.check_request = check_request
@@ -93,10 +99,14 @@ class ReplayTransport(httpx.AsyncBaseTransport):
         except orjson.JSONDecodeError:
             body = request.content.decode("utf-8", "replace")
         if body != recorded.get("body"):
-            diff = difflib.unified_diff(_pretty(recorded.get("body")), _pretty(body), "recorded", "sent", lineterm="")
+            diff = difflib.unified_diff(
+                _pretty(recorded.get("body")), _pretty(body), "recorded", "sent", lineterm=""
+            )
             problems.append("body differs:\n" + "\n".join(diff))
         if problems:
-            raise ReplayMismatch(f"request does not match fixture {fixture.name}:\n" + "\n".join(problems))
+            raise ReplayMismatch(
+                f"request does not match fixture {fixture.name}:\n" + "\n".join(problems)
+            )
 
     def assert_all_played(self) -> None:
         if self.played < len(self.fixtures):
