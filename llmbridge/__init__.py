@@ -1,5 +1,7 @@
 """llmbridge: one exact, fast, typed streaming API over many LLM providers."""
 
+from typing import TYPE_CHECKING
+
 from ._version import __version__
 from .client import Client, EventStream
 from .errors import *  # noqa: F403
@@ -19,7 +21,9 @@ from .events import (
 from .providers import Capabilities, HttpRequest, Provider, ProviderConfig, register_provider
 from .response import Accumulator, ChatResponse, accumulate
 from .stream import RetryPolicy
-from .sync import SyncClient
+
+if TYPE_CHECKING:
+    from .sync import SyncClient
 from .tools import (
     ToolContext,
     ToolLimitError,
@@ -87,3 +91,15 @@ __all__ = [
     "tool",
     *_errors_all,
 ]
+
+
+def __getattr__(name: str) -> object:
+    if name == "SyncClient":  # loads anyio's thread portal only for scripts that use it
+        from .sync import SyncClient
+
+        return SyncClient
+    raise AttributeError(f"module 'llmbridge' has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    return sorted({*globals(), "SyncClient"})

@@ -21,7 +21,7 @@ def test_contract_names_are_exported() -> None:
 
 
 def test_all_matches_public_names() -> None:
-    public = {n for n in vars(lb) if not n.startswith("_")}
+    public = {n for n in dir(lb) if not n.startswith("_")}
     modules = {n for n in public if type(getattr(lb, n)).__name__ == "module"}
     assert set(lb.__all__) == (public - modules) | {"__version__"}
 

@@ -10,11 +10,13 @@ entry points, which never shadow built-ins. Errors name what is known and what b
 from __future__ import annotations
 
 import importlib
-from importlib.metadata import EntryPoint, entry_points
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import ConfigurationError
 from .base import Provider, ProviderConfig, ProviderFactory
+
+if TYPE_CHECKING:
+    from importlib.metadata import EntryPoint
 
 __all__ = [
     "ENTRY_POINT_GROUP",
@@ -60,6 +62,13 @@ def register_provider(name: str, factory: ProviderFactory, *, replace: bool = Fa
     if name in _registered and not replace:
         raise ConfigurationError(f"provider {name!r} is already registered (pass replace=True)")
     _registered[name] = factory
+
+
+def entry_points(group: str) -> list[EntryPoint]:
+    """Installed plug-ins of ``group`` (importlib.metadata loads only when asked)."""
+    from importlib.metadata import entry_points as installed
+
+    return list(installed(group=group))
 
 
 def _plugins() -> dict[str, EntryPoint]:
