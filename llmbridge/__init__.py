@@ -1,6 +1,6 @@
 """llmbridge: one exact, fast, typed streaming API over many LLM providers."""
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from ._version import __version__
 from .client import Client, EventStream
@@ -22,7 +22,7 @@ from .providers import Capabilities, HttpRequest, Provider, ProviderConfig, regi
 from .response import Accumulator, ChatResponse, accumulate
 from .stream import RetryPolicy
 
-if TYPE_CHECKING:
+if _TYPE_CHECKING:
     from .sync import SyncClient
 from .tools import (
     ToolContext,
