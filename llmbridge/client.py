@@ -280,6 +280,8 @@ def _as_spec(tool: Any) -> ToolSpec:
         return spec
     if isinstance(tool, Mapping):
         return ToolSpec.model_validate(tool)
+    if callable(tool):
+        return ToolSpec.from_function(tool)
     raise TypeError(
         f"tools= takes ToolSpec objects (or @llmbridge.tool functions), got {type(tool).__name__}"
     )

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import subprocess
 import sys
@@ -51,3 +52,136 @@ def test_replay_prints_a_fixture(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["replay", str(fixture), "--json"]) == 0
     events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert events == json.loads((fixture / "events.json").read_text())
+
+
+# -- chat: tools, replay / record, colors and JSON ----------------------------------------
+
+EXAMPLE_FIXTURES = Path(__file__).resolve().parents[1] / "examples" / "fixtures"
+WEATHER_TURNS = [EXAMPLE_FIXTURES / "openai" / "weather_call", EXAMPLE_FIXTURES / "openai" / "weather_answer"]  # fmt: skip
+TOOL_MODULE = '''
+def get_weather(city: str) -> str:
+    """Current weather for a city."""
+    return {"Paris": "Sunny, 22 °C"}.get(city, "no data")
+'''
+
+
+class _Tty(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def _chat_args(*extra: str) -> list[str]:
+    return [
+        "chat",
+        "openai:gpt-4.1-mini",
+        "What's the weather in Paris?",
+        "--system",
+        "Be brief.",
+        "--tool",
+        "weather_tools_for_cli_test:get_weather",
+        *extra,
+    ]
+
+
+@pytest.fixture
+def tool_module(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    (tmp_path / "weather_tools_for_cli_test.py").write_text(TOOL_MODULE)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    return tmp_path
+
+
+def _replay_args() -> list[str]:
+    return [arg for turn in WEATHER_TURNS for arg in ("--replay", str(turn))]
+
+
+@pytest.mark.usefixtures("tool_module")
+def test_chat_runs_a_tool_loop_from_module_function_against_replayed_turns(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    assert main(_chat_args(*_replay_args())) == 0
+    out = capsys.readouterr().out
+    assert out.splitlines() == [
+        '→ get_weather({"city":"Paris"})',
+        "[tool_calls · in=57 out=15]",
+        "← get_weather: Sunny, 22 °C",
+        "It's sunny and 22 °C in Paris.",
+        "[stop · in=87 out=11]",
+    ]
+    assert "\x1b[" not in out  # not a terminal: no color codes
+
+
+@pytest.mark.usefixtures("tool_module")
+def test_chat_json_lines_include_tool_results(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([*_chat_args(*_replay_args()), "--json"]) == 0
+    lines = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    types = [line["type"] for line in lines]
+    assert types.count("finish") == 2 and types.count("tool_call_end") == 1
+    (result,) = [line for line in lines if line["type"] == "tool_result"]
+    assert result == {
+        "type": "tool_result",
+        "id": "call_Hq7TnW3kZp9Lx2Vb",
+        "name": "get_weather",
+        "is_error": False,
+        "content": "Sunny, 22 °C",
+    }
+
+
+@pytest.mark.usefixtures("tool_module")
+def test_chat_colors_only_on_a_terminal_without_no_color(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    tty = _Tty()
+    monkeypatch.setattr(sys, "stdout", tty)
+    assert main(_chat_args(*_replay_args())) == 0
+    assert "\x1b[36m→ get_weather" in tty.getvalue()
+    assert "\x1b[32m← get_weather: Sunny" in tty.getvalue()
+
+    monkeypatch.setenv("NO_COLOR", "1")
+    plain = _Tty()
+    monkeypatch.setattr(sys, "stdout", plain)
+    assert main(_chat_args(*_replay_args())) == 0
+    assert "\x1b[" not in plain.getvalue() and "← get_weather: Sunny" in plain.getvalue()
+
+
+@pytest.mark.usefixtures("tool_module")
+def test_chat_replay_mismatch_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    args = _chat_args(*_replay_args())
+    args[2] = "What's the weather in Rome?"
+    assert main(args) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(
+        "error: ReplayMismatch: request does not match fixture openai/weather_call"
+    )
+    assert "Rome" in err
+
+
+def test_chat_bad_tool_reference_is_a_clear_error(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["chat", "openai:gpt-4.1-mini", "hi", "--tool", "no_such_module_x:f"]) == 1
+    assert "--tool no_such_module_x:f: ModuleNotFoundError" in capsys.readouterr().err
+    assert main(["chat", "openai:gpt-4.1-mini", "hi", "--tool", "json"]) == 1
+    assert "--tool takes module:function" in capsys.readouterr().err
+
+
+def test_chat_record_writes_one_fixture_per_turn(
+    tool_module: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import llmbridge.cli.chat as cli
+    from llmbridge.testing import RecordingTransport, ReplayTransport
+
+    # the "network" behind the recorder is the replay of the two example turns
+    monkeypatch.setattr(
+        cli, "RecordingTransport", lambda: RecordingTransport(ReplayTransport(WEATHER_TURNS))
+    )
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-secret-for-record-test")
+    out = tool_module / "recorded"
+    assert main(_chat_args("--record", str(out))) == 0
+    assert "recorded 2 fixture(s)" in capsys.readouterr().err
+    for step, source in zip(("step1", "step2"), WEATHER_TURNS, strict=True):
+        for name in ("request.json", "response.sse", "events.json", "input.json"):
+            assert (out / step / name).read_text() == (source / name).read_text(), (step, name)
+    assert "sk-secret" not in "".join(p.read_text() for p in out.rglob("*.json"))
+    monkeypatch.delenv("OPENAI_API_KEY")
+    assert main(_chat_args("--replay", str(out))) == 0  # a folder of steps replays in order
+    assert "It's sunny and 22 °C in Paris." in capsys.readouterr().out

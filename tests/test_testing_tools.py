@@ -114,3 +114,27 @@ def test_keys_never_show_in_reprs_or_errors() -> None:
     with pytest.raises(lb.ConfigurationError) as info:
         lb.ProviderConfig(env={}).key("NOPE_KEY", provider="x")
     assert "NOPE_KEY" in str(info.value)
+
+
+@pytest.mark.anyio
+async def test_record_keeps_replayable_provider_options_but_not_the_key(tmp_path: Path) -> None:
+    path = tmp_path / "fake" / "opts"
+    options = {"api_key": SECRET, "base_url": "https://fake.test/v1"}
+    fixture = await record_fixture(
+        path,
+        "fake:m1",
+        [lb.ChatMessage.user("hi")],
+        client_options={"providers": {"fake": options}},
+        transport=httpx.MockTransport(_upstream),
+    )
+    assert fixture.provider_config == {"base_url": "https://fake.test/v1"}
+    assert load_fixture(path).provider_config == {"base_url": "https://fake.test/v1"}
+
+
+@pytest.mark.anyio
+async def test_mismatch_diff_is_not_buried_when_the_client_closes(tmp_path: Path) -> None:
+    path = tmp_path / "fake" / "hello"
+    await record_fixture(path, "fake:m1", [lb.ChatMessage.user("hi")], transport=httpx.MockTransport(_upstream))
+    with pytest.raises(ReplayMismatch, match="body differs"):
+        async with httpx.AsyncClient(transport=ReplayTransport([path, path])) as http:
+            await lb.Client(http_client=http).complete("fake:m1", [lb.ChatMessage.user("other")])

@@ -85,6 +85,15 @@ class RecordingTransport(httpx.AsyncBaseTransport):
         await self.inner.aclose()
 
 
+def _replayable_config(client_options: dict[str, Any] | None, model: str) -> dict[str, Any]:
+    """The provider options a replay needs (``base_url``, flags), never the key."""
+    providers = (client_options or {}).get("providers") or {}
+    options = providers.get(model.partition(":")[0]) or {}
+    if not isinstance(options, dict):
+        return {}
+    return {k: v for k, v in options.items() if k not in ("api_key", "headers")}
+
+
 async def record_fixture(
     path: str | Path,
     model: str,
@@ -114,7 +123,7 @@ async def record_fixture(
         path=Path(path),
         model=model,
         request=request,
-        provider_config={},
+        provider_config=_replayable_config(client_options, model),
         http_request=last.request,
         status=last.status,
         headers=last.headers,

@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 from collections.abc import AsyncIterator, Sequence
 from pathlib import Path
+from types import TracebackType
 from typing import Any
 
 import httpx
@@ -116,6 +117,15 @@ class ReplayTransport(httpx.AsyncBaseTransport):
     async def aclose(self) -> None:
         if self.strict:
             self.assert_all_played()
+
+    async def __aexit__(
+        self,
+        exc_type: type[BaseException] | None = None,
+        exc_value: BaseException | None = None,
+        traceback: TracebackType | None = None,
+    ) -> None:
+        if exc_type is None:  # an exception already on its way says more than "never played"
+            await self.aclose()
 
 
 def replay_client(

@@ -88,6 +88,7 @@ class ToolSpec(BaseModel):
         """A spec for a sync or async function, schema from its type hints and docstring."""
         from .schema_from_function import signature_of
 
+        fn = getattr(fn, "fn", fn) if isinstance(getattr(fn, "tool_spec", None), ToolSpec) else fn
         sig = signature_of(fn)
         spec = cls(
             name=name or str(getattr(fn, "__name__", type(fn).__name__)),

@@ -1,27 +1,22 @@
-"""The ``llmbridge`` command: ``demo``, ``replay``, ``chat``, ``--version``.
+"""``llmbridge demo`` and ``llmbridge replay``: recorded streams through the real client, offline.
 
-Rules: ``demo`` and ``replay`` never touch the network (fixtures are served by the replay
-transport); ``chat`` is the only live command and reads keys from the environment.
-Events print as one readable line each; ``--json`` prints JSON lines instead.
+Rules: never touches the network (the replay transport serves the fixtures); one readable line
+per event (``describe_event``) or JSON lines.
 """
 
 from __future__ import annotations
 
-import argparse
 import shutil
 import sys
-from collections.abc import Sequence
 from importlib import resources
 from pathlib import Path
 
-import anyio
 import httpx
 import orjson
 
-from ._version import __version__
-from .client import Client
-from .errors import LLMBridgeError
-from .events import (
+from ..client import Client
+from ..errors import LLMBridgeError
+from ..events import (
     Finish,
     ReasoningDelta,
     StreamEvent,
@@ -32,12 +27,11 @@ from .events import (
     ToolCallStart,
     event_to_dict,
 )
-from .stream import RetryPolicy
-from .testing.fixtures import Fixture, load_fixture
-from .testing.replay import ReplayTransport
-from .types import ChatMessage
+from ..stream import RetryPolicy
+from ..testing.fixtures import Fixture, load_fixture
+from ..testing.replay import ReplayTransport
 
-__all__ = ["bundled_fixtures_dir", "describe_event", "main"]
+__all__ = ["bundled_fixtures_dir", "describe_event", "replay_fixture", "run_demo", "run_replay"]
 
 
 def bundled_fixtures_dir() -> Path:
@@ -45,7 +39,7 @@ def bundled_fixtures_dir() -> Path:
     packaged = Path(str(resources.files("llmbridge"))) / "_fixtures"
     if packaged.is_dir():
         return packaged
-    return Path(__file__).resolve().parent.parent / "fixtures"
+    return Path(__file__).resolve().parents[2] / "fixtures"
 
 
 def describe_event(event: StreamEvent) -> str:
@@ -124,7 +118,7 @@ def _columns(blocks: list[tuple[str, list[str]]], width: int) -> str:
     return "\n".join(out)
 
 
-async def _demo(fixtures_dir: Path, as_json: bool) -> int:
+async def run_demo(fixtures_dir: Path, as_json: bool) -> int:
     blocks: list[tuple[str, list[str]]] = []
     for provider_dir in sorted(p for p in fixtures_dir.iterdir() if p.is_dir()):
         scenario = _demo_scenario(provider_dir)
@@ -149,7 +143,7 @@ async def _demo(fixtures_dir: Path, as_json: bool) -> int:
     return 0
 
 
-async def _replay(path: Path, as_json: bool) -> int:
+async def run_replay(path: Path, as_json: bool) -> int:
     fixture = load_fixture(path)
     events, error = await replay_fixture(fixture)
     for event in events:
@@ -158,49 +152,3 @@ async def _replay(path: Path, as_json: bool) -> int:
         print(f"error: {type(error).__name__}: {error}", file=sys.stderr)
         return 1
     return 0
-
-
-async def _chat(model: str, prompt: str, as_json: bool) -> int:
-    async with Client() as client:
-        try:
-            async for event in client.stream(model, [ChatMessage.user(prompt)]):
-                if as_json:
-                    print(orjson.dumps(event_to_dict(event)).decode(), flush=True)
-                elif isinstance(event, TextDelta):
-                    print(event.text, end="", flush=True)
-                else:
-                    print(f"\n[{describe_event(event)}]", flush=True)
-        except LLMBridgeError as exc:
-            print(f"\nerror: {type(exc).__name__}: {exc}", file=sys.stderr)
-            return 1
-    return 0
-
-
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(
-        prog="llmbridge", description=__doc__.splitlines()[0] if __doc__ else None
-    )
-    parser.add_argument("--version", action="version", version=f"llmbridge {__version__}")
-    sub = parser.add_subparsers(dest="command", required=True)
-    demo = sub.add_parser("demo", help="replay bundled fixtures through every provider (offline)")
-    demo.add_argument(
-        "--fixtures", type=Path, default=None, help="fixtures folder (default: bundled)"
-    )
-    demo.add_argument("--json", action="store_true", help="print JSON lines")
-    replay = sub.add_parser("replay", help="replay one fixture folder and print its events")
-    replay.add_argument("fixture", type=Path)
-    replay.add_argument("--json", action="store_true")
-    chat = sub.add_parser("chat", help="live call: stream one answer (keys from the environment)")
-    chat.add_argument("model", help="provider:model, e.g. openai:gpt-4.1-mini")
-    chat.add_argument("prompt")
-    chat.add_argument("--json", action="store_true")
-    args = parser.parse_args(argv)
-    if args.command == "demo":
-        return anyio.run(_demo, args.fixtures or bundled_fixtures_dir(), args.json)
-    if args.command == "replay":
-        return anyio.run(_replay, args.fixture, args.json)
-    return anyio.run(_chat, args.model, args.prompt, args.json)
-
-
-if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())

@@ -1,0 +1,102 @@
+"""The ``llmbridge`` command: ``demo``, ``replay``, ``chat``, ``--version``.
+
+Rules: ``demo`` and ``replay`` never touch the network (fixtures are served by the replay
+transport); ``chat`` is the only live command and reads keys from the environment, unless
+``--replay`` serves fixtures instead (``--record`` saves its live calls as fixtures).
+``chat --tool module:function`` runs the tool loop. Output is readable text, colored only on
+a terminal and never when ``NO_COLOR`` is set; ``--json`` prints JSON lines instead.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+from typing import cast
+
+import anyio
+
+from .._version import __version__
+from ..types import ToolMode
+from .chat import ChatArgs, ChatPrinter, load_tool, replay_fixtures, run_chat, use_color
+from .demo import bundled_fixtures_dir, describe_event, run_demo, run_replay
+
+__all__ = [
+    "ChatPrinter",
+    "bundled_fixtures_dir",
+    "describe_event",
+    "load_tool",
+    "main",
+    "replay_fixtures",
+    "use_color",
+]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(
+        prog="llmbridge", description=__doc__.splitlines()[0] if __doc__ else None
+    )
+    parser.add_argument("--version", action="version", version=f"llmbridge {__version__}")
+    sub = parser.add_subparsers(dest="command", required=True)
+    demo = sub.add_parser("demo", help="replay bundled fixtures through every provider (offline)")
+    demo.add_argument(
+        "--fixtures", type=Path, default=None, help="fixtures folder (default: bundled)"
+    )
+    demo.add_argument("--json", action="store_true", help="print JSON lines")
+    replay = sub.add_parser("replay", help="replay one fixture folder and print its events")
+    replay.add_argument("fixture", type=Path)
+    replay.add_argument("--json", action="store_true")
+    chat = sub.add_parser(
+        "chat", help="stream one answer, running tools if given (keys from the environment)"
+    )
+    chat.add_argument("model", help="provider:model, e.g. openai:gpt-4.1-mini")
+    chat.add_argument("prompt")
+    chat.add_argument("--system", help="a system prompt")
+    chat.add_argument(
+        "--tool",
+        action="append",
+        default=[],
+        metavar="MODULE:FUNCTION",
+        help="offer this function as a tool and run the tool loop (repeatable)",
+    )
+    chat.add_argument("--tool-mode", choices=["auto", "native", "prompt"], default="auto")
+    chat.add_argument("--max-steps", type=int, default=8, help="model turns in the tool loop")
+    chat.add_argument("--base-url", help="the provider's base URL (e.g. a local server)")
+    where = chat.add_mutually_exclusive_group()
+    where.add_argument(
+        "--replay",
+        action="append",
+        type=Path,
+        default=[],
+        metavar="FIXTURE",
+        help="serve recorded fixture(s) instead of the network (no key needed)",
+    )
+    where.add_argument(
+        "--record", type=Path, metavar="FIXTURE", help="record the live call(s) as fixture(s)"
+    )
+    chat.add_argument("--json", action="store_true", help="print JSON lines")
+    chat.add_argument("--no-color", action="store_true", help="never color the output")
+    args = parser.parse_args(argv)
+    if args.command == "demo":
+        return anyio.run(run_demo, args.fixtures or bundled_fixtures_dir(), args.json)
+    if args.command == "replay":
+        return anyio.run(run_replay, args.fixture, args.json)
+    chat_args = ChatArgs(
+        model=args.model,
+        prompt=args.prompt,
+        system=args.system,
+        tools=args.tool,
+        tool_mode=cast(ToolMode, args.tool_mode),
+        max_steps=args.max_steps,
+        base_url=args.base_url,
+        replay=args.replay,
+        record=args.record,
+        as_json=args.json,
+        color=use_color(sys.stdout, disabled=args.no_color or args.json),
+    )
+    return anyio.run(run_chat, chat_args)
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())
