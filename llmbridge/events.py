@@ -182,6 +182,7 @@ _BY_TYPE: dict[str, type[StreamEvent]] = {
         ToolCallStart,
         ToolCallChunk,
         ToolCallEnd,
+        ProviderItem,
         Finish,
     )
 }

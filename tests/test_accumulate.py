@@ -106,6 +106,7 @@ def test_event_json_round_trip() -> None:
         lb.ToolCallStart("c", "f", 0),
         lb.ToolCallChunk("c", 0, "{}"),
         lb.ToolCallEnd("c", 0, "f", {}, "{}"),
+        lb.ProviderItem({"type": "server_tool_use", "id": "s1"}, provider="anthropic"),
         lb.Finish("tool_calls", "tool_use", lb.Usage(1, 2, 0, 0, 1)),
     ]
     assert [event_from_dict(event_to_dict(e)) for e in events] == events
@@ -149,3 +150,14 @@ def test_text_around_tool_calls_keeps_order() -> None:
     kinds = [p.type for p in resp.message.content]
     assert kinds == ["text", "tool_call"]
     assert resp.text == "Let me check." and resp.tool_calls[0].arguments == {"city": "Oslo"}
+
+
+def test_provider_items_land_in_the_message_in_stream_order() -> None:
+    item = {"type": "web_search_call", "id": "ws_1", "status": "completed"}
+    resp = lb.accumulate(
+        [lb.TextDelta("Searching. "), lb.ProviderItem(item), lb.TextDelta("Found it."), lb.Finish("stop")],
+        provider="openai-responses",
+    )
+    assert [p.type for p in resp.message.content] == ["text", "raw", "text"]
+    raw = resp.message.content[1]
+    assert isinstance(raw, lb.RawPart) and raw.provider == "openai-responses" and raw.data == item
