@@ -26,6 +26,7 @@ from ..events import StreamEvent
 from ..types import ChatRequest
 
 __all__ = [
+    "SECRET_QUERY_PARAMS",
     "SENSITIVE_HEADERS",
     "Capabilities",
     "Decoder",
@@ -35,6 +36,9 @@ __all__ = [
     "ProviderFactory",
     "Secret",
 ]
+
+SECRET_QUERY_PARAMS = frozenset({"key", "api_key", "api-key", "access_token", "token"})
+"""Query parameters that carry credentials (redacted in recordings, scrubbed from errors)."""
 
 SENSITIVE_HEADERS = frozenset(
     {"authorization", "x-api-key", "x-goog-api-key", "api-key", "proxy-authorization"}

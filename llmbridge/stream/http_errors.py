@@ -9,6 +9,7 @@ their documented error *codes* (e.g. ``context_length_exceeded``), never by sear
 from __future__ import annotations
 
 import email.utils
+import math
 import time
 from collections.abc import Mapping
 from typing import Any
@@ -96,21 +97,28 @@ def request_id_from(headers: Mapping[str, str]) -> str | None:
     return None
 
 
+def _finite(value: str) -> float | None:
+    """``float(value)`` when it is a finite number (``inf`` / ``nan`` are not waits)."""
+    try:
+        number = float(value)
+    except ValueError:
+        return None
+    return number if math.isfinite(number) else None
+
+
 def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
     """Seconds to wait from ``retry-after-ms`` / ``Retry-After`` (seconds or HTTP date)."""
     value = headers.get("retry-after-ms")
     if value:
-        try:
-            return max(float(value) / 1000.0, 0.0)
-        except ValueError:
-            pass
+        millis = _finite(value)
+        if millis is not None:
+            return max(millis / 1000.0, 0.0)
     value = headers.get("retry-after")
     if not value:
         return None
-    try:
-        return max(float(value), 0.0)
-    except ValueError:
-        pass
+    seconds = _finite(value)
+    if seconds is not None:
+        return max(seconds, 0.0)
     try:
         when = email.utils.parsedate_to_datetime(value)
     except (TypeError, ValueError):

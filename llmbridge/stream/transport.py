@@ -12,6 +12,9 @@ Rules:
   with the partial response attached (``err.partial``).
 * The response is closed on every exit: end, error, ``break`` or cancellation (shielded).
 * The idle timeout is httpx's read timeout: it bounds the silence between two chunks.
+* No error leaves with the request's secret in it: the values of the sensitive headers (and
+  ``key=``-style query parameters) are replaced in the message and the parsed error body,
+  because some servers and proxies echo the key back ("Incorrect API key provided: ...").
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ from contextlib import contextmanager
 from typing import Any
 
 import anyio
+import httpx
 from httpx_sse import EventSource, SSEError
 
 from ..errors import (
@@ -32,7 +36,13 @@ from ..errors import (
     TimeoutError,
 )
 from ..events import StreamEvent
-from ..providers.base import Decoder, HttpRequest, Provider
+from ..providers.base import (
+    SECRET_QUERY_PARAMS,
+    SENSITIVE_HEADERS,
+    Decoder,
+    HttpRequest,
+    Provider,
+)
 from ..response import Accumulator
 from .http_errors import request_id_from
 from .retry import RetryPolicy
@@ -133,6 +143,51 @@ def _not_sse(provider: Provider, response: Any, ctype: str, body: bytes) -> LLMB
     )
 
 
+_REDACTED = "<redacted>"
+
+
+def _secrets(request: HttpRequest) -> tuple[str, ...]:
+    """The secret strings ``request`` carries (longest first), never shorter than 8 chars."""
+    found: set[str] = set()
+    for name, value in request.headers.items():
+        if name.lower() in SENSITIVE_HEADERS and isinstance(value, str):
+            found.add(value)
+            found.add(value.partition(" ")[2])  # "Bearer <token>"
+    try:
+        params = httpx.URL(request.url).params
+    except (httpx.InvalidURL, TypeError):  # an unparseable URL fails later, in the send
+        params = httpx.QueryParams()
+    for name, value in params.multi_items():
+        if name.lower() in SECRET_QUERY_PARAMS:
+            found.add(value)
+    return tuple(sorted((s for s in found if len(s) >= 8), key=len, reverse=True))
+
+
+def _scrub_value(value: Any, secrets: tuple[str, ...]) -> Any:
+    if isinstance(value, str):
+        for secret in secrets:
+            if secret in value:
+                value = value.replace(secret, _REDACTED)
+        return value
+    if isinstance(value, dict):
+        return {k: _scrub_value(v, secrets) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_scrub_value(v, secrets) for v in value]
+    return value
+
+
+def _scrub(error: LLMBridgeError, secrets: tuple[str, ...]) -> None:
+    """Remove the request's secrets from everything the error shows."""
+    if not secrets:
+        return
+    error.message = _scrub_value(error.message, secrets)
+    error.provider_message = _scrub_value(error.provider_message, secrets)
+    error.args = tuple(_scrub_value(a, secrets) for a in error.args)
+    body = getattr(error, "body", None)
+    if body is not None:
+        error.body = _scrub_value(body, secrets)  # type: ignore[attr-defined]
+
+
 def _attach(error: LLMBridgeError, provider: str, seen: list[StreamEvent]) -> LLMBridgeError:
     if error.provider is None:
         error.provider = provider
@@ -161,6 +216,7 @@ async def stream_events(
     name = provider.name
     attempt = 0
     seen: list[StreamEvent] = []
+    secrets = _secrets(request)
     while True:
         attempt += 1
         response = None
@@ -177,6 +233,7 @@ async def stream_events(
                     yield event
             return
         except LLMBridgeError as exc:
+            _scrub(exc, secrets)
             delay = None if seen else retry.delay(attempt=attempt, error=exc)
             if delay is None:
                 _attach(exc, name, seen)

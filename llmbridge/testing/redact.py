@@ -10,13 +10,12 @@ from __future__ import annotations
 from collections.abc import Iterable
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from ..providers.base import SENSITIVE_HEADERS
+from ..providers.base import SECRET_QUERY_PARAMS, SENSITIVE_HEADERS
 
 __all__ = ["REDACTED", "redact_request_headers", "redact_response_headers", "redact_url"]
 
 REDACTED = "<redacted>"
 
-SECRET_QUERY_PARAMS = frozenset({"key", "api_key", "api-key", "access_token", "token"})
 IDENTIFYING_RESPONSE_HEADERS = frozenset(
     {
         "set-cookie",

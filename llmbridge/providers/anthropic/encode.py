@@ -12,8 +12,9 @@ Rules:
 * Reasoning goes back only when this provider made it (``ReasoningPart.provider``):
   ``thinking`` with its signature, or ``redacted_thinking`` with its opaque data. Unsigned
   or foreign reasoning is dropped (the API rejects it), with a warning.
-* ``RawPart(provider="anthropic")`` blocks (server tool use / results) are sent verbatim;
-  other providers' raw parts are dropped with a warning.
+* ``RawPart(provider="anthropic")`` blocks (server tool use and results, MCP, code
+  execution, unknown blocks: the decoder's ``ProviderItem`` events) are sent verbatim, where
+  they stand in the turn; other providers' raw parts are dropped with a warning.
 * ``TextPart.provider_data`` may carry ``cache_control`` (and, on assistant text,
   ``citations``); an ``anthropic`` key holds extra block fields merged as given.
 * Empty text blocks are skipped (the API rejects them), and so are turns left empty.

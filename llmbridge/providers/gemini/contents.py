@@ -17,7 +17,8 @@ rules of https://ai.google.dev/gemini-api/docs/thought-signatures. Rules:
   empty reasoning part that only holds a signature gives it to the next part of the turn (that
   is where the model put it), or stands alone as an empty text part at the end of the turn.
   Reasoning from other providers is dropped (Gemini cannot read it).
-* ``RawPart`` of this provider is sent as the part it is (code execution, server tool parts).
+* ``RawPart`` of this provider is sent as the part it is, in place (code execution, server
+  tool parts: the decoder's ``ProviderItem`` events, their own ``thoughtSignature`` included).
 """
 
 from __future__ import annotations

@@ -6,6 +6,8 @@ event is one whole ``GenerateContentResponse``; there is no terminal marker but 
 ``finishReason`` (or a ``promptFeedback.blockReason``). Rules:
 
 * the first chunk gives ``StreamStart`` (response id, model version, dropped settings);
+* a chunk holding one candidate with one plain text part and nothing else (nearly every chunk)
+  is read on an inlined fast path; every other shape goes through the careful reader;
 * text parts → ``TextDelta``; ``thought: true`` parts → ``ReasoningDelta``; only candidate 0;
 * ``thoughtSignature``: on a thought part it is that ``ReasoningDelta``'s signature; on a
   function call it goes to ``ToolCallEnd.provider_data``; an empty text part holding only a
@@ -16,8 +18,12 @@ event is one whole ``GenerateContentResponse``; there is no terminal marker but 
   may stream them (``willContinue`` + ``partialArgs``): the call opens on the named part and
   ends on the first part without ``willContinue`` (or when another call, content or the end
   comes). Ids are Gemini's, else generated from the response id and marked ``generated_id``;
-* server-side parts (code execution, server tool calls, generated media) and grounding /
-  citation metadata are kept in ``Finish.provider_data``, never turned into tool-call events;
+* parts the provider made or ran itself (``executableCode``, ``codeExecutionResult``, server
+  tool calls, generated media, part types newer than this code) are never tool-call events:
+  each becomes a ``ProviderItem`` holding the part exactly as received (its
+  ``thoughtSignature`` included), in stream order, so ``resp.message`` sends it back in place;
+* grounding / citation / URL-context metadata, ``finishMessage`` and a blocking
+  ``promptFeedback`` are kept in ``Finish.provider_data``;
 * ``usageMetadata`` is cumulative: the last one wins, and ``Finish`` is emitted by ``close()``
   so usage arriving after the ``finishReason`` chunk still counts;
 * an ``error`` object raises the typed ``APIError``; undecodable data raises
@@ -34,6 +40,7 @@ from ...errors import MalformedStreamError, StreamTruncatedError
 from ...events import (
     Finish,
     FinishReason,
+    ProviderItem,
     ReasoningDelta,
     StreamEvent,
     StreamStart,
@@ -90,7 +97,6 @@ class GeminiDecoder:
         self._blocked: str | None = None
         self._usage: dict[str, Any] | None = None
         self._extra: dict[str, Any] = {}
-        self._server_parts: list[dict[str, Any]] = []
 
     # -- feeding -----------------------------------------------------------------------
     def feed(self, event: str, data: str) -> list[StreamEvent]:
@@ -102,6 +108,29 @@ class GeminiDecoder:
             raise MalformedStreamError(
                 f"Gemini sent a data line that is not JSON: {data[:120]!r}", provider=self.provider
             ) from exc
+        try:  # the hot path: one candidate holding one plain text part and nothing else
+            (candidate,) = chunk["candidates"]
+            (part,) = candidate["content"]["parts"]
+            text = part["text"]
+            if (
+                text.__class__ is str
+                and len(part) == 1
+                and len(candidate) == 1 + ("index" in candidate)
+                and self._started
+                and self._open is None
+                and self._pending is None
+                and "error" not in chunk
+                and "promptFeedback" not in chunk
+            ):
+                usage = chunk.get("usageMetadata")
+                if usage.__class__ is dict:
+                    self._usage = usage
+                return [TextDelta(text)] if text else []
+        except (KeyError, TypeError, ValueError):
+            pass  # any other shape: read carefully below
+        return self._feed(chunk)
+
+    def _feed(self, chunk: Any) -> list[StreamEvent]:
         if type(chunk) is not dict:
             raise MalformedStreamError(
                 f"Gemini sent a {type(chunk).__name__} where a response object was expected",
@@ -183,12 +212,12 @@ class GeminiDecoder:
             return
         self._close_call(out)
         self._flush_signature(out)
-        if signature is not None:
-            out.append(ReasoningDelta("", signature, dict(_NEXT_PART)))
         if isinstance(text, str):
+            if signature is not None:
+                out.append(ReasoningDelta("", signature, dict(_NEXT_PART)))
             out.append(TextDelta(text))
-        else:  # code execution, server tool calls, generated media: the provider's own
-            self._server_parts.append(part)
+        else:  # code execution, server tool calls, generated media: the provider's own part,
+            out.append(ProviderItem(part))  # kept whole (its signature included), in order
 
     # -- tool calls ----------------------------------------------------------------------
     def _function_call(
@@ -286,8 +315,6 @@ class GeminiDecoder:
         reason: FinishReason = "content_filter"  # no finishReason: the prompt itself was blocked
         if self._finish is not None:
             reason = map_finish_reason(self._finish, called_tools=self._calls > 0)
-        if self._server_parts:
-            self._extra["server_parts"] = self._server_parts
         usage = usage_from_metadata(self._usage) if self._usage is not None else None
         out.append(Finish(reason, raw, usage, dict(self._extra) or None))
         return out

@@ -5,7 +5,9 @@ Follows https://platform.openai.com/docs/api-reference/responses-streaming.
 Rules:
 
 * Dispatch is on the JSON ``type`` field, never on the SSE ``event:`` name (OpenRouter sends
-  none); one ``orjson.loads`` per event, a dict of handlers; unknown types are skipped.
+  none); one ``orjson.loads`` per event, a dict of handlers; unknown types are skipped. Text
+  and argument deltas (nearly every event) are read on an inlined fast path; any odd shape
+  falls through to the careful handlers.
   ``data: [DONE]`` (OpenRouter) is ignored; anything after the terminal event is ignored.
 * The first event of any kind yields one ``StreamStart`` (id and model when the event carries
   a ``response``: ``response.created``, or ``response.queued`` in background mode; a resumed
@@ -21,8 +23,10 @@ Rules:
   was streamed adds the missing tail once (a message item with no text events at all gives its
   text when it is done). Refusal deltas are text too, repeated in
   ``Finish.provider_data["refusal"]``.
-  Built-in tool items (web search, MCP, code interpreter, shell, …) are not tool-call events:
-  their done items are kept, verbatim, in ``Finish.provider_data["items"]``.
+* Items the provider runs itself (web search, file search, MCP, code interpreter, image
+  generation, shell, custom tool calls, item types newer than this code) are not tool-call
+  events: each ``output_item.done`` item becomes a ``ProviderItem`` holding the item verbatim,
+  in stream order, so ``resp.message`` sends it back where it was (``messages.py``).
 * ``response.completed`` → ``Finish`` (``tool_calls`` if calls were emitted, else ``stop``);
   ``response.incomplete`` → reason from ``incomplete_details.reason``. Open calls are closed
   first. ``error`` and ``response.failed`` raise a typed ``APIError`` after every event that
@@ -41,6 +45,7 @@ from ...errors import APIError, MalformedStreamError, StreamTruncatedError
 from ...events import (
     Finish,
     FinishReason,
+    ProviderItem,
     ReasoningDelta,
     StreamEvent,
     StreamStart,
@@ -54,6 +59,9 @@ from .tool_calls import ToolCalls
 from .usage import convert_usage
 
 __all__ = ["ResponsesDecoder"]
+
+_loads = orjson.loads
+_JSONDecodeError = orjson.JSONDecodeError
 
 _Out = list[StreamEvent]
 
@@ -70,7 +78,6 @@ class ResponsesDecoder:
         self._item_text = False  # the current message item had text events
         self._text_buf: list[str] = []  # deltas of the text part being streamed
         self._reasoning: dict[Key, Any] = {}  # item key -> last (summary/content) index
-        self._items: list[Any] = []
         self._refusal: list[str] = []
 
     # -- protocol ---------------------------------------------------------------------
@@ -79,35 +86,43 @@ class ResponsesDecoder:
             if self._error is not None:
                 raise self._error
             return []
-        if not data or data == "[DONE]":
-            return []
         try:
-            obj = orjson.loads(data)
-            kind = obj.get("type")
-        except orjson.JSONDecodeError as exc:
+            obj = _loads(data)
+        except _JSONDecodeError as exc:
+            if not data or data == "[DONE]":
+                return []
             raise MalformedStreamError(
                 f"Responses stream data is not JSON: {data[:120]!r}", provider=PROVIDER_NAME
             ) from exc
-        except AttributeError:  # valid JSON, but not an object
+        try:  # the hot paths, text and argument deltas, read directly; odd shapes fall through
+            kind = obj["type"]
+            if kind == "response.output_text.delta":
+                delta = obj["delta"]
+                if delta.__class__ is str and self._started:
+                    if not delta:
+                        return []
+                    self._item_text = True
+                    self._text_buf.append(delta)
+                    return [TextDelta(delta)]
+            elif kind == "response.function_call_arguments.delta":
+                delta = obj["delta"]
+                if delta.__class__ is str and self._started:
+                    return self._calls.chunk(obj, delta)
+        except (KeyError, TypeError):
+            pass
+        return self._dispatch(obj, data)
+
+    def _dispatch(self, obj: Any, data: str) -> list[StreamEvent]:
+        if obj.__class__ is not dict:
             raise MalformedStreamError(
                 f"Responses stream event is not a JSON object: {data[:120]!r}",
                 provider=PROVIDER_NAME,
-            ) from None
-        if kind == "response.output_text.delta" and self._started:  # the hot path
-            delta = obj.get("delta")
-            if delta.__class__ is not str or not delta:
-                return []
-            self._item_text = True
-            self._text_buf.append(delta)
-            return [TextDelta(delta)]
-        if kind.__class__ is str and kind in _REASONING_DELTAS and self._started:
-            out: _Out = []
-            self._on_reasoning_delta(obj, out)
-            return out
-        out = []
+            )
+        kind = obj.get("type")
+        out: _Out = []
         if not self._started:
             self._start(obj, out)
-        handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
+        handler = _HANDLERS.get(kind) if kind.__class__ is str else None
         if handler is None:
             if kind is None and "error" in obj:
                 handler = ResponsesDecoder._on_error
@@ -161,8 +176,6 @@ class ResponsesDecoder:
         else:
             reason, raw = incomplete_reason(incomplete), incomplete
         data: dict[str, Any] = {}
-        if self._items:
-            data["items"] = self._items
         if self._refusal:
             data["refusal"] = "".join(self._refusal)
         out.append(Finish(reason=reason, raw_reason=raw, usage=usage, provider_data=data or None))
@@ -219,7 +232,9 @@ class ResponsesDecoder:
             self._calls.start(obj, item, out)
 
     def _on_args_delta(self, obj: dict[str, Any], out: _Out) -> None:
-        self._calls.chunk(obj, out)
+        delta = obj.get("delta")
+        if isinstance(delta, str):
+            out.extend(self._calls.chunk(obj, delta))
 
     def _on_args_done(self, obj: dict[str, Any], out: _Out) -> None:
         self._calls.done(obj, None, out)
@@ -232,8 +247,8 @@ class ResponsesDecoder:
         handler = _ITEM_DONE.get(kind) if isinstance(kind, str) else None
         if handler is not None:
             handler(self, obj, item, out)
-        else:
-            self._items.append(item)
+        else:  # run by the provider (web search, MCP, code interpreter, ...): kept in order
+            out.append(ProviderItem(item))
 
     def _function_call_done(self, obj: dict[str, Any], item: dict[str, Any], out: _Out) -> None:
         self._calls.done(obj, item, out)

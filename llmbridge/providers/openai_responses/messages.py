@@ -15,8 +15,9 @@ Rules:
 * Reasoning goes back only when it came from this provider (``ReasoningPart.provider ==
   "openai-responses"``) and is usable without server state: with ``encrypted_content``, or by
   id when the caller stores responses (``store: true``). Other providers' reasoning is dropped.
-* ``RawPart(provider="openai-responses")`` (built-in tool items of an earlier response) goes
-  back verbatim; raw parts of other providers are dropped.
+* ``RawPart(provider="openai-responses")`` (built-in tool items of an earlier response, the
+  decoder's ``ProviderItem`` events) goes back verbatim, in its place among the turn's items;
+  raw parts of other providers are dropped.
 * Output item ids (``fc_...``) go back only when the turn's reasoning item went back too: the
   API rejects a function call id whose reasoning item is missing.
 """

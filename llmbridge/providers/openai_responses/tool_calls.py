@@ -83,14 +83,19 @@ class ToolCalls:
                 return key
         return None
 
-    def chunk(self, obj: dict[str, Any], out: list[StreamEvent]) -> None:
-        delta = obj.get("delta")
-        key = self.find(obj)
-        if key is None or not isinstance(delta, str) or not delta:
-            return
-        call = self._open[key]
+    def chunk(self, obj: dict[str, Any], delta: str) -> list[StreamEvent]:
+        """The chunk event for an argument ``delta`` of the call ``obj`` names (if open)."""
+        index = obj.get("output_index")
+        call = self._open.get(index) if index.__class__ is int else None
+        if call is None:
+            key = self.find(obj)
+            if key is None:
+                return []
+            call = self._open[key]
+        if not delta:
+            return []
         call.chunks.append(delta)
-        out.append(ToolCallChunk(id=call.id, index=call.index, arguments_delta=delta))
+        return [ToolCallChunk(call.id, call.index, delta)]
 
     def done(
         self, obj: dict[str, Any], item: dict[str, Any] | None, out: list[StreamEvent]

@@ -25,6 +25,7 @@ from llmbridge.providers.anthropic import AnthropicDecoder
 from llmbridge.providers.anthropic.finish_reasons import map_stop_reason
 from llmbridge.response import accumulate
 from llmbridge.testing import assert_split_invariant, check_invariants, decode_collect
+from llmbridge.types import RawPart
 from tests.corpus import body, entries, expected
 
 ENTRIES = entries("C")
@@ -91,10 +92,8 @@ def test_recording_matches_sdk_accumulation(entry: dict[str, Any]) -> None:
     assert got.usage.cached_input_tokens == read and got.usage.cache_write_tokens == write
     assert got.usage.output_tokens == usage["output_tokens"]
     server_calls = [c["id"] for c in want["tool_calls"] if c.get("server_side")]
-    kept = (got.provider_data or {}).get("anthropic", {}).get("content_blocks", [])
-    assert [
-        k["block"]["id"] for k in kept if "id" in k["block"] and k["block"]["id"] in server_calls
-    ] == server_calls
+    kept = [p.data for p in got.message.content if isinstance(p, RawPart)]
+    assert [b["id"] for b in kept if b.get("id") in server_calls] == server_calls
 
 
 def test_sequential_messages_recording_continues_one_response() -> None:

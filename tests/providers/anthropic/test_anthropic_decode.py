@@ -17,10 +17,19 @@ from llmbridge.errors import (
     ServerError,
     StreamTruncatedError,
 )
-from llmbridge.events import Finish, ReasoningDelta, StreamStart, TextDelta, ToolCallEnd, Usage
+from llmbridge.events import (
+    Finish,
+    ProviderItem,
+    ReasoningDelta,
+    StreamStart,
+    TextDelta,
+    ToolCallEnd,
+    Usage,
+)
 from llmbridge.providers.anthropic import AnthropicDecoder
 from llmbridge.response import accumulate
 from llmbridge.testing import assert_split_invariant, check_invariants, decode_body, decode_collect
+from llmbridge.types import RawPart
 
 
 def sse(*events: dict[str, Any], named: bool = True) -> bytes:
@@ -342,15 +351,16 @@ def test_server_tool_blocks_are_kept_whole_not_tool_calls() -> None:
         MSTOP,
     )
     assert not any(e.type.startswith("tool_call") for e in events)
-    kept = events[-1].provider_data["anthropic"]["content_blocks"]
-    assert kept[0]["block"] == {
+    kept = [e.data for e in events if isinstance(e, ProviderItem)]
+    assert kept[0] == {
         "type": "server_tool_use",
         "id": "srv_1",
         "name": "web_search",
         "input": {"query": "llamas"},
     }
-    assert kept[1]["block"]["type"] == "web_search_tool_result"
-    assert kept[2]["block"] == {"type": "compaction", "content": "Earlier: we talked."}
+    assert kept[1]["type"] == "web_search_tool_result"
+    assert kept[2] == {"type": "compaction", "content": "Earlier: we talked."}
+    assert events[-1].provider_data is None  # nothing left behind in Finish
 
 
 def test_duplicate_message_start_for_open_message_is_ignored() -> None:
@@ -393,10 +403,8 @@ def test_content_given_in_message_start_is_decoded() -> None:
     resp = accumulate(events)
     assert [(c.id, c.arguments) for c in resp.tool_calls] == [("toolu_x", {"id": 3})]
     assert resp.finish_reason == "tool_calls"
-    assert (
-        resp.provider_data["anthropic"]["content_blocks"][0]["block"]["type"]
-        == "code_execution_tool_result"
-    )
+    raw = resp.message.content[0]
+    assert isinstance(raw, RawPart) and raw.data["type"] == "code_execution_tool_result"
 
 
 def test_message_stop_closes_blocks_left_open() -> None:

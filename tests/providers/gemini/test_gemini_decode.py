@@ -18,6 +18,7 @@ from llmbridge.errors import (
 )
 from llmbridge.events import (
     Finish,
+    ProviderItem,
     ReasoningDelta,
     StreamEvent,
     TextDelta,
@@ -26,6 +27,7 @@ from llmbridge.events import (
     ToolCallStart,
 )
 from llmbridge.providers.gemini import GeminiDecoder
+from llmbridge.providers.gemini.contents import SIGNATURE
 from llmbridge.response import accumulate
 from llmbridge.testing import assert_split_invariant, check_invariants, decode_collect
 
@@ -268,17 +270,22 @@ def test_unreadable_data_is_malformed(data: str) -> None:
         GeminiDecoder(provider="gemini").feed("", data)
 
 
-def test_server_side_parts_are_kept_out_of_tool_calls() -> None:
-    code = {"executableCode": {"language": "PYTHON", "code": "print(1)"}}
+def test_server_side_parts_are_provider_items_in_stream_order() -> None:
+    code = {"executableCode": {"language": "PYTHON", "code": "print(1)"}, SIGNATURE: "sig"}
     result = {"codeExecutionResult": {"outcome": "OUTCOME_OK", "output": "1\n"}}
-    chunk = cand(code, result, {"text": "1"}, finish="STOP")
+    chunk = cand({"text": "Let me run it. "}, code, result, {"text": "1"}, finish="STOP")
     chunk["candidates"][0]["groundingMetadata"] = {"x": 1}
     events = run(chunk)
     assert not calls(events)
-    assert finish(events).provider_data == {
-        "server_parts": [code, result],
-        "grounding_metadata": {"x": 1},
-    }
+    body = [e for e in events if isinstance(e, (TextDelta, ProviderItem, ReasoningDelta))]
+    # the part keeps its own signature: no separate signature event for it
+    assert body == [
+        TextDelta("Let me run it. "),
+        ProviderItem(code),
+        ProviderItem(result),
+        TextDelta("1"),
+    ]
+    assert finish(events).provider_data == {"grounding_metadata": {"x": 1}}
 
 
 json_values = st.recursive(

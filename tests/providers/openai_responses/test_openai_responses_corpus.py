@@ -13,7 +13,7 @@ from llmbridge.events import Finish, StreamStart
 from llmbridge.providers.openai_responses import ResponsesDecoder
 from llmbridge.response import accumulate
 from llmbridge.testing import check_invariants, decode_collect
-from llmbridge.types import ReasoningPart
+from llmbridge.types import RawPart, ReasoningPart
 from tests import corpus
 
 
@@ -97,7 +97,7 @@ def test_corpus_matches_sdk_accumulation(entry: dict[str, Any]) -> None:
     assert calls == [(c["id"], c["name"], c["arguments"]) for c in functions]
     item_ids = [(c.provider_data or {}).get("item_id") for c in resp.tool_calls]
     assert item_ids == [c.get("item_id") for c in functions]
-    kept = (finish.provider_data or {}).get("items", [])
+    kept = [p.data for p in resp.message.content if isinstance(p, RawPart)]
     assert [c["id"] for c in custom] == [
         i["call_id"] for i in kept if i["type"] == "custom_tool_call"
     ]

@@ -20,6 +20,7 @@ from llmbridge.errors import (
 )
 from llmbridge.events import (
     Finish,
+    ProviderItem,
     ReasoningDelta,
     StreamStart,
     TextDelta,
@@ -324,7 +325,7 @@ def test_refusal_is_surfaced_as_text_and_provider_data() -> None:
     }
 
 
-def test_builtin_tool_items_are_provider_data_not_tool_calls() -> None:
+def test_builtin_tool_items_are_provider_items_not_tool_calls() -> None:
     items = [
         {
             "type": "web_search_call",
@@ -357,7 +358,8 @@ def test_builtin_tool_items_are_provider_data_not_tool_calls() -> None:
     assert not any(isinstance(e, (ToolCallStart, ToolCallEnd)) for e in events)
     finish = events[-1]
     assert isinstance(finish, Finish) and finish.reason == "stop"
-    assert finish.provider_data == {"items": items}
+    assert finish.provider_data is None
+    assert [e.data for e in events if isinstance(e, ProviderItem)] == items
 
 
 # -- lifecycle, finish reasons, usage ------------------------------------------------------------

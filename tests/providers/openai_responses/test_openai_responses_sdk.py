@@ -126,7 +126,8 @@ def test_sdk_accumulation_agrees(path: Path) -> None:
         for i in final.output
         if i.type not in ("message", "function_call", "reasoning")
     ]
-    assert (ours.provider_data or {}).get("items", []) == builtin
+    # provider-run items come back as RawParts, in output order, exactly as the SDK built them
+    assert [p.data for p in ours.message.content if p.type == "raw"] == builtin
 
     if final.status == "incomplete":
         assert final.incomplete_details is not None

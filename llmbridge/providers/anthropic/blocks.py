@@ -1,0 +1,279 @@
+"""Anthropic content blocks → normalized events: start, deltas, stop (sans-IO).
+
+Follows https://platform.claude.com/docs/en/build-with-claude/streaming (``content_block_*``)
+and the block types of https://platform.claude.com/docs/en/api/messages. Rules:
+
+* ``text`` → ``TextDelta`` (text given at block start counts); ``citations`` / a
+  ``citations_delta`` are kept aside as ``{"index": i, "citation": ...}`` (the decoder puts
+  them in ``Finish.provider_data``).
+* ``tool_use`` → ``ToolCallStart`` at start, one ``ToolCallChunk`` per non-empty
+  ``input_json_delta``, ``ToolCallEnd`` at stop (``{}`` / ``""`` without input; input given
+  whole at start becomes one chunk; unparsable input is flagged, never raised). Ids are unique
+  within the response (a repeated or missing id gets a suffix / a generated one); a ``caller``
+  rides in ``ToolCallEnd.provider_data["anthropic"]``.
+* ``thinking`` → ``ReasoningDelta``; its signature (the last ``signature_delta``) closes it as
+  ``ReasoningDelta("", signature=...)``. ``redacted_thinking`` → ``ReasoningDelta("",
+  provider_data={"type": "redacted_thinking", "data": ...})``.
+* Every other block (server tool use and results, MCP, code execution, compaction, blocks
+  newer than this code) is run by the provider, not the app: at its stop it becomes one
+  ``ProviderItem`` holding the block as the API wants it sent back (``input_json_delta``
+  parsed into ``input``, other string deltas appended to their field). Input that does not
+  parse leaves ``input`` as streamed at start and is noted in ``input_errors``.
+* Unknown delta types are skipped; a delta for a block that is not open is skipped.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import orjson
+
+from ...errors import MalformedStreamError
+from ...events import (
+    ProviderItem,
+    ReasoningDelta,
+    StreamEvent,
+    TextDelta,
+    ToolCallChunk,
+    ToolCallEnd,
+    ToolCallStart,
+)
+
+__all__ = ["KEPT", "TEXT", "TOOL", "Block", "ContentBlocks", "parse_arguments"]
+
+_Events = list[StreamEvent]
+
+TEXT = "text"
+TOOL = "tool"
+THINKING = "thinking"
+REDACTED = "redacted"
+KEPT = "kept"
+"""Block kinds (compared by identity on the hot path)."""
+
+_STR = (str, type(None))
+
+
+class Block:
+    """One open content block."""
+
+    __slots__ = (
+        "call_index",
+        "chunks",
+        "id",
+        "initial",
+        "kind",
+        "name",
+        "raw",
+        "signature",
+        "strings",
+    )
+
+    def __init__(self, kind: str) -> None:
+        self.kind = kind
+        self.id = ""
+        self.name = ""
+        self.call_index = 0
+        self.chunks: list[str] = []
+        self.initial: dict[str, Any] | None = None
+        self.signature: str | None = None
+        self.raw: dict[str, Any] = {}
+        self.strings: dict[str, list[str]] = {}
+
+
+def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
+    """``(arguments, error)`` for a tool input's raw JSON text."""
+    if not raw.strip():
+        return {}, None
+    try:
+        value = orjson.loads(raw)
+    except orjson.JSONDecodeError as exc:
+        return {}, f"tool arguments are not valid JSON: {exc}"
+    if not isinstance(value, dict):
+        return {}, f"tool arguments are a JSON {type(value).__name__}, not an object"
+    return value, None
+
+
+class ContentBlocks:
+    """The content blocks of one response (across concatenated messages)."""
+
+    def __init__(self, *, provider: str) -> None:
+        self.provider = provider
+        self.open: dict[int, Block] = {}
+        """Open blocks by ``index`` (read directly by the decoder's hot path)."""
+        self.tool_count = 0
+        self.citations: list[dict[str, Any]] = []
+        self.input_errors: list[dict[str, Any]] = []
+        self._ids: set[str] = set()
+
+    # -- start ---------------------------------------------------------------------------
+    def start(self, obj: dict[str, Any]) -> _Events:
+        index = obj.get("index")
+        block = obj.get("content_block")
+        if type(index) is not int or type(block) is not dict:
+            raise MalformedStreamError(
+                f"content_block_start without index or block: {obj!r:.200}",
+                provider=self.provider,
+            )
+        if index in self.open:
+            raise MalformedStreamError(
+                f"content block {index} started twice", provider=self.provider
+            )
+        kind = block.get("type")
+        starter = _STARTS.get(kind) if type(kind) is str else None
+        if starter is not None:
+            return starter(self, index, block)
+        b = self.open[index] = Block(KEPT)
+        b.raw = dict(block)
+        return []
+
+    def _text_start(self, index: int, block: dict[str, Any]) -> _Events:
+        self.open[index] = Block(TEXT)
+        cites = block.get("citations")
+        if type(cites) is list:
+            self.citations.extend({"index": index, "citation": c} for c in cites)
+        text = block.get("text")
+        return [TextDelta(text)] if type(text) is str and text else []
+
+    def _tool_start(self, index: int, block: dict[str, Any]) -> _Events:
+        b = self.open[index] = Block(TOOL)
+        call_id = block.get("id")
+        if type(call_id) is not str or not call_id:
+            call_id = f"toolu_llmbridge_{self.tool_count}"
+        while call_id in self._ids:  # unique within the response, even across messages
+            call_id += "_"
+        self._ids.add(call_id)
+        name = block.get("name")
+        b.id, b.name = call_id, name if type(name) is str else ""
+        b.call_index = self.tool_count
+        self.tool_count += 1
+        initial = block.get("input")
+        b.initial = initial if type(initial) is dict and initial else None
+        caller = block.get("caller")
+        if caller is not None:
+            b.raw = {"anthropic": {"caller": caller}}
+        return [ToolCallStart(call_id, b.name, b.call_index)]
+
+    def _thinking_start(self, index: int, block: dict[str, Any]) -> _Events:
+        b = self.open[index] = Block(THINKING)
+        sig = block.get("signature")
+        b.signature = sig if type(sig) is str and sig else None
+        text = block.get("thinking")
+        return [ReasoningDelta(text)] if type(text) is str and text else []
+
+    def _redacted_start(self, index: int, block: dict[str, Any]) -> _Events:
+        b = self.open[index] = Block(REDACTED)
+        b.raw = block
+        return []
+
+    # -- deltas (the decoder inlines text and tool-input deltas) -------------------------
+    def delta(self, obj: dict[str, Any]) -> _Events:
+        index = obj.get("index")
+        delta = obj.get("delta")
+        if type(index) is not int or type(delta) is not dict:
+            return []
+        b = self.open.get(index)
+        if b is None:
+            return []
+        kind = delta.get("type")
+        handler = _DELTAS.get(kind) if type(kind) is str else None
+        if handler is not None:
+            return handler(self, b, index, delta)
+        if b.kind is KEPT:  # e.g. compaction_delta: string fields append to the block
+            for key, value in delta.items():
+                if key != "type" and type(value) is str and type(b.raw.get(key, "")) in _STR:
+                    b.strings.setdefault(key, []).append(value)
+        return []
+
+    def _text_delta(self, b: Block, index: int, delta: dict[str, Any]) -> _Events:
+        text = delta.get("text")
+        return [TextDelta(text)] if b.kind is TEXT and type(text) is str and text else []
+
+    def _json_delta(self, b: Block, index: int, delta: dict[str, Any]) -> _Events:
+        part = delta.get("partial_json")
+        if type(part) is not str or not part:
+            return []
+        if b.kind is TOOL:
+            b.chunks.append(part)
+            return [ToolCallChunk(b.id, b.call_index, part)]
+        if b.kind is KEPT:
+            b.chunks.append(part)
+        return []
+
+    def _thinking_delta(self, b: Block, index: int, delta: dict[str, Any]) -> _Events:
+        text = delta.get("thinking")
+        return [ReasoningDelta(text)] if b.kind is THINKING and type(text) is str and text else []
+
+    def _signature_delta(self, b: Block, index: int, delta: dict[str, Any]) -> _Events:
+        sig = delta.get("signature")
+        if b.kind is THINKING and type(sig) is str and sig:
+            b.signature = sig
+        return []
+
+    def _citations_delta(self, b: Block, index: int, delta: dict[str, Any]) -> _Events:
+        if "citation" in delta:
+            self.citations.append({"index": index, "citation": delta["citation"]})
+        return []
+
+    # -- stop ----------------------------------------------------------------------------
+    def stop(self, index: Any) -> _Events:
+        b = self.open.pop(index, None) if type(index) is int else None
+        if b is None:
+            return []
+        kind = b.kind
+        if kind is TEXT:
+            return []
+        if kind is TOOL:
+            return _tool_end(b)
+        if kind is THINKING:
+            return [ReasoningDelta("", b.signature)] if b.signature else []
+        if kind is REDACTED:
+            data = {"type": "redacted_thinking", "data": b.raw.get("data")}
+            return [ReasoningDelta("", provider_data=data)]
+        block = b.raw
+        for key, parts in b.strings.items():
+            block[key] = (block.get(key) or "") + "".join(parts)
+        if b.chunks:
+            raw = "".join(b.chunks)
+            parsed, error = parse_arguments(raw)
+            if error is None:
+                block["input"] = parsed
+            else:
+                self.input_errors.append({"index": index, "raw_input": raw, "error": error})
+        return [ProviderItem(block)]
+
+    def stop_all(self) -> _Events:
+        """Close every open block, in index order (the provider closed the message)."""
+        out: _Events = []
+        for index in sorted(self.open):
+            out.extend(self.stop(index))
+        return out
+
+
+def _tool_end(b: Block) -> _Events:
+    out: _Events = []
+    raw = "".join(b.chunks)
+    if not raw and b.initial is not None:  # input given whole at block start
+        raw = orjson.dumps(b.initial).decode()
+        out.append(ToolCallChunk(b.id, b.call_index, raw))
+    arguments, error = parse_arguments(raw)
+    out.append(ToolCallEnd(b.id, b.call_index, b.name, arguments, raw, error, b.raw or None))
+    return out
+
+
+_STARTS: dict[str, Callable[[ContentBlocks, int, dict[str, Any]], _Events]] = {
+    "text": ContentBlocks._text_start,
+    "tool_use": ContentBlocks._tool_start,
+    "thinking": ContentBlocks._thinking_start,
+    "redacted_thinking": ContentBlocks._redacted_start,
+}
+"""Block type → start handler (every other type is kept whole for a ``ProviderItem``)."""
+
+_DELTAS: dict[str, Callable[[ContentBlocks, Block, int, dict[str, Any]], _Events]] = {
+    "text_delta": ContentBlocks._text_delta,
+    "input_json_delta": ContentBlocks._json_delta,
+    "thinking_delta": ContentBlocks._thinking_delta,
+    "signature_delta": ContentBlocks._signature_delta,
+    "citations_delta": ContentBlocks._citations_delta,
+}
+"""Delta type → handler (unknown types skipped, or appended to kept blocks)."""
