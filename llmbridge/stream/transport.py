@@ -223,13 +223,14 @@ async def stream_events(
         try:
             response = await _open(http, provider, request, timeout)
             decoder = new_decoder()
+            feed, keep = decoder.feed, seen.append  # hot loop: one lookup per stream, not per event
             with _translate(name, midway=True):
                 async for sse in EventSource(response).aiter_sse():
-                    for event in decoder.feed(sse.event, sse.data):
-                        seen.append(event)
+                    for event in feed(sse.event, sse.data):
+                        keep(event)
                         yield event
                 for event in decoder.close():
-                    seen.append(event)
+                    keep(event)
                     yield event
             return
         except LLMBridgeError as exc:
