@@ -11,7 +11,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager
 from functools import partial
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
@@ -20,7 +20,28 @@ from .events import StreamEvent
 from .response import ChatResponse
 from .types import ChatMessage
 
-__all__ = ["SyncClient"]
+if TYPE_CHECKING:
+    from .tools.loop import LoopEvent, ToolLoop
+
+__all__ = ["SyncClient", "SyncToolLoop"]
+
+
+class SyncToolLoop:
+    """Blocking view of a ``ToolLoop``: iterate for events; ``messages``, ``stop_reason``… after."""
+
+    def __init__(self, portal: BlockingPortal, loop: ToolLoop) -> None:
+        self._portal = portal
+        self.loop = loop
+
+    def __iter__(self) -> Iterator[LoopEvent]:
+        while True:
+            try:
+                yield self._portal.call(self.loop.__anext__)
+            except StopAsyncIteration:
+                return
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.loop, name)
 
 
 class SyncClient:
@@ -47,6 +68,10 @@ class SyncClient:
                 yield event
         finally:
             self._portal.call(events.aclose)
+
+    def run(self, model: ModelRef, messages: Sequence[ChatMessage], **options: Any) -> SyncToolLoop:
+        """The tool loop (see ``Client.run``): iterate it for events and tool results."""
+        return SyncToolLoop(self._portal, self._client.run(model, messages, **options))
 
     def complete(
         self, model: ModelRef, messages: Sequence[ChatMessage], **options: Any

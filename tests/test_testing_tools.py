@@ -134,7 +134,37 @@ async def test_record_keeps_replayable_provider_options_but_not_the_key(tmp_path
 @pytest.mark.anyio
 async def test_mismatch_diff_is_not_buried_when_the_client_closes(tmp_path: Path) -> None:
     path = tmp_path / "fake" / "hello"
-    await record_fixture(path, "fake:m1", [lb.ChatMessage.user("hi")], transport=httpx.MockTransport(_upstream))
+    await record_fixture(
+        path, "fake:m1", [lb.ChatMessage.user("hi")], transport=httpx.MockTransport(_upstream)
+    )
     with pytest.raises(ReplayMismatch, match="body differs"):
         async with httpx.AsyncClient(transport=ReplayTransport([path, path])) as http:
             await lb.Client(http_client=http).complete("fake:m1", [lb.ChatMessage.user("other")])
+
+
+def test_sync_client_runs_the_tool_loop_over_replayed_turns() -> None:
+    from llmbridge.testing import replay_client
+
+    examples = Path(__file__).resolve().parents[1] / "examples" / "fixtures" / "openai"
+    turns = [examples / "weather_call", examples / "weather_answer"]
+    if not all(t.exists() for t in turns):
+        pytest.skip("example fixtures are absent")
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location(
+        "tool_loop_example", turns[0].parents[2] / "tool_loop.py"
+    )
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    with lb.SyncClient(
+        http_client=replay_client(turns), providers={"openai": {"api_key": "k"}}
+    ) as client:
+        registry = lb.ToolRegistry([lb.tool(module.get_weather)])
+        service = module.WeatherService({"Paris": "Sunny, 22 °C"})
+        loop = client.run(
+            module.MODEL, module.MESSAGES, tools=registry, max_steps=4, context=service
+        )
+        kinds = [event.type for event in loop]
+    assert "tool_call_end" in kinds and "tool_result" in kinds and kinds[-1] == "finish"
+    assert loop.stop_reason == "final" and loop.messages[-1].role == "assistant"
