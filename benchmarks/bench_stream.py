@@ -1,73 +1,80 @@
 """Per-event overhead of llmbridge against the raw floor, same bytes, same run.
 
-    python benchmarks/bench_stream.py [--runs 15] [--markdown]
+    python benchmarks/bench_stream.py [--runs 21] [--markdown] [--quick]
 
 For each provider format a long stream (2,000 text deltas + one tool call in 400 argument
-fragments) is served in-process by ``httpx.MockTransport`` in 4 KiB chunks and consumed fully:
+fragments, shaped as the provider sends it) is served in-process by ``httpx.MockTransport`` in
+4 KiB chunks and consumed fully:
 
-* floor      — httpx + httpx-sse + ``orjson.loads`` per event, text appended to a list;
-* stream()   — ``Client.stream`` consumed event by event;
-* complete() — ``Client.complete`` (stream folded into a ChatResponse, arguments parsed).
+* floor       — httpx + httpx-sse + ``orjson.loads`` per event, event names appended to a list;
+* lean floor  — the same over ``aiter_bytes`` with SSE framed by hand (``harness.lean_sse``),
+  to show what httpx-sse itself costs;
+* lean+decode — the lean floor feeding llmbridge's decoder (what ``stream()`` would cost on a
+  lean framing, minus the async-generator layer);
+* stream()    — ``Client.stream`` consumed event by event;
+* complete()  — ``Client.complete`` (stream folded into a ChatResponse, arguments parsed).
 
-CPU time (``time.process_time``) per SSE event, median over runs; ratios to the floor.
+CPU µs per SSE event, median over interleaved rounds; ratios to the (httpx-sse) floor.
+Budgets (performance issue): stream() ≤ 1.25×, complete() ≤ 1.35× for every format.
 """
 
 from __future__ import annotations
 
 import argparse
-import gc
-import platform
-import statistics
 import sys
-import time
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import Awaitable, Callable
 from pathlib import Path
+from typing import Any
 
-import anyio
-import httpx
 import orjson
 from httpx_sse import aconnect_sse
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+from harness import http_for, lean_sse, machine_note, median_cpu
 from streams import FORMATS
 
 import llmbridge as lb
 
-CHUNK = 4096
+TOOLS = [
+    lb.ToolSpec(
+        name="search",
+        description="Search",
+        parameters={
+            "type": "object",
+            "properties": {"query": {"type": "string"}, "limit": {"type": "integer"}},
+        },
+    )
+]
+MESSAGES = [lb.ChatMessage.user("go")]
+URL = "https://x.test/v1"
+STREAM_BUDGET, COMPLETE_BUDGET = 1.25, 1.35
 
 
-class Body(httpx.AsyncByteStream):
-    def __init__(self, data: bytes) -> None:
-        self.data = data
-
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        data = self.data
-        for i in range(0, len(data), CHUNK):
-            yield data[i : i + CHUNK]
-
-
-def http_for(body: bytes) -> httpx.AsyncClient:
-    def handler(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=Body(body))
-
-    return httpx.AsyncClient(transport=httpx.MockTransport(handler))
-
-
-async def floor(body: bytes, _model: str) -> int:
+async def floor(body: bytes) -> int:
     parts: list[str] = []
-    n = 0
     async with (
         http_for(body) as http,
-        aconnect_sse(http, "POST", "https://x.test/v1", json={}) as source,
+        aconnect_sse(http, "POST", URL, json={}) as source,
     ):
         async for sse in source.aiter_sse():
-            n += 1
             if sse.data == "[DONE]":
                 continue
             obj = orjson.loads(sse.data)
             if isinstance(obj, dict):
                 parts.append(sse.event)
-    return n
+    return len(parts)
+
+
+async def lean_floor(body: bytes) -> int:
+    parts: list[str] = []
+    async with http_for(body) as http, http.stream("POST", URL, json={}) as response:
+        async for event, data in lean_sse(response.aiter_bytes()):
+            if data == "[DONE]":
+                continue
+            obj = orjson.loads(data)
+            if isinstance(obj, dict):
+                parts.append(event)
+    return len(parts)
 
 
 def _client(body: bytes, model: str) -> lb.Client:
@@ -75,12 +82,16 @@ def _client(body: bytes, model: str) -> lb.Client:
     return lb.Client(http_client=http_for(body), providers={provider: {"api_key": "bench-key"}})
 
 
-TOOLS = [
-    lb.ToolSpec(
-        name="search", description="Search", parameters={"type": "object", "properties": {}}
-    )
-]
-MESSAGES = [lb.ChatMessage.user("go")]
+async def lean_decode(body: bytes, model: str) -> int:
+    client = _client(body, model)
+    provider, name = client.resolve(model)
+    decoder = provider.new_decoder(client.build_request(name, MESSAGES, tools=TOOLS))
+    out: list[Any] = []
+    async with http_for(body) as http, http.stream("POST", URL, json={}) as response:
+        async for event, data in lean_sse(response.aiter_bytes()):
+            out.extend(decoder.feed(event, data))
+    out.extend(decoder.close())
+    return len(out)
 
 
 async def via_stream(body: bytes, model: str) -> int:
@@ -93,6 +104,7 @@ async def via_stream(body: bytes, model: str) -> int:
 async def via_complete(body: bytes, model: str) -> int:
     resp = await _client(body, model).complete(model, MESSAGES, tools=TOOLS)
     assert resp.tool_calls and resp.tool_calls[0].arguments["limit"] == 5
+    assert resp.text.startswith("word0 word1 ")
     return 1
 
 
@@ -100,47 +112,72 @@ def count_events(body: bytes) -> int:
     return body.count(b"data:")
 
 
-def measure(
-    fn: Callable[[bytes, str], Awaitable[int]], body: bytes, model: str, runs: int
-) -> float:
-    times = []
-    for _ in range(runs):
-        gc.collect()
-        start = time.process_time()
-        anyio.run(fn, body, model)
-        times.append(time.process_time() - start)
-    return statistics.median(times)
+def variants(body: bytes, model: str) -> dict[str, Callable[[], Awaitable[object]]]:
+    return {
+        "floor": lambda: floor(body),
+        "lean": lambda: lean_floor(body),
+        "lean_decode": lambda: lean_decode(body, model),
+        "stream": lambda: via_stream(body, model),
+        "complete": lambda: via_complete(body, model),
+    }
+
+
+def measure(runs: int, formats: list[str] | None = None) -> list[dict[str, Any]]:
+    rows = []
+    for fmt, (model, make) in FORMATS.items():
+        if formats and fmt not in formats:
+            continue
+        body = make()
+        per = 1e6 / count_events(body)
+        t = median_cpu(variants(body, model), runs=runs)
+        rows.append(
+            {"format": fmt, "events": count_events(body)} | {k: v * per for k, v in t.items()}
+        )
+    return rows
+
+
+def markdown(rows: list[dict[str, Any]], runs: int) -> str:
+    lines = [
+        f"Machine: {machine_note()}. In-process (`httpx.MockTransport`, 4 KiB chunks); "
+        f"CPU µs per SSE event, median of {runs} interleaved rounds; × = ratio to the floor "
+        f"(budget: stream() ≤ {STREAM_BUDGET}×, complete() ≤ {COMPLETE_BUDGET}×).",
+        "",
+        "| format | events | floor (httpx-sse) µs | lean floor µs (×) | lean+decoder µs (×) "
+        "| stream() µs (×) | complete() µs (×) |",
+        "|---|---:|---:|---:|---:|---:|---:|",
+    ]
+    for r in rows:
+        f = r["floor"]
+        cells = [
+            f"{r[k]:.2f} ({r[k] / f:.2f}×)" for k in ("lean", "lean_decode", "stream", "complete")
+        ]
+        lines.append(f"| {r['format']} | {r['events']} | {f:.2f} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
 
 
 def main() -> None:
     parser = argparse.ArgumentParser()
-    parser.add_argument("--runs", type=int, default=15)
+    parser.add_argument("--runs", type=int, default=21)
     parser.add_argument("--markdown", action="store_true")
+    parser.add_argument("--quick", action="store_true", help="one round, to check the script runs")
+    parser.add_argument("--format", action="append", choices=sorted(FORMATS))
     args = parser.parse_args()
-    rows = []
-    for fmt, (model, make) in FORMATS.items():
-        body = make()
-        events = count_events(body)
-        anyio.run(via_complete, body, model)  # warm up + sanity check
-        t_floor = measure(floor, body, model, args.runs)
-        t_stream = measure(via_stream, body, model, args.runs)
-        t_complete = measure(via_complete, body, model, args.runs)
-        per = 1e6 / events
-        rows.append((fmt, events, t_floor * per, t_stream * per, t_complete * per))
-    machine = f"{platform.python_implementation()} {platform.python_version()}, {platform.machine()}, {platform.processor() or 'cpu'}"
+    runs = 1 if args.quick else args.runs
+    rows = measure(runs, args.format)
     if args.markdown:
-        print(f"Machine: {machine}; median of {args.runs} runs; CPU µs per SSE event.\n")
-        print("| format | events | floor µs | stream() µs | × floor | complete() µs | × floor |")
-        print("|---|---:|---:|---:|---:|---:|---:|")
-        for fmt, n, f, s, c in rows:
-            print(f"| {fmt} | {n} | {f:.2f} | {s:.2f} | {s / f:.2f} | {c:.2f} | {c / f:.2f} |")
-    else:
-        print(f"{machine}; median of {args.runs} runs; CPU µs per SSE event")
-        print(
-            f"{'format':<18}{'events':>7}{'floor':>9}{'stream()':>10}{'×':>7}{'complete()':>12}{'×':>7}"
+        print(markdown(rows, runs))
+        return
+    print(f"{machine_note()}; median of {runs} rounds; CPU µs per SSE event (× floor)")
+    print(
+        f"{'format':<18}{'events':>7}{'floor':>8}{'lean':>13}{'lean+dec':>13}"
+        f"{'stream()':>13}{'complete()':>13}"
+    )
+    for r in rows:
+        f = r["floor"]
+        cells = "".join(
+            f"{r[k]:>7.2f} {r[k] / f:>4.2f}×" for k in ("lean", "lean_decode", "stream", "complete")
         )
-        for fmt, n, f, s, c in rows:
-            print(f"{fmt:<18}{n:>7}{f:>9.2f}{s:>10.2f}{s / f:>7.2f}{c:>12.2f}{c / f:>7.2f}")
+        print(f"{r['format']:<18}{r['events']:>7}{f:>8.2f}{cells}")
 
 
 if __name__ == "__main__":

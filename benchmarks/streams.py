@@ -24,58 +24,52 @@ def _sse(obj: object, event: str | None = None) -> str:
     return f"{head}data: {json.dumps(obj, separators=(',', ':'))}\n\n"
 
 
+def _pad(i: int) -> str:
+    """OpenAI's ``obfuscation`` field: random padding of varying length on every chunk."""
+    return "AbCdEfGhIjKlMnOp"[: 2 + i % 14]
+
+
 def openai_chat() -> bytes:
+    """As api.openai.com sends it with ``include_usage`` (every chunk has ``usage: null``)."""
     base = {
-        "id": "chatcmpl-1",
+        "id": "chatcmpl-CYLbhBxLUK7M9XZkxGNtvNDMKhBf5",
         "object": "chat.completion.chunk",
-        "created": 1,
-        "model": "gpt-4.1-mini",
+        "created": 1762302245,
+        "model": "gpt-4.1-mini-2025-04-14",
+        "service_tier": "default",
+        "system_fingerprint": "fp_65564d8ba5",
     }
-    out = [
-        _sse(
-            {
-                **base,
-                "choices": [
-                    {
-                        "index": 0,
-                        "delta": {"role": "assistant", "content": ""},
-                        "finish_reason": None,
-                    }
-                ],
-            }
-        )
-    ]
-    out += [
-        _sse(
-            {
-                **base,
-                "choices": [{"index": 0, "delta": {"content": f"word{i} "}, "finish_reason": None}],
-            }
-        )
-        for i in range(TEXT_DELTAS)
-    ]
+    n = iter(range(10**6))
+
+    def chunk(delta: dict[str, object], finish: str | None = None) -> str:
+        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+        return _sse({**base, "choices": [choice], "usage": None, "obfuscation": _pad(next(n))})
+
+    out = [chunk({"role": "assistant", "content": "", "refusal": None})]
+    out += [chunk({"content": f"word{i} "}) for i in range(TEXT_DELTAS)]
     first = {
         "index": 0,
-        "id": "call_1",
+        "id": "call_i6vaX3o98OPFobHi4IMkIHT8",
         "type": "function",
         "function": {"name": "search", "arguments": ""},
     }
-    out.append(
-        _sse(
-            {
-                **base,
-                "choices": [{"index": 0, "delta": {"tool_calls": [first]}, "finish_reason": None}],
-            }
-        )
-    )
+    out.append(chunk({"tool_calls": [first]}))
     for frag in _fragments():
-        delta = {"tool_calls": [{"index": 0, "function": {"arguments": frag}}]}
-        out.append(_sse({**base, "choices": [{"index": 0, "delta": delta, "finish_reason": None}]}))
-    out.append(
-        _sse({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]})
-    )
-    usage = {"prompt_tokens": 10, "completion_tokens": 2500, "total_tokens": 2510}
-    out.append(_sse({**base, "choices": [], "usage": usage}))
+        out.append(chunk({"tool_calls": [{"index": 0, "function": {"arguments": frag}}]}))
+    out.append(chunk({}, "tool_calls"))
+    usage = {
+        "prompt_tokens": 10,
+        "completion_tokens": 2500,
+        "total_tokens": 2510,
+        "prompt_tokens_details": {"cached_tokens": 0, "audio_tokens": 0},
+        "completion_tokens_details": {
+            "reasoning_tokens": 0,
+            "audio_tokens": 0,
+            "accepted_prediction_tokens": 0,
+            "rejected_prediction_tokens": 0,
+        },
+    }
+    out.append(_sse({**base, "choices": [], "usage": usage, "obfuscation": _pad(next(n))}))
     out.append("data: [DONE]\n\n")
     return "".join(out).encode()
 
@@ -266,3 +260,23 @@ FORMATS: dict[str, tuple[str, Callable[[], bytes]]] = {
     "gemini": ("gemini:gemini-2.5-flash", gemini),
     "openai-responses": ("openai-responses:gpt-5-mini", openai_responses),
 }
+
+
+def paced_text(i: int, n: int) -> str:
+    """The text of paced stream ``i`` (unique per stream, so cross-talk would show)."""
+    return "".join(f"s{i}w{k} " for k in range(n))
+
+
+def paced_chunks(i: int, n: int) -> list[bytes]:
+    """Stream ``i`` in the Chat Completions format: one SSE event per element, then the end."""
+    base = {"id": f"chatcmpl-{i}", "object": "chat.completion.chunk", "created": 1,
+            "model": "gpt-4.1-mini", "usage": None}  # fmt: skip
+
+    def chunk(delta: dict[str, object], finish: str | None = None) -> bytes:
+        choice = {"index": 0, "delta": delta, "logprobs": None, "finish_reason": finish}
+        return _sse({**base, "choices": [choice]}).encode()
+
+    out = [chunk({"role": "assistant", "content": ""})]
+    out += [chunk({"content": f"s{i}w{k} "}) for k in range(n)]
+    out.append(chunk({}, "stop") + b"data: [DONE]\n\n")
+    return out

@@ -45,6 +45,8 @@ class ChatCompletionsDecoder:
         self._provider = provider
         self._calls = ToolCallTracker(use_index=use_index)
         self._started = False
+        self._fast = False
+        """Started and not halted: ``feed`` may try the hot path."""
         self._done = False
         self._halted = False
         """No more input is decoded: ``[DONE]`` came, the body ended, or an error was raised."""
@@ -57,6 +59,38 @@ class ChatCompletionsDecoder:
 
     # -- SSE entry points ---------------------------------------------------------------
     def feed(self, event: str, data: str) -> list[StreamEvent]:
+        if self._fast and not event:
+            # The hot path, once started: an ordinary chunk with a one-field delta and nothing
+            # else (no finish, usage, error). Anything unexpected raises inside the ``try``
+            # (``[DONE]`` and non-JSON included) and is decoded by the general path instead.
+            try:
+                chunk = _loads(data)
+                (choice,) = chunk["choices"]
+                delta = choice["delta"]
+                if (
+                    choice["finish_reason"] is not None
+                    or chunk.get("usage") is not None
+                    or "error" in chunk
+                    or "x_groq" in chunk
+                    or len(delta) != 1
+                ):
+                    raise KeyError
+                content = delta.get("content")
+                if type(content) is str:
+                    return [TextDelta(content)] if content else []
+                fragments = delta.get("tool_calls")
+                if type(fragments) is list and len(fragments) == 1:
+                    events = self._calls.continuation(fragments[0])
+                    if events is not None:
+                        return events
+            except (KeyError, TypeError, ValueError, AttributeError):  # JSONDecodeError too
+                return self._general(event, data)
+            out: list[StreamEvent] = []
+            self._delta(delta, out)
+            return out
+        return self._general(event, data)
+
+    def _general(self, event: str, data: str) -> list[StreamEvent]:
         if self._halted:
             if self._failed is not None:
                 raise self._failed
@@ -67,6 +101,7 @@ class ChatCompletionsDecoder:
             return []  # unknown named events: skipped
         if data == "[DONE]":
             self._halted = self._done = True
+            self._fast = False
             return self._finish([])
         try:
             chunk = _loads(data)
@@ -74,25 +109,6 @@ class ChatCompletionsDecoder:
             raise self._fail(self._malformed(data)) from None
         if type(chunk) is not dict:
             raise self._fail(self._malformed(data))
-        if self._started:  # the hot path: a delta and nothing else (no finish, usage, error)
-            try:
-                (choice,) = chunk["choices"]
-                if (
-                    choice["finish_reason"] is None
-                    and chunk.get("usage") is None
-                    and "error" not in chunk
-                    and "x_groq" not in chunk
-                ):
-                    delta = choice["delta"]
-                    if type(delta) is not dict:
-                        raise TypeError
-                    if len(delta) == 1 and type(content := delta.get("content")) is str:
-                        return [TextDelta(content)] if content else []
-                    out: list[StreamEvent] = []
-                    self._delta(delta, out)
-                    return out
-            except (KeyError, TypeError, ValueError, AttributeError):
-                pass
         return self._chunk(chunk)
 
     def _chunk(self, chunk: dict[str, Any]) -> list[StreamEvent]:
@@ -131,6 +147,7 @@ class ChatCompletionsDecoder:
         if self._done:
             return []
         self._halted = True
+        self._fast = False
         if not self._finished_choice:
             raise self._fail(
                 StreamTruncatedError(
@@ -142,7 +159,7 @@ class ChatCompletionsDecoder:
 
     # -- pieces ---------------------------------------------------------------------------
     def _start(self, chunk: dict[str, Any], out: list[StreamEvent]) -> None:
-        self._started = True
+        self._started = self._fast = True
         response_id = chunk.get("id")
         model = chunk.get("model")
         if isinstance(response_id, str) and response_id:
@@ -211,6 +228,7 @@ class ChatCompletionsDecoder:
     def _fail(self, error: LLMBridgeError) -> LLMBridgeError:
         self._failed = error
         self._halted = True
+        self._fast = False
         return error
 
     def _error_event(self, data: str) -> LLMBridgeError:

@@ -74,6 +74,23 @@ class ToolCallTracker:
                 if call.started:
                     out.append(ToolCallChunk(call.id, call.index, args))
 
+    def continuation(self, fragment: Any) -> list[StreamEvent] | None:
+        """The common fragment, decoded fast: no ``id``, the ``index`` of a started call, text
+        arguments. ``None`` (nothing changed) for anything else: ``feed`` decodes it then."""
+        if self._use_index and type(fragment) is dict and not fragment.get("id"):
+            index = fragment.get("index")
+            if type(index) is int:
+                call = self._by_index.get(index)
+                function = fragment.get("function")
+                if call is not None and call.started and type(function) is dict:
+                    args = function.get("arguments")
+                    if type(args) is str:
+                        if not args:
+                            return []
+                        call.chunks.append(args)
+                        return [ToolCallChunk(call.id, call.index, args)]
+        return None
+
     def _target(self, fragment: dict[str, Any], name: Any, id_prefix: str) -> _Call:
         call_id = fragment.get("id")
         wire_index = fragment.get("index") if self._use_index else None
