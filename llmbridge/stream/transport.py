@@ -12,6 +12,8 @@ Rules:
   with the partial response attached (``err.partial``).
 * The response is closed on every exit: end, error, ``break`` or cancellation (shielded).
 * The idle timeout is httpx's read timeout: it bounds the silence between two chunks.
+* Decoders get ``feed(event, data)`` with ``event == ""`` for an unnamed SSE event (the spec's
+  default type ``message``), exactly as ``llmbridge.testing.SSEParser`` gives it.
 * No error leaves with the request's secret in it: the values of the sensitive headers (and
   ``key=``-style query parameters) are replaced in the message and the parsed error body,
   because some servers and proxies echo the key back ("Incorrect API key provided: ...").
@@ -226,7 +228,8 @@ async def stream_events(
             feed, keep = decoder.feed, seen.append  # hot loop: one lookup per stream, not per event
             with _translate(name, midway=True):
                 async for sse in EventSource(response).aiter_sse():
-                    for event in feed(sse.event, sse.data):
+                    kind = sse.event  # httpx-sse names an unnamed event "message": we say ""
+                    for event in feed("" if kind == "message" else kind, sse.data):
                         keep(event)
                         yield event
                 for event in decoder.close():
