@@ -1,11 +1,12 @@
 """1,000 concurrent streams from a loopback server through one ``Client``.
 
     python benchmarks/bench_concurrency.py [--streams 1000] [--events 100] [--gap-ms 20]
-                                           [--markdown] [--quick]
+                                           [--markdown] [--quick] [--single-pool]
 
 ``loopback.py`` (another process) serves every stream paced like a model: ``--events`` text
-deltas, one every ``--gap-ms`` ms, text unique per stream. One ``Client`` (one httpx pool with
-room for every stream) consumes them all at once with ``complete()``. Reported: total wall
+deltas, one every ``--gap-ms`` ms, text unique per stream. One ``Client`` with its default HTTP
+client (sharded pools, see ``llmbridge/stream/pool.py``; ``--single-pool`` for one plain httpx
+pool with room for every stream) consumes them all at once with ``complete()``. Reported: total wall
 time, the single-stream time measured first, the slowest / median stream time, peak RSS of
 this process, and whether every stream's text is exact.
 Budget (performance issue): peak RSS ≤ 250 MB; no stream slower than 2× the single-stream
@@ -30,6 +31,16 @@ from harness import loopback, machine_note
 from streams import paced_text
 
 import llmbridge as lb
+from llmbridge.client import default_http_client
+
+SINGLE_POOL = "--single-pool" in sys.argv
+"""Compare with one plain httpx pool (what an app passing its own AsyncClient gets)."""
+
+
+def single_pool_client(streams: int) -> httpx.AsyncClient:
+    limits = httpx.Limits(max_connections=streams + 10, max_keepalive_connections=streams + 10)
+    return httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(60.0))
+
 
 MESSAGES = [lb.ChatMessage.user("go")]
 
@@ -42,8 +53,7 @@ async def one(client: lb.Client, i: int, events: int, gap_ms: int) -> tuple[floa
 
 
 async def run(base: str, streams: int, events: int, gap_ms: int) -> dict[str, Any]:
-    limits = httpx.Limits(max_connections=streams + 10, max_keepalive_connections=streams + 10)
-    http = httpx.AsyncClient(limits=limits, timeout=httpx.Timeout(60.0))
+    http = default_http_client() if not SINGLE_POOL else single_pool_client(streams)
     # One provider entry per stream only to give each its own URL (same provider class).
     providers = {
         f"p{i}": {"api_key": "bench-key", "base_url": f"{base}/paced/{i}/{events}/{gap_ms}/v1"}
@@ -126,6 +136,11 @@ def main() -> None:
     parser.add_argument("--gap-ms", type=int, default=20)
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--quick", action="store_true", help="20 short streams")
+    parser.add_argument(
+        "--single-pool",
+        action="store_true",
+        help="one plain httpx pool instead of the default client",
+    )
     args = parser.parse_args()
     if args.quick:
         args.streams, args.events, args.gap_ms = 20, 10, 1

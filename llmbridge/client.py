@@ -20,6 +20,7 @@ from .providers.base import Decoder, Provider, ProviderConfig
 from .providers.registry import create_provider, split_model
 from .response import Accumulator, ChatResponse
 from .stream import RetryPolicy, stream_events
+from .stream.pool import ShardedTransport
 from .tools.spec import ToolSpec
 from .types import ChatMessage, ChatRequest, ReasoningConfig, ResponseFormat, ToolChoice, ToolMode
 
@@ -33,6 +34,13 @@ ModelRef = str | Provider | tuple[Provider, str]
 """``"provider:model"``, a provider object with a ``model`` attribute, or ``(provider, model)``."""
 
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=30.0, pool=30.0)
+
+
+def default_http_client() -> httpx.AsyncClient:
+    """The client ``Client()`` makes for itself: LLM-friendly timeouts, sharded pools."""
+    limits = httpx.Limits(max_connections=250, max_keepalive_connections=40)
+    transport = ShardedTransport(shards=8, limits=limits, http2=False)
+    return httpx.AsyncClient(timeout=DEFAULT_TIMEOUT, transport=transport)
 
 
 class EventStream:
@@ -79,9 +87,7 @@ class Client:
         timeout: httpx.Timeout | float | None = None,
     ) -> None:
         self._owns_http = http_client is None
-        self._http = (
-            http_client if http_client is not None else httpx.AsyncClient(timeout=DEFAULT_TIMEOUT)
-        )
+        self._http = http_client if http_client is not None else default_http_client()
         self._configs = {
             name: ProviderConfig.from_mapping(cfg) for name, cfg in (providers or {}).items()
         }
