@@ -1,6 +1,6 @@
 """Every ```python block in README.md and docs/*.md runs, offline.
 
-A block preceded by ``<!-- replay: path [path ...] -->`` runs with every ``httpx.AsyncClient``
+A block preceded by ``<!-- replay: path [path ...] -->`` runs with every HTTP client
 that llmbridge creates for itself serving those fixtures instead of the network (in order,
 with the request each turn builds checked against the recorded one), and dummy keys in the
 environment. A block preceded by ``<!-- no-run -->`` is skipped (live servers only). Each block
@@ -19,6 +19,7 @@ import httpx
 import pytest
 from plugin_install import ECHO_PACKAGE, REPO
 
+import llmbridge.client
 from llmbridge.providers import registry
 from llmbridge.testing import ReplayTransport
 
@@ -57,14 +58,12 @@ def test_doc_block_runs(
     if marker.startswith("replay:"):
         paths = [REPO / p for p in marker.removeprefix("replay:").split()]
         transport = ReplayTransport(paths, strict=False)
-        real = httpx.AsyncClient
+        replaying = transport
 
-        def client(*args: Any, **kwargs: Any) -> httpx.AsyncClient:
-            if "transport" not in kwargs:
-                kwargs["transport"] = transport
-            return real(*args, **kwargs)
+        def client() -> httpx.AsyncClient:
+            return httpx.AsyncClient(transport=replaying)
 
-        monkeypatch.setattr(httpx, "AsyncClient", client)
+        monkeypatch.setattr(llmbridge.client, "default_http_client", client)
         for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
             monkeypatch.setenv(var, "doc-test-key")
     else:
