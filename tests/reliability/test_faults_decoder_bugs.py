@@ -1,14 +1,12 @@
-"""Minimal reproductions of decoder bugs the fuzzers found (in files this suite does not own).
+"""Regression tests for decoder bugs the fuzzers found (minimal reproductions).
 
-Each is ``xfail(strict=True)``: it starts passing loudly once the decoder is fixed, and then
-the mark must go. The expected behaviour: the event invariants hold whatever the provider
-sends — a duplicated or out-of-order event is ignored or raises ``MalformedStreamError``; it
-never yields a second ``ToolCallStart`` for one id or a ``Finish`` with a call still open.
+The expected behaviour: the event invariants hold whatever the provider sends — a duplicated or
+out-of-order event is ignored or raises ``MalformedStreamError``; it never yields a second
+``ToolCallStart`` for one id or a ``Finish`` with a call still open. (They were strict xfails
+until the openai-responses and anthropic decoders were fixed.)
 """
 
 from __future__ import annotations
-
-import pytest
 
 import llmbridge as lb
 from llmbridge.testing import check_invariants, decode_collect
@@ -31,12 +29,6 @@ def _body(fixture: str) -> bytes:
     return (FIXTURES / fixture / "response.sse").read_bytes()
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="openai-responses decoder: a repeated response.output_item.added for a function_call "
-    "emits a second ToolCallStart with the same id (invariant 1)",
-)
 def test_responses_duplicated_output_item_added() -> None:
     parts = _events(_body("openai-responses/one_call"))
     i = next(n for n, e in enumerate(parts) if e.startswith(b"event: response.output_item.added"))
@@ -44,12 +36,6 @@ def test_responses_duplicated_output_item_added() -> None:
     _decode_and_check("openai-responses/one_call", body)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="openai-responses decoder: output_item.added for a call whose output_item.done already "
-    "arrived restarts that call: a second ToolCallStart with the same id (invariant 1)",
-)
 def test_responses_output_item_added_after_its_done() -> None:
     parts = _events(_body("openai-responses/one_call"))
     added = next(n for n, e in enumerate(parts) if b"response.output_item.added" in e[:40])
@@ -58,12 +44,6 @@ def test_responses_output_item_added_after_its_done() -> None:
     _decode_and_check("openai-responses/one_call", b"\n\n".join(parts))
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=AssertionError,
-    reason="anthropic decoder: a tool_use content_block_start after message_stop opens a call "
-    "that never ends, and the Finish is emitted with it still open (invariants 1 and 4)",
-)
 def test_anthropic_block_start_after_message_stop() -> None:
     parts = _events(_body("anthropic/no_input_tool"))
     start = next(e for e in parts if e.startswith(b"event: content_block_start"))

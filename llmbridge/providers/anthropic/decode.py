@@ -17,7 +17,11 @@ Follows https://platform.claude.com/docs/en/build-with-claude/streaming. Rules:
 * ``Finish`` is emitted by ``close()``: after ``message_stop``, or (gateways that drop it)
   after a ``message_delta`` stop reason with no block left open. Otherwise the stream was
   cut: ``StreamTruncatedError``. Messages concatenated in one body (``message_start`` after
-  ``message_stop``) continue the same response; their usages add up (separate bills).
+  ``message_stop``) continue the same response; their usages add up (separate bills). A
+  ``content_block_start`` after ``message_stop`` with no new ``message_start`` is a
+  ``MalformedStreamError`` (it would open a block, maybe a tool call, after the message
+  closed them all); stray deltas and stops there are skipped like any for a closed block. So
+  no tool call is ever open at ``Finish``.
   ``Finish.provider_data["anthropic"]`` keeps metadata with no place in the message:
   ``stop_sequence`` / ``stop_details`` / ``container``, ``citations`` (``{"index", "citation"}``),
   ``input_errors`` of provider-run blocks and, for concatenated messages, ``message_ids``.
@@ -208,6 +212,11 @@ class AnthropicDecoder:
         raise api_error(provider=self._provider, status=None, error=obj)
 
     def _block_start(self, obj: dict[str, Any]) -> _Events:
+        if self._stopped:  # no block may open once the message stopped (Finish is next)
+            raise MalformedStreamError(
+                "content_block_start after message_stop without a new message_start",
+                provider=self._provider,
+            )
         return self._content.start(obj)
 
     def _block_delta(self, obj: dict[str, Any]) -> _Events:

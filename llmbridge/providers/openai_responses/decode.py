@@ -14,7 +14,11 @@ Rules:
   stream may start anywhere). Ids that rotate mid-stream (Azure, GitHub Copilot) are tolerated:
   items are keyed by ``output_index`` first and by ``item_id`` only when that is absent.
 * Function calls (``tool_calls.py``): ``output_item.added`` starts a call whose id is its
-  ``call_id``; argument deltas stream chunks; the first done event ends it exactly once.
+  ``call_id``; argument deltas stream chunks; the first done event ends it exactly once. A
+  repeated ``output_item.added`` for the open item (same ``output_index`` / item id, even with
+  rotated ids) is ignored, and so is a late one for a call that already ended (an ended call
+  never starts again); another item reusing a started call's ``call_id`` is a
+  ``MalformedStreamError``. A done event with no ``added`` before it starts and ends the call.
 * Reasoning: summary deltas and raw ``reasoning_text`` deltas are ``ReasoningDelta``; a new
   summary part of the same item is separated by a blank line. The reasoning item's done event
   yields ``ReasoningDelta(text="", provider_data={"id", "encrypted_content"})`` for the round
@@ -29,9 +33,9 @@ Rules:
   in stream order, so ``resp.message`` sends it back where it was (``messages.py``).
 * ``response.completed`` → ``Finish`` (``tool_calls`` if calls were emitted, else ``stop``);
   ``response.incomplete`` → reason from ``incomplete_details.reason``. Open calls are closed
-  first. ``error`` and ``response.failed`` raise a typed ``APIError`` after every event that
-  came before; the decoder then refuses further input. No terminal event → ``close()`` raises
-  ``StreamTruncatedError``.
+  first. ``error`` and ``response.failed`` raise a typed ``APIError`` (a spliced stream a
+  ``MalformedStreamError``) after every event that came before; the decoder then refuses
+  further input. No terminal event → ``close()`` raises ``StreamTruncatedError``.
 """
 
 from __future__ import annotations
@@ -73,7 +77,7 @@ class ResponsesDecoder:
         self._warnings = list(warnings or [])
         self._started = False
         self._done = False
-        self._error: APIError | None = None
+        self._error: APIError | MalformedStreamError | None = None
         self._calls = ToolCalls()
         self._item_text = False  # the current message item had text events
         self._text_buf: list[str] = []  # deltas of the text part being streamed
@@ -130,7 +134,7 @@ class ResponsesDecoder:
                 return out
         try:
             handler(self, obj, out)
-        except APIError as exc:
+        except (APIError, MalformedStreamError) as exc:
             self._error = exc
             self._done = True
             if not out:

@@ -8,6 +8,12 @@ Rules:
 * A call's id is its ``call_id`` (what ``function_call_output`` answers), else its item id,
   else a generated ``call_<n>``. It is found again by ``output_index`` first, then ``item_id``
   (argument deltas carry ``item_id``, not ``call_id``; some gateways rotate item ids).
+* Each call starts exactly once. An ``output_item.added`` for an item already open (same
+  ``output_index``, or same item id) is a repeat and ignored, whatever ids it carries (Azure
+  and GitHub Copilot rotate ids between events of one item); one for an item already ended
+  (its done event came first, or a late duplicate) is ignored too: an ended call never starts
+  again. A *different* item reusing the ``call_id`` of a call already started is a spliced
+  stream: ``MalformedStreamError`` (two calls with one id could not be answered apart).
 * The first done event ends the call; later ones for the same item are ignored. Arguments only
   in the done event become one chunk; done arguments that extend the streamed text add the
   missing tail once; a done text that contradicts what streamed is ignored (chunks cannot be
@@ -22,7 +28,9 @@ from typing import Any
 
 import orjson
 
+from ...errors import MalformedStreamError
 from ...events import StreamEvent, ToolCallChunk, ToolCallEnd, ToolCallStart
+from .messages import PROVIDER_NAME
 from .shapes import Key, item_key, str_or_none
 
 __all__ = ["ToolCalls", "parse_arguments"]
@@ -58,14 +66,38 @@ class ToolCalls:
     def __init__(self) -> None:
         self._open: dict[Key, _Call] = {}
         self._closed: set[Key] = set()
+        self._ids: set[str] = set()  # every call id started so far
         self.count = 0
         """How many calls started (the next call's index)."""
 
-    def start(self, obj: dict[str, Any], item: dict[str, Any], out: list[StreamEvent]) -> Key:
+    def start(
+        self, obj: dict[str, Any], item: dict[str, Any], out: list[StreamEvent]
+    ) -> Key | None:
+        """Start the call of an added ``item``: its key, or ``None`` if that call already ended.
+
+        A repeat of an open call's ``output_item.added`` starts nothing and returns its key.
+        """
         key = item_key(obj)
-        item_id = str_or_none(item.get("id"))
+        item_id = str_or_none(item.get("id")) or None
+        for known in (key, item_id):
+            if known is not None:
+                if known in self._open:
+                    return known  # the same item added again
+                if known in self._closed:
+                    return None  # ended already: an ended call never starts again
+        call_id = str_or_none(item.get("call_id")) or item_id
+        if not call_id:
+            call_id = f"call_{self.count}"
+            while call_id in self._ids:
+                call_id += "_"
+        elif call_id in self._ids:
+            raise MalformedStreamError(
+                f"function call id {call_id!r} reused by another output item ({key!r})",
+                provider=PROVIDER_NAME,
+            )
+        self._ids.add(call_id)
         call = _Call(
-            call_id=str_or_none(item.get("call_id")) or item_id or f"call_{self.count}",
+            call_id=call_id,
             name=str_or_none(item.get("name")) or "",
             index=self.count,
             item_id=item_id,
@@ -107,6 +139,8 @@ class ToolCalls:
             if item is None or item_key(obj) in self._closed:
                 return
             key = self.start(obj, item, out)  # done without added (resumed stream)
+            if key is None:
+                return
         self.end(key, str_or_none(source.get("arguments")), str_or_none(source.get("name")), out)
 
     def end(self, key: Key, final: str | None, name: str | None, out: list[StreamEvent]) -> None:

@@ -24,6 +24,7 @@ from llmbridge.events import (
     StreamStart,
     TextDelta,
     ToolCallEnd,
+    ToolCallStart,
     Usage,
 )
 from llmbridge.providers.anthropic import AnthropicDecoder
@@ -416,6 +417,38 @@ def test_message_stop_closes_blocks_left_open() -> None:
         MSTOP,
     )
     check_invariants(events)
+
+
+def test_block_start_after_message_stop_is_malformed_not_a_call_left_open() -> None:
+    tool = block(0, type="tool_use", id="toolu_1", name="f", input={})
+    events, error = decode_collect(
+        AnthropicDecoder(), [sse(start(), tool, stop(0), mdelta("tool_use"), MSTOP, tool)]
+    )
+    assert isinstance(error, MalformedStreamError)
+    check_invariants(events, complete=False)  # the call before came whole; no Finish
+    assert [type(e) for e in events] == [StreamStart, ToolCallStart, ToolCallEnd]
+
+
+def test_stray_deltas_and_stops_after_message_stop_are_skipped() -> None:
+    events = decode(*text_stream("hi"), delta(0, type="text_delta", text="late"), stop(0), PING)
+    check_invariants(events)
+    assert accumulate(events).text == "hi"
+
+
+def test_message_after_message_stop_may_still_open_blocks() -> None:
+    second = [
+        start("msg_2"),
+        block(0, type="tool_use", id="toolu_2", name="f", input={}),
+        delta(0, type="input_json_delta", partial_json='{"a": 1}'),
+        stop(0),
+        mdelta("tool_use"),
+        MSTOP,
+    ]
+    events = decode(*text_stream("first"), *second)
+    check_invariants(events)
+    resp = accumulate(events)
+    assert [(c.id, c.arguments) for c in resp.tool_calls] == [("toolu_2", {"a": 1})]
+    assert resp.finish_reason == "tool_calls"
 
 
 _STREAM = sse(

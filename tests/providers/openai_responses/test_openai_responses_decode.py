@@ -237,6 +237,93 @@ def test_open_calls_are_closed_by_completion() -> None:
     assert ends(events)[0].raw_arguments == "{}"
 
 
+def _one_call_stream() -> list[dict[str, Any]]:
+    return [
+        created(),
+        fc_added(0, "fc_1", "call_1", "f"),
+        fc_delta(0, "fc_1", '{"k":'),
+        fc_delta(0, "fc_1", '"v"}'),
+        fc_args_done(0, "fc_1", '{"k":"v"}'),
+        fc_item_done(0, "fc_1", "call_1", "f", '{"k":"v"}'),
+        completed(),
+    ]
+
+
+@pytest.mark.parametrize(
+    "repeat",
+    [
+        fc_added(0, "fc_1", "call_1", "f"),  # an exact duplicate
+        fc_added(0, "cap-9", "call_rotated", "f"),  # ids rotated (Azure / Copilot): same index
+        {**fc_added(0, "fc_1", "call_1", "f"), "output_index": None},  # found by its item id
+    ],
+)
+def test_repeated_output_item_added_for_the_open_call_is_ignored(repeat: dict[str, Any]) -> None:
+    stream = _one_call_stream()
+    plain, _ = decode(sse(*stream))
+    events, error = decode(sse(*stream[:3], repeat, *stream[3:]))
+    assert error is None
+    check_invariants(events)
+    assert events == plain  # one start, the first id kept, the arguments intact
+    assert [(e.id, e.arguments) for e in ends(events)] == [("call_1", {"k": "v"})]
+
+
+def test_output_item_added_after_its_done_does_not_start_the_call_again() -> None:
+    stream = _one_call_stream()
+    added, done = stream[1], stream[5]
+    body = sse(stream[0], done, *stream[2:5], added, stream[6])
+    events, error = decode(body)
+    assert error is None
+    check_invariants(events)
+    assert sum(isinstance(e, ToolCallStart) for e in events) == 1
+    assert [(e.id, e.arguments) for e in ends(events)] == [("call_1", {"k": "v"})]
+    assert accumulate(events).finish_reason == "tool_calls"
+
+
+def test_late_duplicate_added_after_the_call_ended_is_ignored() -> None:
+    stream = _one_call_stream()
+    events, error = decode(sse(*stream[:6], stream[1], stream[6]))
+    assert error is None
+    check_invariants(events)
+    assert sum(isinstance(e, ToolCallStart) for e in events) == 1
+
+
+def test_another_item_reusing_a_call_id_is_malformed_after_earlier_events() -> None:
+    stream = _one_call_stream()
+    events, error = decode(sse(*stream[:6], fc_added(1, "fc_2", "call_1", "g"), stream[6]))
+    assert isinstance(error, MalformedStreamError)
+    check_invariants(events, complete=False)
+    assert [e.id for e in ends(events)] == ["call_1"]  # the first call arrived whole
+    assert not any(isinstance(e, Finish) for e in events)
+
+
+def test_decoder_refuses_input_after_a_malformed_event() -> None:
+    decoder = ResponsesDecoder()
+    for ev in _one_call_stream()[:6]:
+        decoder.feed(ev["type"], json.dumps(ev))
+    clash = fc_added(1, "fc_2", "call_1", "g")
+    with pytest.raises(MalformedStreamError):
+        decoder.feed(clash["type"], json.dumps(clash))
+    with pytest.raises(MalformedStreamError):
+        decoder.feed("response.completed", json.dumps(completed()))
+    with pytest.raises(MalformedStreamError):
+        decoder.close()
+
+
+def test_calls_without_any_id_get_distinct_generated_ids() -> None:
+    bare = {"type": "function_call", "name": "f", "arguments": "{}"}
+    body = sse(
+        created(),
+        fc_added(0, "fc_1", "call_1", "g"),  # a provider id equal to the next generated one
+        {"type": "response.output_item.added", "output_index": 1, "item": {**bare, "id": ""}},
+        {"type": "response.output_item.added", "output_index": 2, "item": bare},
+        completed(),
+    )
+    events, error = decode(body)
+    assert error is None
+    check_invariants(events)
+    assert [e.id for e in ends(events)] == ["call_1", "call_1_", "call_2"]
+
+
 # -- text, reasoning, refusal, built-in tools ------------------------------------------------
 
 
