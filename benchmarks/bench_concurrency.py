@@ -85,8 +85,21 @@ async def run(base: str, streams: int, events: int, gap_ms: int) -> dict[str, An
         "slowest": max(times),
         "median": statistics.median(times),
         "exact": ok_single and all(ok for _, ok in results),
-        "rss_mb": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
+        "rss_mb": peak_rss_mb(),
     }
+
+
+def peak_rss_mb() -> float:
+    """Peak RSS of this process. ``VmHWM`` starts afresh at exec; ``ru_maxrss`` on Linux keeps
+    the parent's peak across fork+exec, which made a child of a big process report the parent's."""
+    try:
+        with open("/proc/self/status") as status:
+            for line in status:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
 
 
 def _register(streams: int) -> None:
