@@ -11,7 +11,8 @@ from anyio.abc import SocketStream
 Script = Callable[[SocketStream], Awaitable[None]]
 
 
-async def read_request(stream: SocketStream) -> bytes:
+async def read_request(stream: SocketStream) -> tuple[bytes, bytes]:
+    """Read one HTTP/1.1 request; return its head and body."""
     data = b""
     while b"\r\n\r\n" not in data:
         data += await stream.receive()
@@ -23,7 +24,7 @@ async def read_request(stream: SocketStream) -> bytes:
             length = int(value.strip())
     while len(body) < length:
         body += await stream.receive()
-    return head
+    return head, body
 
 
 def chunk(data: bytes) -> bytes:

@@ -155,7 +155,12 @@ def test_text_around_tool_calls_keeps_order() -> None:
 def test_provider_items_land_in_the_message_in_stream_order() -> None:
     item = {"type": "web_search_call", "id": "ws_1", "status": "completed"}
     resp = lb.accumulate(
-        [lb.TextDelta("Searching. "), lb.ProviderItem(item), lb.TextDelta("Found it."), lb.Finish("stop")],
+        [
+            lb.TextDelta("Searching. "),
+            lb.ProviderItem(item),
+            lb.TextDelta("Found it."),
+            lb.Finish("stop"),
+        ],
         provider="openai-responses",
     )
     assert [p.type for p in resp.message.content] == ["text", "raw", "text"]

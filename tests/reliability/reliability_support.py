@@ -28,6 +28,7 @@ from llmbridge.providers import ProviderConfig, create_provider
 from llmbridge.providers.base import Provider
 from llmbridge.testing import Fixture, SSEParser, load_fixture, merge_deltas
 from tests.loopback import chunk, serve
+from tests.loopback import read_request as read_http_request
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 API_KEY = "sk-reliability-SECRET-7f3a9c21e4b8d6"
@@ -169,21 +170,6 @@ class Scene:
     headers: dict[str, str] = field(default_factory=lambda: {"content-type": "text/event-stream"})
     ending: str = "finish"  # finish | reset | hang | eof | short (content-length lie)
     requests: int = 0
-
-
-async def read_http_request(stream: SocketStream) -> tuple[bytes, bytes]:
-    data = b""
-    while b"\r\n\r\n" not in data:
-        data += await stream.receive()
-    head, _, body = data.partition(b"\r\n\r\n")
-    length = 0
-    for line in head.split(b"\r\n")[1:]:
-        name, _, value = line.partition(b":")
-        if name.strip().lower() == b"content-length":
-            length = int(value.strip())
-    while len(body) < length:
-        body += await stream.receive()
-    return head, body
 
 
 def reset(stream: SocketStream) -> None:
