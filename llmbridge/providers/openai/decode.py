@@ -41,8 +41,11 @@ _loads = orjson.loads
 class ChatCompletionsDecoder:
     """Feed SSE events with ``feed(event, data)``; call ``close()`` once at end of body."""
 
-    def __init__(self, *, provider: str, use_index: bool = True) -> None:
+    def __init__(
+        self, *, provider: str, use_index: bool = True, warnings: list[str] | None = None
+    ) -> None:
         self._provider = provider
+        self._warnings = warnings or []
         self._calls = ToolCallTracker(use_index=use_index)
         self._started = False
         self._fast = False
@@ -166,7 +169,8 @@ class ChatCompletionsDecoder:
             self._id_prefix = f"call_{response_id[-12:]}_"
         else:
             response_id = None
-        out.append(StreamStart(response_id, model if isinstance(model, str) and model else None))
+        model = model if isinstance(model, str) and model else None
+        out.append(StreamStart(response_id, model, list(self._warnings)))
 
     def _delta(self, delta: dict[str, Any], out: list[StreamEvent]) -> None:
         for key, value in delta.items():

@@ -8,7 +8,9 @@ Follows https://platform.openai.com/docs/api-reference/chat/create. Rules:
   (OpenAI's reasoning models reject ``max_tokens``; many compatible servers know only it);
 * ``parallel_tool_calls`` and ``tool_choice`` only with tools; ``strict`` only where accepted;
 * reasoning effort as ``reasoning_effort`` (OpenAI, Groq, xAI…) or OpenRouter's ``reasoning``;
-* ``ChatRequest.extra`` is merged into the body last, as given (it wins).
+* ``ChatRequest.extra`` is merged into the body last, as given (it wins);
+* a setting the preset cannot send is left out of the body and named by ``request_warnings``
+  (the decoder puts the warnings on ``StreamStart``): nothing is dropped silently.
 """
 
 from __future__ import annotations
@@ -20,7 +22,7 @@ from .messages import encode_messages
 from .presets import Preset
 from .tools import encode_response_format, encode_tool_choice, encode_tools
 
-__all__ = ["encode_body"]
+__all__ = ["encode_body", "request_warnings"]
 
 
 def encode_body(*, request: ChatRequest, preset: Preset, provider: str) -> dict[str, Any]:
@@ -73,3 +75,29 @@ def _reasoning(request: ChatRequest, preset: Preset, body: dict[str, Any]) -> No
         if not config.include_thoughts:
             reasoning["exclude"] = True
         body["reasoning"] = reasoning or {"enabled": True}
+
+
+def request_warnings(*, request: ChatRequest, preset: Preset) -> list[str]:
+    """What ``encode_body`` could not send as asked, one sentence each."""
+    warnings: list[str] = []
+    name = preset.name
+    if request.tools and request.tool_mode != "prompt":
+        if not preset.strict_tools and any(tool.strict for tool in request.tools):
+            warnings.append(f"strict tool schemas: {name} does not take 'strict'; sent without it")
+        if request.parallel_tool_calls is not None and not preset.parallel_tool_calls:
+            warnings.append(f"parallel_tool_calls: {name} does not take it; it was left out")
+    if request.response_format is not None and not preset.json_schema:
+        warnings.append(
+            f"response_format: {name} takes no JSON schema; sent as json_object, "
+            "so the schema is not enforced"
+        )
+    config = request.reasoning
+    if config is not None:
+        if preset.reasoning_style == "none":
+            warnings.append(f"reasoning: {name} takes no reasoning setting; it was left out")
+        elif preset.reasoning_style == "effort" and config.effort is None:
+            warnings.append(
+                "reasoning.budget_tokens: Chat Completions takes only an effort level "
+                "(ReasoningConfig(effort=...)); it was left out"
+            )
+    return warnings

@@ -17,7 +17,7 @@ from ...errors import APIError, ConfigurationError
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, Secret
 from .decode import ChatCompletionsDecoder
-from .encode import encode_body
+from .encode import encode_body, request_warnings
 from .errors import map_http_error
 from .presets import Preset, resolve_preset
 
@@ -109,7 +109,11 @@ class OpenAIChatProvider:
         )
 
     def new_decoder(self, request: ChatRequest) -> ChatCompletionsDecoder:
-        return ChatCompletionsDecoder(provider=self.name, use_index=self.preset.sends_index)
+        return ChatCompletionsDecoder(
+            provider=self.name,
+            use_index=self.preset.sends_index,
+            warnings=request_warnings(request=request, preset=self.preset),
+        )
 
     def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
         return map_http_error(provider=self.name, status=status, headers=headers, body=body)
