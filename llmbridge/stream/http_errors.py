@@ -33,6 +33,7 @@ __all__ = [
     "STATUS_ERRORS",
     "TYPE_ERRORS",
     "api_error",
+    "embedded_status",
     "error_from_body",
     "parse_retry_after",
     "request_id_from",
@@ -150,6 +151,21 @@ def _describe(error: Any) -> tuple[str | None, str | None]:
                 kind = inner[key]
                 break
     return (str(message) if message is not None else None), kind
+
+
+def embedded_status(error: Any) -> int | None:
+    """An HTTP status carried inside an error object (``code: 502``, ``status_code``).
+
+    OpenRouter and Groq put the upstream HTTP status there; a decoder that wants it to classify
+    an in-stream error passes it as ``api_error(status=...)``.
+    """
+    inner = error.get("error", error) if isinstance(error, dict) else None
+    if isinstance(inner, dict):
+        for key in ("code", "status_code"):
+            value = inner.get(key)
+            if type(value) is int and 400 <= value <= 599:
+                return value
+    return None
 
 
 def api_error(

@@ -28,7 +28,7 @@ import orjson
 
 from ...errors import LLMBridgeError, MalformedStreamError, StreamTruncatedError
 from ...events import Finish, ReasoningDelta, StreamEvent, StreamStart, TextDelta
-from ...stream.http_errors import api_error
+from ...stream.http_errors import api_error, embedded_status
 from .finish_reasons import map_finish_reason
 from .tool_calls import ToolCallTracker
 from .usage import convert_usage
@@ -139,7 +139,9 @@ class ChatCompletionsDecoder:
         elif "x_groq" in chunk:
             self._groq_usage(chunk["x_groq"])
         if chunk.get("error"):
-            failure = self._fail(_stream_error(self._provider, chunk))
+            failure = self._fail(
+                api_error(provider=self._provider, status=embedded_status(chunk), error=chunk)
+            )
             if not out:
                 raise failure
         return out
@@ -240,7 +242,7 @@ class ChatCompletionsDecoder:
             parsed: Any = orjson.loads(data)
         except orjson.JSONDecodeError:
             parsed = data
-        return _stream_error(self._provider, parsed)
+        return api_error(provider=self._provider, status=embedded_status(parsed), error=parsed)
 
     def _malformed(self, data: str) -> LLMBridgeError:
         return MalformedStreamError(
@@ -264,19 +266,6 @@ def _first_choice(choices: list[Any]) -> dict[str, Any]:
         if type(choice) is dict and not choice.get("index"):
             return choice
     return {}
-
-
-def _stream_error(provider: str, body: Any) -> LLMBridgeError:
-    """An in-stream error; an HTTP-like ``code`` / ``status_code`` (OpenRouter, Groq) classifies it."""
-    inner = body.get("error") if isinstance(body, dict) else None
-    status = None
-    if isinstance(inner, dict):
-        for key in ("code", "status_code"):
-            value = inner.get(key)
-            if isinstance(value, int) and 400 <= value <= 599:
-                status = value
-                break
-    return api_error(provider=provider, status=status, error=body)
 
 
 def _content_parts(parts: list[Any], out: list[StreamEvent]) -> None:
