@@ -7,10 +7,8 @@ fragments, shaped as the provider sends it) is served in-process by ``httpx.Mock
 4 KiB chunks and consumed fully:
 
 * floor       — httpx + httpx-sse + ``orjson.loads`` per event, event names appended to a list;
-* lean floor  — the same over ``aiter_bytes`` with SSE framed by hand (``harness.lean_sse``),
-  to show what httpx-sse itself costs;
-* lean+decode — the lean floor feeding llmbridge's decoder (what ``stream()`` would cost on a
-  lean framing, minus the async-generator layer);
+* framing     — the same with llmbridge's own SSE framing (``llmbridge.stream.sse.SSEParser``
+  over ``aiter_bytes``) in place of httpx-sse: what reading the wire costs us before decoding;
 * stream()    — ``Client.stream`` consumed event by event;
 * complete()  — ``Client.complete`` (stream folded into a ChatResponse, arguments parsed).
 
@@ -30,10 +28,11 @@ import orjson
 from httpx_sse import aconnect_sse
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from harness import http_for, lean_sse, machine_note, median_cpu
+from harness import http_for, machine_note, median_cpu
 from streams import FORMATS
 
 import llmbridge as lb
+from llmbridge.stream.sse import SSEParser
 
 TOOLS = [
     lb.ToolSpec(
@@ -65,33 +64,23 @@ async def floor(body: bytes) -> int:
     return len(parts)
 
 
-async def lean_floor(body: bytes) -> int:
+async def framing(body: bytes) -> int:
     parts: list[str] = []
     async with http_for(body) as http, http.stream("POST", URL, json={}) as response:
-        async for event, data in lean_sse(response.aiter_bytes()):
-            if data == "[DONE]":
-                continue
-            obj = orjson.loads(data)
-            if isinstance(obj, dict):
-                parts.append(event)
+        parse = SSEParser().feed
+        async for chunk in response.aiter_bytes():
+            for event, data in parse(chunk):
+                if data == "[DONE]":
+                    continue
+                obj = orjson.loads(data)
+                if isinstance(obj, dict):
+                    parts.append(event)
     return len(parts)
 
 
 def _client(body: bytes, model: str) -> lb.Client:
     provider = model.partition(":")[0]
     return lb.Client(http_client=http_for(body), providers={provider: {"api_key": "bench-key"}})
-
-
-async def lean_decode(body: bytes, model: str) -> int:
-    client = _client(body, model)
-    provider, name = client.resolve(model)
-    decoder = provider.new_decoder(client.build_request(name, MESSAGES, tools=TOOLS))
-    out: list[Any] = []
-    async with http_for(body) as http, http.stream("POST", URL, json={}) as response:
-        async for event, data in lean_sse(response.aiter_bytes()):
-            out.extend(decoder.feed(event, data))
-    out.extend(decoder.close())
-    return len(out)
 
 
 async def via_stream(body: bytes, model: str) -> int:
@@ -115,8 +104,7 @@ def count_events(body: bytes) -> int:
 def variants(body: bytes, model: str) -> dict[str, Callable[[], Awaitable[object]]]:
     return {
         "floor": lambda: floor(body),
-        "lean": lambda: lean_floor(body),
-        "lean_decode": lambda: lean_decode(body, model),
+        "framing": lambda: framing(body),
         "stream": lambda: via_stream(body, model),
         "complete": lambda: via_complete(body, model),
     }
@@ -142,15 +130,13 @@ def markdown(rows: list[dict[str, Any]], runs: int) -> str:
         f"CPU µs per SSE event, median of {runs} interleaved rounds; × = ratio to the floor "
         f"(budget: stream() ≤ {STREAM_BUDGET}×, complete() ≤ {COMPLETE_BUDGET}×).",
         "",
-        "| format | events | floor (httpx-sse) µs | lean floor µs (×) | lean+decoder µs (×) "
+        "| format | events | floor (httpx-sse) µs | our SSE framing µs (×) "
         "| stream() µs (×) | complete() µs (×) |",
-        "|---|---:|---:|---:|---:|---:|---:|",
+        "|---|---:|---:|---:|---:|---:|",
     ]
     for r in rows:
         f = r["floor"]
-        cells = [
-            f"{r[k]:.2f} ({r[k] / f:.2f}×)" for k in ("lean", "lean_decode", "stream", "complete")
-        ]
+        cells = [f"{r[k]:.2f} ({r[k] / f:.2f}×)" for k in ("framing", "stream", "complete")]
         lines.append(f"| {r['format']} | {r['events']} | {f:.2f} | " + " | ".join(cells) + " |")
     return "\n".join(lines)
 
@@ -169,13 +155,12 @@ def main() -> None:
         return
     print(f"{machine_note()}; median of {runs} rounds; CPU µs per SSE event (× floor)")
     print(
-        f"{'format':<18}{'events':>7}{'floor':>8}{'lean':>13}{'lean+dec':>13}"
-        f"{'stream()':>13}{'complete()':>13}"
+        f"{'format':<18}{'events':>7}{'floor':>8}{'framing':>13}{'stream()':>13}{'complete()':>13}"
     )
     for r in rows:
         f = r["floor"]
         cells = "".join(
-            f"{r[k]:>7.2f} {r[k] / f:>4.2f}×" for k in ("lean", "lean_decode", "stream", "complete")
+            f"{r[k]:>7.2f} {r[k] / f:>4.2f}×" for k in ("framing", "stream", "complete")
         )
         print(f"{r['format']:<18}{r['events']:>7}{f:>8.2f}{cells}")
 

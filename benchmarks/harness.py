@@ -1,4 +1,4 @@
-"""Shared pieces of the benchmarks: in-process bodies, interleaved timing, the lean SSE floor.
+"""Shared pieces of the benchmarks: in-process bodies, interleaved timing, the loopback server.
 
 Rules: every comparison runs in one process on the same bytes; the variants of one comparison
 are *interleaved* (round-robin, one run each per round) so drift and noisy neighbours hit them
@@ -27,7 +27,6 @@ __all__ = [
     "Body",
     "http_for",
     "httpx2_for",
-    "lean_sse",
     "loopback",
     "machine_note",
     "median_cpu",
@@ -87,62 +86,6 @@ def machine_note() -> str:
         f"{platform.python_implementation()} {platform.python_version()} on {platform.system()} "
         f"{platform.machine()}, {cpu}, {os.cpu_count()} CPUs"
     )
-
-
-# -- the lean floor: SSE framing by hand over ``aiter_bytes`` ----------------------------------
-
-
-async def lean_sse(chunks: AsyncIterator[bytes]) -> AsyncIterator[tuple[str, str]]:
-    """``(event, data)`` per SSE event (WHATWG framing: CRLF / LF / CR, comments, multi-line
-    data, BOM), splitting whole events on blank lines instead of line by line."""
-    buf = b""
-    first = True
-    async for piece in chunks:
-        if first:
-            first = False
-            if piece.startswith(b"\xef\xbb\xbf"):
-                piece = piece[3:]
-        buf += piece
-        if b"\r" in buf:
-            held = buf.endswith(b"\r")  # its "\n" may be in the next piece
-            if held:
-                buf = buf[:-1]
-            buf = buf.replace(b"\r\n", b"\n").replace(b"\r", b"\n")
-            if held:
-                buf += b"\r"
-        if b"\n\n" not in buf:
-            continue
-        *blocks, buf = buf.split(b"\n\n")
-        for block in blocks:
-            if block.startswith(b"data: ") and b"\n" not in block:
-                yield "", block[6:].decode()
-                continue
-            parsed = _block(block)
-            if parsed is not None:
-                yield parsed
-    if buf.strip(b"\r\n"):
-        parsed = _block(buf.rstrip(b"\r\n"))
-        if parsed is not None:
-            yield parsed
-
-
-def _block(block: bytes) -> tuple[str, str] | None:
-    event = ""
-    data: list[str] = []
-    for raw in block.split(b"\n"):
-        line = raw.decode()
-        if not line or line.startswith(":"):
-            continue
-        name, _, value = line.partition(":")
-        if value.startswith(" "):
-            value = value[1:]
-        if name == "data":
-            data.append(value)
-        elif name == "event":
-            event = value
-    if not data and not event:
-        return None
-    return event, "\n".join(data)
 
 
 @contextmanager

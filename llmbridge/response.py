@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, ConfigDict, Field
 
 from .errors import EventOrderError
 from .events import (
@@ -34,6 +34,8 @@ __all__ = ["Accumulator", "ChatResponse", "accumulate"]
 
 class ChatResponse(BaseModel):
     """A whole (or, on errors, partial) assistant response."""
+
+    model_config = ConfigDict(defer_build=True)
 
     message: ChatMessage
     """The assistant turn, ready to append to the conversation (tool calls included)."""

@@ -36,7 +36,7 @@ ToolMode: TypeAlias = Literal["auto", "native", "prompt"]
 
 
 class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=False)
+    model_config = ConfigDict(extra="forbid", frozen=False, defer_build=True)
 
 
 class TextPart(_Model):
@@ -49,7 +49,9 @@ class TextPart(_Model):
 class ImagePart(_Model):
     """An image given by URL, or by raw bytes plus media type."""
 
-    model_config = ConfigDict(extra="forbid", ser_json_bytes="base64", val_json_bytes="base64")
+    model_config = ConfigDict(
+        extra="forbid", ser_json_bytes="base64", val_json_bytes="base64", defer_build=True
+    )
 
     type: Literal["image"] = "image"
     url: str | None = None
@@ -240,7 +242,7 @@ class ResponseFormat(_Model):
     json_schema: dict[str, Any] = Field(alias="schema")
     strict: bool = True
 
-    model_config = ConfigDict(extra="forbid", populate_by_name=True)
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
 
 
 class ReasoningConfig(_Model):

@@ -42,27 +42,3 @@ def test_import_benchmark_loads_no_provider() -> None:
 def test_concurrency_benchmark_streams_are_exact() -> None:
     out = _run("bench_concurrency.py", "--quick", "--markdown")
     assert "| every stream exact | yes |" in out
-
-
-def test_lean_sse_framing_matches_httpx_sse() -> None:
-    """The hand-rolled floor frames events exactly as httpx-sse does (else its numbers lie)."""
-    import anyio
-
-    sys.path.insert(0, str(BENCH))
-    from harness import lean_sse
-
-    body = (
-        b'\xef\xbb\xbf: comment\r\nevent: a\r\ndata: {"x": 1}\r\n\r\n'
-        b"data: one\ndata: two\n\nid: 5\ndata: [DONE]\r\r"
-    )
-
-    async def frames(step: int) -> list[tuple[str, str]]:
-        async def pieces():  # type: ignore[no-untyped-def]
-            for i in range(0, len(body), step):
-                yield body[i : i + step]
-
-        return [e async for e in lean_sse(pieces())]
-
-    expected = [("a", '{"x": 1}'), ("", "one\ntwo"), ("", "[DONE]")]
-    for step in (1, 2, 3, 7, len(body)):
-        assert anyio.run(frames, step) == expected

@@ -1,4 +1,4 @@
-"""IO lives here and only here: sending requests, retrying, reading SSE (httpx + httpx-sse)."""
+"""IO lives here and only here: sending requests, retrying, framing SSE over httpx."""
 
 from .retry import RetryPolicy
 from .transport import stream_events

@@ -12,8 +12,8 @@ Rules:
   with the partial response attached (``err.partial``).
 * The response is closed on every exit: end, error, ``break`` or cancellation (shielded).
 * The idle timeout is httpx's read timeout: it bounds the silence between two chunks.
-* Decoders get ``feed(event, data)`` with ``event == ""`` for an unnamed SSE event (the spec's
-  default type ``message``), exactly as ``llmbridge.testing.SSEParser`` gives it.
+* SSE is framed by ``sse.SSEParser`` over ``aiter_bytes`` (the parser tests use too); decoders
+  get ``feed(event, data)`` with ``event == ""`` for an unnamed event (the spec's ``message``).
 * No error leaves with the request's secret in it: the values of the sensitive headers (and
   ``key=``-style query parameters) are replaced in the message and the parsed error body,
   because some servers and proxies echo the key back ("Incorrect API key provided: ...").
@@ -28,7 +28,6 @@ from typing import Any
 
 import anyio
 import httpx
-from httpx_sse import EventSource, SSEError
 
 from ..errors import (
     ConnectionError,
@@ -48,6 +47,7 @@ from ..providers.base import (
 from ..response import Accumulator
 from .http_errors import request_id_from
 from .retry import RetryPolicy
+from .sse import SSEParser
 
 __all__ = ["stream_events"]
 
@@ -77,8 +77,6 @@ def _translate(provider: str, *, midway: bool) -> Iterator[None]:
         yield
     except LLMBridgeError:
         raise
-    except SSEError as exc:
-        raise MalformedStreamError(f"malformed event stream: {exc}", provider=provider) from exc
     except Exception as exc:
         kind = _exception_kind(exc)
         if kind == "timeout":
@@ -225,11 +223,17 @@ async def stream_events(
         try:
             response = await _open(http, provider, request, timeout)
             decoder = new_decoder()
-            feed, keep = decoder.feed, seen.append  # hot loop: one lookup per stream, not per event
+            parser = SSEParser()
+            # The hot loop: attribute lookups hoisted, one parser call per chunk, not per line.
+            parse, feed, keep = parser.feed, decoder.feed, seen.append
             with _translate(name, midway=True):
-                async for sse in EventSource(response).aiter_sse():
-                    kind = sse.event  # httpx-sse names an unnamed event "message": we say ""
-                    for event in feed("" if kind == "message" else kind, sse.data):
+                async for chunk in response.aiter_bytes():
+                    for kind, data in parse(chunk):
+                        for event in feed(kind, data):
+                            keep(event)
+                            yield event
+                for kind, data in parser.close():
+                    for event in feed(kind, data):
                         keep(event)
                         yield event
                 for event in decoder.close():

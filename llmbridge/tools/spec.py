@@ -45,7 +45,7 @@ class _Binding:
 class ToolSpec(BaseModel):
     """A tool the model may call. ``parameters`` is a JSON schema of type ``object``."""
 
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", defer_build=True)
 
     name: str = Field(pattern=TOOL_NAME_PATTERN)
     description: str = ""

@@ -1,0 +1,244 @@
+"""SSE framing (``llmbridge.stream.sse.SSEParser``): the spec, any split, real recordings, httpx-sse.
+
+The reference below is the WHATWG "interpreting an event stream" algorithm written out line by
+line over the whole decoded body, plus our one documented end-of-body rule (the complete lines
+of an event left open are dispatched). The parser must agree with it on any bytes split
+anywhere, and with httpx-sse wherever httpx-sse follows the spec.
+"""
+
+from __future__ import annotations
+
+import json
+import random
+import re
+
+import httpx
+import pytest
+from httpx_sse import EventSource
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from llmbridge import testing
+from llmbridge.stream.sse import SSEParser
+from tests.corpus import CORPUS
+
+Events = list[tuple[str, str]]
+
+
+def reference(body: bytes) -> Events:
+    text = body.decode("utf-8", "replace")
+    text = text.removeprefix("\ufeff")
+    *lines, _unterminated = re.split(r"\r\n|\r|\n", text)
+    out: Events = []
+    name, data = "", []
+    for line in lines:
+        if not line:
+            if data:
+                out.append((name, "\n".join(data)))
+            name, data = "", []
+        elif not line.startswith(":"):
+            field, colon, value = line.partition(":")
+            if colon and value.startswith(" "):
+                value = value[1:]
+            if field == "data":
+                data.append(value)
+            elif field == "event":
+                name = value
+    if data:
+        out.append((name, "\n".join(data)))
+    return out
+
+
+def parse(body: bytes, cuts: list[int]) -> Events:
+    parser = SSEParser()
+    out: Events = []
+    start = 0
+    for cut in [*sorted(cuts), len(body)]:
+        out += parser.feed(body[start:cut])
+        start = cut
+    return out + parser.close()
+
+
+def with_httpx_sse(chunks: list[bytes]) -> Events:
+    response = httpx.Response(
+        200, headers={"content-type": "text/event-stream"}, content=iter(chunks)
+    )
+    return [
+        ("" if s.event == "message" else s.event, s.data) for s in EventSource(response).iter_sse()
+    ]
+
+
+def test_testing_helper_is_the_client_parser() -> None:
+    assert testing.SSEParser is SSEParser
+
+
+# -- the rules, one by one --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("body", "events"),
+    [
+        (b"data: a\n\n", [("", "a")]),
+        (b"event: delta\ndata: {}\n\n", [("delta", "{}")]),
+        (b"data:a\n\n", [("", "a")]),  # the space after the colon is optional
+        (b"data:  a\n\n", [("", " a")]),  # only one space is removed
+        (b"data\n\n", [("", "")]),  # a field with no colon has an empty value
+        (b"data: 1\ndata: 2\n\n", [("", "1\n2")]),
+        (b"data: a\r\n\r\ndata: b\r\rdata: c\n\n", [("", "a"), ("", "b"), ("", "c")]),
+        (b"\xef\xbb\xbfdata: a\n\n", [("", "a")]),  # a leading BOM is dropped
+        (b": keep-alive\n\ndata: a\n\n", [("", "a")]),
+        (b"event: ping\n\ndata: a\n\n", [("", "a")]),  # no data: not dispatched, name reset
+        (b"id: 7\nretry: 10\nfoo: bar\ndata: a\n\n", [("", "a")]),
+        (b"Data: a\n\nDATA: b\n\n", []),  # field names are case-sensitive
+        (b"data: a\n\n\n\n\ndata: b\n\n", [("", "a"), ("", "b")]),
+        (b"data: caf\xc3\xa9 \xe2\x82\xac\n\n", [("", "café €")]),
+        (b"data: \xff\xfe ok\n\n", [("", "\ufffd\ufffd ok")]),
+        (b"event: message\ndata: a\n\n", [("message", "a")]),  # only an absent name is ""
+        (b"data: [DONE]\n", [("", "[DONE]")]),  # last blank line missing: complete lines count
+        (b'data: {"a": 1}\n\ndata: {"tr', [("", '{"a": 1}')]),  # cut mid-line: dropped
+        (b"", []),
+    ],
+)
+def test_rules(body: bytes, events: Events) -> None:
+    assert reference(body) == events
+    assert parse(body, []) == events
+    assert parse(body, list(range(1, len(body)))) == events  # one byte at a time
+
+
+def test_crlf_split_between_chunks_is_one_line_end() -> None:
+    assert parse(b"data: a\r\n\r\ndata: b\r\n\r\n", [8, 9, 10]) == [("", "a"), ("", "b")]
+
+
+def test_bom_split_across_first_chunks() -> None:
+    assert parse(b"\xef\xbb\xbfdata: a\n\n", [1, 2]) == [("", "a")]
+    assert parse(b"\xefdata: a\n\n", [1]) == reference(b"\xefdata: a\n\n")
+
+
+def test_a_large_event_in_small_chunks_arrives_whole() -> None:
+    payload = "x" * 3_000_000
+    body = f'event: big\ndata: {{"p": "{payload}"}}\n\ndata: after\n\n'.encode()
+    parser = SSEParser()
+    out: Events = []
+    for i in range(0, len(body), 4096):
+        out += parser.feed(body[i : i + 4096])
+    out += parser.close()
+    assert [name for name, _ in out] == ["big", ""]
+    assert json.loads(out[0][1])["p"] == payload
+
+
+# -- any input, any split ---------------------------------------------------------------------
+
+_FIELDS = st.sampled_from(["data", "event", "id", "retry", "", "Data", "foo", "data ", ":"])
+_VALUE = st.text(alphabet=st.sampled_from(list('ab :{}"\\é€😀\x00')), max_size=12)
+_LINE = st.one_of(
+    st.tuples(_FIELDS, st.sampled_from([": ", ":", "", ":  "]), _VALUE).map("".join),
+    st.just(""),
+)
+_END = st.sampled_from(["\n", "\r\n", "\r"])
+
+
+@st.composite
+def streams(draw: st.DrawFn) -> bytes:
+    lines = draw(st.lists(st.tuples(_LINE, _END), max_size=30))
+    text = "".join(line + end for line, end in lines) + draw(_LINE)
+    body = text.encode()
+    if draw(st.booleans()):
+        body = b"\xef\xbb\xbf" + body
+    return body
+
+
+_RAW = st.lists(
+    st.sampled_from(
+        [
+            b"data",
+            b"event",
+            b":",
+            b" ",
+            b"\n",
+            b"\r",
+            b"x",
+            b"\xef\xbb\xbf",
+            b"\xe2\x82",
+            b"\xac",
+            b"\xff",
+        ]
+    ),
+    max_size=60,
+).map(b"".join)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(streams(), _RAW), st.data())
+def test_any_bytes_split_anywhere_match_the_spec(body: bytes, data: st.DataObject) -> None:
+    cuts = data.draw(st.lists(st.integers(0, len(body)), max_size=12))
+    assert parse(body, cuts) == reference(body)
+
+
+@st.composite
+def provider_like(draw: st.DrawFn) -> bytes:
+    """Streams as servers send them: every event has data and ends with a blank line."""
+    events = draw(
+        st.lists(
+            st.tuples(
+                st.sampled_from(["", "delta", "content_block_delta", "error"]),
+                st.lists(
+                    st.text(alphabet=st.sampled_from(list('ab {}":é😀')), max_size=10),
+                    min_size=1,
+                    max_size=3,
+                ),
+                st.sampled_from(["\n", "\r\n", "\r"]),
+                st.booleans(),
+            ),
+            max_size=12,
+        )
+    )
+    out = []
+    for name, lines, end, comment in events:
+        block = [": ping"] if comment else []
+        block += [f"event: {name}"] if name else []
+        block += [f"data: {line}" for line in lines]
+        out.append(end.join(block) + end + end)
+    return "".join(out).encode()
+
+
+@settings(max_examples=200, deadline=None)
+@given(provider_like(), st.data())
+def test_provider_like_streams_match_httpx_sse(body: bytes, data: st.DataObject) -> None:
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(body)), max_size=8)))
+    chunks = [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True) if b > a]
+    assert parse(body, cuts) == with_httpx_sse(chunks) == reference(body)
+
+
+# -- real recordings --------------------------------------------------------------------------
+
+
+def _recordings() -> list[bytes]:
+    manifest = CORPUS / "manifest.json"
+    if not manifest.exists():
+        pytest.skip("../shared/corpus is absent")
+    return [(CORPUS / e["file"]).read_bytes() for e in json.loads(manifest.read_text())]
+
+
+def test_every_recorded_stream_frames_as_the_spec_says_at_any_split() -> None:
+    rng = random.Random(20261122)
+    for body in _recordings():
+        expected = reference(body)
+        assert parse(body, []) == expected
+        for _ in range(3):
+            cuts = [rng.randrange(len(body) + 1) for _ in range(rng.randrange(1, 40))]
+            assert parse(body, cuts) == expected
+
+
+def test_recorded_event_streams_frame_as_httpx_sse_does() -> None:
+    """Where a recording ends with a blank line and every event has data, httpx-sse agrees."""
+    checked = 0
+    for body in _recordings():
+        if not body.startswith((b"data:", b"event:")) or not body.endswith((b"\n\n", b"\r\n\r\n")):
+            continue
+        ours = parse(body, [])
+        theirs = with_httpx_sse([body[i : i + 997] for i in range(0, len(body), 997)])
+        if len(theirs) != len(ours):  # httpx-sse also dispatches events without data
+            theirs = [e for e in theirs if e[1]]
+        assert ours == theirs
+        checked += 1
+    assert checked > 300
