@@ -8,7 +8,8 @@ pools divides that cost by the number of shards.
 
 Rules: a request goes to the shard with the fewest responses open, the lowest index on ties,
 so sequential requests keep reusing one keep-alive connection; a shard's count drops when its
-response is closed (or fails). Limits apply per shard.
+response is closed (or fails). Limits apply per shard. ``network_backend`` (the default client
+passes ``netio.AsyncioBackend``) is given to every shard's pool.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import AsyncIterator
 from types import TracebackType
 from typing import Any
 
+import httpcore
 import httpx
 
 __all__ = ["ShardedTransport"]
@@ -29,9 +31,8 @@ class _Tracked(httpx.AsyncByteStream):
         self._stream = stream
         self._done = done
 
-    async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for chunk in self._stream:
-            yield chunk
+    def __aiter__(self) -> AsyncIterator[bytes]:  # the inner iterator itself: no extra layer
+        return self._stream.__aiter__()
 
     async def aclose(self) -> None:
         done, self._done = self._done, None
@@ -45,12 +46,21 @@ class _Tracked(httpx.AsyncByteStream):
 class ShardedTransport(httpx.AsyncBaseTransport):
     """``shards`` ``httpx.AsyncHTTPTransport``s behind one transport (kwargs go to each)."""
 
-    def __init__(self, shards: int = 8, **transport_options: Any) -> None:
+    def __init__(
+        self,
+        shards: int = 8,
+        *,
+        network_backend: httpcore.AsyncNetworkBackend | None = None,
+        **transport_options: Any,
+    ) -> None:
         if shards < 1:
             raise ValueError("shards must be at least 1")
         if "verify" not in transport_options:  # one TLS context (loading CAs costs ~15 ms each)
             transport_options["verify"] = httpx.create_ssl_context()
         self.shards = [httpx.AsyncHTTPTransport(**transport_options) for _ in range(shards)]
+        if network_backend is not None:
+            for shard in self.shards:
+                _set_backend(shard, network_backend)
         self.open = [0] * shards
         """Responses currently open per shard."""
 
@@ -81,3 +91,14 @@ class ShardedTransport(httpx.AsyncBaseTransport):
         traceback: TracebackType | None = None,
     ) -> None:
         await self.aclose()
+
+
+def _set_backend(
+    transport: httpx.AsyncHTTPTransport, backend: httpcore.AsyncNetworkBackend
+) -> None:
+    """httpx has no public way to hand its pool a network backend: set the pool's own field
+    (httpcore ``AsyncConnectionPool._network_backend``, read when a connection opens)."""
+    pool = getattr(transport, "_pool", None)
+    if not isinstance(pool, httpcore.AsyncConnectionPool) or not hasattr(pool, "_network_backend"):
+        raise TypeError("this httpx/httpcore version keeps its network backend elsewhere")
+    pool._network_backend = backend

@@ -1,0 +1,258 @@
+"""The default client's network backend (``stream/netio.py``) over real sockets, TLS included.
+
+Under asyncio the default client reads through asyncio protocols; under trio through
+httpcore's anyio streams. Every test runs on both and checks what an app sees.
+"""
+
+from __future__ import annotations
+
+import ssl
+from collections.abc import AsyncIterator, Iterator
+from contextlib import asynccontextmanager
+
+import anyio
+import httpx
+import pytest
+import trustme
+from anyio.abc import SocketStream
+from anyio.streams.tls import TLSListener
+
+import llmbridge as lb
+from llmbridge.client import default_http_client
+from llmbridge.providers import register_provider
+from llmbridge.stream import netio
+from llmbridge.stream.netio import AsyncioBackend
+from llmbridge.stream.pool import ShardedTransport
+from tests.fakes import FakeProvider, sse_body
+from tests.loopback import SSE_HEAD, Script, chunk, read_request, serve
+
+pytestmark = pytest.mark.anyio
+
+HI = [lb.ChatMessage.user("hi")]
+
+
+@pytest.fixture(autouse=True)
+def _fake_registered() -> None:
+    register_provider("fake", FakeProvider, replace=True)
+
+
+@pytest.fixture
+def reads(monkeypatch: pytest.MonkeyPatch, anyio_backend: str) -> Iterator[list[object]]:
+    """Connections opened through our asyncio streams: some under asyncio, none under trio."""
+    opened: list[object] = []
+    original = netio.AsyncioStream.__init__
+
+    def spy(self: netio.AsyncioStream, *args: object) -> None:
+        opened.append(self)
+        original(self, *args)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(netio.AsyncioStream, "__init__", spy)
+    yield opened
+    assert bool(opened) == (anyio_backend == "asyncio")
+
+
+def _client(url: str, http: httpx.AsyncClient | None = None) -> lb.Client:
+    return lb.Client(
+        http_client=http or default_http_client(),
+        providers={"fake": {"base_url": url}},
+        retry=lb.RetryPolicy(max_attempts=1),
+    )
+
+
+def _stream_script(texts: list[str], connections: list[int]) -> Script:
+    async def script(stream: SocketStream) -> None:
+        connections.append(1)
+        while True:
+            await read_request(stream)
+            body = sse_body(*({"text": t} for t in texts), {"finish": "stop"})
+            await stream.send(SSE_HEAD + chunk(body) + b"0\r\n\r\n")
+
+    return script
+
+
+async def test_sequential_streams_reuse_one_connection(reads: list[object]) -> None:
+    connections: list[int] = []
+    async with serve(_stream_script(["a", "b"], connections)) as url:
+        async with _client(url) as client:
+            for _ in range(3):
+                assert (await client.complete("fake:m", HI)).text == "ab"
+    assert len(connections) == 1
+
+
+async def test_a_slow_reader_gets_a_large_body_exact(reads: list[object]) -> None:
+    """The server sends ~1.4 MB at once while the app pauses: reading pauses and resumes."""
+    texts = [f"{i:07d}" + "x" * 200 for i in range(6000)]
+    got: list[str] = []
+    async with serve(_stream_script(texts, [])) as url, _client(url) as client:
+        with anyio.fail_after(10):
+            async for event in client.stream("fake:m", HI):
+                if isinstance(event, lb.TextDelta):
+                    if not got:
+                        await anyio.sleep(0.3)  # everything else arrives meanwhile
+                    got.append(event.text)
+    assert got == texts
+
+
+async def test_a_large_request_body_is_sent_whole(reads: list[object]) -> None:
+    received: list[int] = []
+
+    async def script(stream: SocketStream) -> None:
+        _head, body = await read_request(stream)
+        received.append(len(body))
+        await stream.send(SSE_HEAD + chunk(sse_body({"text": "ok"}, {"finish": "stop"})))
+        await stream.send(b"0\r\n\r\n")
+
+    big = [lb.ChatMessage.user("y" * 4_000_000)]
+    async with serve(script) as url, _client(url) as client:
+        assert (await client.complete("fake:m", big)).text == "ok"
+    assert received and received[0] > 4_000_000
+
+
+async def test_a_server_that_stops_reading_hits_the_write_timeout(reads: list[object]) -> None:
+    async def script(stream: SocketStream) -> None:
+        await stream.receive()  # the start of the request, then nothing more is read
+        await anyio.sleep(5)
+
+    async with serve(script) as url:
+        http = httpx.AsyncClient(
+            timeout=httpx.Timeout(5.0, write=0.3),
+            transport=ShardedTransport(shards=1, network_backend=AsyncioBackend()),
+        )
+        async with _client(url, http) as client:
+            with anyio.fail_after(4), pytest.raises(lb.TimeoutError):
+                await client.complete("fake:m", [lb.ChatMessage.user("z" * 30_000_000)])
+
+
+async def test_idle_timeout_between_chunks_raises_with_partial(reads: list[object]) -> None:
+    async def script(stream: SocketStream) -> None:
+        await read_request(stream)
+        await stream.send(SSE_HEAD + chunk(sse_body({"text": "partial"})))
+        await anyio.sleep(5)
+
+    async with serve(script) as url:
+        http = httpx.AsyncClient(
+            timeout=httpx.Timeout(5.0, read=0.3),
+            transport=ShardedTransport(shards=1, network_backend=AsyncioBackend()),
+        )
+        async with _client(url, http) as client:
+            with anyio.fail_after(4), pytest.raises(lb.TimeoutError) as info:
+                await client.complete("fake:m", HI)
+    assert info.value.partial is not None and info.value.partial.text == "partial"
+
+
+async def test_connection_drop_midway_is_truncation_with_partial(reads: list[object]) -> None:
+    async def script(stream: SocketStream) -> None:
+        await read_request(stream)
+        await stream.send(SSE_HEAD + chunk(sse_body({"text": "half"})))
+        await stream.aclose()
+
+    async with serve(script) as url, _client(url) as client:
+        with pytest.raises(lb.StreamTruncatedError) as info:
+            await client.complete("fake:m", HI)
+    assert info.value.partial is not None and info.value.partial.text == "half"
+
+
+async def test_a_keepalive_connection_the_server_closed_is_not_reused(reads: list[object]) -> None:
+    connections: list[int] = []
+
+    async def script(stream: SocketStream) -> None:
+        connections.append(1)
+        await read_request(stream)
+        body = sse_body({"text": "once"}, {"finish": "stop"})
+        await stream.send(SSE_HEAD + chunk(body) + b"0\r\n\r\n")
+        # keep-alive was offered, but the server closes the idle connection
+
+    async with serve(script) as url, _client(url) as client:
+        assert (await client.complete("fake:m", HI)).text == "once"
+        await anyio.sleep(0.2)  # the close reaches the client while the connection is idle
+        assert (await client.complete("fake:m", HI)).text == "once"
+    assert len(connections) == 2
+
+
+async def test_nothing_listening_is_a_connection_error(anyio_backend: str) -> None:
+    async with _client("http://127.0.0.1:9") as client:
+        with pytest.raises(lb.ConnectionError):
+            await client.complete("fake:m", HI)
+
+
+# -- TLS ----------------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def ca() -> trustme.CA:
+    return trustme.CA()
+
+
+@asynccontextmanager
+async def serve_tls(script: Script, ca: trustme.CA) -> AsyncIterator[str]:
+    server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("localhost").configure_cert(server_context)
+    listener = TLSListener(
+        await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0),
+        server_context,
+        standard_compatible=False,
+    )
+    port = listener.listener.extra(anyio.abc.SocketAttribute.local_port)
+
+    async def handle(stream: SocketStream) -> None:
+        async with stream:
+            try:
+                await script(stream)
+            except (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream):
+                pass
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(listener.serve, handle)
+        try:
+            yield f"https://localhost:{port}"
+        finally:
+            tg.cancel_scope.cancel()
+
+
+def _tls_client(url: str, verify: ssl.SSLContext) -> lb.Client:
+    transport = ShardedTransport(shards=2, verify=verify, network_backend=AsyncioBackend())
+    return _client(url, httpx.AsyncClient(transport=transport))
+
+
+async def test_tls_streams_are_read_exact_over_a_kept_connection(
+    ca: trustme.CA, reads: list[object]
+) -> None:
+    connections: list[int] = []
+    client_context = ssl.create_default_context()
+    ca.configure_trust(client_context)
+    texts = [f"t{i} " for i in range(2000)]
+    async with serve_tls(_stream_script(texts, connections), ca) as url:
+        async with _tls_client(url, client_context) as client:
+            for _ in range(2):
+                assert (await client.complete("fake:m", HI)).text == "".join(texts)
+    assert len(connections) == 1
+
+
+async def test_an_untrusted_certificate_is_a_connection_error(
+    ca: trustme.CA, anyio_backend: str
+) -> None:
+    async with serve_tls(_stream_script(["x"], []), ca) as url:
+        async with _tls_client(url, ssl.create_default_context()) as client:
+            with pytest.raises(lb.ConnectionError, match="CERTIFICATE_VERIFY_FAILED"):
+                await client.complete("fake:m", HI)
+
+
+async def test_cancelling_a_waiting_read_leaves_the_client_usable(reads: list[object]) -> None:
+    calls: list[int] = []
+
+    async def script(stream: SocketStream) -> None:
+        calls.append(1)
+        await read_request(stream)
+        await stream.send(SSE_HEAD + chunk(sse_body({"text": "slow"})))
+        if len(calls) == 1:
+            await anyio.sleep(5)  # the first stream stalls; the app gives up on it
+        await stream.send(chunk(sse_body({"finish": "stop"})) + b"0\r\n\r\n")
+
+    async with serve(script) as url, _client(url) as client:
+        with anyio.move_on_after(0.3) as scope:
+            async for _event in client.stream("fake:m", HI):
+                pass
+        assert scope.cancelled_caught
+        with anyio.fail_after(3):
+            assert (await client.complete("fake:m", HI)).text == "slow"
+    assert len(calls) == 2
