@@ -5,8 +5,9 @@
 
 ``loopback.py`` (another process) serves every stream paced like a model: ``--events`` text
 deltas, one every ``--gap-ms`` ms, text unique per stream. One ``Client`` with its default HTTP
-client (sharded pools, see ``llmbridge/stream/pool.py``; ``--single-pool`` for one plain httpx
-pool with room for every stream) consumes them all at once with ``complete()``. Reported: total wall
+client (sharded pools, ``llmbridge/stream/pool.py``, reading through asyncio protocols,
+``llmbridge/stream/netio.py``; ``--single-pool`` for one plain httpx pool with room for every
+stream) consumes them all at once with ``complete()``. Reported: total wall
 time, the single-stream time measured first, the slowest / median stream time, peak RSS of
 this process, and whether every stream's text is exact.
 Budget (performance issue): peak RSS ≤ 250 MB; no stream slower than 2× the single-stream

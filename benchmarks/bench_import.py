@@ -1,11 +1,14 @@
-"""Import time of ``import llmbridge`` against its five dependencies alone, fresh interpreters.
+"""Import time of ``import llmbridge`` against its dependencies alone, fresh interpreters.
 
     python benchmarks/bench_import.py [--runs 15] [--markdown] [--quick]
 
 Each sample is a new ``python -c`` process timing its imports with ``perf_counter`` (interpreter
 start-up excluded), median over runs. The llmbridge run also checks that no provider module was
-imported and that nothing opened a socket while importing. Peers (the ``openai`` /
-``anthropic`` SDKs, pydantic-ai, LiteLLM) are timed the same way when installed.
+imported and that nothing opened a socket while importing. Also timed: the dependencies
+plus pydantic's model machinery (what defining any one ``BaseModel`` costs: ``import pydantic``
+alone loads none of it), and "ready to send" (import, ``Client()``, one ``ChatMessage``: the
+deferred pydantic schemas and httpcore load there). Peers (the ``openai`` / ``anthropic``
+SDKs, pydantic-ai, LiteLLM) are timed the same way when installed.
 Budget (performance issue): ``import llmbridge`` ≤ 100 ms, ≤ 35 ms over its dependencies.
 """
 
@@ -22,7 +25,13 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import machine_note
 
-DEPS = "httpx, httpx_sse, pydantic, anyio, orjson"
+DEPS = "httpx, pydantic, anyio, orjson"
+WITH_MODELS = (
+    "httpx, anyio, orjson\nfrom pydantic import BaseModel\n"
+    "class _M(BaseModel):\n    x: int"
+)
+READY = 'llmbridge\nllmbridge.Client()\nllmbridge.ChatMessage.user("hi")'
+
 PEERS = {"openai SDK": "openai", "anthropic SDK": "anthropic", "pydantic-ai": "pydantic_ai",
          "LiteLLM": "litellm"}  # fmt: skip
 
@@ -62,13 +71,22 @@ def median_ms(modules: str, runs: int) -> tuple[float, str]:
 
 def measure(runs: int, *, peers: bool = True) -> dict[str, object]:
     deps, _ = median_ms(DEPS, runs)
+    with_models, _ = median_ms(WITH_MODELS, runs)
     ours, loaded = median_ms("llmbridge", runs)
+    ready, _ = median_ms(READY, runs)
     peers = {
         name: median_ms(module, max(3, runs // 3))[0]
         for name, module in PEERS.items()
         if peers and importlib.util.find_spec(module) is not None
     }
-    return {"deps": deps, "llmbridge": ours, "providers_loaded": loaded, "peers": peers}
+    return {
+        "deps": deps,
+        "with_models": with_models,
+        "llmbridge": ours,
+        "ready": ready,
+        "providers_loaded": loaded,
+        "peers": peers,
+    }
 
 
 def markdown(r: dict[str, object], runs: int) -> str:
@@ -80,9 +98,13 @@ def markdown(r: dict[str, object], runs: int) -> str:
         "",
         "| import | ms |",
         "|---|---:|",
-        f"| the five dependencies ({DEPS}) | {deps:.1f} |",
+        f"| its four dependencies (`import {DEPS}`) | {deps:.1f} |",
+        f"| the same with pydantic's model machinery (one `BaseModel` defined) "
+        f"| {float(r['with_models']):.1f} |",  # type: ignore[arg-type]
         f"| `import llmbridge` (budget ≤ 100) | {ours:.1f} |",
         f"| llmbridge over its dependencies (budget ≤ 35) | {ours - deps:.1f} |",
+        f"| ready to send: import + `Client()` + one `ChatMessage` "
+        f"| {float(r['ready']):.1f} |",  # type: ignore[arg-type]
     ]
     lines += [f"| {name} | {ms:.1f} |" for name, ms in peers.items()]
     loaded = r["providers_loaded"] or "none"
@@ -103,7 +125,9 @@ def main() -> None:
         return
     print(f"{machine_note()}; median of {runs} fresh interpreters")
     print(f"dependencies alone     {r['deps']:8.1f} ms")
+    print(f"deps + pydantic models {r['with_models']:8.1f} ms")
     print(f"import llmbridge       {r['llmbridge']:8.1f} ms")
+    print(f"ready to send          {r['ready']:8.1f} ms")
     print(f"providers loaded       {r['providers_loaded'] or 'none'}")
     for name, ms in r["peers"].items():  # type: ignore[attr-defined]
         print(f"{name:<22} {ms:8.1f} ms")

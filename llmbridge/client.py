@@ -20,7 +20,6 @@ from .providers.base import Decoder, Provider, ProviderConfig
 from .providers.registry import create_provider, split_model
 from .response import Accumulator, ChatResponse
 from .stream import RetryPolicy, stream_events
-from .stream.netio import AsyncioBackend
 from .stream.pool import ShardedTransport
 from .tools.spec import ToolSpec
 from .types import ChatMessage, ChatRequest, ReasoningConfig, ResponseFormat, ToolChoice, ToolMode
@@ -39,6 +38,8 @@ DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=30.0, pool=30.0)
 
 def default_http_client() -> httpx.AsyncClient:
     """The client ``Client()`` makes for itself: LLM-friendly timeouts, sharded pools."""
+    from .stream.netio import AsyncioBackend  # imports httpcore: with the first client, not here
+
     limits = httpx.Limits(max_connections=250, max_keepalive_connections=40)
     transport = ShardedTransport(
         shards=8, limits=limits, http2=False, network_backend=AsyncioBackend()

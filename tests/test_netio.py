@@ -6,11 +6,16 @@ httpcore's anyio streams. Every test runs on both and checks what an app sees.
 
 from __future__ import annotations
 
+import asyncio
+import os
+import socket
 import ssl
+import struct
 from collections.abc import AsyncIterator, Iterator
 from contextlib import asynccontextmanager
 
 import anyio
+import httpcore
 import httpx
 import pytest
 import trustme
@@ -256,3 +261,112 @@ async def test_cancelling_a_waiting_read_leaves_the_client_usable(reads: list[ob
         with anyio.fail_after(3):
             assert (await client.complete("fake:m", HI)).text == "slow"
     assert len(calls) == 2
+
+
+# -- the backend itself, side by side with httpcore's AnyIO backend (the reference) -------------
+
+BACKENDS = {"ours": AsyncioBackend, "httpcore-anyio": httpcore.AnyIOBackend}
+
+
+async def _silent_server() -> asyncio.Server:
+    """Accepts and never reads, with a small receive buffer: writes back up quickly."""
+
+    async def handle(_reader: asyncio.StreamReader, _writer: asyncio.StreamWriter) -> None:
+        await asyncio.sleep(30)
+
+    server = await asyncio.start_server(handle, "127.0.0.1", 0)
+    for sock in server.sockets:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+    return server
+
+
+def _port(server: asyncio.Server) -> int:
+    return int(server.sockets[0].getsockname()[1])
+
+
+def _fd_open(fd: int) -> bool:
+    try:
+        os.fstat(fd)
+    except OSError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_closing_after_a_write_timeout_releases_the_socket(backend: str) -> None:
+    async def main() -> bool:
+        server = await _silent_server()
+        stream = await BACKENDS[backend]().connect_tcp("127.0.0.1", _port(server), timeout=5)
+        fd = stream.get_extra_info("socket").fileno()
+        with pytest.raises(httpcore.WriteTimeout):
+            await stream.write(b"z" * 30_000_000, timeout=0.3)
+        await stream.aclose()
+        await asyncio.sleep(0.5)
+        server.close()
+        return _fd_open(fd)
+
+    assert asyncio.run(main()) is False
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_cancelled_or_timed_out_write_does_not_spoil_the_next(backend: str) -> None:
+    async def main() -> float:
+        server = await _silent_server()
+        stream = await BACKENDS[backend]().connect_tcp("127.0.0.1", _port(server), timeout=5)
+        task = asyncio.ensure_future(stream.write(b"z" * 30_000_000, timeout=None))
+        await asyncio.sleep(0.3)
+        task.cancel()
+        with pytest.raises(asyncio.CancelledError):
+            await task
+        loop = asyncio.get_running_loop()
+        start = loop.time()
+        with pytest.raises(httpcore.WriteTimeout):  # a timeout of its own, not a stale one
+            await stream.write(b"y", timeout=0.4)
+        waited = loop.time() - start
+        with pytest.raises(httpcore.WriteTimeout):
+            await stream.write(b"y", timeout=0.4)
+        waited = min(waited, loop.time() - start - waited)
+        await stream.aclose()
+        server.close()
+        return waited
+
+    assert asyncio.run(main()) >= 0.3
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_reset_while_waiting_to_write_is_a_write_error(backend: str) -> None:
+    async def main() -> None:
+        async def handle(_reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            await asyncio.sleep(0.3)
+            sock = writer.get_extra_info("socket")
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_LINGER, struct.pack("ii", 1, 0))
+            writer.transport.abort()  # RST
+
+        server = await asyncio.start_server(handle, "127.0.0.1", 0)
+        stream = await BACKENDS[backend]().connect_tcp("127.0.0.1", _port(server), timeout=5)
+        try:
+            with pytest.raises(httpcore.WriteError):
+                await stream.write(b"z" * 30_000_000, timeout=3)
+        finally:
+            await stream.aclose()
+            server.close()
+
+    asyncio.run(main())
+
+
+@pytest.mark.parametrize("backend", BACKENDS)
+def test_a_bad_socket_option_is_a_connect_error(backend: str) -> None:
+    async def main() -> None:
+        server = await _silent_server()
+        try:
+            with pytest.raises(httpcore.ConnectError):
+                await BACKENDS[backend]().connect_tcp(
+                    "127.0.0.1",
+                    _port(server),
+                    timeout=5,
+                    socket_options=[(socket.SOL_SOCKET, 123456, 1)],
+                )
+        finally:
+            server.close()
+
+    asyncio.run(main())

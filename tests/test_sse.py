@@ -25,7 +25,8 @@ from tests.corpus import CORPUS
 Events = list[tuple[str, str]]
 
 
-def reference(body: bytes) -> Events:
+def reference(body: bytes, *, eof: bool = True) -> Events:
+    """The events of ``body``; with ``eof=False`` only those a blank line has dispatched."""
     text = body.decode("utf-8", "replace")
     text = text.removeprefix("\ufeff")
     *lines, _unterminated = re.split(r"\r\n|\r|\n", text)
@@ -44,7 +45,7 @@ def reference(body: bytes) -> Events:
                 data.append(value)
             elif field == "event":
                 name = value
-    if data:
+    if data and eof:
         out.append((name, "\n".join(data)))
     return out
 
@@ -85,6 +86,7 @@ def test_testing_helper_is_the_client_parser() -> None:
         (b"data\n\n", [("", "")]),  # a field with no colon has an empty value
         (b"data: 1\ndata: 2\n\n", [("", "1\n2")]),
         (b"data: a\r\n\r\ndata: b\r\rdata: c\n\n", [("", "a"), ("", "b"), ("", "c")]),
+        (b"data: a\r\n\ndata: b\n\n", [("", "a"), ("", "b")]),  # CRLF then LF: two line ends
         (b"\xef\xbb\xbfdata: a\n\n", [("", "a")]),  # a leading BOM is dropped
         (b": keep-alive\n\ndata: a\n\n", [("", "a")]),
         (b"event: ping\n\ndata: a\n\n", [("", "a")]),  # no data: not dispatched, name reset
@@ -170,8 +172,13 @@ _RAW = st.lists(
 @settings(max_examples=300, deadline=None)
 @given(st.one_of(streams(), _RAW), st.data())
 def test_any_bytes_split_anywhere_match_the_spec(body: bytes, data: st.DataObject) -> None:
-    cuts = data.draw(st.lists(st.integers(0, len(body)), max_size=12))
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(body)), max_size=12)))
     assert parse(body, cuts) == reference(body)
+    # ...and every event comes out as soon as its blank line has arrived, not later.
+    parser, out = SSEParser(), []
+    for start, cut in zip([0, *cuts], cuts, strict=False):
+        out += parser.feed(body[start:cut])
+        assert out == reference(body[:cut], eof=False)
 
 
 @st.composite

@@ -12,7 +12,8 @@ Rules:
   resuming below it once read; ``read`` returns what is buffered (up to ``max_bytes``), ``b""``
   at EOF, or waits for data with the timeout as a timer (``httpcore.ReadTimeout``).
 * ``write`` hands bytes to the transport and waits only while the transport says its buffer is
-  full (``httpcore.WriteTimeout`` after the timeout).
+  full, each write on its own future (``httpcore.WriteTimeout`` after the timeout; a connection
+  lost meanwhile is a ``WriteError``). ``aclose`` never waits on a peer that stopped reading.
 * Errors surface as httpcore's exceptions (``ConnectError``/``ConnectTimeout``/``ReadError``/
   ``WriteError``), so httpx maps them exactly as it maps its own backend's.
 * ``get_extra_info("is_readable")`` is what httpcore asks of an idle keep-alive connection:
@@ -43,6 +44,8 @@ class _Protocol(asyncio.Protocol):
         self.waiter: asyncio.Future[None] | None = None
         self.drain: asyncio.Future[None] | None = None
         self.paused = False
+        self.writing_paused = False
+        self.lost = False
 
     def connection_made(self, transport: asyncio.BaseTransport) -> None:
         assert isinstance(transport, asyncio.Transport)
@@ -62,6 +65,7 @@ class _Protocol(asyncio.Protocol):
 
     def connection_lost(self, exc: Exception | None) -> None:
         self.eof = True
+        self.lost = True
         if exc is not None:
             self.error = exc
         self._wake()
@@ -69,9 +73,10 @@ class _Protocol(asyncio.Protocol):
             self.drain.set_result(None)
 
     def pause_writing(self) -> None:
-        self.drain = asyncio.get_running_loop().create_future()
+        self.writing_paused = True
 
     def resume_writing(self) -> None:
+        self.writing_paused = False
         drain, self.drain = self.drain, None
         if drain is not None and not drain.done():
             drain.set_result(None)
@@ -138,15 +143,27 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
         if protocol.error is not None or self._transport.is_closing():
             raise httpcore.WriteError("the connection is closed")
         self._transport.write(buffer)
-        drain = protocol.drain
-        if drain is not None:
+        if protocol.writing_paused and not protocol.lost:
+            protocol.drain = drain = asyncio.get_running_loop().create_future()
             try:
                 await _wait(drain, timeout)
             except TimeoutError:
                 raise httpcore.WriteTimeout("could not write within the write timeout") from None
+        if protocol.lost:
+            raise httpcore.WriteError(
+                str(protocol.error or "the connection was lost while writing")
+            )
 
     async def aclose(self) -> None:
-        self._transport.close()
+        # As anyio does: close (flushing, TLS close_notify), let the loop run once, then abort,
+        # so a peer that stopped reading cannot keep the socket and its unsent bytes alive.
+        transport = self._transport
+        try:
+            if not transport.is_closing():
+                transport.close()
+                await asyncio.sleep(0)
+        finally:
+            transport.abort()
 
     async def start_tls(
         self,
@@ -162,7 +179,9 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
                     self._protocol,
                     ssl_context,
                     server_hostname=server_hostname,
-                    ssl_handshake_timeout=timeout,
+                    ssl_handshake_timeout=timeout
+                    if timeout is not None
+                    else 10.0**9,  # None: no limit
                 ),
                 timeout,
             )
@@ -173,6 +192,7 @@ class AsyncioStream(httpcore.AsyncNetworkStream):
             self._transport.close()
             raise httpcore.ConnectError(str(exc)) from exc
         if transport is None:
+            self._transport.close()
             raise httpcore.ConnectError("the connection closed during the TLS handshake")
         self._protocol.transport = transport
         return AsyncioStream(transport, self._protocol)
@@ -219,7 +239,12 @@ class AsyncioBackend(httpcore.AsyncNetworkBackend):
         loop = asyncio.get_running_loop()
         local = None if local_address is None else (local_address, 0)
         return await _connect(
-            loop.create_connection(_Protocol, host, port, local_addr=local), timeout, socket_options
+            # Happy eyeballs as anyio does: one blackholed address cannot eat the whole timeout.
+            loop.create_connection(
+                _Protocol, host, port, local_addr=local, happy_eyeballs_delay=0.25
+            ),
+            timeout,
+            socket_options,
         )
 
     async def connect_unix_socket(
@@ -252,6 +277,10 @@ async def _connect(
     except OSError as exc:
         raise httpcore.ConnectError(str(exc)) from exc
     sock = transport.get_extra_info("socket")
-    for option in options or ():
-        sock.setsockopt(*option)
+    try:
+        for option in options or ():
+            sock.setsockopt(*option)
+    except OSError as exc:
+        transport.abort()
+        raise httpcore.ConnectError(str(exc)) from exc
     return AsyncioStream(transport, protocol)

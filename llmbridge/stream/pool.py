@@ -16,10 +16,12 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from types import TracebackType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import httpcore
 import httpx
+
+if TYPE_CHECKING:  # httpcore (and through it trio, when installed) loads with the first pool
+    import httpcore
 
 __all__ = ["ShardedTransport"]
 
@@ -98,6 +100,8 @@ def _set_backend(
 ) -> None:
     """httpx has no public way to hand its pool a network backend: set the pool's own field
     (httpcore ``AsyncConnectionPool._network_backend``, read when a connection opens)."""
+    import httpcore
+
     pool = getattr(transport, "_pool", None)
     if not isinstance(pool, httpcore.AsyncConnectionPool) or not hasattr(pool, "_network_backend"):
         raise TypeError("this httpx/httpcore version keeps its network backend elsewhere")

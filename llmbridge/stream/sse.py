@@ -52,6 +52,7 @@ class SSEParser:
                 chunk = chunk[3:]
         if self._cr and chunk[:1] == b"\n":
             chunk = chunk[1:]
+            self._cr = False
         if not chunk:
             return []
         self._cr = False
