@@ -27,8 +27,7 @@ from harness import machine_note
 
 DEPS = "httpx, pydantic, anyio, orjson"
 WITH_MODELS = (
-    "httpx, anyio, orjson\nfrom pydantic import BaseModel\n"
-    "class _M(BaseModel):\n    x: int"
+    "httpx, anyio, orjson\nfrom pydantic import BaseModel\nclass _M(BaseModel):\n    x: int"
 )
 READY = 'llmbridge\nllmbridge.Client()\nllmbridge.ChatMessage.user("hi")'
 
@@ -103,8 +102,7 @@ def markdown(r: dict[str, object], runs: int) -> str:
         f"| {float(r['with_models']):.1f} |",  # type: ignore[arg-type]
         f"| `import llmbridge` (budget ≤ 100) | {ours:.1f} |",
         f"| llmbridge over its dependencies (budget ≤ 35) | {ours - deps:.1f} |",
-        f"| ready to send: import + `Client()` + one `ChatMessage` "
-        f"| {float(r['ready']):.1f} |",  # type: ignore[arg-type]
+        f"| ready to send: import + `Client()` + one `ChatMessage` | {float(r['ready']):.1f} |",  # type: ignore[arg-type]
     ]
     lines += [f"| {name} | {ms:.1f} |" for name, ms in peers.items()]
     loaded = r["providers_loaded"] or "none"
