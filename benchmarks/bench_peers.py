@@ -9,8 +9,10 @@ Two modes, each with its own floor (httpx + httpx-sse + ``orjson.loads`` per eve
   (``create(stream=True)``, text and argument fragments accumulated, arguments parsed once) and
   the SDK's accumulating helper (``.stream()`` + final message);
 * loopback — bodies served by ``loopback.py`` in another process over 127.0.0.1: floor and
-  llmbridge re-measured there, plus pydantic-ai (``Model.request_stream``) and LiteLLM
-  (``acompletion(stream=True)`` + ``stream_chunk_builder``).
+  llmbridge re-measured there (on the floor's plain ``httpx.AsyncClient``, and on the client
+  llmbridge makes for itself, which reads sockets through ``stream/netio.py``), plus
+  pydantic-ai (``Model.request_stream``) and LiteLLM (``acompletion(stream=True)`` +
+  ``stream_chunk_builder``), each on the HTTP client it makes for itself.
 
 Peers that are not installed are skipped. CPU µs per SSE event of this process, median over
 interleaved rounds; × = ratio to the floor of the same mode. Benchmark-only: llmbridge never
@@ -38,6 +40,7 @@ from harness import http_for, httpx2_for, loopback, machine_note, median_cpu
 from streams import FORMATS
 
 import llmbridge as lb
+from llmbridge.client import default_http_client
 
 PARAMS = TOOLS[0].parameters
 OPENAI_TOOLS: Any = [{"type": "function", "function": {"name": "search", "parameters": PARAMS}}]
@@ -237,13 +240,25 @@ def in_process(fmt: str, body: bytes) -> dict[str, Factory]:
     return variants
 
 
+TLS = httpx.create_ssl_context()
+
+
+def plain_client() -> httpx.AsyncClient:
+    """A plain httpx client per run (each run is its own event loop), its TLS context built once:
+    loading the CA bundle (~15 ms) would otherwise be most of a loopback run's CPU time."""
+    return httpx.AsyncClient(verify=TLS)
+
+
 def over_loopback(fmt: str, base: str) -> dict[str, Factory]:
     model = FORMATS[fmt][0]
     url = base + PATHS[fmt]
     llm_base = f"{base}/v1" if fmt == "openai" else base
     variants: dict[str, Factory] = {
-        "floor": lambda: floor(httpx.AsyncClient(), url),
-        "llmbridge stream()": lambda: llmbridge_stream(httpx.AsyncClient(), model, llm_base),
+        "floor": lambda: floor(plain_client(), url),
+        "llmbridge stream()": lambda: llmbridge_stream(plain_client(), model, llm_base),
+        "llmbridge stream(), its default client": lambda: llmbridge_stream(
+            default_http_client(), model, llm_base
+        ),
     }
     if installed("pydantic_ai"):
         variants["pydantic-ai request_stream"] = lambda: pydantic_ai(fmt, base)
@@ -264,7 +279,7 @@ def working(fmt: str, variants: dict[str, Factory]) -> dict[str, Factory]:
         try:
             anyio.run(fn)
         except Exception as exc:  # a peer incompatible with what is installed: skip it
-            if name in ("floor", "llmbridge stream()"):
+            if name == "floor" or name.startswith("llmbridge"):
                 raise
             SKIPPED.append(f"{name} ({fmt}): {type(exc).__name__}: {str(exc)[:100]}")
         else:
