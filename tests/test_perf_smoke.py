@@ -42,3 +42,19 @@ def test_import_benchmark_loads_no_provider() -> None:
 def test_concurrency_benchmark_streams_are_exact() -> None:
     out = _run("bench_concurrency.py", "--quick", "--markdown")
     assert "| every stream exact | yes |" in out
+
+
+def test_run_all_refreshes_the_readme_section_and_nothing_else(tmp_path: Path) -> None:
+    sys.path.insert(0, str(BENCH))
+    import run_all
+
+    readme = BENCH.parent / "README.md"
+    text = readme.read_text(encoding="utf-8")
+    assert text.count(run_all.START) == 1 and text.count(run_all.END) == 1
+    copy = tmp_path / "README.md"
+    copy.write_text(text, encoding="utf-8")
+    run_all.update_readme(copy, "| fresh | numbers |")
+    head, _, rest = text.partition(run_all.START)
+    new = copy.read_text(encoding="utf-8")
+    assert new.startswith(head + run_all.START + "\n| fresh | numbers |\n" + run_all.END)
+    assert new.endswith(rest.partition(run_all.END)[2])
