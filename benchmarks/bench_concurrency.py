@@ -116,10 +116,20 @@ def _register(streams: int) -> None:
         lb.register_provider(f"p{i}", factory)
 
 
-def measure(streams: int, events: int, gap_ms: int) -> dict[str, Any]:
+def measure(streams: int, events: int, gap_ms: int, rounds: int = 3) -> dict[str, Any]:
+    """``rounds`` runs, each on a fresh client (cold pools); the round with the median total
+    time is reported, with the worst slowest stream of all rounds beside it."""
     _register(streams)
     with loopback() as base:
-        return anyio.run(run, base, streams, events, gap_ms)
+        runs = [anyio.run(run, base, streams, events, gap_ms) for _ in range(rounds)]
+    runs.sort(key=lambda r: r["total"])
+    chosen = runs[len(runs) // 2]
+    return chosen | {
+        "rounds": rounds,
+        "worst_slowest": max(r["slowest"] for r in runs),
+        "exact": all(r["exact"] for r in runs),
+        "rss_mb": peak_rss_mb(),
+    }
 
 
 def markdown(r: dict[str, Any]) -> str:
@@ -128,7 +138,8 @@ def markdown(r: dict[str, Any]) -> str:
         [
             f"Machine: {machine_note()}. {r['streams']} concurrent `complete()` calls through one "
             f"Client, each stream {r['events']} text deltas paced {r['gap_ms']} ms apart by a "
-            "loopback server in another process.",
+            f"loopback server in another process; the median of {r['rounds']} rounds (fresh "
+            "client each).",
             "",
             "| measure | value |",
             "|---|---:|",
@@ -138,6 +149,7 @@ def markdown(r: dict[str, Any]) -> str:
             f"| median stream | {r['median'] * 1e3:.0f} ms |",
             f"| slowest stream (budget ≈ 2× single = {bound * 1e3:.0f} ms + scheduling) "
             f"| {r['slowest'] * 1e3:.0f} ms |",
+            f"| slowest stream in the worst of {r['rounds']} rounds | {r['worst_slowest'] * 1e3:.0f} ms |",
             f"| peak RSS of the client process (budget ≤ 250 MB) | {r['rss_mb']:.0f} MB |",
             f"| every stream exact | {'yes' if r['exact'] else '**NO**'} |",
         ]
@@ -151,6 +163,7 @@ def main() -> None:
     parser.add_argument("--gap-ms", type=int, default=20)
     parser.add_argument("--markdown", action="store_true")
     parser.add_argument("--json", action="store_true", help="print the measures as JSON")
+    parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="20 short streams")
     parser.add_argument(
         "--single-pool",
@@ -158,9 +171,10 @@ def main() -> None:
         help="one plain httpx pool instead of the default client",
     )
     args = parser.parse_args()
+    rounds = args.rounds
     if args.quick:
-        args.streams, args.events, args.gap_ms = 20, 10, 1
-    r = measure(args.streams, args.events, args.gap_ms)
+        args.streams, args.events, args.gap_ms, rounds = 20, 10, 1, 1
+    r = measure(args.streams, args.events, args.gap_ms, rounds)
     if args.json:  # for run_all.py, which runs this in its own process
         print(json.dumps(r))
         return

@@ -124,7 +124,8 @@ def readme_block(data: dict[str, Any]) -> str:
         f"On the same stream llmbridge `stream()` is {', '.join(faster)}.",
         "",
         f"{c['streams']:,} concurrent streams through one `Client`: {c['total']:.1f} s wall for "
-        f"streams that take {c['single']:.1f} s alone (slowest {c['slowest']:.1f} s), peak RSS "
+        f"streams that take {c['single']:.1f} s alone (slowest {c['slowest']:.1f} s; "
+        f"{c['worst_slowest']:.1f} s in the worst of {c['rounds']} rounds), peak RSS "
         f"{c['rss_mb']:.0f} MB, every stream {'exact' if c['exact'] else '**NOT** exact'}. "
         f"`import llmbridge`: {imp['llmbridge']:.0f} ms against {imp['deps']:.0f} ms for its four "
         f"dependencies and {imp['with_models']:.0f} ms for those plus pydantic's model machinery.",
