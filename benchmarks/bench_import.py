@@ -3,7 +3,7 @@
     python benchmarks/bench_import.py [--runs 15] [--markdown] [--quick]
 
 Each sample is a new ``python -c`` process timing its imports with ``perf_counter`` (interpreter
-start-up excluded), median over runs. The llmbridge run also checks that no provider module was
+start-up excluded), median over runs, with bytecode compiled first (as pip does on install). The llmbridge run also checks that no provider module was
 imported and that nothing opened a socket while importing. Also timed: the dependencies
 plus pydantic's model machinery (what defining any one ``BaseModel`` costs: ``import pydantic``
 alone loads none of it), and "ready to send" (import, ``Client()``, one ``ChatMessage``: the
@@ -50,9 +50,25 @@ print(dt, ",".join(providers))
 """
 
 
-def sample(modules: str) -> tuple[float, str]:
+def _env() -> dict[str, str]:
     # LiteLLM fetches its model price list over the network at import unless told not to.
     env = {**os.environ, "LITELLM_LOCAL_MODEL_COST_MAP": "True"}
+    # Bytecode as an installed package has it (pip compiles at install): without it every
+    # module is compiled from source on each import, which is not what users pay.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    return env
+
+
+def warm_bytecode() -> None:
+    """Write the ``.pyc`` files of llmbridge (an editable install has none yet)."""
+    subprocess.run(
+        [sys.executable, "-m", "compileall", "-q", str(Path(__file__).resolve().parents[1] / "llmbridge")],
+        check=True, env=_env(),
+    )  # fmt: skip
+
+
+def sample(modules: str) -> tuple[float, str]:
+    env = _env()
     proc = subprocess.run(
         [sys.executable, "-c", PROBE.format(modules=modules)], capture_output=True, text=True,
         env=env,
@@ -69,6 +85,7 @@ def median_ms(modules: str, runs: int) -> tuple[float, str]:
 
 
 def measure(runs: int, *, peers: bool = True) -> dict[str, object]:
+    warm_bytecode()
     deps, _ = median_ms(DEPS, runs)
     with_models, _ = median_ms(WITH_MODELS, runs)
     ours, loaded = median_ms("llmbridge", runs)
