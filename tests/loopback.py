@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import ssl
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
+from typing import Any
 
 import anyio
-from anyio.abc import SocketStream
+from anyio.abc import Listener, SocketStream
+from anyio.streams.tls import TLSListener
 
 Script = Callable[[SocketStream], Awaitable[None]]
 
@@ -37,10 +40,16 @@ SSE_HEAD = (
 
 
 @asynccontextmanager
-async def serve(script: Script) -> AsyncIterator[str]:
-    """Run ``script`` for every connection; yield the base URL. Stops with the block."""
-    listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
-    port = listener.extra(anyio.abc.SocketAttribute.local_port)
+async def serve(script: Script, *, tls: ssl.SSLContext | None = None) -> AsyncIterator[str]:
+    """Run ``script`` for every connection; yield the base URL. Stops with the block.
+
+    With ``tls`` (a server context holding a certificate for ``localhost``) connections are
+    TLS and the URL is ``https://localhost:<port>``."""
+    tcp = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
+    port = tcp.extra(anyio.abc.SocketAttribute.local_port)
+    listener: Listener[Any] = tcp
+    if tls is not None:
+        listener = TLSListener(tcp, tls, standard_compatible=False)
 
     async def handle(stream: SocketStream) -> None:
         async with stream:
@@ -52,6 +61,6 @@ async def serve(script: Script) -> AsyncIterator[str]:
     async with anyio.create_task_group() as tg:
         tg.start_soon(listener.serve, handle)
         try:
-            yield f"http://127.0.0.1:{port}"
+            yield f"https://localhost:{port}" if tls else f"http://127.0.0.1:{port}"
         finally:
             tg.cancel_scope.cancel()

@@ -11,8 +11,7 @@ import os
 import socket
 import ssl
 import struct
-from collections.abc import AsyncIterator, Iterator
-from contextlib import asynccontextmanager
+from collections.abc import Iterator
 
 import anyio
 import httpcore
@@ -20,7 +19,6 @@ import httpx
 import pytest
 import trustme
 from anyio.abc import SocketStream
-from anyio.streams.tls import TLSListener
 
 import llmbridge as lb
 from llmbridge.client import default_http_client
@@ -62,6 +60,11 @@ def _client(url: str, http: httpx.AsyncClient | None = None) -> lb.Client:
         providers={"fake": {"base_url": url}},
         retry=lb.RetryPolicy(max_attempts=1),
     )
+
+
+def _timeout_client(**timeouts: float) -> httpx.AsyncClient:
+    transport = ShardedTransport(shards=1, network_backend=AsyncioBackend())
+    return httpx.AsyncClient(timeout=httpx.Timeout(5.0, **timeouts), transport=transport)
 
 
 def _stream_script(texts: list[str], connections: list[int]) -> Script:
@@ -118,14 +121,9 @@ async def test_a_server_that_stops_reading_hits_the_write_timeout(reads: list[ob
         await stream.receive()  # the start of the request, then nothing more is read
         await anyio.sleep(5)
 
-    async with serve(script) as url:
-        http = httpx.AsyncClient(
-            timeout=httpx.Timeout(5.0, write=0.3),
-            transport=ShardedTransport(shards=1, network_backend=AsyncioBackend()),
-        )
-        async with _client(url, http) as client:
-            with anyio.fail_after(4), pytest.raises(lb.TimeoutError):
-                await client.complete("fake:m", [lb.ChatMessage.user("z" * 30_000_000)])
+    async with serve(script) as url, _client(url, _timeout_client(write=0.3)) as client:
+        with anyio.fail_after(4), pytest.raises(lb.TimeoutError):
+            await client.complete("fake:m", [lb.ChatMessage.user("z" * 30_000_000)])
 
 
 async def test_idle_timeout_between_chunks_raises_with_partial(reads: list[object]) -> None:
@@ -134,14 +132,9 @@ async def test_idle_timeout_between_chunks_raises_with_partial(reads: list[objec
         await stream.send(SSE_HEAD + chunk(sse_body({"text": "partial"})))
         await anyio.sleep(5)
 
-    async with serve(script) as url:
-        http = httpx.AsyncClient(
-            timeout=httpx.Timeout(5.0, read=0.3),
-            transport=ShardedTransport(shards=1, network_backend=AsyncioBackend()),
-        )
-        async with _client(url, http) as client:
-            with anyio.fail_after(4), pytest.raises(lb.TimeoutError) as info:
-                await client.complete("fake:m", HI)
+    async with serve(script) as url, _client(url, _timeout_client(read=0.3)) as client:
+        with anyio.fail_after(4), pytest.raises(lb.TimeoutError) as info:
+            await client.complete("fake:m", HI)
     assert info.value.partial is not None and info.value.partial.text == "partial"
 
 
@@ -188,30 +181,10 @@ def ca() -> trustme.CA:
     return trustme.CA()
 
 
-@asynccontextmanager
-async def serve_tls(script: Script, ca: trustme.CA) -> AsyncIterator[str]:
-    server_context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
-    ca.issue_cert("localhost").configure_cert(server_context)
-    listener = TLSListener(
-        await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0),
-        server_context,
-        standard_compatible=False,
-    )
-    port = listener.listener.extra(anyio.abc.SocketAttribute.local_port)
-
-    async def handle(stream: SocketStream) -> None:
-        async with stream:
-            try:
-                await script(stream)
-            except (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream):
-                pass
-
-    async with anyio.create_task_group() as tg:
-        tg.start_soon(listener.serve, handle)
-        try:
-            yield f"https://localhost:{port}"
-        finally:
-            tg.cancel_scope.cancel()
+def _server_tls(ca: trustme.CA) -> ssl.SSLContext:
+    context = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
+    ca.issue_cert("localhost").configure_cert(context)
+    return context
 
 
 def _tls_client(url: str, verify: ssl.SSLContext) -> lb.Client:
@@ -226,7 +199,7 @@ async def test_tls_streams_are_read_exact_over_a_kept_connection(
     client_context = ssl.create_default_context()
     ca.configure_trust(client_context)
     texts = [f"t{i} " for i in range(2000)]
-    async with serve_tls(_stream_script(texts, connections), ca) as url:
+    async with serve(_stream_script(texts, connections), tls=_server_tls(ca)) as url:
         async with _tls_client(url, client_context) as client:
             for _ in range(2):
                 assert (await client.complete("fake:m", HI)).text == "".join(texts)
@@ -236,7 +209,7 @@ async def test_tls_streams_are_read_exact_over_a_kept_connection(
 async def test_an_untrusted_certificate_is_a_connection_error(
     ca: trustme.CA, anyio_backend: str
 ) -> None:
-    async with serve_tls(_stream_script(["x"], []), ca) as url:
+    async with serve(_stream_script(["x"], []), tls=_server_tls(ca)) as url:
         async with _tls_client(url, ssl.create_default_context()) as client:
             with pytest.raises(lb.ConnectionError, match="CERTIFICATE_VERIFY_FAILED"):
                 await client.complete("fake:m", HI)
