@@ -132,6 +132,7 @@ def readme_block(data: dict[str, Any]) -> str:
     ]
     plain = {step: mbs for name, step, mbs, _ in data["fallback"] if name == "plain"}
     worst = max(ratio for *_, ratio in data["fallback"])
+    lines.append("")
     lines.append(
         f"Prompt-fallback parser on plain text: {plain.get(64, 0):.0f} MB/s in 64-character "
         f"chunks, {plain.get(1, 0):.1f} MB/s one character at a time; doubling the input costs "
