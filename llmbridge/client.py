@@ -10,7 +10,9 @@ with ``async for``, or use ``async with`` to close the HTTP response determinist
 from __future__ import annotations
 
 import functools
+import os
 import ssl
+import urllib.request
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -38,23 +40,32 @@ ModelRef = str | Provider | tuple[Provider, str]
 DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=30.0, pool=30.0)
 
 
-@functools.cache
-def _tls_context() -> ssl.SSLContext:
-    """httpx's default verifying context, built once: loading the CA bundle costs ~15 ms."""
+@functools.lru_cache(maxsize=4)
+def _tls_context(cafile: str | None, capath: str | None) -> ssl.SSLContext:
+    """httpx's default verifying context, built once per CA setting (loading the CA bundle
+    costs ~15 ms); keyed on ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``, which httpx reads."""
     return httpx.create_ssl_context()
+
+
+def _env_proxies() -> bool:
+    """Whether the environment names a proxy (``HTTPS_PROXY`` & co., as httpx reads them)."""
+    return any(key in ("http", "https", "all") for key in urllib.request.getproxies())
 
 
 def default_http_client() -> httpx.AsyncClient:
     """The client ``Client()`` makes for itself: LLM-friendly timeouts, sharded pools, asyncio
-    sockets, one shared TLS context."""
+    sockets, one shared TLS context. When the environment names a proxy, a plain httpx client
+    (which routes through it, ``NO_PROXY`` included) with the same timeouts and limits."""
     from .stream.netio import AsyncioBackend  # imports httpcore: with the first client, not here
 
     limits = httpx.Limits(max_connections=250, max_keepalive_connections=40)
+    if _env_proxies():  # httpx honours proxy variables only for the transports it builds
+        return httpx.AsyncClient(timeout=DEFAULT_TIMEOUT, limits=limits)
     transport = ShardedTransport(
         shards=8,
         limits=limits,
         http2=False,
-        verify=_tls_context(),
+        verify=_tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR")),
         network_backend=AsyncioBackend(),
     )
     return httpx.AsyncClient(timeout=DEFAULT_TIMEOUT, transport=transport)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import gc
+import zlib
 from typing import Any
 
 import anyio
@@ -231,6 +232,39 @@ async def test_truncated_stream_raises_after_events() -> None:
     with pytest.raises(lb.StreamTruncatedError) as info:
         await client.complete("fake:m", USER)
     assert info.value.partial is not None and info.value.partial.text == "cut"
+
+
+async def test_a_body_ending_between_two_lines_of_one_event_is_truncation() -> None:
+    body = sse_body({"text": "a"}) + b'data: {"text":\n'  # the next data line never came
+    client = lb.Client(http_client=mock_client(lambda r: sse_response(body)))
+    with pytest.raises(lb.StreamTruncatedError) as info:
+        await client.complete("fake:m", USER)
+    assert info.value.partial is not None and info.value.partial.text == "a"
+
+
+def _gzip(*pieces: bytes) -> list[bytes]:
+    """``pieces`` gzip-compressed, one flushed compressed chunk per piece."""
+    z = zlib.compressobj(wbits=31)
+    return [z.compress(p) + z.flush(zlib.Z_SYNC_FLUSH) for p in pieces]
+
+
+async def test_a_gzip_event_stream_is_decoded() -> None:
+    chunks = _gzip(BODY[:20], BODY[20:])
+    client = lb.Client(
+        http_client=mock_client(lambda r: sse_response(chunks, **{"content-encoding": "gzip"}))
+    )
+    assert (await client.complete("fake:m", USER)).text == "Hello"
+
+
+async def test_a_corrupt_compressed_body_is_malformed_with_partial() -> None:
+    chunks = [*_gzip(sse_body({"text": "half"})), b"\x00not deflate at all" * 4]
+    client = lb.Client(
+        http_client=mock_client(lambda r: sse_response(chunks, **{"content-encoding": "gzip"})),
+        retry=fast_retry(1),
+    )
+    with pytest.raises(lb.MalformedStreamError, match="could not be decoded") as info:
+        await client.complete("fake:m", USER)
+    assert info.value.partial is not None and info.value.partial.text == "half"
 
 
 async def test_non_sse_200_is_a_clear_error() -> None:

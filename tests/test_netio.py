@@ -12,6 +12,7 @@ import socket
 import ssl
 import struct
 from collections.abc import Iterator
+from pathlib import Path
 
 import anyio
 import httpcore
@@ -343,3 +344,40 @@ def test_a_bad_socket_option_is_a_connect_error(backend: str) -> None:
             server.close()
 
     asyncio.run(main())
+
+
+# -- the default client and its environment ------------------------------------------------------
+
+
+async def test_a_proxy_named_by_the_environment_is_used(
+    monkeypatch: pytest.MonkeyPatch, anyio_backend: str
+) -> None:
+    lines: list[bytes] = []
+
+    async def proxy(stream: SocketStream) -> None:
+        head, _body = await read_request(stream)
+        lines.append(head.split(b"\r\n")[0])
+        await stream.send(SSE_HEAD + chunk(sse_body({"text": "via proxy"}, {"finish": "stop"})))
+        await stream.send(b"0\r\n\r\n")
+
+    async with serve(proxy) as proxy_url:
+        for name in ("HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY"):
+            monkeypatch.delenv(name, raising=False)
+            monkeypatch.delenv(name.lower(), raising=False)
+        monkeypatch.setenv("HTTP_PROXY", proxy_url)
+        async with _client("http://upstream.invalid/v1") as client:
+            assert (await client.complete("fake:m", HI)).text == "via proxy"
+    assert lines and lines[0].startswith(b"POST http://upstream.invalid/v1")
+
+
+async def test_ca_settings_given_after_the_first_client_are_honoured(
+    ca: trustme.CA, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, reads: list[object]
+) -> None:
+    monkeypatch.delenv("SSL_CERT_FILE", raising=False)
+    monkeypatch.delenv("SSL_CERT_DIR", raising=False)
+    await default_http_client().aclose()  # an earlier client, built without the CA
+    ca.cert_pem.write_to_path(str(tmp_path / "ca.pem"))
+    monkeypatch.setenv("SSL_CERT_FILE", str(tmp_path / "ca.pem"))
+    async with serve(_stream_script(["trusted"], []), tls=_server_tls(ca)) as url:
+        async with _client(url) as client:
+            assert (await client.complete("fake:m", HI)).text == "trusted"

@@ -10,9 +10,11 @@ Rules (WHATWG HTML, "Interpreting an event stream"):
   joined with ``\\n``; ``event`` names it (``""`` when unnamed, the spec's default type
   ``message``). Comment lines (``:``) and other fields (``id``, ``retry``, unknown) are skipped:
   no provider here resumes streams.
-* At the end of the body, the complete lines of an event still open are dispatched (a server
-  that omits the last blank line loses nothing); an unterminated last line is dropped as
-  truncated, and the provider decoder's ``close()`` says so.
+* At the end of the body an event still open (no blank line yet) is discarded, as the spec
+  says and httpx-sse does: a body can end between two ``data`` lines of one event, so the
+  lines seen are not known to be the whole event. The provider decoder's ``close()`` then
+  decides whether the stream was complete (e.g. a final ``data: [DONE]`` without its blank
+  line loses nothing, since the finish came before it) or truncated.
 * Every byte is scanned a bounded number of times: chunks are searched for the ``\\n\\n``
   separator on arrival, and an event split across many chunks is joined once.
 
@@ -99,12 +101,9 @@ class SSEParser:
         return out
 
     def close(self) -> list[tuple[str, str]]:
-        """End of body: dispatch the complete lines of an open event, drop a partial line."""
-        block = b"".join(self._pending)
+        """End of body: an event without its blank line is discarded (see the rules)."""
         self._pending.clear()
-        end = block.rfind(b"\n")
-        event = _event(block[:end]) if end >= 0 else None
-        return [] if event is None else [event]
+        return []
 
 
 def _event(block: bytes) -> tuple[str, str] | None:

@@ -57,11 +57,13 @@ Sleep = Callable[[float], Awaitable[None]]
 
 
 def _exception_kind(exc: BaseException) -> str | None:
-    """'timeout' / 'connect' / 'read' for httpx or httpx2 exceptions (same class names)."""
+    """'timeout' / 'connect' / 'read' / 'decode' for httpx or httpx2 exceptions (same names)."""
     module = type(exc).__module__.split(".")[0]
     if module not in ("httpx", "httpx2", "httpcore"):
         return None
     names = {cls.__name__ for cls in type(exc).__mro__}
+    if "DecodingError" in names:  # a corrupt gzip/deflate/brotli body
+        return "decode"
     if "TimeoutException" in names or "TimeoutError" in names:
         return "timeout"
     if "ConnectError" in names:
@@ -82,6 +84,10 @@ def _translate(provider: str, *, midway: bool) -> Iterator[None]:
         if kind == "timeout":
             what = "no data within the idle (read) timeout" if midway else "request timed out"
             raise TimeoutError(f"{what}: {type(exc).__name__}", provider=provider) from exc
+        if kind == "decode":
+            raise MalformedStreamError(
+                f"the body could not be decoded: {exc}", provider=provider
+            ) from exc
         if kind == "connect":
             raise ConnectionError(f"could not connect: {exc}", provider=provider) from exc
         if kind == "read":
