@@ -148,9 +148,10 @@ def markdown(r: dict[str, Any]) -> str:
             f"| CPU time of the client process meanwhile | {r['client_cpu'] * 1e3:.0f} ms |",
             f"| median stream | {r['median'] * 1e3:.0f} ms |",
             f"| slowest stream (budget ≈ 2× single = {bound * 1e3:.0f} ms + scheduling) "
-            f"| {r['slowest'] * 1e3:.0f} ms |",
+            f"| {r['slowest'] * 1e3:.0f} ms{' **over budget**' if r['slowest'] > bound else ''} |",
             f"| slowest stream in the worst of {r['rounds']} rounds | {r['worst_slowest'] * 1e3:.0f} ms |",
-            f"| peak RSS of the client process (budget ≤ 250 MB) | {r['rss_mb']:.0f} MB |",
+            f"| peak RSS of the client process (budget ≤ 250 MB) | {r['rss_mb']:.0f} MB"
+            f"{' **over budget**' if r['rss_mb'] > 250 else ''} |",
             f"| every stream exact | {'yes' if r['exact'] else '**NO**'} |",
         ]
     )

@@ -105,6 +105,10 @@ def measure(runs: int, *, peers: bool = True) -> dict[str, object]:
     }
 
 
+def _over(value: float, budget: float) -> str:
+    return " **over budget**" if value > budget else ""
+
+
 def markdown(r: dict[str, object], runs: int) -> str:
     deps, ours = float(r["deps"]), float(r["llmbridge"])  # type: ignore[arg-type]
     peers: dict[str, float] = r["peers"]  # type: ignore[assignment]
@@ -117,8 +121,9 @@ def markdown(r: dict[str, object], runs: int) -> str:
         f"| its four dependencies (`import {DEPS}`) | {deps:.1f} |",
         f"| the same with pydantic's model machinery (one `BaseModel` defined) "
         f"| {float(r['with_models']):.1f} |",  # type: ignore[arg-type]
-        f"| `import llmbridge` (budget ≤ 100) | {ours:.1f} |",
-        f"| llmbridge over its dependencies (budget ≤ 35) | {ours - deps:.1f} |",
+        f"| `import llmbridge` (budget ≤ 100) | {ours:.1f}{_over(ours, 100)} |",
+        f"| llmbridge over its dependencies (budget ≤ 35) | {ours - deps:.1f}"
+        f"{_over(ours - deps, 35)} |",
         f"| ready to send: import + `Client()` + one `ChatMessage` | {float(r['ready']):.1f} |",  # type: ignore[arg-type]
     ]
     lines += [f"| {name} | {ms:.1f} |" for name, ms in peers.items()]

@@ -12,7 +12,8 @@ Two modes, each with its own floor (httpx + httpx-sse + ``orjson.loads`` per eve
   llmbridge re-measured there (on the floor's plain ``httpx.AsyncClient``, and on the client
   llmbridge makes for itself, which reads sockets through ``stream/netio.py``), plus
   pydantic-ai (``Model.request_stream``) and LiteLLM (``acompletion(stream=True)`` +
-  ``stream_chunk_builder``), each on the HTTP client it makes for itself.
+  ``stream_chunk_builder``), each on the HTTP client it makes for itself (built anew in each
+  run, as each run is its own event loop).
 
 Peers that are not installed are skipped. CPU µs per SSE event of this process, median over
 interleaved rounds; × = ratio to the floor of the same mode. Benchmark-only: llmbridge never
@@ -234,9 +235,15 @@ def in_process(fmt: str, body: bytes) -> dict[str, Factory]:
         variants["openai SDK .stream() helper"] = lambda: openai_helper(http_for(body), base)
     if fmt == "anthropic" and installed("anthropic"):
         base = "https://x.test"
-        http = httpx2_for if _anthropic_wants_httpx2() else http_for
-        variants["anthropic SDK create(stream=True)"] = lambda: anthropic_raw(http(body), base)
-        variants["anthropic SDK .stream() helper"] = lambda: anthropic_helper(http(body), base)
+        on2 = _anthropic_wants_httpx2()
+        http = httpx2_for if on2 else http_for
+        note = " [on httpx2, which it requires]" if on2 else ""
+        variants[f"anthropic SDK create(stream=True){note}"] = lambda: anthropic_raw(
+            http(body), base
+        )
+        variants[f"anthropic SDK .stream() helper{note}"] = lambda: anthropic_helper(
+            http(body), base
+        )
     return variants
 
 
