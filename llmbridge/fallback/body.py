@@ -26,6 +26,7 @@ from typing import Any
 
 import orjson
 
+from ..providers.arguments import parse_arguments
 from .dialects import Dialect
 
 __all__ = ["CallBody"]
@@ -319,12 +320,5 @@ class CallBody:
             return raw, {}, self.error
         if self.name is None:
             return raw, {}, "tool call has no name"
-        if not raw.strip():
-            return raw, {}, None
-        try:
-            args = orjson.loads(raw)
-        except orjson.JSONDecodeError as exc:
-            return raw, {}, f"arguments are not valid JSON: {exc}"
-        if not isinstance(args, dict):
-            return raw, {}, f"arguments must be a JSON object, got {type(args).__name__}"
-        return raw, args, None
+        args, error = parse_arguments(raw)
+        return raw, args, error

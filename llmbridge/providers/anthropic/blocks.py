@@ -39,8 +39,9 @@ from ...events import (
     ToolCallEnd,
     ToolCallStart,
 )
+from ..arguments import parse_arguments
 
-__all__ = ["KEPT", "TEXT", "TOOL", "Block", "ContentBlocks", "parse_arguments"]
+__all__ = ["KEPT", "TEXT", "TOOL", "Block", "ContentBlocks"]
 
 _Events = list[StreamEvent]
 
@@ -79,19 +80,6 @@ class Block:
         self.signature: str | None = None
         self.raw: dict[str, Any] = {}
         self.strings: dict[str, list[str]] = {}
-
-
-def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
-    """``(arguments, error)`` for a tool input's raw JSON text."""
-    if not raw.strip():
-        return {}, None
-    try:
-        value = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        return {}, f"tool arguments are not valid JSON: {exc}"
-    if not isinstance(value, dict):
-        return {}, f"tool arguments are a JSON {type(value).__name__}, not an object"
-    return value, None
 
 
 class ContentBlocks:

@@ -23,6 +23,7 @@ from typing import Any
 import orjson
 
 from ...events import StreamEvent, ToolCallChunk, ToolCallEnd, ToolCallStart
+from ..arguments import parse_arguments
 
 __all__ = ["ToolCallTracker"]
 
@@ -136,7 +137,7 @@ class ToolCallTracker:
                     out.append(ToolCallChunk(call.id, call.index, "".join(call.chunks)))
                 error = "the provider never named this tool call"
             raw = "".join(call.chunks)
-            arguments, parse_error = _parse(raw)
+            arguments, parse_error = parse_arguments(raw)
             out.append(
                 ToolCallEnd(
                     call.id,
@@ -151,15 +152,3 @@ class ToolCallTracker:
         self._open.clear()
         self._by_id.clear()
         self._by_index.clear()
-
-
-def _parse(raw: str) -> tuple[dict[str, Any], str | None]:
-    if not raw.strip():
-        return {}, None
-    try:
-        value = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        return {}, f"tool call arguments are not valid JSON: {exc}"
-    if not isinstance(value, dict):
-        return {}, f"tool call arguments are a JSON {type(value).__name__}, not an object"
-    return value, None

@@ -26,27 +26,13 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from ...errors import MalformedStreamError
 from ...events import StreamEvent, ToolCallChunk, ToolCallEnd, ToolCallStart
+from ..arguments import parse_arguments
 from .messages import PROVIDER_NAME
 from .shapes import Key, item_key, str_or_none
 
-__all__ = ["ToolCalls", "parse_arguments"]
-
-
-def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
-    """``(arguments, error)`` for the raw argument text."""
-    if not raw.strip():
-        return {}, None
-    try:
-        parsed = orjson.loads(raw)
-    except orjson.JSONDecodeError as exc:
-        return {}, f"tool arguments are not valid JSON: {exc}"
-    if not isinstance(parsed, dict):
-        return {}, f"tool arguments are a JSON {type(parsed).__name__}, not an object"
-    return parsed, None
+__all__ = ["ToolCalls"]
 
 
 class _Call:
