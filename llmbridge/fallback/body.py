@@ -307,6 +307,13 @@ class CallBody:
         start, self._taken = self._taken, len(pieces)
         return "".join(pieces[start:]) if len(pieces) - start > 1 else pieces[start]
 
+    def untaken_arguments(self) -> str:
+        """What ``take_args_delta`` has not given yet: the rest of a streamed object or array,
+        or the whole text of a kind given in one piece (string, scalar)."""
+        if self._args_kind in ("object", "array"):
+            return self.take_args_delta()
+        return self.raw_arguments()
+
     def raw_arguments(self) -> str:
         """The arguments text so far (final once ``done``)."""
         return "".join(self._args_pieces)

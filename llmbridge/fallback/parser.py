@@ -104,7 +104,6 @@ class ToolCallParser:
         self._post: list[str] = []
         self._id = ""
         self._index = -1
-        self._streamed: list[str] = []
 
     @property
     def idle(self) -> bool:
@@ -171,7 +170,6 @@ class ToolCallParser:
         assert self._body is not None
         delta = self._body.take_args_delta()
         if delta:
-            self._streamed.append(delta)
             self._emit(ToolCallChunk(id=self._id, index=self._index, arguments_delta=delta))
 
     def _end_call(self, *, truncated: bool = False) -> None:
@@ -180,8 +178,7 @@ class ToolCallParser:
         if not self._id:
             self._start_call(body.name or "")
         raw, args, error = body.result(truncated=truncated)
-        streamed = "".join(self._streamed)
-        rest = raw[len(streamed) :] if raw.startswith(streamed) else raw
+        rest = body.untaken_arguments()
         if rest:
             self._emit(ToolCallChunk(id=self._id, index=self._index, arguments_delta=rest))
         name = body.name or ""
