@@ -1,17 +1,18 @@
 """1,000 concurrent streams from a loopback server through one ``Client``.
 
     python benchmarks/bench_concurrency.py [--streams 1000] [--events 100] [--gap-ms 20]
-                                           [--markdown] [--quick] [--single-pool]
+                                           [--transport httpx|aiohttp|single-pool]
+                                           [--loop asyncio|uvloop|trio] [--markdown] [--quick]
 
 ``loopback.py`` (another process) serves every stream paced like a model: ``--events`` text
-deltas, one every ``--gap-ms`` ms, text unique per stream. One ``Client`` with its default HTTP
-client (sharded pools, ``llmbridge/stream/pool.py``, reading through asyncio protocols,
-``llmbridge/stream/netio.py``; ``--single-pool`` for one plain httpx pool with room for every
-stream) consumes them all at once with ``complete()``. Reported: total wall
-time, the single-stream time measured first, the slowest / median stream time, peak RSS of
-this process, and whether every stream's text is exact.
-Budget (performance issue): peak RSS ≤ 250 MB; no stream slower than 2× the single-stream
-time plus scheduling.
+deltas, one every ``--gap-ms`` ms, text unique per stream. One ``Client`` consumes them all at
+once with ``complete()``: ``httpx`` is the client it makes for itself (httpx on httpcore's own
+backends, requests spread over shards, ``llmbridge/stream/clients.py``), ``aiohttp`` the
+``aiohttp`` extra (httpx-aiohttp), ``single-pool`` one plain ``httpx.AsyncClient`` with room
+for every stream, for comparison. Reported: total wall time, the single-stream time measured
+first, the slowest / median stream time, peak RSS of this process, and whether every stream's
+text is exact. Budgets (stack issue): wall ≤ 2.2× single with aiohttp (asyncio, uvloop),
+≤ 3.5× with the default client (asyncio, uvloop, trio); peak RSS ≤ 150 MB.
 """
 
 from __future__ import annotations
@@ -33,10 +34,20 @@ from harness import loopback, machine_note
 from streams import paced_text
 
 import llmbridge as lb
-from llmbridge.client import default_http_client
 
-SINGLE_POOL = "--single-pool" in sys.argv
-"""Compare with one plain httpx pool (what an app passing its own AsyncClient gets)."""
+LOOPS: dict[str, dict[str, Any]] = {
+    "asyncio": {"backend": "asyncio"},
+    "uvloop": {"backend": "asyncio", "backend_options": {"use_uvloop": True}},
+    "trio": {"backend": "trio"},
+}
+WALL_BUDGET = {"httpx": 3.5, "aiohttp": 2.2}
+RSS_BUDGET_MB = 150
+
+
+def make_client(transport: str, providers: dict[str, Any], streams: int) -> lb.Client:
+    if transport == "single-pool":
+        return lb.Client(http_client=single_pool_client(streams), providers=providers)
+    return lb.Client(transport=transport, providers=providers)  # type: ignore[arg-type]
 
 
 def single_pool_client(streams: int) -> httpx.AsyncClient:
@@ -54,14 +65,13 @@ async def one(client: lb.Client, i: int, events: int, gap_ms: int) -> tuple[floa
     return time.perf_counter() - start, response.text == paced_text(i, events)
 
 
-async def run(base: str, streams: int, events: int, gap_ms: int) -> dict[str, Any]:
-    http = default_http_client() if not SINGLE_POOL else single_pool_client(streams)
+async def run(base: str, streams: int, events: int, gap_ms: int, transport: str) -> dict[str, Any]:
     # One provider entry per stream only to give each its own URL (same provider class).
     providers = {
         f"p{i}": {"api_key": "bench-key", "base_url": f"{base}/paced/{i}/{events}/{gap_ms}/v1"}
         for i in range(streams)
     }
-    async with lb.Client(http_client=http, providers=providers) as client:
+    async with make_client(transport, providers, streams) as client:
         for i in range(streams):  # providers are built once, outside the timed part
             client.provider(f"p{i}")
         single, ok_single = await one(client, 0, events, gap_ms)
@@ -75,7 +85,6 @@ async def run(base: str, streams: int, events: int, gap_ms: int) -> dict[str, An
             for i in range(streams):
                 tg.start_soon(task, i)
         total, cpu = time.perf_counter() - start, time.process_time() - cpu
-    await http.aclose()
     times = [t for t, _ in results]
     return {
         "streams": streams,
@@ -116,15 +125,27 @@ def _register(streams: int) -> None:
         lb.register_provider(f"p{i}", factory)
 
 
-def measure(streams: int, events: int, gap_ms: int, rounds: int = 3) -> dict[str, Any]:
+def measure(
+    streams: int,
+    events: int,
+    gap_ms: int,
+    rounds: int = 3,
+    transport: str = "httpx",
+    loop: str = "asyncio",
+) -> dict[str, Any]:
     """``rounds`` runs, each on a fresh client (cold pools); the round with the median total
     time is reported, with the worst slowest stream of all rounds beside it."""
     _register(streams)
     with loopback() as base:
-        runs = [anyio.run(run, base, streams, events, gap_ms) for _ in range(rounds)]
+        runs = [
+            anyio.run(run, base, streams, events, gap_ms, transport, **LOOPS[loop])
+            for _ in range(rounds)
+        ]
     runs.sort(key=lambda r: r["total"])
     chosen = runs[len(runs) // 2]
     return chosen | {
+        "transport": transport,
+        "loop": loop,
         "rounds": rounds,
         "worst_slowest": max(r["slowest"] for r in runs),
         "exact": all(r["exact"] for r in runs),
@@ -132,29 +153,34 @@ def measure(streams: int, events: int, gap_ms: int, rounds: int = 3) -> dict[str
     }
 
 
-def markdown(r: dict[str, Any]) -> str:
-    bound = 2 * r["single"]
-    return "\n".join(
-        [
-            f"Machine: {machine_note()}. {r['streams']} concurrent `complete()` calls through one "
-            f"Client, each stream {r['events']} text deltas paced {r['gap_ms']} ms apart by a "
-            f"loopback server in another process; the median of {r['rounds']} rounds (fresh "
-            "client each).",
-            "",
-            "| measure | value |",
-            "|---|---:|",
-            f"| single stream alone | {r['single'] * 1e3:.0f} ms |",
-            f"| all {r['streams']} streams, total wall time | {r['total'] * 1e3:.0f} ms |",
-            f"| CPU time of the client process meanwhile | {r['client_cpu'] * 1e3:.0f} ms |",
-            f"| median stream | {r['median'] * 1e3:.0f} ms |",
-            f"| slowest stream (budget ≈ 2× single = {bound * 1e3:.0f} ms + scheduling) "
-            f"| {r['slowest'] * 1e3:.0f} ms{' **over budget**' if r['slowest'] > bound else ''} |",
-            f"| slowest stream in the worst of {r['rounds']} rounds | {r['worst_slowest'] * 1e3:.0f} ms |",
-            f"| peak RSS of the client process (budget ≤ 250 MB) | {r['rss_mb']:.0f} MB"
-            f"{' **over budget**' if r['rss_mb'] > 250 else ''} |",
-            f"| every stream exact | {'yes' if r['exact'] else '**NO**'} |",
-        ]
-    )
+def markdown(results: list[dict[str, Any]]) -> str:
+    first = results[0]
+    lines = [
+        f"Machine: {machine_note()}. {first['streams']} concurrent `complete()` calls through "
+        f"one Client, each stream {first['events']} text deltas paced {first['gap_ms']} ms apart "
+        f"by a loopback server in another process; the median of {first['rounds']} rounds "
+        "(fresh client each). Wall × = total wall time / the single stream's time.",
+        "",
+        "| transport | loop | single stream | all streams, wall (×, budget) | client CPU "
+        "| slowest stream (worst round) | peak RSS | exact |",
+        "|---|---|---:|---:|---:|---:|---:|---|",
+    ]
+    for r in results:
+        ratio = r["total"] / r["single"]
+        budget = WALL_BUDGET.get(r["transport"])
+        verdict = (
+            ""
+            if budget is None
+            else f", ≤ {budget}×" + (" **over budget**" if ratio > budget else "")
+        )
+        rss = f"{r['rss_mb']:.0f} MB" + (" **over**" if r["rss_mb"] > RSS_BUDGET_MB else "")
+        lines.append(
+            f"| {r['transport']} | {r['loop']} | {r['single'] * 1e3:.0f} ms "
+            f"| {r['total'] * 1e3:.0f} ms ({ratio:.2f}×{verdict}) | {r['client_cpu'] * 1e3:.0f} ms "
+            f"| {r['slowest'] * 1e3:.0f} ms ({r['worst_slowest'] * 1e3:.0f} ms) | {rss} "
+            f"| {'yes' if r['exact'] else '**NO**'} |"
+        )
+    return "\n".join(lines)
 
 
 def main() -> None:
@@ -166,21 +192,18 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print the measures as JSON")
     parser.add_argument("--rounds", type=int, default=3)
     parser.add_argument("--quick", action="store_true", help="20 short streams")
-    parser.add_argument(
-        "--single-pool",
-        action="store_true",
-        help="one plain httpx pool instead of the default client",
-    )
+    parser.add_argument("--transport", choices=["httpx", "aiohttp", "single-pool"], default="httpx")
+    parser.add_argument("--loop", choices=sorted(LOOPS), default="asyncio")
     args = parser.parse_args()
     rounds = args.rounds
     if args.quick:
         args.streams, args.events, args.gap_ms, rounds = 20, 10, 1, 1
-    r = measure(args.streams, args.events, args.gap_ms, rounds)
-    if args.json:  # for run_all.py, which runs this in its own process
+    r = measure(args.streams, args.events, args.gap_ms, rounds, args.transport, args.loop)
+    if args.json:  # for run_all.py, which runs each combination in a process of its own
         print(json.dumps(r))
         return
     if args.markdown:
-        print(markdown(r))
+        print(markdown([r]))
         return
     print(machine_note())
     for key, value in r.items():

@@ -10,7 +10,7 @@ Two modes, each with its own floor (httpx + httpx-sse + ``orjson.loads`` per eve
   the SDK's accumulating helper (``.stream()`` + final message);
 * loopback — bodies served by ``loopback.py`` in another process over 127.0.0.1: floor and
   llmbridge re-measured there (on the floor's plain ``httpx.AsyncClient``, and on the client
-  llmbridge makes for itself, which reads sockets through ``stream/netio.py``), plus
+  llmbridge makes for itself, httpx on httpcore's own backends), plus
   pydantic-ai (``Model.request_stream``) and LiteLLM (``acompletion(stream=True)`` +
   ``stream_chunk_builder``), each on the HTTP client it makes for itself (built anew in each
   run, as each run is its own event loop).
@@ -41,7 +41,6 @@ from harness import http_for, httpx2_for, loopback, machine_note, median_cpu
 from streams import FORMATS
 
 import llmbridge as lb
-from llmbridge.client import default_http_client
 
 PARAMS = TOOLS[0].parameters
 OPENAI_TOOLS: Any = [{"type": "function", "function": {"name": "search", "parameters": PARAMS}}]
@@ -78,7 +77,10 @@ async def floor(http: httpx.AsyncClient, url: str) -> None:
                 parts.append(sse.event)
 
 
-async def llmbridge_stream(http: httpx.AsyncClient, model: str, base_url: str | None) -> None:
+async def llmbridge_stream(
+    http: httpx.AsyncClient | None, model: str, base_url: str | None
+) -> None:
+    """``http=None``: the client llmbridge makes for itself."""
     provider = model.partition(":")[0]
     config: dict[str, Any] = {"api_key": "bench-key"}
     if base_url:
@@ -263,9 +265,7 @@ def over_loopback(fmt: str, base: str) -> dict[str, Factory]:
     variants: dict[str, Factory] = {
         "floor": lambda: floor(plain_client(), url),
         "llmbridge stream()": lambda: llmbridge_stream(plain_client(), model, llm_base),
-        "llmbridge stream(), its default client": lambda: llmbridge_stream(
-            default_http_client(), model, llm_base
-        ),
+        "llmbridge stream(), its default client": lambda: llmbridge_stream(None, model, llm_base),
     }
     if installed("pydantic_ai"):
         variants["pydantic-ai request_stream"] = lambda: pydantic_ai(fmt, base)

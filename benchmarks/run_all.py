@@ -28,6 +28,14 @@ import bench_stream
 from harness import machine_note
 
 START, END = "<!-- perf:start -->", "<!-- perf:end -->"
+CONCURRENCY = [
+    ("httpx", "asyncio"),
+    ("httpx", "uvloop"),
+    ("httpx", "trio"),
+    ("aiohttp", "asyncio"),
+    ("aiohttp", "uvloop"),
+]
+"""(transport, loop) pairs of the concurrency benchmark, each in a process of its own."""
 
 
 def measure_all(*, quick: bool) -> dict[str, Any]:
@@ -40,9 +48,12 @@ def measure_all(*, quick: bool) -> dict[str, Any]:
         runs["fallback"], 10_000 if quick else bench_fallback.MB
     )
     script = str(Path(__file__).resolve().parent / "bench_concurrency.py")
-    args = [sys.executable, script, "--json"] + (["--quick"] if quick else [])
-    out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
-    data["concurrency"] = json.loads(out)
+    data["concurrency"] = []
+    for transport, loop in CONCURRENCY:
+        args = [sys.executable, script, "--json", "--transport", transport, "--loop", loop]
+        args += ["--quick"] if quick else ["--rounds", "1"]
+        out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
+        data["concurrency"].append(json.loads(out))
     data["import"] = bench_import.measure(runs["import"], peers=not quick)
     return data
 
@@ -120,17 +131,22 @@ def readme_block(data: dict[str, Any]) -> str:
             faster.append(f"{sdk / ours:.1f}× faster than the {fmt} SDK")
         if litellm is not None and ours_loop is not None:
             faster.append(f"{litellm / ours_loop:.0f}× faster than LiteLLM on {fmt} streams")
-    c, imp = data["concurrency"], data["import"]
+    conc, imp = data["concurrency"], data["import"]
+    walls = "; ".join(
+        f"{c['transport']} on {c['loop']} {c['total']:.1f} s ({c['total'] / c['single']:.2f}×)"
+        for c in conc
+    )
+    exact = all(c["exact"] for c in conc)
     lines += [
         "",
         f"On the same stream llmbridge `stream()` is {', '.join(faster)}.",
         "",
-        f"{c['streams']:,} concurrent streams through one `Client`: {c['total']:.1f} s wall for "
-        f"streams that take {c['single']:.1f} s alone (slowest {c['slowest']:.1f} s; "
-        f"{c['worst_slowest']:.1f} s in the worst of {c['rounds']} rounds), peak RSS "
-        f"{c['rss_mb']:.0f} MB, every stream {'exact' if c['exact'] else '**NOT** exact'}. "
-        f"`import llmbridge`: {imp['llmbridge']:.0f} ms against {imp['deps']:.0f} ms for its four "
-        f"dependencies and {imp['with_models']:.0f} ms for those plus pydantic's model machinery.",
+        f"{conc[0]['streams']:,} concurrent streams through one `Client`, each taking "
+        f"{conc[0]['single']:.1f} s alone: {walls}; peak RSS at most "
+        f"{max(c['rss_mb'] for c in conc):.0f} MB, every stream "
+        f"{'exact' if exact else '**NOT** exact'}. `import llmbridge`: {imp['llmbridge']:.0f} ms "
+        f"against {imp['deps']:.0f} ms for its five dependencies and {imp['with_models']:.0f} ms "
+        "for those plus pydantic's model machinery.",
     ]
     plain = {step: mbs for name, step, mbs, _ in data["fallback"] if name == "plain"}
     worst = max(ratio for *_, ratio in data["fallback"])

@@ -9,10 +9,6 @@ with ``async for``, or use ``async with`` to close the HTTP response determinist
 
 from __future__ import annotations
 
-import functools
-import os
-import ssl
-import urllib.request
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -24,7 +20,8 @@ from .providers.base import Decoder, Provider, ProviderConfig
 from .providers.registry import create_provider, split_model
 from .response import Accumulator, ChatResponse
 from .stream import RetryPolicy, stream_events
-from .stream.pool import ShardedTransport
+from .stream.clients import DEFAULT_LIMITS, DEFAULT_SHARDS, HttpPool, TransportName
+from .stream.sse import DEFAULT_MAX_EVENT_BYTES
 from .tools.spec import ToolSpec
 from .types import ChatMessage, ChatRequest, ReasoningConfig, ResponseFormat, ToolChoice, ToolMode
 
@@ -36,39 +33,6 @@ __all__ = ["Client", "EventStream", "ModelRef"]
 
 ModelRef = str | Provider | tuple[Provider, str]
 """``"provider:model"``, a provider object with a ``model`` attribute, or ``(provider, model)``."""
-
-DEFAULT_TIMEOUT = httpx.Timeout(connect=10.0, read=120.0, write=30.0, pool=30.0)
-
-
-@functools.lru_cache(maxsize=4)
-def _tls_context(cafile: str | None, capath: str | None) -> ssl.SSLContext:
-    """httpx's default verifying context, built once per CA setting (loading the CA bundle
-    costs ~15 ms); keyed on ``SSL_CERT_FILE`` / ``SSL_CERT_DIR``, which httpx reads."""
-    return httpx.create_ssl_context()
-
-
-def _env_proxies() -> bool:
-    """Whether the environment names a proxy (``HTTPS_PROXY`` & co., as httpx reads them)."""
-    return any(key in ("http", "https", "all") for key in urllib.request.getproxies())
-
-
-def default_http_client() -> httpx.AsyncClient:
-    """The client ``Client()`` makes for itself: LLM-friendly timeouts, sharded pools, asyncio
-    sockets, one shared TLS context. When the environment names a proxy, a plain httpx client
-    (which routes through it, ``NO_PROXY`` included) with the same timeouts and limits."""
-    from .stream.netio import AsyncioBackend  # imports httpcore: with the first client, not here
-
-    limits = httpx.Limits(max_connections=250, max_keepalive_connections=40)
-    if _env_proxies():  # httpx honours proxy variables only for the transports it builds
-        return httpx.AsyncClient(timeout=DEFAULT_TIMEOUT, limits=limits)
-    transport = ShardedTransport(
-        shards=8,
-        limits=limits,
-        http2=False,
-        verify=_tls_context(os.environ.get("SSL_CERT_FILE"), os.environ.get("SSL_CERT_DIR")),
-        network_backend=AsyncioBackend(),
-    )
-    return httpx.AsyncClient(timeout=DEFAULT_TIMEOUT, transport=transport)
 
 
 class EventStream:
@@ -113,9 +77,17 @@ class Client:
         providers: Mapping[str, Mapping[str, Any] | ProviderConfig] | None = None,
         retry: RetryPolicy | None = None,
         timeout: httpx.Timeout | float | None = None,
+        transport: TransportName = "httpx",
+        limits: httpx.Limits = DEFAULT_LIMITS,
+        shards: int = DEFAULT_SHARDS,
+        max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     ) -> None:
-        self._owns_http = http_client is None
-        self._http = http_client if http_client is not None else default_http_client()
+        """``http_client``: any ``httpx.AsyncClient`` (replay, proxies, tests), used as given.
+        Otherwise the client makes its own per event loop: ``transport="httpx"`` (httpcore, any
+        loop) or ``"aiohttp"`` (the aiohttp extra, asyncio/uvloop; best for thousands of
+        concurrent streams), with ``limits`` as totals. ``max_event_bytes`` bounds one SSE event."""
+        self._http = HttpPool(http_client, transport=transport, limits=limits, shards=shards)
+        self._max_event_bytes = max_event_bytes
         self._configs = {
             name: ProviderConfig.from_mapping(cfg) for name, cfg in (providers or {}).items()
         }
@@ -208,6 +180,7 @@ class Client:
             new_decoder=new_decoder,
             retry=self.retry,
             timeout=self._timeout,
+            max_event_bytes=self._max_event_bytes,
         )
 
     def _plan(
@@ -281,8 +254,8 @@ class Client:
 
     # -- lifecycle ----------------------------------------------------------------------
     async def aclose(self) -> None:
-        if self._owns_http:
-            await self._http.aclose()
+        """Close the HTTP clients this client made on the running loop (never the app's)."""
+        await self._http.aclose()
 
     async def __aenter__(self) -> Client:
         return self

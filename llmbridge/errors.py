@@ -18,6 +18,7 @@
     ├── TransportError                  the network failed us
     │   ├── TimeoutError                connect / read / idle timeout
     │   └── ConnectionError             connect failed, connection reset
+    │       └── CertificateError        the server's TLS certificate was rejected (not retried)
     └── StreamError                     the response stream itself is bad
         ├── MalformedStreamError        not SSE, non-JSON data, a body the decoder can't read
         ├── StreamTruncatedError        the stream ended before the provider's terminal event
@@ -39,6 +40,7 @@ if TYPE_CHECKING:
 __all__ = [
     "APIError",
     "AuthenticationError",
+    "CertificateError",
     "ConfigurationError",
     "ConnectionError",
     "ContextLengthError",
@@ -185,6 +187,12 @@ class TimeoutError(TransportError, builtins.TimeoutError):
 
 class ConnectionError(TransportError, builtins.ConnectionError):
     """Could not connect, or the connection broke."""
+
+
+class CertificateError(ConnectionError):
+    """The server's TLS certificate was rejected (untrusted, expired, wrong host): not retried."""
+
+    retryable = False
 
 
 class StreamError(LLMBridgeError):

@@ -58,7 +58,7 @@ async def serve(script: Script, *, tls: ssl.SSLContext | None = None) -> AsyncIt
             except (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream):
                 pass
 
-    async with anyio.create_task_group() as tg:
+    async with listener, anyio.create_task_group() as tg:
         tg.start_soon(listener.serve, handle)
         try:
             yield f"https://localhost:{port}" if tls else f"http://127.0.0.1:{port}"

@@ -40,8 +40,17 @@ def test_import_benchmark_loads_no_provider() -> None:
 
 @pytest.mark.skipif(sys.platform == "win32", reason="loopback subprocess server")
 def test_concurrency_benchmark_streams_are_exact() -> None:
-    out = _run("bench_concurrency.py", "--quick", "--markdown")
-    assert "| every stream exact | yes |" in out
+    for transport, loop in [("httpx", "trio"), ("aiohttp", "uvloop")]:
+        out = _run(
+            "bench_concurrency.py",
+            "--quick",
+            "--markdown",
+            "--transport",
+            transport,
+            "--loop",
+            loop,
+        )
+        assert f"| {transport} | {loop} |" in out and out.rstrip().endswith("| yes |")
 
 
 def test_run_all_refreshes_the_readme_section_and_nothing_else(tmp_path: Path) -> None:

@@ -19,7 +19,7 @@ from typing import Any, TextIO
 import httpx
 import orjson
 
-from ..client import DEFAULT_TIMEOUT, Client
+from ..client import Client
 from ..errors import ConfigurationError, LLMBridgeError
 from ..events import (
     Finish,
@@ -31,6 +31,7 @@ from ..events import (
 )
 from ..providers.registry import split_model
 from ..stream import RetryPolicy
+from ..stream.clients import DEFAULT_TIMEOUT
 from ..testing.fixtures import Fixture, dump_json, load_fixture
 from ..testing.record import RecordingTransport
 from ..testing.replay import ReplayMismatch, ReplayTransport

@@ -12,8 +12,10 @@ Rules:
   with the partial response attached (``err.partial``).
 * The response is closed on every exit: end, error, ``break`` or cancellation (shielded).
 * The idle timeout is httpx's read timeout: it bounds the silence between two chunks.
-* SSE is framed by ``sse.SSEParser`` over ``aiter_bytes`` (the parser tests use too); decoders
-  get ``feed(event, data)`` with ``event == ""`` for an unnamed event (the spec's ``message``).
+* SSE is framed by httpx-sse (``sse.BoundedBody``: a bound on bytes per event); decoders get
+  ``feed(event, data)`` with ``event == ""`` for an unnamed event (the spec's ``message``).
+* Connection errors name the host and port; a rejected TLS certificate is a
+  ``CertificateError`` (not retried); a non-2xx body cut short still maps to its status.
 * No error leaves with the request's secret in it: the values of the sensitive headers (and
   ``key=``-style query parameters) are replaced in the message and the parsed error body,
   because some servers and proxies echo the key back ("Incorrect API key provided: ...").
@@ -22,6 +24,8 @@ Rules:
 from __future__ import annotations
 
 import logging
+import ssl
+import sys
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -30,6 +34,8 @@ import anyio
 import httpx
 
 from ..errors import (
+    CertificateError,
+    ConfigurationError,
     ConnectionError,
     LLMBridgeError,
     MalformedStreamError,
@@ -45,60 +51,102 @@ from ..providers.base import (
     Provider,
 )
 from ..response import Accumulator
+from .clients import HttpPool
 from .http_errors import request_id_from
 from .retry import RetryPolicy
-from .sse import SSEParser
+from .sse import DEFAULT_MAX_EVENT_BYTES, BoundedBody
 
 __all__ = ["stream_events"]
 
 log = logging.getLogger("llmbridge")
 
+MAX_ERROR_BODY = 1024 * 1024
+"""Bytes of a non-2xx (or non-SSE) body read to build the error."""
+
 Sleep = Callable[[float], Awaitable[None]]
 
 
+def _classes(name: str) -> tuple[type[BaseException], ...]:
+    """``name`` (e.g. ``ConnectError``) in httpx, and in httpx2 when an app's client uses it."""
+    found: list[type[BaseException]] = [getattr(httpx, name)]
+    other = sys.modules.get("httpx2")
+    if other is not None and isinstance(getattr(other, name, None), type):
+        found.append(getattr(other, name))
+    return tuple(found)
+
+
 def _exception_kind(exc: BaseException) -> str | None:
-    """'timeout' / 'connect' / 'read' / 'decode' for httpx or httpx2 exceptions (same names)."""
-    module = type(exc).__module__.split(".")[0]
-    if module not in ("httpx", "httpx2", "httpcore"):
-        return None
-    names = {cls.__name__ for cls in type(exc).__mro__}
-    if "DecodingError" in names:  # a corrupt gzip/deflate/brotli body
+    """'timeout' / 'connect' / 'read' / 'decode' for an httpx (or httpx2) exception."""
+    if isinstance(exc, _classes("DecodingError")):  # a corrupt gzip/deflate/brotli body
         return "decode"
-    if "TimeoutException" in names or "TimeoutError" in names:
+    if isinstance(exc, _classes("TimeoutException")):
         return "timeout"
-    if "ConnectError" in names:
+    if isinstance(exc, _classes("ConnectError")):
         return "connect"
-    if names & {"TransportError", "NetworkError", "ProtocolError", "StreamError"}:
+    if isinstance(exc, _classes("TransportError") + _classes("StreamError")):
         return "read"
     return None
 
 
+def _certificate_problem(exc: BaseException) -> ssl.SSLCertVerificationError | None:
+    """The certificate verification failure behind ``exc`` (httpcore and aiohttp wrap it)."""
+    seen: set[int] = set()
+    current: BaseException | None = exc
+    while current is not None and id(current) not in seen:
+        if isinstance(current, ssl.SSLCertVerificationError):
+            return current
+        seen.add(id(current))
+        current = current.__cause__ or current.__context__
+    return None
+
+
+def _where(url: str) -> str:
+    try:
+        parsed = httpx.URL(url)
+    except (httpx.InvalidURL, TypeError):
+        return "the server"
+    port = parsed.port or {"https": 443, "http": 80}.get(parsed.scheme, 0)
+    return f"{parsed.host}:{port}"
+
+
 @contextmanager
-def _translate(provider: str, *, midway: bool) -> Iterator[None]:
+def _translate(provider: str, url: str, *, midway: bool) -> Iterator[None]:
     try:
         yield
     except LLMBridgeError:
         raise
     except Exception as exc:
         kind = _exception_kind(exc)
-        if kind == "timeout":
+        if kind is None:
+            raise
+        where = _where(url)
+        certificate = _certificate_problem(exc)
+        if certificate is not None:
+            reason = certificate.verify_message or certificate.reason or "verification failed"
+            raise CertificateError(
+                f"the TLS certificate of {where} was rejected: {reason}", provider=provider
+            ) from exc
+        if kind == "timeout" and not (midway and isinstance(exc, _classes("ConnectTimeout"))):
             what = "no data within the idle (read) timeout" if midway else "request timed out"
-            raise TimeoutError(f"{what}: {type(exc).__name__}", provider=provider) from exc
+            raise TimeoutError(
+                f"{what} ({where}): {type(exc).__name__}", provider=provider
+            ) from exc
         if kind == "decode":
             raise MalformedStreamError(
                 f"the body could not be decoded: {exc}", provider=provider
             ) from exc
-        if kind == "connect":
-            raise ConnectionError(f"could not connect: {exc}", provider=provider) from exc
-        if kind == "read":
-            if midway:
-                raise StreamTruncatedError(
-                    f"the connection broke midway: {type(exc).__name__}: {exc}", provider=provider
-                ) from exc
-            raise ConnectionError(
-                f"connection failed: {type(exc).__name__}: {exc}", provider=provider
+        if midway:  # after the status line, a broken connection is a truncated stream
+            raise StreamTruncatedError(
+                f"the connection to {where} broke midway: {type(exc).__name__}: {exc}",
+                provider=provider,
             ) from exc
-        raise
+        if kind == "connect":
+            raise ConnectionError(
+                f"could not connect to {where}: {exc}", provider=provider
+            ) from exc
+        raise ConnectionError(
+            f"connection to {where} failed: {type(exc).__name__}: {exc}", provider=provider
+        ) from exc
 
 
 async def _open(http: Any, provider: Provider, request: HttpRequest, timeout: Any) -> Any:
@@ -114,25 +162,57 @@ async def _open(http: Any, provider: Provider, request: HttpRequest, timeout: An
         **extra,
     )
     log.debug("llmbridge: %s %s", request.method, request.url)
-    with _translate(provider.name, midway=False):
+    with _translate(provider.name, request.url, midway=False), _loop_guard(provider.name):
         response = await http.send(built, stream=True)
     try:
         if not 200 <= response.status_code < 300:
-            with _translate(provider.name, midway=False):
-                body = await response.aread()
+            body = await _read_error_body(response)
             raise provider.map_error(
                 status=response.status_code, headers=response.headers, body=body
             )
         ctype = response.headers.get("content-type", "")
         if "text/event-stream" not in ctype:
-            with _translate(provider.name, midway=False):
-                body = await response.aread()
+            with _translate(provider.name, request.url, midway=False):
+                body = await _read_error_body(response)
             raise _not_sse(provider, response, ctype, body)
     except BaseException:
         with anyio.CancelScope(shield=True):
             await response.aclose()
         raise
     return response
+
+
+@contextmanager
+def _loop_guard(provider: str) -> Iterator[None]:
+    """An app's client whose connections belong to a closed event loop fails at once, typed."""
+    try:
+        yield
+    except RuntimeError as exc:
+        if "closed" not in str(exc) or "loop" not in str(exc).lower():
+            raise
+        raise ConfigurationError(
+            "the HTTP client holds connections of an event loop that is closed: make the "
+            "httpx.AsyncClient inside the loop that uses it (or let Client() make its own)",
+            provider=provider,
+        ) from exc
+
+
+async def _read_error_body(response: Any) -> bytes:
+    """The body of an error response, at most ``MAX_ERROR_BODY`` bytes; what arrived before
+    the connection broke, if it did (a 500 cut short is still the 500 it said it was)."""
+    pieces: list[bytes] = []
+    size = 0
+    try:
+        async for piece in response.aiter_bytes():
+            pieces.append(piece)
+            size += len(piece)
+            if size >= MAX_ERROR_BODY:
+                break
+    except Exception as exc:
+        if _exception_kind(exc) is None:
+            raise
+        log.debug("llmbridge: error body cut short: %s", type(exc).__name__)
+    return b"".join(pieces)[:MAX_ERROR_BODY]
 
 
 def _not_sse(provider: Provider, response: Any, ctype: str, body: bytes) -> LLMBridgeError:
@@ -216,30 +296,34 @@ async def stream_events(
     new_decoder: Callable[[], Decoder],
     retry: RetryPolicy,
     timeout: Any = None,
+    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     sleep: Sleep = anyio.sleep,
 ) -> AsyncIterator[StreamEvent]:
-    """Yield the normalized events of one streamed provider response (retrying before the first)."""
+    """Yield the normalized events of one streamed provider response (retrying before the first).
+
+    ``http`` is an ``HttpPool`` or any ``httpx.AsyncClient``-like client.
+    """
     name = provider.name
     attempt = 0
     seen: list[StreamEvent] = []
     secrets = _secrets(request)
+    pool = http if isinstance(http, HttpPool) else HttpPool(http)
     while True:
         attempt += 1
-        response = None
+        response = body = events = None
+        shards = pool.for_loop()
+        shard = shards.acquire()
         try:
-            response = await _open(http, provider, request, timeout)
+            response = await _open(shards.clients[shard], provider, request, timeout)
             decoder = new_decoder()
-            parser = SSEParser()
-            # The hot loop: attribute lookups hoisted, one parser call per chunk, not per line.
-            parse, feed, keep = parser.feed, decoder.feed, seen.append
-            with _translate(name, midway=True):
-                async for chunk in response.aiter_bytes():
-                    for kind, data in parse(chunk):
-                        for event in feed(kind, data):
-                            keep(event)
-                            yield event
-                for kind, data in parser.close():
-                    for event in feed(kind, data):
+            body = BoundedBody(response, limit=max_event_bytes, provider=name)
+            events = body.events()
+            # The hot loop: attribute lookups hoisted; httpx-sse names unnamed events "message".
+            feed, keep = decoder.feed, seen.append
+            with _translate(name, request.url, midway=True):
+                async for sse in events:
+                    kind = sse.event
+                    for event in feed("" if kind == "message" else kind, sse.data):
                         keep(event)
                         yield event
                 for event in decoder.close():
@@ -260,7 +344,14 @@ async def stream_events(
                 delay,
             )
         finally:
-            if response is not None:
-                with anyio.CancelScope(shield=True):
-                    await response.aclose()
+            with anyio.CancelScope(shield=True):
+                try:
+                    if events is not None:
+                        await events.aclose()  # type: ignore[attr-defined]
+                    if body is not None:
+                        await body.aclose()
+                    if response is not None:
+                        await response.aclose()
+                finally:
+                    shards.release(shard)
         await sleep(delay)

@@ -10,7 +10,7 @@ from .invariants import (
 )
 from .record import Recording, RecordingTransport, record_fixture
 from .replay import ReplayMismatch, ReplayTransport, replay_client
-from .sse import SSEParser
+from .sse import iter_sse
 
 __all__ = [
     "Fixture",
@@ -18,11 +18,11 @@ __all__ = [
     "RecordingTransport",
     "ReplayMismatch",
     "ReplayTransport",
-    "SSEParser",
     "assert_split_invariant",
     "check_invariants",
     "decode_body",
     "decode_collect",
+    "iter_sse",
     "load_fixture",
     "merge_deltas",
     "record_fixture",

@@ -23,7 +23,7 @@ from ..events import (
     ToolCallStart,
 )
 from ..providers.base import Decoder
-from .sse import SSEParser
+from .sse import iter_sse
 
 __all__ = [
     "assert_split_invariant",
@@ -96,13 +96,9 @@ def decode_collect(
     decoder: Decoder, chunks: Iterable[bytes]
 ) -> tuple[list[StreamEvent], LLMBridgeError | None]:
     """Like ``decode_body`` but returns the events that came before an error, and the error."""
-    parser = SSEParser()
     events: list[StreamEvent] = []
     try:
-        for chunk in chunks:
-            for name, data in parser.feed(chunk):
-                events.extend(decoder.feed(name, data))
-        for name, data in parser.close():
+        for name, data in iter_sse(chunks):
             events.extend(decoder.feed(name, data))
         events.extend(decoder.close())
     except LLMBridgeError as exc:

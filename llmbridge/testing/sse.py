@@ -1,11 +1,11 @@
-"""The SSE parser the client uses, for feeding decoders without IO in tests and plug-ins.
+"""Reading SSE bodies in tests and plug-ins, through httpx-sse exactly as the client does.
 
-``feed(bytes)`` returns completed ``(event, data)`` pairs (``event == ""`` when unnamed);
-``close()`` flushes at the end of the body. See ``llmbridge.stream.sse`` for the rules.
+``iter_sse(body_or_chunks)`` yields ``(event, data)`` pairs (``event == ""`` when unnamed);
+see ``llmbridge.stream.sse`` for the rules.
 """
 
 from __future__ import annotations
 
-from ..stream.sse import SSEParser
+from ..stream.sse import iter_sse
 
-__all__ = ["SSEParser"]
+__all__ = ["iter_sse"]

@@ -60,10 +60,10 @@ def test_doc_block_runs(
         transport = ReplayTransport(paths, strict=False)
         replaying = transport
 
-        def client() -> httpx.AsyncClient:
+        def client(**_: Any) -> httpx.AsyncClient:
             return httpx.AsyncClient(transport=replaying)
 
-        monkeypatch.setattr(llmbridge.client, "default_http_client", client)
+        monkeypatch.setattr(llmbridge.stream.clients, "httpx_client", client)
         for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
             monkeypatch.setenv(var, "doc-test-key")
     else:

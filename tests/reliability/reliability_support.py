@@ -26,7 +26,7 @@ import llmbridge as lb
 from llmbridge.events import StreamEvent
 from llmbridge.providers import ProviderConfig, create_provider
 from llmbridge.providers.base import Provider
-from llmbridge.testing import Fixture, SSEParser, load_fixture, merge_deltas
+from llmbridge.testing import Fixture, iter_sse, load_fixture, merge_deltas
 from tests.loopback import chunk, serve
 from tests.loopback import read_request as read_http_request
 
@@ -98,9 +98,8 @@ async def collect(
 def prefix_events(fx: Fixture, data: bytes) -> list[StreamEvent]:
     """Events of the SSE events *completed* within ``data`` (no ``close()``): what arrived."""
     decoder = build_provider(fx).new_decoder(fx.request)
-    parser = SSEParser()
     out: list[StreamEvent] = []
-    for name, payload in parser.feed(data):
+    for name, payload in iter_sse(data):
         out.extend(decoder.feed(name, payload))
     return out
 

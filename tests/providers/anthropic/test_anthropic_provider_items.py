@@ -15,7 +15,7 @@ import orjson
 from llmbridge.events import Finish, ProviderItem
 from llmbridge.providers import ProviderConfig, create_provider
 from llmbridge.response import accumulate
-from llmbridge.testing import SSEParser, check_invariants, decode_collect
+from llmbridge.testing import check_invariants, decode_collect, iter_sse
 from llmbridge.types import ChatMessage, ChatRequest, RawPart, TextPart
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "anthropic"
@@ -32,8 +32,7 @@ def _fixture(name: str) -> tuple[ChatRequest, bytes]:
 
 def _streamed_blocks(body: bytes) -> list[dict[str, Any]]:
     """Each non-app block as the wire built it: start block + input deltas + string deltas."""
-    parser = SSEParser()
-    payloads = [orjson.loads(data) for _, data in parser.feed(body) + parser.close()]
+    payloads = [orjson.loads(data) for _, data in iter_sse(body)]
     blocks: dict[int, dict[str, Any]] = {}
     json_parts: dict[int, list[str]] = {}
     done: list[dict[str, Any]] = []

@@ -16,7 +16,7 @@ import pytest
 
 from llmbridge.providers.anthropic import AnthropicDecoder
 from llmbridge.response import accumulate
-from llmbridge.testing import SSEParser, decode_collect, load_fixture
+from llmbridge.testing import decode_collect, iter_sse, load_fixture
 from llmbridge.types import RawPart, ReasoningPart
 
 streaming = pytest.importorskip("anthropic.lib.streaming._messages")
@@ -27,9 +27,8 @@ FIXTURES = sorted(
 
 
 def _sdk_message(body: bytes) -> Any:
-    parser = SSEParser()
     snapshot, bufs = None, {}
-    for _, data in [*parser.feed(body), *parser.close()]:
+    for _, data in list(iter_sse(body)):
         event = orjson.loads(data)
         if event["type"] in ("ping", "error"):
             continue

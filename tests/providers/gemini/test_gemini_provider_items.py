@@ -16,7 +16,7 @@ import pytest
 from llmbridge.events import Finish, ProviderItem
 from llmbridge.providers import ProviderConfig, create_provider
 from llmbridge.response import accumulate
-from llmbridge.testing import SSEParser, check_invariants, decode_collect
+from llmbridge.testing import check_invariants, decode_collect, iter_sse
 from llmbridge.types import ChatMessage, ChatRequest, RawPart, ReasoningPart, TextPart
 
 FIXTURE = Path(__file__).resolve().parents[3] / "fixtures" / "gemini" / "code_execution"
@@ -27,8 +27,7 @@ CONFIGS = {
 
 
 def _streamed_parts(body: bytes) -> list[dict[str, Any]]:
-    parser = SSEParser()
-    chunks = [orjson.loads(data) for _, data in parser.feed(body) + parser.close()]
+    chunks = [orjson.loads(data) for _, data in iter_sse(body)]
     return [p for c in chunks for p in c["candidates"][0]["content"]["parts"]]
 
 

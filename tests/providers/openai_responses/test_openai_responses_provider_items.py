@@ -16,7 +16,7 @@ from llmbridge.events import Finish, ProviderItem
 from llmbridge.providers import ProviderConfig, create_provider
 from llmbridge.providers.openai_responses import ResponsesDecoder
 from llmbridge.response import accumulate
-from llmbridge.testing import SSEParser, check_invariants, decode_collect
+from llmbridge.testing import check_invariants, decode_collect, iter_sse
 from llmbridge.types import ChatMessage, ChatRequest, RawPart, TextPart, ToolCallPart
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "openai-responses"
@@ -32,8 +32,7 @@ def _fixture(name: str) -> tuple[ChatRequest, bytes]:
 
 
 def _done_items(body: bytes) -> list[dict[str, Any]]:
-    parser = SSEParser()
-    payloads = [orjson.loads(data) for _, data in parser.feed(body) + parser.close()]
+    payloads = [orjson.loads(data) for _, data in iter_sse(body)]
     return [p["item"] for p in payloads if p["type"] == "response.output_item.done"]
 
 

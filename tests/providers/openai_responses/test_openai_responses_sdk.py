@@ -17,7 +17,7 @@ import pytest
 
 from llmbridge.providers import ProviderConfig, create_provider
 from llmbridge.response import accumulate
-from llmbridge.testing import SSEParser, decode_collect, load_fixture
+from llmbridge.testing import decode_collect, iter_sse, load_fixture
 
 openai = pytest.importorskip("openai")
 from openai.types.responses import ResponseStreamEvent  # noqa: E402
@@ -33,8 +33,7 @@ _EVENT_CLASSES = {
 
 
 def _payloads(body: bytes) -> list[dict[str, Any]]:
-    parser = SSEParser()
-    frames = [*parser.feed(body), *parser.close()]
+    frames = list(iter_sse(body))
     return [orjson.loads(data) for _, data in frames if data and data != "[DONE]"]
 
 
