@@ -3,7 +3,6 @@
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
 from ._version import __version__
-from .client import Client, EventStream
 from .errors import *  # noqa: F403
 from .errors import __all__ as _errors_all
 from .events import (
@@ -18,34 +17,74 @@ from .events import (
     ToolCallStart,
     Usage,
 )
-from .providers import Capabilities, HttpRequest, Provider, ProviderConfig, register_provider
-from .response import Accumulator, ChatResponse, accumulate
-from .stream import RetryPolicy
 
 if _TYPE_CHECKING:
+    from .client import Client, EventStream
+    from .providers import Capabilities, HttpRequest, Provider, ProviderConfig, register_provider
+    from .response import Accumulator, ChatResponse, accumulate
+    from .stream import RetryPolicy
     from .sync import SyncClient
-from .tools import (
-    ToolContext,
-    ToolLimitError,
-    ToolRegistry,
-    ToolSchemaError,
-    ToolSpec,
-    ToolTimeoutError,
-    tool,
-)
-from .types import (
-    ChatMessage,
-    ChatRequest,
-    ImagePart,
-    RawPart,
-    ReasoningConfig,
-    ReasoningPart,
-    ResponseFormat,
-    TextPart,
-    ToolCallPart,
-    ToolChoice,
-    ToolResultPart,
-)
+    from .tools import (
+        ToolContext,
+        ToolLimitError,
+        ToolRegistry,
+        ToolSchemaError,
+        ToolSpec,
+        ToolTimeoutError,
+        tool,
+    )
+    from .types import (
+        ChatMessage,
+        ChatRequest,
+        ImagePart,
+        RawPart,
+        ReasoningConfig,
+        ReasoningPart,
+        ResponseFormat,
+        TextPart,
+        ToolCallPart,
+        ToolChoice,
+        ToolResultPart,
+    )
+
+_LAZY = {
+    ".client": ("Client", "EventStream"),
+    ".providers": (
+        "Capabilities",
+        "HttpRequest",
+        "Provider",
+        "ProviderConfig",
+        "register_provider",
+    ),
+    ".response": ("Accumulator", "ChatResponse", "accumulate"),
+    ".stream": ("RetryPolicy",),
+    ".sync": ("SyncClient",),
+    ".tools": (
+        "ToolContext",
+        "ToolLimitError",
+        "ToolRegistry",
+        "ToolSchemaError",
+        "ToolSpec",
+        "ToolTimeoutError",
+        "tool",
+    ),
+    ".types": (
+        "ChatMessage",
+        "ChatRequest",
+        "ImagePart",
+        "RawPart",
+        "ReasoningConfig",
+        "ReasoningPart",
+        "ResponseFormat",
+        "TextPart",
+        "ToolCallPart",
+        "ToolChoice",
+        "ToolResultPart",
+    ),
+}
+"""Names loaded on first use: ``import llmbridge`` costs its dependencies' import time plus
+a little, not pydantic's model machinery (which the first ``ChatMessage`` or ``Client`` loads)."""
+_WHERE = {name: module for module, names in _LAZY.items() for name in names}
 
 __all__ = [
     "Accumulator",
@@ -94,12 +133,15 @@ __all__ = [
 
 
 def __getattr__(name: str) -> object:
-    if name == "SyncClient":  # loads anyio's thread portal only for scripts that use it
-        from .sync import SyncClient
+    module = _WHERE.get(name)
+    if module is None:
+        raise AttributeError(f"module 'llmbridge' has no attribute {name!r}")
+    import importlib
 
-        return SyncClient
-    raise AttributeError(f"module 'llmbridge' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module, __name__), name)
+    globals()[name] = value
+    return value
 
 
 def __dir__() -> list[str]:
-    return sorted({*globals(), "SyncClient"})
+    return sorted({*globals(), *_WHERE})

@@ -185,3 +185,16 @@ def test_chat_record_writes_one_fixture_per_turn(
     monkeypatch.delenv("OPENAI_API_KEY")
     assert main(_chat_args("--replay", str(out))) == 0  # a folder of steps replays in order
     assert "It's sunny and 22 °C in Paris." in capsys.readouterr().out
+
+
+def test_chat_says_which_local_server_it_expected(capsys: pytest.CaptureFixture[str]) -> None:
+    import socket
+
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    url = f"http://127.0.0.1:{port}/v1"
+    assert main(["chat", "ollama:qwen3", "hi", "--base-url", url]) == 1
+    err = capsys.readouterr().err
+    assert f"ConnectionError: could not connect to 127.0.0.1:{port}" in err
+    assert f"hint: is Ollama running on 127.0.0.1:{port}?" in err

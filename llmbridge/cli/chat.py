@@ -20,7 +20,7 @@ import httpx
 import orjson
 
 from ..client import Client
-from ..errors import ConfigurationError, LLMBridgeError
+from ..errors import CertificateError, ConfigurationError, ConnectionError, LLMBridgeError
 from ..events import (
     Finish,
     ReasoningDelta,
@@ -94,11 +94,34 @@ class ChatPrinter:
             self._line("meta", f"[{event.reason}{counts}]")
         self.out.flush()
 
-    def error(self, exc: Exception) -> None:
+    def error(self, exc: Exception, *, hint: str | None = None) -> None:
         if self._inline is not None and not self.as_json:
             self.out.write("\n")
         self.out.flush()
         print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
+        if hint:
+            print(f"hint: {hint}", file=sys.stderr)
+
+
+LOCAL_SERVERS = {
+    "ollama": "Ollama",
+    "vllm": "vLLM",
+    "llamacpp": "llama.cpp's llama-server",
+    "lmstudio": "LM Studio",
+    "openai-compatible": "the server",
+}
+
+
+def connection_hint(exc: Exception, provider: str, base_url: str | None) -> str | None:
+    """For a connection that failed: which server the CLI expected, and where."""
+    if not isinstance(exc, ConnectionError) or isinstance(exc, CertificateError) or not base_url:
+        return None
+    url = httpx.URL(base_url)
+    where = f"{url.host}:{url.port or (443 if url.scheme == 'https' else 80)}"
+    server = LOCAL_SERVERS.get(provider)
+    if server is None:
+        return f"could not reach {provider} at {where}: check the network or --base-url"
+    return f"is {server} running on {where}? (--base-url points elsewhere)"
 
 
 def _event_json(event: StreamEvent | ToolResult) -> dict[str, Any]:
@@ -233,7 +256,8 @@ async def _run_chat(args: ChatArgs, printer: ChatPrinter) -> int:
                 error,
             )
     if error is not None:
-        printer.error(error)
+        base_url = getattr(client.provider(provider_name), "base_url", None)
+        printer.error(error, hint=connection_hint(error, provider_name, base_url))
         return 1
     if replayer is not None:
         replayer.assert_all_played()

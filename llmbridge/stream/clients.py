@@ -22,7 +22,6 @@ Rules:
 
 from __future__ import annotations
 
-import asyncio
 import functools
 import os
 import ssl
@@ -103,10 +102,12 @@ def aiohttp_client(
 
 def current_loop() -> object:
     """The running event loop (asyncio/uvloop), or trio's token for the running trio run."""
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        pass
+    asyncio = sys.modules.get("asyncio")  # not imported: no asyncio loop can be running
+    if asyncio is not None:
+        try:
+            return asyncio.get_running_loop()
+        except RuntimeError:
+            pass
     trio = sys.modules.get("trio")
     if trio is not None:
         try:
@@ -116,8 +117,13 @@ def current_loop() -> object:
     raise ConfigurationError("llmbridge's Client must be used from inside an event loop")
 
 
+def _is_asyncio(loop: object) -> bool:
+    asyncio = sys.modules.get("asyncio")
+    return asyncio is not None and isinstance(loop, asyncio.AbstractEventLoop)
+
+
 def _closed(loop: object) -> bool:
-    return isinstance(loop, asyncio.AbstractEventLoop) and loop.is_closed()
+    return _is_asyncio(loop) and bool(loop.is_closed())  # type: ignore[attr-defined]
 
 
 class Shards:
@@ -187,7 +193,7 @@ class HttpPool:
             client = self.app_client
             shards = Shards(lambda index: client, 1)
         else:
-            if self.transport == "aiohttp" and not isinstance(loop, asyncio.AbstractEventLoop):
+            if self.transport == "aiohttp" and not _is_asyncio(loop):
                 raise ConfigurationError(
                     "transport='aiohttp' needs asyncio or uvloop; under trio use the default "
                     "transport (httpx on httpcore's trio backend)"
