@@ -33,6 +33,26 @@ def _block_network(request: pytest.FixtureRequest) -> Iterator[None]:
         socket.socket.connect = _real_connect  # type: ignore[method-assign]
 
 
-@pytest.fixture(params=["asyncio", "trio"])
-def anyio_backend(request: pytest.FixtureRequest) -> str:
-    return str(request.param)
+LOOPS: dict[str, Any] = {
+    "asyncio": "asyncio",
+    "uvloop": ("asyncio", {"use_uvloop": True}),
+    "trio": "trio",
+}
+"""Every event loop users run: the IO suite (real sockets) runs on each."""
+IO_MODULES = ("test_http_stack", "test_loopback_io", "reliability")
+
+
+@pytest.fixture
+def anyio_backend(request: pytest.FixtureRequest) -> Any:
+    """The loop a test runs on: parametrized by ``pytest_generate_tests`` below (this
+    definition hides anyio's own, whose parameters would clash)."""
+    return request.param
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """``anyio_backend``: asyncio and trio everywhere, uvloop too for the IO suite."""
+    if "anyio_backend" not in metafunc.fixturenames:
+        return
+    module = str(metafunc.module.__file__)
+    names = list(LOOPS) if any(m in module for m in IO_MODULES) else ["asyncio", "trio"]
+    metafunc.parametrize("anyio_backend", [LOOPS[n] for n in names], ids=names)

@@ -25,18 +25,8 @@ from tests.loopback import SSE_HEAD, chunk, read_request, serve
 
 pytestmark = pytest.mark.anyio
 
-LOOPS: dict[str, Any] = {
-    "asyncio": "asyncio",
-    "uvloop": ("asyncio", {"use_uvloop": True}),
-    "trio": "trio",
-}
 MESSAGES = [lb.ChatMessage.user("hi")]
 EVENTS = [{"text": "Hel"}, {"text": "lo"}, {"finish": "stop"}]
-
-
-@pytest.fixture(params=list(LOOPS))
-def anyio_backend(request: pytest.FixtureRequest) -> Any:
-    return LOOPS[request.param]
 
 
 @pytest.fixture(autouse=True)

@@ -60,10 +60,17 @@ class BoundedBody:
     async def __anext__(self) -> str:
         assert self._texts is not None
         text = await self._texts.__anext__()
-        joined = self._last + text
-        end = max(joined.rfind("\n\n"), joined.rfind("\n\r"), joined.rfind("\r\r"))
-        self.pending = len(joined) - end - 2 if end >= 0 else self.pending + len(text)
-        self._last = text[-1:]
+        last, self._last = self._last, text[-1:]
+        if "\r" in text or last == "\r":  # rare: CR line ends (a search over both chunks)
+            joined = last + text
+            end = max(joined.rfind("\n\n"), joined.rfind("\n\r"), joined.rfind("\r\r"))
+            self.pending = len(joined) - end - 2 if end >= 0 else self.pending + len(text)
+        elif (end := text.rfind("\n\n")) >= 0:  # found near the end: events are small
+            self.pending = len(text) - end - 2
+        elif last == "\n" and text[:1] == "\n":
+            self.pending = len(text) - 1
+        else:
+            self.pending += len(text)
         if self.pending > self.limit:
             raise MalformedStreamError(
                 f"no complete event within {self.limit:,} bytes (max_event_bytes): "

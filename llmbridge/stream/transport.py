@@ -240,7 +240,7 @@ def _secrets(request: HttpRequest) -> tuple[str, ...]:
             found.add(value)
             found.add(value.partition(" ")[2])  # "Bearer <token>"
     try:
-        params = httpx.URL(request.url).params
+        params = httpx.URL(request.url).params if "?" in request.url else httpx.QueryParams()
     except (httpx.InvalidURL, TypeError):  # an unparseable URL fails later, in the send
         params = httpx.QueryParams()
     for name, value in params.multi_items():
