@@ -9,7 +9,8 @@ plus pydantic's model machinery (what defining any one ``BaseModel`` costs: ``im
 alone loads none of it), and "ready to send" (import, ``Client()``, one ``ChatMessage``: the
 deferred pydantic schemas and httpcore load there). Peers (the ``openai`` / ``anthropic``
 SDKs, pydantic-ai, LiteLLM) are timed the same way when installed.
-Budget (performance issue): ``import llmbridge`` ≤ 100 ms, ≤ 35 ms over its dependencies.
+Budget (stack issue): ``import llmbridge`` ≤ its five dependencies' import time + 35 ms.
+``import llmbridge`` loads the package's names on first use (``ChatMessage``, ``Client``, ...).
 """
 
 from __future__ import annotations
@@ -109,6 +110,7 @@ def _over(value: float, budget: float) -> str:
 
 def markdown(r: dict[str, object], runs: int) -> str:
     deps, ours = float(r["deps"]), float(r["llmbridge"])  # type: ignore[arg-type]
+    ready, models = float(r["ready"]), float(r["with_models"])  # type: ignore[arg-type]
     peers: dict[str, float] = r["peers"]  # type: ignore[assignment]
     lines = [
         f"Machine: {machine_note()}. Fresh interpreter per sample, median of {runs}; "
@@ -119,10 +121,10 @@ def markdown(r: dict[str, object], runs: int) -> str:
         f"| its five dependencies (`import {DEPS}`) | {deps:.1f} |",
         f"| the same with pydantic's model machinery (one `BaseModel` defined) "
         f"| {float(r['with_models']):.1f} |",  # type: ignore[arg-type]
-        f"| `import llmbridge` (budget ≤ 100) | {ours:.1f}{_over(ours, 100)} |",
-        f"| llmbridge over its dependencies (budget ≤ 35) | {ours - deps:.1f}"
-        f"{_over(ours - deps, 35)} |",
-        f"| ready to send: import + `Client()` + one `ChatMessage` | {float(r['ready']):.1f} |",  # type: ignore[arg-type]
+        f"| `import llmbridge` (budget ≤ the dependencies + 35 = {deps + 35:.0f}; its names "
+        f"load on first use) | {ours:.1f}{_over(ours, deps + 35)} |",
+        f"| ready to send: import + `Client()` + one `ChatMessage` (over the dependencies with "
+        f"pydantic's model machinery: {ready - models:+.1f}) | {ready:.1f} |",
     ]
     lines += [f"| {name} | {ms:.1f} |" for name, ms in peers.items()]
     loaded = r["providers_loaded"] or "none"

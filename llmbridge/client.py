@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from .errors import UsageError
 from .events import StreamEvent
 from .providers.base import Decoder, Provider, ProviderConfig
 from .providers.registry import create_provider, split_model
@@ -87,6 +88,7 @@ class Client:
         loop) or ``"aiohttp"`` (the aiohttp extra, asyncio/uvloop; best for thousands of
         concurrent streams), with ``limits`` as totals. ``max_event_bytes`` bounds one SSE event."""
         self._http = HttpPool(http_client, transport=transport, limits=limits, shards=shards)
+        self._closed = False
         self._max_event_bytes = max_event_bytes
         self._configs = {
             name: ProviderConfig.from_mapping(cfg) for name, cfg in (providers or {}).items()
@@ -159,6 +161,7 @@ class Client:
         **options: Any,
     ) -> EventStream:
         """Stream normalized events for one model turn (see ``build_request`` for options)."""
+        self._check_open()
         provider, model_name = self.resolve(model)
         request = self.build_request(model_name, messages, **options)
         return EventStream(self._stream(provider, request, rescue=rescue_tool_calls), provider)
@@ -167,6 +170,7 @@ class Client:
         self, provider: Provider, request: ChatRequest, *, rescue: bool = False
     ) -> EventStream:
         """Stream an already built ``ChatRequest`` through ``provider``."""
+        self._check_open()
         return EventStream(self._stream(provider, request, rescue=rescue), provider)
 
     def _stream(
@@ -253,8 +257,15 @@ class Client:
         return acc.response()
 
     # -- lifecycle ----------------------------------------------------------------------
+    def _check_open(self) -> None:
+        if self._closed:
+            raise UsageError(
+                "this Client is closed (aclose() or its 'async with' ended): make a new one"
+            )
+
     async def aclose(self) -> None:
         """Close the HTTP clients this client made on the running loop (never the app's)."""
+        self._closed = True
         await self._http.aclose()
 
     async def __aenter__(self) -> Client:
@@ -289,6 +300,6 @@ def _as_spec(tool: Any) -> ToolSpec:
         return ToolSpec.model_validate(tool)
     if callable(tool):
         return ToolSpec.from_function(tool)
-    raise TypeError(
+    raise UsageError(
         f"tools= takes ToolSpec objects (or @llmbridge.tool functions), got {type(tool).__name__}"
     )

@@ -4,6 +4,7 @@
 
     LLMBridgeError                      root; .provider .status .request_id .provider_message .partial
     ├── ConfigurationError              local misuse: unknown provider, bad model string, no key
+    │   └── UsageError                  an API given what it does not take (also a TypeError)
     ├── UnsupportedFeatureError         the request cannot be expressed for this provider
     ├── ToolArgumentsError              tool arguments fail the tool's schema (message fit for the model)
     ├── APIError                        the provider answered with an error (HTTP status or in-stream event)
@@ -59,6 +60,7 @@ __all__ = [
     "ToolArgumentsError",
     "TransportError",
     "UnsupportedFeatureError",
+    "UsageError",
 ]
 
 
@@ -99,6 +101,11 @@ class LLMBridgeError(Exception):
 
 class ConfigurationError(LLMBridgeError):
     """Local misuse: unknown provider, malformed model string, missing API key."""
+
+
+class UsageError(ConfigurationError, TypeError):
+    """An llmbridge API was called with something it does not take (a wrong type, a duplicate
+    name, a closed client). Also a ``TypeError``, as Python itself would raise."""
 
 
 class UnsupportedFeatureError(LLMBridgeError):

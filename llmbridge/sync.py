@@ -7,15 +7,18 @@ partial responses, closing on ``break``) is exactly the async client's.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
+import concurrent.futures
+from collections.abc import AsyncIterator, Iterator, Sequence
 from contextlib import AbstractContextManager
 from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
+import anyio
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from .client import Client, ModelRef
+from .errors import UsageError
 from .events import StreamEvent
 from .response import ChatResponse
 from .types import ChatMessage
@@ -24,6 +27,36 @@ if TYPE_CHECKING:
     from .tools.loop import LoopEvent, ToolLoop
 
 __all__ = ["SyncClient", "SyncToolLoop"]
+
+
+async def _step(events: AsyncIterator[Any], scopes: list[anyio.CancelScope]) -> Any:
+    """One ``__anext__`` inside a cancel scope the calling thread can cancel (Ctrl-C)."""
+    with anyio.CancelScope() as scope:
+        scopes.append(scope)
+        return await events.__anext__()
+    return None  # cancelled: the calling thread is already raising its own exception
+
+
+def _cancel(scopes: list[anyio.CancelScope]) -> None:
+    for scope in scopes:
+        scope.cancel()
+
+
+def _next_in_portal(portal: BlockingPortal, events: AsyncIterator[Any]) -> Any:
+    """``events.__anext__()`` run in the portal; an exception in this thread while it waits
+    (``KeyboardInterrupt``) cancels that step first, so the stream can be closed after it."""
+    scopes: list[anyio.CancelScope] = []
+    future = portal.start_task_soon(_step, events, scopes)
+    try:
+        return future.result()
+    except BaseException:
+        if not future.done():
+            try:
+                portal.call(_cancel, scopes)
+                concurrent.futures.wait([future], timeout=30)
+            except RuntimeError:  # the portal itself is gone: nothing left to cancel
+                pass
+        raise
 
 
 class SyncToolLoop:
@@ -36,7 +69,7 @@ class SyncToolLoop:
     def __iter__(self) -> Iterator[LoopEvent]:
         while True:
             try:
-                yield self._portal.call(self.loop.__anext__)
+                yield _next_in_portal(self._portal, self.loop)
             except StopAsyncIteration:
                 return
 
@@ -51,6 +84,13 @@ class SyncClient:
         self._portal_cm: AbstractContextManager[BlockingPortal] = start_blocking_portal()
         self._portal = self._portal_cm.__enter__()
         self._client = Client(**client_options)
+        self._closed = False
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise UsageError(
+                "this SyncClient is closed (close() or its 'with' ended): make a new one"
+            )
 
     def __repr__(self) -> str:
         return f"Sync{self._client!r}"
@@ -58,11 +98,12 @@ class SyncClient:
     def stream(
         self, model: ModelRef, messages: Sequence[ChatMessage], **options: Any
     ) -> Iterator[StreamEvent]:
+        self._check_open()
         events = self._client.stream(model, messages, **options)
         try:
             while True:
                 try:
-                    event = self._portal.call(events.__anext__)
+                    event = _next_in_portal(self._portal, events)
                 except StopAsyncIteration:
                     return
                 yield event
@@ -71,14 +112,19 @@ class SyncClient:
 
     def run(self, model: ModelRef, messages: Sequence[ChatMessage], **options: Any) -> SyncToolLoop:
         """The tool loop (see ``Client.run``): iterate it for events and tool results."""
+        self._check_open()
         return SyncToolLoop(self._portal, self._client.run(model, messages, **options))
 
     def complete(
         self, model: ModelRef, messages: Sequence[ChatMessage], **options: Any
     ) -> ChatResponse:
+        self._check_open()
         return self._portal.call(partial(self._client.complete, model, messages, **options))
 
     def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
         try:
             self._portal.call(self._client.aclose)
         finally:

@@ -21,7 +21,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import orjson
 
-from ..errors import APIError, ConfigurationError
+from ..errors import APIError, ConfigurationError, UsageError
 from ..events import StreamEvent
 from ..types import ChatRequest
 
@@ -121,7 +121,14 @@ class HttpRequest:
     json: dict[str, Any]
 
     def body_bytes(self) -> bytes:
-        return orjson.dumps(self.json)
+        try:
+            return orjson.dumps(self.json)
+        except orjson.JSONEncodeError as exc:
+            raise UsageError(
+                f"the request body cannot be sent as JSON ({exc}): text must be valid Unicode "
+                "(a lone surrogate such as '\\ud83d' is not; decode bytes with "
+                "errors='replace'), and values must be JSON types"
+            ) from exc
 
     def redacted_headers(self) -> dict[str, str]:
         return {

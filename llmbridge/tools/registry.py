@@ -27,7 +27,7 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from ..errors import ToolArgumentsError
+from ..errors import ToolArgumentsError, UsageError
 from ..types import ToolCallPart
 from .context import ToolContext
 from .decorator import tool_spec_of
@@ -97,14 +97,20 @@ class ToolRegistry:
             target, is_function = spec.function, True
         elif isinstance(getattr(tool, "name", None), str) and callable(getattr(tool, "call", None)):
             spec, target, is_function = _spec_for_object(tool), tool, False
+        elif inspect.isfunction(tool) or inspect.ismethod(tool):  # a plain function, as stream()
+            spec = ToolSpec.from_function(tool)  # takes: described from its signature
+            target, is_function = tool, True
         else:
-            raise TypeError(
-                f"cannot register {tool!r}: expected a @llmbridge.tool function, a "
-                "ToolSpec.from_function(...) spec, or an object with 'name' and "
+            raise UsageError(
+                f"cannot register {tool!r}: expected a function (decorated with @llmbridge.tool "
+                "or plain), a ToolSpec.from_function(...) spec, or an object with 'name' and "
                 "'call(arguments)'"
             )
         if spec.name in self._entries:
-            raise TypeError(f"a tool named {spec.name!r} is already registered")
+            raise UsageError(
+                f"a tool named {spec.name!r} is already registered: give one of them another "
+                "name (@llmbridge.tool(name=...))"
+            )
         self._entries[spec.name] = _Entry(
             spec=spec,
             target=target,

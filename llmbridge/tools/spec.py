@@ -16,11 +16,14 @@ plus explicit defaults.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
+
+from ..errors import UsageError
 
 if TYPE_CHECKING:
     from .schema_from_function import FunctionSignature
@@ -28,6 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["TOOL_NAME_PATTERN", "ToolSpec"]
 
 TOOL_NAME_PATTERN = r"^[a-zA-Z0-9_-]{1,64}$"
+_TOOL_NAME = re.compile(TOOL_NAME_PATTERN)
 
 
 def _empty_object() -> dict[str, Any]:
@@ -89,9 +93,15 @@ class ToolSpec(BaseModel):
         from .schema_from_function import signature_of
 
         fn = getattr(fn, "fn", fn) if isinstance(getattr(fn, "tool_spec", None), ToolSpec) else fn
+        name = name or str(getattr(fn, "__name__", type(fn).__name__))
+        if not _TOOL_NAME.fullmatch(name):
+            raise UsageError(
+                f"{name!r} cannot name a tool (letters, digits, '_' and '-', at most 64): use a "
+                "def with such a name, or ToolSpec.from_function(fn, name=...)"
+            )
         sig = signature_of(fn)
         spec = cls(
-            name=name or str(getattr(fn, "__name__", type(fn).__name__)),
+            name=name,
             description=sig.description if description is None else description,
             parameters=sig.schema,
             strict=strict,

@@ -83,12 +83,11 @@ def test_register_accepts_tools_specs_and_tool_like_objects() -> None:
 @pytest.mark.parametrize(
     "bad",
     [
-        lambda a: a,  # a plain function carries no spec
         42,
         ToolSpec(name="no_function"),
         ToolSpec.from_json_schema("schema_only", "", {}),
     ],
-    ids=["plain-function", "int", "plain-spec", "schema-spec"],
+    ids=["int", "plain-spec", "schema-spec"],
 )
 def test_register_rejects_objects_without_a_spec_or_call(bad: Any) -> None:
     with pytest.raises(TypeError, match="cannot register"):

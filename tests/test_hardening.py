@@ -1,0 +1,150 @@
+"""Errors that are always ours, Ctrl-C in the blocking client, one notion of a tool everywhere."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import threading
+import time
+from collections.abc import Iterator
+
+import httpx
+import pytest
+
+import llmbridge as lb
+from llmbridge.providers import register_provider
+from tests.fakes import FakeProvider, mock_client, sse_body, sse_response
+
+MESSAGES = [lb.ChatMessage.user("hi")]
+
+
+@pytest.fixture(autouse=True)
+def _fake_registered() -> None:
+    register_provider("fake", FakeProvider, replace=True)
+
+
+def _ok(request: httpx.Request) -> httpx.Response:
+    return sse_response(sse_body({"text": "ok"}, {"finish": "stop"}))
+
+
+# -- errors that are always ours -------------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_a_lone_surrogate_in_text_is_a_usage_error_that_says_what_to_do() -> None:
+    async with mock_client(_ok) as http:
+        client = lb.Client(http_client=http)
+        with pytest.raises(lb.UsageError, match="valid Unicode") as info:
+            await client.complete("fake:m", [lb.ChatMessage.user("broken \ud83d emoji")])
+    assert isinstance(info.value, lb.LLMBridgeError)
+
+
+@pytest.mark.anyio
+async def test_a_closed_client_says_so() -> None:
+    async with mock_client(_ok) as http:
+        client = lb.Client(http_client=http)
+        assert (await client.complete("fake:m", MESSAGES)).text == "ok"
+        await client.aclose()
+        with pytest.raises(lb.UsageError, match="closed"):
+            await client.complete("fake:m", MESSAGES)
+        with pytest.raises(lb.UsageError, match="closed"):
+            client.stream("fake:m", MESSAGES)
+
+
+def test_a_closed_sync_client_says_so() -> None:
+    client = lb.SyncClient(http_client=mock_client(_ok))
+    assert client.complete("fake:m", MESSAGES).text == "ok"
+    client.close()
+    client.close()  # twice is fine
+    with pytest.raises(lb.UsageError, match="closed"):
+        client.complete("fake:m", MESSAGES)
+    with pytest.raises(lb.UsageError, match="closed"):
+        list(client.stream("fake:m", MESSAGES))
+
+
+def test_a_wrong_tool_type_is_a_usage_error_and_still_a_type_error() -> None:
+    client = lb.Client(http_client=mock_client(_ok))
+    with pytest.raises(lb.UsageError, match="tools= takes") as info:
+        client.stream("fake:m", MESSAGES, tools=[42])
+    assert isinstance(info.value, TypeError)
+
+
+# -- one notion of a tool --------------------------------------------------------------------
+
+
+def test_registry_takes_plain_functions_as_the_client_does() -> None:
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    registry = lb.ToolRegistry()
+    registry.register(add)
+    assert [s.name for s in registry.specs()] == ["add"]
+    assert registry.call("add", {"a": 2, "b": 3}) == 5
+    with pytest.raises(lb.UsageError, match="already registered"):
+        registry.register(add)
+    with pytest.raises(lb.UsageError, match="cannot register"):
+        registry.register(42)
+    with pytest.raises(lb.UsageError, match="cannot name a tool"):
+        registry.register(lambda a: a)
+
+
+# -- Ctrl-C in SyncClient.stream -----------------------------------------------------------
+
+
+class StallingServer:
+    """Sends one SSE event, then stalls; records when the client closes the connection."""
+
+    def __init__(self) -> None:
+        self.sock = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.sock.getsockname()[1]}"
+        self.closed_by_client = threading.Event()
+        self.thread = threading.Thread(target=self._serve, daemon=True)
+        self.thread.start()
+
+    def _serve(self) -> None:
+        conn, _ = self.sock.accept()
+        with conn:
+            conn.recv(65536)
+            body = sse_body({"text": "first"})
+            conn.sendall(
+                b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+                b"transfer-encoding: chunked\r\n\r\n"
+                + f"{len(body):x}\r\n".encode()
+                + body
+                + b"\r\n"
+            )
+            conn.settimeout(20)
+            try:
+                while conn.recv(65536):
+                    pass
+            except OSError:
+                pass
+            self.closed_by_client.set()
+
+    def close(self) -> None:
+        self.sock.close()
+
+
+@pytest.fixture
+def stalling() -> Iterator[StallingServer]:
+    server = StallingServer()
+    yield server
+    server.close()
+
+
+def test_ctrl_c_in_sync_stream_reaches_the_caller_and_closes_the_stream(
+    stalling: StallingServer,
+) -> None:
+    client = lb.SyncClient(providers={"fake": {"base_url": stalling.url}})
+    seen: list[lb.StreamEvent] = []
+    start = time.monotonic()
+    with pytest.raises(KeyboardInterrupt):
+        for event in client.stream("fake:m", MESSAGES):
+            seen.append(event)
+            threading.Timer(0.2, os.kill, (os.getpid(), signal.SIGINT)).start()  # Ctrl-C
+    assert [e.text for e in seen if isinstance(e, lb.TextDelta)] == ["first"]
+    assert stalling.closed_by_client.wait(5), "the stream was left running"
+    assert time.monotonic() - start < 10
+    client.close()
