@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING, Any
 
 from .context import ToolContext
 from .decorator import Tool, tool
-from .errors import ToolLimitError, ToolSchemaError, ToolTimeoutError
+from .errors import ToolLimitError, ToolSchemaError, ToolSchemaWarning, ToolTimeoutError
 from .spec import ToolSpec
 
 if TYPE_CHECKING:
@@ -33,6 +33,7 @@ __all__ = [
     "ToolRegistry",
     "ToolResult",
     "ToolSchemaError",
+    "ToolSchemaWarning",
     "ToolSpec",
     "ToolTimeoutError",
     "connect_http",

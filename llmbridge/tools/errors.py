@@ -17,11 +17,16 @@ import builtins
 
 from ..errors import ConfigurationError, LLMBridgeError
 
-__all__ = ["ToolLimitError", "ToolSchemaError", "ToolTimeoutError"]
+__all__ = ["ToolLimitError", "ToolSchemaError", "ToolSchemaWarning", "ToolTimeoutError"]
 
 
 class ToolSchemaError(ConfigurationError, ValueError):
     """A tool's JSON schema is not one every provider accepts (or cannot be resolved)."""
+
+
+class ToolSchemaWarning(UserWarning):
+    """Part of a tool's schema is not enforced (e.g. a regex pattern only a backtracking engine
+    could run); ``ToolSpec.schema_warnings`` lists them."""
 
 
 class ToolLimitError(LLMBridgeError):

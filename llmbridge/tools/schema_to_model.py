@@ -19,16 +19,33 @@ from __future__ import annotations
 import keyword
 import re
 import typing
+import warnings
 from functools import lru_cache
 from typing import Annotated, Any, ForwardRef, Literal
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, create_model
-from typing_extensions import Never
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PydanticSchemaGenerationError,
+    PydanticUserError,
+    TypeAdapter,
+    create_model,
+)
+from pydantic_core import SchemaError
+from typing_extensions import Never, TypeAliasType
 
-from .errors import ToolSchemaError
+from .errors import ToolSchemaError, ToolSchemaWarning
 
-__all__ = ["ABSENT", "check_tool_schema", "dump_arguments", "model_for_schema", "normalize_root"]
+__all__ = [
+    "ABSENT",
+    "check_tool_schema",
+    "dump_arguments",
+    "model_for_schema",
+    "normalize_root",
+    "schema_warnings",
+]
 
 ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "ABSENT"})()
 """Default of an optional property the model left out (dropped when dumping)."""
@@ -67,6 +84,11 @@ def normalize_root(schema: dict[str, Any]) -> dict[str, Any]:
     return schema
 
 
+MAX_DEPTH = 64
+"""Nesting of schemas within schemas (properties, items, anyOf, ...) a tool schema may have."""
+MAX_SCHEMA_BYTES = 1024 * 1024
+
+
 def check_tool_schema(schema: Any, *, where: str = "#") -> None:
     """Raise ``ToolSchemaError`` for a parameters schema no provider accepts."""
     if not isinstance(schema, dict):
@@ -82,10 +104,24 @@ def check_tool_schema(schema: Any, *, where: str = "#") -> None:
                 f"tool parameters may not use {key!r} at the root (providers require a plain "
                 "object there); wrap the alternatives in a property instead"
             )
-    _check(schema, schema, where)
+    _check(schema, schema, where, 0)
+    try:
+        size = len(orjson.dumps(schema))
+    except orjson.JSONEncodeError as exc:
+        raise ToolSchemaError(f"tool parameters are not JSON: {exc}") from exc
+    if size > MAX_SCHEMA_BYTES:
+        raise ToolSchemaError(
+            f"tool parameters schema is {size:,} bytes; at most {MAX_SCHEMA_BYTES:,} are accepted"
+        )
 
 
-def _check(root: dict[str, Any], node: Any, where: str) -> None:
+def _check(root: dict[str, Any], node: Any, where: str, depth: int) -> None:
+    if depth > MAX_DEPTH:
+        raise ToolSchemaError(
+            f"{where[:200]}...: schemas nest deeper than {MAX_DEPTH} levels; flatten the schema "
+            "or use $defs"
+        )
+    depth += 1
     if isinstance(node, bool):
         return
     if not isinstance(node, dict):
@@ -103,22 +139,22 @@ def _check(root: dict[str, Any], node: Any, where: str) -> None:
     if not isinstance(props, dict):
         raise ToolSchemaError(f"{where}/properties: must be an object of schemas")
     for name, sub in props.items():
-        _check(root, sub, f"{where}/properties/{name}")
+        _check(root, sub, f"{where}/properties/{name}", depth)
     required = node.get("required", [])
     if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
         raise ToolSchemaError(f"{where}/required: must be a list of property names")
     for key in ("items", "additionalProperties", "not"):
         if key in node:
-            _check(root, node[key], f"{where}/{key}")
+            _check(root, node[key], f"{where}/{key}", depth)
     for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
         if key in node:
             if not isinstance(node[key], list):
                 raise ToolSchemaError(f"{where}/{key}: must be a list of schemas")
             for i, sub in enumerate(node[key]):
-                _check(root, sub, f"{where}/{key}/{i}")
+                _check(root, sub, f"{where}/{key}/{i}", depth)
     for key in ("$defs", "definitions"):
         for name, sub in (node.get(key) or {}).items():
-            _check(root, sub, f"{where}/{key}/{name}")
+            _check(root, sub, f"{where}/{key}/{name}", depth)
 
 
 def _resolve(root: dict[str, Any], ref: Any, where: str) -> dict[str, Any]:
@@ -148,6 +184,25 @@ def model_for_schema(schema: dict[str, Any]) -> type[BaseModel]:
     schema = normalize_root(schema)
     check_tool_schema(schema)
     return _model_for_schema_json(orjson.dumps(schema))
+
+
+_WARNINGS: dict[type[BaseModel], tuple[str, ...]] = {}
+
+
+def schema_warnings(model: type[BaseModel]) -> tuple[str, ...]:
+    """What a validation model does not check that its schema asks for (skipped patterns)."""
+    return _WARNINGS.get(model, ())
+
+
+@lru_cache(maxsize=1024)
+def _linear_pattern(pattern: str) -> bool:
+    """Whether pydantic's Rust regex engine (linear in the input) compiles ``pattern``: never a
+    backtracking engine on text a model wrote (one pattern could freeze the process)."""
+    try:
+        TypeAdapter(Annotated[str, Field(pattern=pattern)])
+    except (PydanticSchemaGenerationError, SchemaError, ValueError):
+        return False
+    return True
 
 
 def dump_arguments(value: Any) -> Any:
@@ -196,15 +251,31 @@ class _Converter:
         self.building: dict[str, str] = {}  # ref -> forward-ref name while being built
         self.namespace: dict[str, Any] = {}
         self.models: list[type[BaseModel]] = []
+        self.warnings: list[str] = []
 
     def root_model(self) -> type[BaseModel]:
-        model = self.object_model(self.root, "Arguments")
-        for m in self.models:
-            if not m.__pydantic_complete__:
-                m.model_rebuild(_types_namespace=self.namespace)
+        try:
+            model = self.object_model(self.root, "Arguments")
+            for m in self.models:
+                if not m.__pydantic_complete__:
+                    m.model_rebuild(_types_namespace=self.namespace)
+        except (PydanticUserError, PydanticSchemaGenerationError, NameError, TypeError) as exc:
+            raise ToolSchemaError(
+                f"tool parameters schema cannot be turned into a validator: {exc}"
+            ) from exc
+        if not model.__pydantic_complete__:
+            raise ToolSchemaError(
+                "tool parameters schema has a $ref cycle that passes through no object "
+                "(e.g. A: anyOf[B], B: anyOf[A]); put an object with properties in the cycle"
+            )
+        _WARNINGS[model] = tuple(self.warnings)
+        for warning in self.warnings:
+            warnings.warn(warning, ToolSchemaWarning, stacklevel=4)
         return model
 
     def ref(self, ref: str) -> Any:
+        """One type per definition, however often it is referenced: a model, or a named alias
+        pydantic builds once (an inlined union referenced twice per level is 2^depth)."""
         if ref in self.refs:
             return self.refs[ref]
         if ref in self.building:
@@ -212,6 +283,8 @@ class _Converter:
         name = f"{_pascal(ref.rsplit('/', 1)[-1])}_{len(self.building)}"
         self.building[ref] = name
         built = self.convert(_resolve(self.root, ref, "#"), ref.rsplit("/", 1)[-1])
+        if not (isinstance(built, type) and issubclass(built, BaseModel)):
+            built = TypeAliasType(name, built)  # type: ignore[misc]
         self.refs[ref] = self.namespace[name] = built
         return built
 
@@ -275,7 +348,7 @@ class _Converter:
         extra: Literal["forbid", "allow"] = (
             "forbid" if node.get("additionalProperties") is False else "allow"
         )
-        config = ConfigDict(extra=extra, populate_by_name=False, regex_engine="python-re")
+        config = ConfigDict(extra=extra, populate_by_name=False)  # Rust regex: linear time
         model: type[BaseModel] = create_model(_pascal(hint), __config__=config, **fields)
         self.models.append(model)
         return model
@@ -320,11 +393,13 @@ class _Converter:
     def _constrained(self, kind: Any, node: dict[str, Any], json_type: str) -> Any:
         table = _CONSTRAINTS.get(json_type, {})
         kwargs = {table[k]: v for k, v in node.items() if k in table}
-        if isinstance(kwargs.get("pattern"), str):
-            try:
-                re.compile(kwargs["pattern"])
-            except re.error:
-                del kwargs["pattern"]  # not a Python regex: skip rather than fail
+        pattern = kwargs.get("pattern")
+        if isinstance(pattern, str) and not _linear_pattern(pattern):
+            del kwargs["pattern"]
+            self.warnings.append(
+                f"pattern {pattern[:100]!r} is not checked: only patterns a linear-time engine "
+                "runs are (no look-arounds, no back-references)"
+            )
         return Annotated[kind, Field(**kwargs)] if kwargs else kind
 
     @staticmethod

@@ -182,6 +182,13 @@ class ToolSpec(BaseModel):
             return model_for_schema(self.parameters)
         return self._binding.model
 
+    @property
+    def schema_warnings(self) -> tuple[str, ...]:
+        """What the argument validation skips of this tool's schema (and why)."""
+        from .schema_to_model import schema_warnings
+
+        return schema_warnings(self.validation_model)
+
     def validate_arguments(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
         """Validated arguments, or ``ToolArgumentsError`` with a message for the model."""
         from .argument_errors import arguments_error, not_an_object
