@@ -29,11 +29,13 @@ from ..events import (
     ToolCallEnd,
     event_to_dict,
 )
+from ..providers.base import ProviderConfig
 from ..providers.registry import split_model
 from ..stream import RetryPolicy
 from ..stream.clients import DEFAULT_TIMEOUT
 from ..testing.fixtures import Fixture, dump_json, load_fixture
-from ..testing.record import RecordingTransport
+from ..testing.record import RecordingTransport, replayable_config
+from ..testing.redact import secret_scrubber
 from ..testing.replay import ReplayMismatch, ReplayTransport
 from ..tools.decorator import tool, tool_spec_of
 from ..tools.registry import ToolRegistry
@@ -279,6 +281,7 @@ def _save_recordings(
     assert args.record is not None
     starts = [i for i, m in enumerate(conversation) if m.role == "assistant"]
     count = len(recorder.recordings)
+    clean = secret_scrubber(recorder.secrets | ProviderConfig.from_mapping(options).secrets())
     for n, rec in enumerate(recorder.recordings):
         history = conversation[: starts[n]] if n < len(starts) else conversation
         request = client.build_request(model_name, history, tools=specs, tool_mode=args.tool_mode)
@@ -287,16 +290,17 @@ def _save_recordings(
             path=path,
             model=args.model,
             request=request,
-            provider_config={k: v for k, v in options.items() if k != "api_key"},
+            provider_config=replayable_config(options),
             http_request=rec.request,
             status=rec.status,
             headers=rec.headers,
             body=b"".join(rec.chunks),
             chunks=[len(c) for c in rec.chunks],
             events=turns[n] if n < len(turns) else [],
-        ).save()
+        ).save(scrub=clean)
         if error is not None and n == count - 1:
             dump_json(
-                path / "error.json", {"class": type(error).__name__, "message": error.message}
+                path / "error.json",
+                {"class": type(error).__name__, "message": clean(error.message)},
             )
     print(f"recorded {count} fixture(s) under {args.record}", file=sys.stderr)

@@ -15,6 +15,7 @@ Rules:
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -35,6 +36,8 @@ __all__ = [
     "ProviderConfig",
     "ProviderFactory",
     "Secret",
+    "is_secret_name",
+    "secret_values",
 ]
 
 SECRET_QUERY_PARAMS = frozenset({"key", "api_key", "api-key", "access_token", "token"})
@@ -43,6 +46,41 @@ SECRET_QUERY_PARAMS = frozenset({"key", "api_key", "api-key", "access_token", "t
 SENSITIVE_HEADERS = frozenset(
     {"authorization", "x-api-key", "x-goog-api-key", "api-key", "proxy-authorization"}
 )
+_SECRET_WORDS = frozenset(
+    {
+        "key",
+        "apikey",
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "auth",
+        "authorization",
+        "credential",
+        "credentials",
+        "signature",
+        "cookie",
+    }
+)
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a header, query parameter or provider option of this name carries a credential:
+    the known ones, and any whose words include key, token, secret, password, auth, ...
+    (``Ocp-Apim-Subscription-Key``, ``access_token``; not ``max_tokens``)."""
+    low = name.lower()
+    if low in SENSITIVE_HEADERS or low in SECRET_QUERY_PARAMS:
+        return True
+    return any(word in _SECRET_WORDS for word in re.split(r"[-_. ]+", low))
+
+
+def secret_values(value: Any) -> set[str]:
+    """The credential strings in ``value`` (a header value like ``Bearer <token>`` gives both)."""
+    if isinstance(value, Secret):
+        value = value.reveal()
+    if not isinstance(value, str):
+        return set()
+    return {v for v in (value, value.partition(" ")[2]) if len(v) >= 8}
 
 
 class Secret:
@@ -79,6 +117,27 @@ class ProviderConfig:
     """Anything provider-specific (Azure ``api_version``, Vertex ``project`` / ``location``)."""
     env: Mapping[str, str] | None = None
     """Where to look up key variables; ``None`` means ``os.environ`` at build time."""
+
+    def __repr__(self) -> str:
+        def shown(name: str, value: Any) -> Any:
+            return "<redacted>" if is_secret_name(name) else value
+
+        options = {k: shown(k, v) for k, v in self.options.items()}
+        headers = {k: shown(k, v) for k, v in self.headers.items()}
+        env = None if self.env is None else {k: "<redacted>" for k in self.env}
+        return (
+            f"ProviderConfig(api_key={self.api_key!r}, base_url={self.base_url!r}, "
+            f"headers={headers!r}, options={options!r}, env={env!r})"
+        )
+
+    def secrets(self) -> set[str]:
+        """Every credential value this config carries (for scrubbing recordings and errors)."""
+        found: set[str] = secret_values(self.api_key)
+        for mapping in (self.options, self.headers, self.env or {}):
+            for name, value in mapping.items():
+                if is_secret_name(name):
+                    found |= secret_values(value)
+        return found
 
     @classmethod
     def from_mapping(cls, data: Mapping[str, Any] | ProviderConfig | None) -> ProviderConfig:
@@ -131,10 +190,7 @@ class HttpRequest:
             ) from exc
 
     def redacted_headers(self) -> dict[str, str]:
-        return {
-            k: ("<redacted>" if k.lower() in SENSITIVE_HEADERS else v)
-            for k, v in self.headers.items()
-        }
+        return {k: ("<redacted>" if is_secret_name(k) else v) for k, v in self.headers.items()}
 
     def __repr__(self) -> str:
         return f"HttpRequest(method={self.method!r}, url={self.url!r}, headers={self.redacted_headers()!r})"

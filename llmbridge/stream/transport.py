@@ -44,11 +44,11 @@ from ..errors import (
 )
 from ..events import StreamEvent
 from ..providers.base import (
-    SECRET_QUERY_PARAMS,
-    SENSITIVE_HEADERS,
     Decoder,
     HttpRequest,
     Provider,
+    is_secret_name,
+    secret_values,
 )
 from ..response import Accumulator
 from .clients import HttpPool
@@ -236,17 +236,16 @@ def _secrets(request: HttpRequest) -> tuple[str, ...]:
     """The secret strings ``request`` carries (longest first), never shorter than 8 chars."""
     found: set[str] = set()
     for name, value in request.headers.items():
-        if name.lower() in SENSITIVE_HEADERS and isinstance(value, str):
-            found.add(value)
-            found.add(value.partition(" ")[2])  # "Bearer <token>"
+        if is_secret_name(name):
+            found |= secret_values(value)
     try:
         params = httpx.URL(request.url).params if "?" in request.url else httpx.QueryParams()
     except (httpx.InvalidURL, TypeError):  # an unparseable URL fails later, in the send
         params = httpx.QueryParams()
     for name, value in params.multi_items():
-        if name.lower() in SECRET_QUERY_PARAMS:
-            found.add(value)
-    return tuple(sorted((s for s in found if len(s) >= 8), key=len, reverse=True))
+        if is_secret_name(name):
+            found |= secret_values(value)
+    return tuple(sorted(found, key=len, reverse=True))
 
 
 def _scrub_value(value: Any, secrets: tuple[str, ...]) -> Any:

@@ -22,6 +22,7 @@ import orjson
 
 from ..events import StreamEvent, event_from_dict, event_to_dict
 from ..types import ChatRequest
+from .redact import Scrub, scrub_bytes, scrub_json
 
 __all__ = ["Fixture", "dump_json", "load_fixture"]
 
@@ -64,7 +65,10 @@ class Fixture:
             out.append(self.body[pos:])
         return out
 
-    def save(self) -> None:
+    def save(self, *, scrub: Scrub | None = None) -> None:
+        """Write the fixture; ``scrub`` is applied to every string written (secrets, PII)."""
+        if scrub is not None:
+            self._scrub(scrub)
         self.path.mkdir(parents=True, exist_ok=True)
         inp = self.request.model_dump(mode="json", exclude_none=True, by_alias=True)
         inp = {
@@ -80,6 +84,20 @@ class Fixture:
         (self.path / "response.sse").write_bytes(self.body)
         if self.events is not None:
             self.save_events(self.events)
+
+    def _scrub(self, scrub: Scrub) -> None:
+        request = self.request.model_dump(mode="json", exclude_none=True, by_alias=True)
+        self.request = ChatRequest.model_validate(scrub_json(request, scrub))
+        self.provider_config = scrub_json(self.provider_config, scrub)
+        self.http_request = scrub_json(self.http_request, scrub)
+        self.headers = scrub_json(self.headers, scrub)
+        body = scrub_bytes(self.body, scrub)
+        if body != self.body:  # lengths changed: one chunk (replay splits anywhere anyway)
+            self.body, self.chunks = body, [len(body)]
+        if self.events is not None:
+            self.events = [
+                event_from_dict(scrub_json(event_to_dict(e), scrub)) for e in self.events
+            ]
 
     def save_events(self, events: list[StreamEvent]) -> None:
         self.events = events

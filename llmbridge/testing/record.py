@@ -8,7 +8,7 @@ folder (input, request, response, golden events, and the error if the stream end
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -18,11 +18,24 @@ import orjson
 
 from ..errors import LLMBridgeError
 from ..events import StreamEvent
+from ..providers.base import ProviderConfig, is_secret_name, secret_values
 from ..types import ChatMessage
 from .fixtures import Fixture, dump_json
-from .redact import redact_request_headers, redact_response_headers, redact_url
+from .redact import (
+    Scrub,
+    redact_request_headers,
+    redact_response_headers,
+    redact_url,
+    secret_scrubber,
+)
 
-__all__ = ["Recording", "RecordingTransport", "record_fixture"]
+__all__ = [
+    "Recording",
+    "RecordingTransport",
+    "known_secrets",
+    "record_fixture",
+    "replayable_config",
+]
 
 
 @dataclass
@@ -54,9 +67,14 @@ class RecordingTransport(httpx.AsyncBaseTransport):
         self.inner = inner or httpx.AsyncHTTPTransport()
         self.redact = redact
         self.recordings: list[Recording] = []
+        self.secrets: set[str] = set()
+        """Credential values seen in requests (headers, query parameters): scrubbed on save."""
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         content = await request.aread()
+        for name, value in [*request.headers.multi_items(), *request.url.params.multi_items()]:
+            if is_secret_name(name):
+                self.secrets |= secret_values(value)
         try:
             body: Any = orjson.loads(content) if content else None
         except orjson.JSONDecodeError:
@@ -85,13 +103,26 @@ class RecordingTransport(httpx.AsyncBaseTransport):
         await self.inner.aclose()
 
 
-def _replayable_config(client_options: dict[str, Any] | None, model: str) -> dict[str, Any]:
-    """The provider options a replay needs (``base_url``, flags), never the key."""
-    providers = (client_options or {}).get("providers") or {}
-    options = providers.get(model.partition(":")[0]) or {}
+def replayable_config(options: Any) -> dict[str, Any]:
+    """The provider options a replay needs (``base_url``, flags): never a credential (any
+    option or header named like one), never ``env``."""
+    if isinstance(options, ProviderConfig):
+        options = {"base_url": options.base_url, "headers": options.headers, **options.options}
     if not isinstance(options, dict):
         return {}
-    return {k: v for k, v in options.items() if k not in ("api_key", "headers")}
+    out = {k: v for k, v in options.items() if k != "env" and not is_secret_name(k)}
+    headers = {k: v for k, v in (out.pop("headers", None) or {}).items() if not is_secret_name(k)}
+    if headers:
+        out["headers"] = headers
+    return {k: v for k, v in out.items() if v is not None}
+
+
+def known_secrets(client_options: Mapping[str, Any] | None) -> set[str]:
+    """Every credential value in ``Client(**client_options)``'s provider options."""
+    found: set[str] = set()
+    for options in ((client_options or {}).get("providers") or {}).values():
+        found |= ProviderConfig.from_mapping(options).secrets()
+    return found
 
 
 async def record_fixture(
@@ -101,9 +132,14 @@ async def record_fixture(
     *,
     client_options: dict[str, Any] | None = None,
     transport: httpx.AsyncBaseTransport | None = None,
+    scrub: Scrub | None = None,
     **options: Any,
 ) -> Fixture:
-    """Run ``Client.stream(model, messages, **options)`` for real and save it as a fixture."""
+    """Run ``Client.stream(model, messages, **options)`` for real and save it as a fixture.
+
+    Every credential (keys, tokens, credential headers and options, ``env`` values) is removed
+    from everything written, request and response alike; ``scrub`` is the app's own hook,
+    applied to every string written too (e.g. to mask e-mail addresses in prompts)."""
     from ..client import Client
 
     recorder = RecordingTransport(transport)
@@ -119,11 +155,13 @@ async def record_fixture(
         except LLMBridgeError as exc:
             error = exc
     last = recorder.recordings[-1]
+    providers = (client_options or {}).get("providers") or {}
+    clean = secret_scrubber(recorder.secrets | known_secrets(client_options), scrub)
     fixture = Fixture(
         path=Path(path),
         model=model,
         request=request,
-        provider_config=_replayable_config(client_options, model),
+        provider_config=replayable_config(providers.get(model.partition(":")[0])),
         http_request=last.request,
         status=last.status,
         headers=last.headers,
@@ -131,9 +169,10 @@ async def record_fixture(
         chunks=[len(c) for c in last.chunks],
         events=events,
     )
-    fixture.save()
+    fixture.save(scrub=clean)
     if error is not None:
         dump_json(
-            Path(path) / "error.json", {"class": type(error).__name__, "message": error.message}
+            Path(path) / "error.json",
+            {"class": type(error).__name__, "message": clean(error.message)},
         )
     return fixture

@@ -19,9 +19,9 @@ from anyio.abc import SocketStream
 
 import llmbridge as lb
 from llmbridge.providers import ProviderConfig, create_provider
-from llmbridge.providers.base import SENSITIVE_HEADERS
+from llmbridge.providers.base import SECRET_QUERY_PARAMS, SENSITIVE_HEADERS
 from llmbridge.providers.registry import available_providers
-from llmbridge.testing.redact import REDACTED, SECRET_QUERY_PARAMS
+from llmbridge.testing.redact import REDACTED
 from tests.fakes import mock_client, sse_response
 from tests.loopback import serve
 from tests.reliability.reliability_support import (
