@@ -9,6 +9,7 @@ with ``async for``, or use ``async with`` to close the HTTP response determinist
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
@@ -162,6 +163,12 @@ class Client:
     ) -> EventStream:
         """Stream normalized events for one model turn (see ``build_request`` for options)."""
         self._check_open()
+        unknown = options.keys() - _REQUEST_OPTIONS
+        if unknown:
+            raise UsageError(
+                f"unknown option(s) {', '.join(sorted(unknown))}: stream(), complete() and run() "
+                f"take {', '.join(sorted(_REQUEST_OPTIONS))} (provider-specific fields: extra=)"
+            )
         provider, model_name = self.resolve(model)
         request = self.build_request(model_name, messages, **options)
         return EventStream(self._stream(provider, request, rescue=rescue_tool_calls), provider)
@@ -278,6 +285,13 @@ class Client:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+_REQUEST_OPTIONS = frozenset(
+    name
+    for name, param in inspect.signature(Client.build_request).parameters.items()
+    if param.kind is param.KEYWORD_ONLY
+)
 
 
 def _as_specs(tools: Any) -> list[ToolSpec]:

@@ -4,7 +4,7 @@
 
     LLMBridgeError                      root; .provider .status .request_id .provider_message .partial
     ├── ConfigurationError              local misuse: unknown provider, bad model string, no key
-    │   └── UsageError                  an API given what it does not take (also a TypeError)
+    │   └── UsageError                  an API given what it does not take (also TypeError/ValueError)
     ├── UnsupportedFeatureError         the request cannot be expressed for this provider
     ├── ToolArgumentsError              tool arguments fail the tool's schema (message fit for the model)
     ├── APIError                        the provider answered with an error (HTTP status or in-stream event)
@@ -103,9 +103,10 @@ class ConfigurationError(LLMBridgeError):
     """Local misuse: unknown provider, malformed model string, missing API key."""
 
 
-class UsageError(ConfigurationError, TypeError):
-    """An llmbridge API was called with something it does not take (a wrong type, a duplicate
-    name, a closed client). Also a ``TypeError``, as Python itself would raise."""
+class UsageError(ConfigurationError, TypeError, ValueError):
+    """An llmbridge API was called with something it does not take (a wrong type or value, an
+    unknown option, a duplicate name, a closed client). Also a ``TypeError`` and a
+    ``ValueError``, so code written against Python's own exceptions keeps working."""
 
 
 class UnsupportedFeatureError(LLMBridgeError):

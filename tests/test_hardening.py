@@ -148,3 +148,23 @@ def test_ctrl_c_in_sync_stream_reaches_the_caller_and_closes_the_stream(
     assert stalling.closed_by_client.wait(5), "the stream was left running"
     assert time.monotonic() - start < 10
     client.close()
+
+
+def test_an_unknown_option_names_the_ones_that_exist() -> None:
+    client = lb.Client(http_client=mock_client(_ok))
+    with pytest.raises(lb.UsageError, match="unknown option.*seedz.*max_tokens"):
+        client.stream("fake:m", MESSAGES, seedz=1)
+
+
+@pytest.mark.parametrize(
+    "misuse",
+    [
+        lambda: lb.ToolSpec.from_function(lambda *args: None, name="star_args"),
+        lambda: lb.ToolSpec.from_mcp({"description": "no name"}),
+        lambda: lb.Client().run("fake:m", MESSAGES, tools=[], max_steps=0),
+    ],
+    ids=["star-args", "mcp-without-name", "max-steps-0"],
+)
+def test_local_misuse_is_a_typed_error(misuse: object) -> None:
+    with pytest.raises(lb.UsageError):
+        misuse()  # type: ignore[operator]

@@ -23,6 +23,8 @@ from typing import Any, Literal
 
 import orjson
 
+from ..errors import UsageError
+
 __all__ = ["FUNCTION_CALL", "KNOWN_DIALECTS", "TOOL_CALL", "Dialect", "render_call"]
 
 _TAG_NAME = re.compile(r"[A-Za-z][A-Za-z0-9_.:-]*\Z")
@@ -46,9 +48,9 @@ class Dialect:
     def __post_init__(self) -> None:
         for tag in (self.tag, self.result_tag):
             if not _TAG_NAME.match(tag):
-                raise ValueError(f"invalid tag name {tag!r}: use [A-Za-z][A-Za-z0-9_.:-]*")
+                raise UsageError(f"invalid tag name {tag!r}: use [A-Za-z][A-Za-z0-9_.:-]*")
         if not self.arguments_keys:
-            raise ValueError("a dialect needs at least one arguments key")
+            raise UsageError("a dialect needs at least one arguments key")
 
     @property
     def open_tag(self) -> str:

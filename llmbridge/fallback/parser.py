@@ -46,6 +46,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Sequence
 
+from ..errors import UsageError
 from ..events import StreamEvent, TextDelta, ToolCallChunk, ToolCallEnd, ToolCallStart
 from .body import CallBody
 from .dialects import FUNCTION_CALL, Dialect
@@ -68,9 +69,9 @@ class ToolCallParser:
         id_prefix: str = "call_",
     ) -> None:
         if not dialects:
-            raise ValueError("ToolCallParser needs at least one dialect")
+            raise UsageError("ToolCallParser needs at least one dialect")
         if rescue and tool_names is None:
-            raise ValueError("rescue mode needs tool_names (only declared tools are rescued)")
+            raise UsageError("rescue mode needs tool_names (only declared tools are rescued)")
         self._dialects = tuple(dialects)
         self._open_tags = tuple(d.open_tag for d in self._dialects)
         self._pairs = tuple(zip(self._dialects, self._open_tags, strict=True))
@@ -115,7 +116,7 @@ class ToolCallParser:
         if self._state == _TEXT and "<" not in text:  # fast path: plain text
             return [TextDelta(text)] if text else []
         if self._state == _CLOSED:
-            raise RuntimeError("ToolCallParser.feed() after close()")
+            raise UsageError("ToolCallParser.feed() after close(): make a new parser per stream")
         out: list[StreamEvent] = []
         self._out = out
         handlers = self._handlers

@@ -23,6 +23,7 @@ from __future__ import annotations
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from typing import Any, Literal, TypeAlias
 
+from ..errors import UsageError
 from ..events import StreamEvent
 from ..response import Accumulator, ChatResponse
 from ..types import ChatMessage
@@ -50,7 +51,7 @@ class ToolLoop:
         provider: str | None = None,
     ) -> None:
         if max_steps < 1:
-            raise ValueError(f"max_steps must be at least 1, got {max_steps}")
+            raise UsageError(f"max_steps must be at least 1, got {max_steps}")
         self.messages: list[ChatMessage] = list(messages)
         """The whole conversation: the given messages, then every turn and tool result."""
         self.registry = registry

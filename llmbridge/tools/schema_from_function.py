@@ -26,6 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 from pydantic.fields import FieldInfo
 from pydantic.json_schema import GenerateJsonSchema
 
+from ..errors import UsageError
 from .context import is_tool_context
 from .docstrings import parse_docstring
 
@@ -74,7 +75,7 @@ def _hints(fn: Callable[..., Any]) -> dict[str, Any]:
     try:
         return typing.get_type_hints(_target(fn), include_extras=True)
     except NameError as exc:
-        raise TypeError(
+        raise UsageError(
             f"cannot resolve the type hints of tool function {_name(fn)!r}: {exc} "
             "(define the types at module level)"
         ) from exc
@@ -118,14 +119,14 @@ def signature_of(fn: Callable[..., Any]) -> FunctionSignature:
         annotation = hints.get(param.name, Any)
         if is_tool_context(annotation):
             if i != 0:
-                raise TypeError(
+                raise UsageError(
                     f"tool function {_name(fn)!r}: the ToolContext parameter {param.name!r} "
                     "must be the first parameter"
                 )
             context_param = param.name
             continue
         if param.kind in (param.VAR_POSITIONAL, param.VAR_KEYWORD):
-            raise TypeError(
+            raise UsageError(
                 f"tool function {_name(fn)!r}: *args / **kwargs cannot be tool parameters "
                 f"({param.name!r}); the model sends named arguments only"
             )

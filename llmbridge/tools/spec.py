@@ -164,7 +164,7 @@ class ToolSpec(BaseModel):
         if schema is None:
             schema = get("input_schema")
         if get("name") is None:
-            raise TypeError(f"not an MCP tool definition (no name): {tool!r}")
+            raise UsageError(f"not an MCP tool definition (no name): {tool!r}")
         return cls.from_json_schema(str(get("name")), get("description"), schema or {})
 
     # -- use ---------------------------------------------------------------------------

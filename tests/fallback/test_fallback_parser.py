@@ -7,6 +7,7 @@ import json
 import pytest
 from fallback_helpers import chars, ends, normalize, run, split, text_of
 
+from llmbridge.errors import UsageError
 from llmbridge.events import TextDelta, ToolCallChunk, ToolCallStart
 from llmbridge.fallback import KNOWN_DIALECTS, TOOL_CALL, ToolCallParser
 
@@ -308,7 +309,7 @@ def test_feed_after_close_is_refused_and_close_is_idempotent() -> None:
     parser.feed("a<")
     assert parser.close() == [TextDelta("<")]
     assert parser.close() == []
-    with pytest.raises(RuntimeError):
+    with pytest.raises(UsageError, match="after close"):
         parser.feed("<x")
 
 
