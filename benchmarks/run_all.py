@@ -22,6 +22,7 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_concurrency
 import bench_fallback
+import bench_hostile
 import bench_import
 import bench_peers
 import bench_stream
@@ -55,6 +56,7 @@ def measure_all(*, quick: bool) -> dict[str, Any]:
         out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
         data["concurrency"].append(json.loads(out))
     data["import"] = bench_import.measure(runs["import"], peers=not quick)
+    data["hostile"] = bench_hostile.measure()
     return data
 
 
@@ -85,6 +87,10 @@ def report(data: dict[str, Any]) -> str:
         "## Import time",
         "",
         bench_import.markdown(data["import"], runs["import"]),
+        "",
+        "## Hostile tool schemas and arguments",
+        "",
+        bench_hostile.markdown(data["hostile"]),
     ]
     return "\n".join(sections) + "\n"
 
