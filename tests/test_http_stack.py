@@ -302,3 +302,29 @@ async def test_breaking_out_of_a_stream_leaves_no_resource_warning() -> None:
         await anyio.sleep(0.05)
         gc.collect()
     assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
+
+
+async def test_a_keep_alive_connection_closed_by_the_server_is_resent_once() -> None:
+    connections = 0
+
+    async def script(stream: SocketStream) -> None:
+        nonlocal connections
+        connections += 1
+        first = connections == 1
+        await read_request(stream)
+        await stream.send(SSE_HEAD + chunk(sse_body(*EVENTS)) + b"0\r\n\r\n")
+        if first:
+            await read_request(stream)  # the reused connection's next request: hang up on it
+            await stream.aclose()
+            return
+        while True:
+            await read_request(stream)
+            await stream.send(SSE_HEAD + chunk(sse_body(*EVENTS)) + b"0\r\n\r\n")
+
+    async with (
+        serve(script) as url,
+        fake_client(url, retry=lb.RetryPolicy(max_attempts=1)) as client,
+    ):
+        for _ in range(3):
+            assert (await client.complete("fake:m", MESSAGES)).text == "Hello"
+    assert connections == 2

@@ -79,7 +79,13 @@ TYPE_ERRORS: dict[str, type[APIError]] = {
     "DEADLINE_EXCEEDED": ServerError,
 }
 
-CONTEXT_LENGTH_CODES = frozenset({"context_length_exceeded", "string_above_max_length"})
+CONTEXT_LENGTH_CODES = frozenset(
+    {
+        "context_length_exceeded",
+        "string_above_max_length",
+        "exceed_context_size_error",  # llama.cpp's llama-server
+    }
+)
 
 _REQUEST_ID_HEADERS = (
     "x-request-id",

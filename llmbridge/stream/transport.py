@@ -163,7 +163,14 @@ async def _open(http: Any, provider: Provider, request: HttpRequest, timeout: An
     )
     log.debug("llmbridge: %s %s", request.method, request.url)
     with _translate(provider.name, request.url, midway=False), _loop_guard(provider.name):
-        response = await http.send(built, stream=True)
+        try:
+            response = await http.send(built, stream=True)
+        except _classes("RemoteProtocolError"):
+            # The server closed a pooled keep-alive connection as we reused it ("disconnected
+            # without sending a response"): the request was never answered, so it is sent once
+            # more at once, on a fresh connection, as urllib3 and aiohttp do.
+            log.debug("llmbridge: stale keep-alive connection; resending once")
+            response = await http.send(built, stream=True)
     try:
         if not 200 <= response.status_code < 300:
             body = await _read_error_body(response)

