@@ -194,6 +194,9 @@ def api_error(
             cls = TYPE_ERRORS[kind]
     elif status is not None and status >= 500:
         cls = OverloadedError if kind in ("overloaded_error", "UNAVAILABLE") else ServerError
+        client_side = TYPE_ERRORS.get(kind) if kind is not None else None
+        if client_side is not None and not issubclass(client_side, ServerError):
+            cls = client_side  # a 5xx whose body names a client error: the same every time
     elif kind is not None:
         cls = TYPE_ERRORS.get(kind)
     if cls is None:

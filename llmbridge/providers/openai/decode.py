@@ -59,6 +59,7 @@ class ChatCompletionsDecoder:
         self._usage: dict[str, Any] | None = None
         self._refusal: list[str] = []
         self._id_prefix = "call_"
+        self._saw_tool_calls = False
 
     # -- SSE entry points ---------------------------------------------------------------
     def feed(self, event: str, data: str) -> list[StreamEvent]:
@@ -214,10 +215,13 @@ class ChatCompletionsDecoder:
 
     def _tool_calls(self, value: Any, delta: dict[str, Any], out: list[StreamEvent]) -> None:
         if isinstance(value, list):
+            self._saw_tool_calls = True
             self._calls.feed(value, out, id_prefix=self._id_prefix)
 
     def _function_call(self, value: Any, delta: dict[str, Any], out: list[StreamEvent]) -> None:
-        if isinstance(value, dict):  # the legacy functions API: one call, no id
+        # The legacy functions API: one call, no id. Servers that send it *beside* tool_calls
+        # (llama-cpp-python) describe the same call twice: tool_calls wins.
+        if isinstance(value, dict) and not self._saw_tool_calls and "tool_calls" not in delta:
             self._calls.feed([{"index": 0, "function": value}], out, id_prefix=self._id_prefix)
 
     def _finish(self, out: list[StreamEvent]) -> list[StreamEvent]:

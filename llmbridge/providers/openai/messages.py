@@ -103,7 +103,9 @@ def _assistant(message: ChatMessage, provider: str, send_reasoning: bool) -> dic
         elif isinstance(part, ImagePart | ToolResultPart | RawPart):
             continue  # not expressible in an assistant message of this API
     joined = "".join(text)
-    out: dict[str, Any] = {"role": "assistant", "content": joined if joined or not calls else None}
+    # "" rather than null beside tool calls: the SDK's types allow both, and some servers
+    # (llama-cpp-python) answer 500 to null.
+    out: dict[str, Any] = {"role": "assistant", "content": joined}
     if reasoning and calls:  # DeepSeek wants it on tool-call turns (and rejects it elsewhere)
         out["reasoning_content"] = "".join(reasoning)
     if calls:

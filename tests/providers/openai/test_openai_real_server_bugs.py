@@ -1,0 +1,60 @@
+"""Regressions found against real OpenAI-compatible servers (llama.cpp, llama-cpp-python)."""
+
+from __future__ import annotations
+
+import orjson
+
+import llmbridge as lb
+from llmbridge.providers.base import ProviderConfig
+from llmbridge.providers.registry import create_provider
+from llmbridge.stream.http_errors import error_from_body
+from llmbridge.testing import assert_split_invariant, check_invariants, decode_body
+
+REQUEST = lb.ChatRequest(model="m", messages=[lb.ChatMessage.user("weather?")])
+
+
+def chunk(delta: dict[str, object], finish: str | None = None) -> bytes:
+    body = {
+        "id": "c1",
+        "object": "chat.completion.chunk",
+        "created": 1,
+        "model": "m",
+        "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+    }
+    return b"data: " + orjson.dumps(body) + b"\n\n"
+
+
+def test_legacy_function_call_beside_tool_calls_is_one_call_not_two() -> None:
+    """llama-cpp-python's server sends ``function_call`` and ``tool_calls`` in the same delta."""
+    pieces = ['{"ci', 'ty": "Par', 'is"}']
+    body = chunk({"role": "assistant", "content": None})
+    for i, piece in enumerate(pieces):
+        call = {"index": 0, "function": {"arguments": piece}}
+        if i == 0:
+            call |= {"id": "call_1", "type": "function"}
+            call["function"] = {"name": "get_weather", "arguments": piece}
+        legacy = {"arguments": piece} | ({"name": "get_weather"} if i == 0 else {})
+        body += chunk({"function_call": legacy, "tool_calls": [call]})
+    body += chunk({}, "tool_calls") + b"data: [DONE]\n\n"
+    provider = create_provider("llamacpp", ProviderConfig(env={}))
+    events = decode_body(provider.new_decoder(REQUEST), [body])
+    check_invariants(events)
+    ends = [e for e in events if isinstance(e, lb.ToolCallEnd)]
+    assert [(e.name, e.arguments) for e in ends] == [("get_weather", {"city": "Paris"})]
+    assert_split_invariant(lambda: provider.new_decoder(REQUEST), body)
+
+
+def test_legacy_function_call_alone_still_works() -> None:
+    body = chunk({"function_call": {"name": "f", "arguments": "{}"}}) + chunk({}, "function_call")
+    provider = create_provider("openai-compatible", ProviderConfig(base_url="http://h/v1", env={}))
+    events = decode_body(provider.new_decoder(REQUEST), [body + b"data: [DONE]\n\n"])
+    assert [e.name for e in events if isinstance(e, lb.ToolCallEnd)] == ["f"]
+
+
+def test_a_500_whose_body_names_a_client_error_is_not_retried() -> None:
+    body = orjson.dumps({"error": {"message": "bad messages", "type": "invalid_request_error"}})
+    error = error_from_body(provider="p", status=500, headers={}, body=body)
+    assert isinstance(error, lb.InvalidRequestError) and error.status == 500
+    assert not error.retryable
+    plain = error_from_body(provider="p", status=500, headers={}, body=b'{"error": "boom"}')
+    assert isinstance(plain, lb.ServerError) and plain.retryable
