@@ -1,5 +1,3 @@
-import sys
+from llmbridge.cli import entry
 
-from llmbridge.cli import main
-
-sys.exit(main())
+entry()

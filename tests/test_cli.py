@@ -198,3 +198,42 @@ def test_chat_says_which_local_server_it_expected(capsys: pytest.CaptureFixture[
     err = capsys.readouterr().err
     assert f"ConnectionError: could not connect to 127.0.0.1:{port}" in err
     assert f"hint: is Ollama running on 127.0.0.1:{port}?" in err
+
+
+def test_replay_with_a_bad_path_is_one_clear_line(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["replay", "no/such/fixture"]) == 2
+    err = capsys.readouterr().err
+    assert err.strip() == "error: no/such/fixture is not a fixture folder (no input.json)"
+
+
+def test_demo_json_into_a_closed_pipe_ends_quietly() -> None:
+    """``llmbridge demo --json | head -1``: the reader leaves; no BrokenPipeError traceback."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "llmbridge", "demo", "--json"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    assert proc.stdout is not None and proc.stderr is not None
+    proc.stdout.close()  # the reader is gone before the first line
+    err = proc.stderr.read().decode()
+    assert proc.wait(timeout=120) == 141
+    assert "BrokenPipeError" not in err and "Traceback" not in err
+
+
+def test_help_is_plain_and_documents_every_argument() -> None:
+    out = subprocess.run(
+        [sys.executable, "-m", "llmbridge", "chat", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "``" not in out
+    for flag in ("--max-tokens", "--tool-mode", "the user message"):
+        assert flag in out
+    replay = subprocess.run(
+        [sys.executable, "-m", "llmbridge", "replay", "--help"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout
+    assert "a fixture folder" in replay

@@ -1,4 +1,4 @@
-"""The ``llmbridge`` command: ``demo``, ``replay``, ``chat``, ``--version``.
+"""The llmbridge command: demo, replay, chat, --version.
 
 Rules: ``demo`` and ``replay`` never touch the network (fixtures are served by the replay
 transport); ``chat`` is the only live command and reads keys from the environment, unless
@@ -10,6 +10,7 @@ a terminal and never when ``NO_COLOR`` is set; ``--json`` prints JSON lines inst
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -26,6 +27,7 @@ __all__ = [
     "ChatPrinter",
     "bundled_fixtures_dir",
     "describe_event",
+    "entry",
     "load_tool",
     "main",
     "replay_fixtures",
@@ -35,7 +37,8 @@ __all__ = [
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
-        prog="llmbridge", description=__doc__.splitlines()[0] if __doc__ else None
+        prog="llmbridge",
+        description="One streaming API over many LLM providers: replay recordings, or chat.",
     )
     parser.add_argument("--version", action="version", version=f"llmbridge {__version__}")
     sub = parser.add_subparsers(dest="command", required=True)
@@ -45,13 +48,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     demo.add_argument("--json", action="store_true", help="print JSON lines")
     replay = sub.add_parser("replay", help="replay one fixture folder and print its events")
-    replay.add_argument("fixture", type=Path)
-    replay.add_argument("--json", action="store_true")
+    replay.add_argument(
+        "fixture", type=Path, help="a fixture folder (input.json, request.json, response.sse, ...)"
+    )
+    replay.add_argument("--json", action="store_true", help="print JSON lines")
     chat = sub.add_parser(
         "chat", help="stream one answer, running tools if given (keys from the environment)"
     )
     chat.add_argument("model", help="provider:model, e.g. openai:gpt-4.1-mini")
-    chat.add_argument("prompt")
+    chat.add_argument("prompt", help="the user message")
     chat.add_argument("--system", help="a system prompt")
     chat.add_argument(
         "--tool",
@@ -60,7 +65,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="MODULE:FUNCTION",
         help="offer this function as a tool and run the tool loop (repeatable)",
     )
-    chat.add_argument("--tool-mode", choices=["auto", "native", "prompt"], default="auto")
+    chat.add_argument(
+        "--tool-mode",
+        choices=["auto", "native", "prompt"],
+        default="auto",
+        help="native tool calling, the prompt fallback, or auto (native where the model has it)",
+    )
+    chat.add_argument(
+        "--max-tokens", type=int, default=None, help="cap each answer (a base model may not stop)"
+    )
     chat.add_argument("--max-steps", type=int, default=8, help="model turns in the tool loop")
     chat.add_argument("--base-url", help="the provider's base URL (e.g. a local server)")
     where = chat.add_mutually_exclusive_group()
@@ -81,6 +94,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "demo":
         return anyio.run(run_demo, args.fixtures or bundled_fixtures_dir(), args.json)
     if args.command == "replay":
+        if not (args.fixture / "input.json").is_file():
+            print(f"error: {args.fixture} is not a fixture folder (no input.json)", file=sys.stderr)
+            return 2
         return anyio.run(run_replay, args.fixture, args.json)
     chat_args = ChatArgs(
         model=args.model,
@@ -89,6 +105,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         tools=args.tool,
         tool_mode=cast(ToolMode, args.tool_mode),
         max_steps=args.max_steps,
+        max_tokens=args.max_tokens,
         base_url=args.base_url,
         replay=args.replay,
         record=args.record,
@@ -98,5 +115,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     return anyio.run(run_chat, chat_args)
 
 
+def entry() -> None:
+    """The console script: ``main()``, quiet when the reader goes away (``| head``)."""
+    try:
+        code = main()
+        sys.stdout.flush()
+    except BrokenPipeError:
+        # Python flushes stdout again at exit: point it at devnull so that cannot fail too.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        code = 141  # as a shell reports a SIGPIPE
+    sys.exit(code)
+
+
 if __name__ == "__main__":  # pragma: no cover
-    sys.exit(main())
+    entry()

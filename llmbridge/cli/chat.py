@@ -180,6 +180,7 @@ class ChatArgs:
     tools: list[str] = field(default_factory=list)
     tool_mode: ToolMode = "auto"
     max_steps: int = 8
+    max_tokens: int | None = None
     base_url: str | None = None
     replay: list[Path] = field(default_factory=list)
     record: Path | None = None
@@ -231,9 +232,10 @@ async def _run_chat(args: ChatArgs, printer: ChatPrinter) -> int:
                 tools=registry,
                 max_steps=args.max_steps,
                 tool_mode=args.tool_mode,
+                max_tokens=args.max_tokens,
             )
         else:
-            events = client.stream(args.model, messages)
+            events = client.stream(args.model, messages, max_tokens=args.max_tokens)
         try:
             async for event in events:
                 if isinstance(event, ToolResult):
@@ -284,7 +286,9 @@ def _save_recordings(
     clean = secret_scrubber(recorder.secrets | ProviderConfig.from_mapping(options).secrets())
     for n, rec in enumerate(recorder.recordings):
         history = conversation[: starts[n]] if n < len(starts) else conversation
-        request = client.build_request(model_name, history, tools=specs, tool_mode=args.tool_mode)
+        request = client.build_request(
+            model_name, history, tools=specs, tool_mode=args.tool_mode, max_tokens=args.max_tokens
+        )
         path = args.record if count == 1 else args.record / f"step{n + 1}"
         Fixture(
             path=path,
