@@ -17,12 +17,13 @@ from .spec import ToolSpec
 
 if TYPE_CHECKING:
     from .loop import ToolLoop, run_tool_loop
-    from .mcp import MCPConnection, MCPTool, MCPToolError, connect_http, connect_stdio
+    from .mcp import MCPConnection, MCPError, MCPTool, MCPToolError, connect_http, connect_stdio
     from .registry import ToolRegistry
     from .results import ToolOutput, ToolResult
 
 __all__ = [
     "MCPConnection",
+    "MCPError",
     "MCPTool",
     "MCPToolError",
     "Tool",
@@ -49,6 +50,7 @@ _LAZY = {
     "ToolLoop": "loop",
     "run_tool_loop": "loop",
     "MCPConnection": "mcp",
+    "MCPError": "mcp",
     "MCPTool": "mcp",
     "MCPToolError": "mcp",
     "connect_http": "mcp",

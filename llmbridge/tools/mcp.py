@@ -10,6 +10,12 @@ Rules:
 * ``list_tools()`` follows pagination cursors to the end and gives ``MCPTool`` objects: each
   has ``name``, ``tool_spec`` (from the server's ``inputSchema``) and ``async call(arguments)``,
   so ``ToolRegistry.register`` takes them as they are.
+* The boundary is ours: whatever fails inside ``async with connect_*`` (the SDK's task groups
+  wrap it in exception groups) leaves as the one exception that happened, and the SDK's own
+  failures as ``MCPError`` naming the server (command and the tail of its stderr for stdio). A
+  server that does not answer ``initialize`` within ``timeout`` seconds (silent, or printing
+  non-JSON) is an ``MCPError``, never a hang. ``stderr=`` says where the server's stderr goes
+  (default: kept for the error message).
 * A call's result becomes a ``ToolOutput`` (text and image parts, ``data`` = structured
   content); a result flagged ``isError`` raises ``MCPToolError`` with the server's text, which
   the tool loop turns into an ``is_error`` result.
@@ -19,19 +25,36 @@ from __future__ import annotations
 
 import base64
 import contextlib
-from collections.abc import AsyncIterator, Mapping, Sequence
-from typing import Any
+import shlex
+import sys
+import tempfile
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from typing import Any, TextIO
+
+import anyio
 
 from ..errors import ConfigurationError, LLMBridgeError
 from ..types import ImagePart, TextPart
 from .results import ToolOutput, to_content
 from .spec import ToolSpec
 
-__all__ = ["MCPConnection", "MCPTool", "MCPToolError", "connect_http", "connect_stdio"]
+__all__ = ["MCPConnection", "MCPError", "MCPTool", "MCPToolError", "connect_http", "connect_stdio"]
+
+if sys.version_info < (3, 11):  # pragma: no cover
+    from exceptiongroup import BaseExceptionGroup  # type: ignore[import-not-found,unused-ignore]
+
+DEFAULT_TIMEOUT = 30.0
+"""Seconds an MCP server has to answer ``initialize``."""
 
 
 class MCPToolError(LLMBridgeError):
     """The MCP server reported the tool call as failed (``isError``)."""
+
+
+class MCPError(LLMBridgeError):
+    """An MCP server could not be started or reached, stopped answering, or broke the protocol.
+    The message names the server (its command line or URL) and, for stdio, ends with the tail
+    of what it wrote to stderr."""
 
 
 def _import_mcp() -> Any:
@@ -123,15 +146,78 @@ class MCPConnection:
         return ToolOutput(parts, data=_field(result, "structuredContent", "structured_content"))
 
 
+def _leaves(error: BaseException) -> Iterator[BaseException]:
+    if isinstance(error, BaseExceptionGroup):
+        for inner in error.exceptions:
+            yield from _leaves(inner)
+    else:
+        yield error
+
+
+class _Boundary:
+    """Turns what leaves an MCP connection into one exception a caller can catch."""
+
+    def __init__(self, where: str, log: TextIO | None) -> None:
+        self.where = where
+        self.log = log
+
+    def tail(self) -> str:
+        if self.log is None:
+            return ""
+        try:
+            self.log.flush()
+            self.log.seek(0)
+            text = self.log.read()[-2000:].strip()
+        except (OSError, ValueError):
+            return ""
+        return (
+            f"; its stderr ends with: {text[-800:]!r}" if text else "; it wrote nothing to stderr"
+        )
+
+    def error(self, what: str, cause: BaseException | None = None) -> MCPError:
+        detail = f": {type(cause).__name__}: {cause}" if cause is not None else ""
+        return MCPError(f"MCP server {self.where} {what}{detail}{self.tail()}")
+
+    def unwrap(self, error: BaseException) -> BaseException:
+        cancelled = anyio.get_cancelled_exc_class()
+        leaves = [e for e in _leaves(error) if not isinstance(e, cancelled)]
+        leaf = leaves[0] if leaves else error
+        if isinstance(leaf, LLMBridgeError) or not _from_the_sdk(leaf):
+            return leaf  # the app's own exception, or one of ours: as it was raised
+        return self.error("failed", leaf)
+
+
+def _from_the_sdk(error: BaseException) -> bool:
+    """Errors of the MCP SDK or of its streams (the server went away), not of the app."""
+    module = type(error).__module__.split(".")[0]
+    return module in ("mcp", "anyio") or isinstance(error, (OSError, EOFError))
+
+
 @contextlib.asynccontextmanager
-async def _session(streams: Any) -> AsyncIterator[MCPConnection]:
+async def _session(
+    streams: Any, boundary: _Boundary, timeout: float | None
+) -> AsyncIterator[MCPConnection]:
     mcp = _import_mcp()
-    async with contextlib.AsyncExitStack() as stack:
-        opened = await stack.enter_async_context(streams)
-        read, write = opened[0], opened[1]
-        session = await stack.enter_async_context(mcp.ClientSession(read, write))
-        await session.initialize()
-        yield MCPConnection(session)
+    try:
+        async with contextlib.AsyncExitStack() as stack:
+            try:
+                opened = await stack.enter_async_context(streams)
+                read, write = opened[0], opened[1]
+                session = await stack.enter_async_context(mcp.ClientSession(read, write))
+                with anyio.fail_after(timeout):
+                    await session.initialize()
+            except TimeoutError as exc:
+                raise boundary.error(
+                    f"did not answer 'initialize' within {timeout:g} s (silent, or not speaking "
+                    "JSON-RPC on stdout)"
+                ) from exc
+            except Exception as exc:
+                if isinstance(exc, LLMBridgeError):
+                    raise
+                raise boundary.error("could not be started or initialised", exc) from exc
+            yield MCPConnection(session)
+    except BaseExceptionGroup as group:
+        raise boundary.unwrap(group) from group
 
 
 @contextlib.asynccontextmanager
@@ -141,24 +227,37 @@ async def connect_stdio(
     *,
     env: Mapping[str, str] | None = None,
     cwd: str | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    stderr: TextIO | None = None,
 ) -> AsyncIterator[MCPConnection]:
-    """Start an MCP server process and connect to it over stdin/stdout."""
+    """Start an MCP server process and connect to it over stdin/stdout.
+
+    ``timeout``: seconds the server has to answer ``initialize``. ``stderr``: a file for the
+    server's stderr (default: a temporary one, whose tail ends any ``MCPError``)."""
     mcp = _import_mcp()
     from mcp.client.stdio import stdio_client
 
     params = mcp.StdioServerParameters(
         command=command, args=list(args), env=dict(env) if env is not None else None, cwd=cwd
     )
-    async with _session(stdio_client(params)) as connection:
-        yield connection
+    with contextlib.ExitStack() as files:
+        log = stderr
+        if log is None:
+            log = files.enter_context(
+                tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
+            )
+        boundary = _Boundary(shlex.join([command, *args]), log if stderr is None else None)
+        async with _session(stdio_client(params, errlog=log), boundary, timeout) as connection:
+            yield connection
 
 
 @contextlib.asynccontextmanager
 async def connect_http(
-    url: str, *, headers: Mapping[str, str] | None = None
+    url: str, *, headers: Mapping[str, str] | None = None, timeout: float | None = DEFAULT_TIMEOUT
 ) -> AsyncIterator[MCPConnection]:
-    """Connect to an MCP server over streamable HTTP."""
+    """Connect to an MCP server over streamable HTTP (``timeout``: for ``initialize``)."""
     _import_mcp()
+    boundary = _Boundary(url, None)
     from mcp.client import streamable_http
 
     modern = getattr(streamable_http, "streamable_http_client", None)
@@ -166,10 +265,10 @@ async def connect_http(
         from mcp.shared._httpx_utils import create_mcp_http_client
 
         client = create_mcp_http_client(headers=dict(headers or {}))
-        async with client, _session(modern(url, http_client=client)) as connection:
-            yield connection
+        async with client, _session(modern(url, http_client=client), boundary, timeout) as conn:
+            yield conn
     else:  # pragma: no cover - mcp 1.x
         legacy = getattr(streamable_http, "streamablehttp_client")  # noqa: B009
         transport = legacy(url, headers=dict(headers or {}))
-        async with _session(transport) as connection:
+        async with _session(transport, boundary, timeout) as connection:
             yield connection
