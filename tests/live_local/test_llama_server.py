@@ -13,7 +13,7 @@ import pytest
 
 import llmbridge as lb
 from llmbridge.testing import check_invariants, load_fixture, record_fixture, replay_client
-from llmbridge.tools import ToolResult
+from llmbridge.tools import ToolOutput, ToolResult
 from tests.live_local.server import Server, start_server
 
 pytestmark = pytest.mark.anyio
@@ -166,3 +166,37 @@ async def test_a_real_stream_records_and_replays_to_the_same_events(
                 )
             ]
     assert replayed == load_fixture(path).events == fixture.events
+
+
+def screenshot(city: str) -> ToolOutput:
+    """A picture of the weather in a city."""
+    png = bytes.fromhex("89504e470d0a1a0a0000000d49484452")
+    return ToolOutput(
+        [lb.TextPart(text=f"photo of {city}"), lb.ImagePart(data=png, media_type="image/png")]
+    )
+
+
+async def test_image_results_reach_a_text_only_server_as_a_note(llama: Server) -> None:
+    """llama-server without a vision projector answers 500 to images: with ``images: False``
+    the image result is a short note and the tool loop goes on to its second turn."""
+    history = [
+        m.model_copy(
+            update={
+                "content": [
+                    p.model_copy(update={"name": "screenshot"})
+                    if isinstance(p, lb.ToolCallPart)
+                    else p
+                    for p in m.content
+                ]
+            }
+        )
+        for m in weather_history("Weather in Berlin?")
+    ]
+    async with client_for(llama, images=False) as client:
+        loop = client.run(
+            "llamacpp:gemma", history, tools=[screenshot], max_steps=2, max_tokens=40, temperature=0
+        )
+        events = [e async for e in loop]
+    starts = [e for e in events if isinstance(e, lb.StreamStart)]
+    assert any("image(s) in tool results" in w for s in starts for w in s.warnings)
+    assert sum(isinstance(e, lb.Finish) for e in events) == 2  # the second turn was answered

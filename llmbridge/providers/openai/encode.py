@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...types import ChatRequest
-from .messages import encode_messages
+from .messages import encode_messages, result_images
 from .presets import Preset
 from .tools import encode_response_format, encode_tool_choice, encode_tools
 
@@ -32,6 +32,7 @@ def encode_body(*, request: ChatRequest, preset: Preset, provider: str) -> dict[
             messages=request.messages,
             provider=provider,
             send_reasoning_content=preset.send_reasoning_content,
+            images=preset.images,
         ),
         "stream": True,
     }
@@ -90,6 +91,11 @@ def request_warnings(*, request: ChatRequest, preset: Preset) -> list[str]:
         warnings.append(
             f"response_format: {name} takes no JSON schema; sent as json_object, "
             "so the schema is not enforced"
+        )
+    if not preset.images and (count := result_images(request.messages)):
+        warnings.append(
+            f"images: {name} is set to take no images; {count} image(s) in tool results were "
+            "sent as a short text note"
         )
     config = request.reasoning
     if config is not None:

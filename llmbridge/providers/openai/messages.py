@@ -10,7 +10,10 @@ Follows https://platform.openai.com/docs/api-reference/chat/create (message para
   except that presets with ``send_reasoning_content`` (DeepSeek: required on tool-call turns)
   send back ``reasoning_content`` that this same provider produced, on turns with tool calls;
 * tool results → one ``{"role": "tool", "tool_call_id", "content"}`` message each; tool
-  messages take text only, so images in a result follow as a user message.
+  messages take text only, so images in a result follow as a user message — or, for a model
+  set to take no images (preset or option ``images: False``), become a short text note in the
+  tool message (named in ``StreamStart.warnings``), so a tool loop goes on; an image in a user
+  message to such a model is an ``UnsupportedFeatureError`` before anything is sent.
 
 Parts of other providers (``RawPart``, foreign reasoning) are skipped.
 """
@@ -21,6 +24,7 @@ from typing import Any
 
 import orjson
 
+from ...errors import UnsupportedFeatureError
 from ...types import (
     ChatMessage,
     ImagePart,
@@ -31,11 +35,15 @@ from ...types import (
     ToolResultPart,
 )
 
-__all__ = ["encode_messages"]
+__all__ = ["encode_messages", "image_note", "result_images"]
 
 
 def encode_messages(
-    *, messages: list[ChatMessage], provider: str, send_reasoning_content: bool
+    *,
+    messages: list[ChatMessage],
+    provider: str,
+    send_reasoning_content: bool,
+    images: bool = True,
 ) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for message in messages:
@@ -44,10 +52,17 @@ def encode_messages(
             continue
         results = message.tool_results
         if results:
-            _tool_results(results, out)
+            _tool_results(results, out, images=images)
         rest = [p for p in message.content if isinstance(p, TextPart | ImagePart)]
         if not rest:
             continue
+        if not images and any(isinstance(p, ImagePart) for p in rest):
+            raise UnsupportedFeatureError(
+                f"{provider} is set to take no images (images: False), and a "
+                f"{message.role} message holds one: remove it, or set images: True if the "
+                "model does take them",
+                provider=provider,
+            )
         if message.role == "system":
             out.append({"role": "system", "content": message.text})
         else:
@@ -67,13 +82,36 @@ def _content_part(part: TextPart | ImagePart) -> dict[str, Any]:
     return {"type": "image_url", "image_url": {"url": part.data_url}}
 
 
-def _tool_results(results: list[ToolResultPart], out: list[dict[str, Any]]) -> None:
-    images: list[ImagePart] = []
+def image_note(part: ImagePart) -> str:
+    """What a model that takes no images reads in place of an image in a tool result."""
+    size = f", {len(part.data):,} bytes" if part.data is not None else ""
+    return f"[image omitted ({part.media_type or 'image'}{size}): this model takes no images]"
+
+
+def result_images(messages: list[ChatMessage]) -> int:
+    """How many images the tool results of ``messages`` hold."""
+    return sum(
+        isinstance(p, ImagePart)
+        for message in messages
+        for result in message.tool_results
+        for p in result.content
+    )
+
+
+def _tool_results(
+    results: list[ToolResultPart], out: list[dict[str, Any]], *, images: bool
+) -> None:
+    pictures: list[ImagePart] = []
     for result in results:
-        out.append({"role": "tool", "tool_call_id": result.tool_call_id, "content": result.text})
-        images.extend(p for p in result.content if isinstance(p, ImagePart))
-    if images:
-        out.append({"role": "user", "content": [_content_part(p) for p in images]})
+        found = [p for p in result.content if isinstance(p, ImagePart)]
+        text = result.text
+        if found and not images:
+            text = "\n".join([text, *(image_note(p) for p in found)]).strip()
+        else:
+            pictures.extend(found)
+        out.append({"role": "tool", "tool_call_id": result.tool_call_id, "content": text})
+    if pictures:
+        out.append({"role": "user", "content": [_content_part(p) for p in pictures]})
 
 
 def _arguments(call: ToolCallPart) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import orjson
+import pytest
 
 import llmbridge as lb
 from llmbridge.providers.base import ProviderConfig
@@ -58,3 +59,48 @@ def test_a_500_whose_body_names_a_client_error_is_not_retried() -> None:
     assert not error.retryable
     plain = error_from_body(provider="p", status=500, headers={}, body=b'{"error": "boom"}')
     assert isinstance(plain, lb.ServerError) and plain.retryable
+
+
+PNG = bytes.fromhex("89504e470d0a1a0a0000000d49484452")
+
+
+def _with_image_result() -> lb.ChatRequest:
+    call = lb.ToolCallPart(id="c1", name="screenshot", arguments={})
+    result = lb.ChatMessage.tool_result(
+        "c1", [lb.TextPart(text="here it is"), lb.ImagePart(data=PNG, media_type="image/png")]
+    )
+    return lb.ChatRequest(
+        model="m",
+        messages=[lb.ChatMessage.user("look"), lb.ChatMessage.assistant(tool_calls=[call]), result],
+    )
+
+
+def test_image_results_to_a_model_without_images_become_a_note_and_a_warning() -> None:
+    provider = create_provider("llamacpp", ProviderConfig(env={}, options={"images": False}))
+    sent = provider.build_request(_with_image_result())
+    tool_message = sent.json["messages"][-1]
+    assert tool_message["role"] == "tool"
+    assert tool_message["content"] == (
+        "here it is\n[image omitted (image/png, 16 bytes): this model takes no images]"
+    )
+    assert all(m["role"] != "user" or isinstance(m["content"], str) for m in sent.json["messages"])
+    decoder = provider.new_decoder(_with_image_result())
+    start = decoder.feed("", orjson.dumps({"id": "x", "model": "m", "choices": []}).decode())
+    warnings = [w for e in start if isinstance(e, lb.StreamStart) for w in e.warnings]
+    assert any("1 image(s) in tool results" in w for w in warnings)
+
+
+def test_an_image_in_a_user_message_to_a_model_without_images_is_refused() -> None:
+    provider = create_provider("llamacpp", ProviderConfig(env={}, options={"images": False}))
+    request = lb.ChatRequest(
+        model="m",
+        messages=[lb.ChatMessage.user("see", lb.ImagePart(data=PNG, media_type="image/png"))],
+    )
+    with pytest.raises(lb.UnsupportedFeatureError, match="images: False"):
+        provider.build_request(request)
+
+
+def test_image_results_to_a_model_with_images_follow_as_a_user_message() -> None:
+    provider = create_provider("llamacpp", ProviderConfig(env={}))
+    messages = provider.build_request(_with_image_result()).json["messages"]
+    assert messages[-1]["role"] == "user" and messages[-1]["content"][0]["type"] == "image_url"
