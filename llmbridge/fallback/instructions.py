@@ -24,13 +24,12 @@ from ..tools.spec import ToolSpec
 from ..types import ChatMessage, ContentPart, TextPart, ToolChoice
 from .dialects import Dialect, render_call
 
-__all__ = ["merge_system", "render_instructions"]
-
-_JSON_OPTS = orjson.OPT_INDENT_2
+__all__ = ["instructions_size", "merge_system", "render_instructions"]
 
 
 def _schema(spec: ToolSpec) -> str:
-    return orjson.dumps(spec.parameters, option=_JSON_OPTS).decode()
+    """Compact JSON: small models have small contexts (13 tools fit in 2,048 tokens)."""
+    return orjson.dumps(spec.parameters).decode()
 
 
 def _markdown_tools(tools: Sequence[ToolSpec]) -> str:
@@ -39,7 +38,7 @@ def _markdown_tools(tools: Sequence[ToolSpec]) -> str:
         lines = [f"## {spec.name}"]
         if spec.description.strip():
             lines.append(spec.description.strip())
-        lines.append(f"Arguments (JSON schema):\n{_schema(spec)}")
+        lines.append(f"Arguments (JSON schema): {_schema(spec)}")
         sections.append("\n".join(lines))
     return "\n\n".join(sections)
 
@@ -93,24 +92,30 @@ def render_instructions(
     example = render_call(name="tool_name", raw_arguments='{"argument": "value"}', dialect=dialect)
     result = f'<{dialect.result_tag} name="tool_name" id="call_id">...</{dialect.result_tag}>'
     parts = [
-        "# Tools",
-        "You can call the following tools.",
+        "# Tools you can call",
         listing,
         "# How to call a tool",
-        "To call a tool, write exactly this, with the tool's arguments as a JSON object "
-        "matching its schema:",
-        example,
+        f"Write exactly this, the arguments a JSON object matching the schema:\n{example}",
         "\n".join(
             [
-                "- You may write several calls one after another.",
-                "- After your last call, stop writing and wait: the results come back in the "
-                f"next message as {result}.",
-                "- Never write tool results yourself, and only call the tools listed above.",
+                "- Several calls may follow each other.",
+                f"- After your last call, stop and wait: results come back as {result}.",
+                "- Never write results yourself; call only the tools above.",
                 f"- {_choice_rule(tool_choice, parallel_tool_calls)}",
             ]
         ),
     ]
     return "\n\n".join(parts)
+
+
+def instructions_size(
+    tools: Sequence[ToolSpec], *, dialect: Dialect, tool_choice: ToolChoice | None = None
+) -> tuple[int, dict[str, int]]:
+    """Characters of the instructions: the fixed part, and what each tool adds."""
+    total = len(render_instructions(tools, dialect=dialect, tool_choice=tool_choice))
+    listing = _json_lines_tools if dialect.tools_style == "json_lines" else _markdown_tools
+    per_tool = {spec.name: len(listing([spec])) + 2 for spec in tools}
+    return total - len(listing(tools)), per_tool
 
 
 def merge_system(messages: Sequence[ChatMessage], instructions: str) -> list[ChatMessage]:

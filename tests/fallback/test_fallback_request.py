@@ -25,6 +25,7 @@ from llmbridge.fallback import (
     render_instructions,
     rewrite_history,
 )
+from llmbridge.fallback.instructions import instructions_size
 from llmbridge.providers import Capabilities
 
 WEATHER = ToolSpec.from_json_schema(
@@ -52,14 +53,25 @@ def test_instructions_list_tools_schema_and_format_deterministically() -> None:
     assert text == render_instructions([WEATHER, SEARCH], dialect=FUNCTION_CALL)
     assert text.index("## get_weather") < text.index("## search")
     assert "Current weather for a city." in text
-    assert '"required": [\n    "city"\n  ]' in text
+    assert '"required":["city"]' in text  # compact: small models have small contexts
     assert (
         '<function_call>{"name": "tool_name", "arguments": {"argument": "value"}}</function_call>'
         in text
     )
-    assert "several calls" in text and "stop writing and wait" in text
+    assert "Several calls" in text and "stop and wait" in text
     assert '<function_result name="tool_name" id="call_id">' in text
     assert render_instructions([], dialect=FUNCTION_CALL) == ""
+
+
+def test_instructions_are_compact() -> None:
+    """The fixed part stays small (a 2,048-token context must hold 13 tools and a turn)."""
+    for dialect in (FUNCTION_CALL, TOOL_CALL):
+        for choice in (None, ToolChoice(mode="tool", name="get_weather")):
+            fixed, per_tool = instructions_size(
+                [WEATHER, SEARCH], dialect=dialect, tool_choice=choice
+            )
+            assert fixed <= 600, (dialect.tag, choice, fixed)
+            assert per_tool["get_weather"] < 250
 
 
 def test_instruction_example_parses_as_a_call() -> None:
