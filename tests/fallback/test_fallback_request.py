@@ -224,3 +224,11 @@ def test_dialect_validation_and_render_call() -> None:
         render_call(name="a", arguments={"x": 1}, dialect=TOOL_CALL)
         == '<tool_call>{"name": "a", "arguments": {"x":1}}</tool_call>'
     )
+
+
+def test_the_result_tag_is_a_stop_sequence_after_the_callers_own() -> None:
+    assert prepare_request(request()).stop == ["<function_result"]
+    assert prepare_request(request(stop="END")).stop == ["END", "<function_result"]
+    four = ["a", "b", "c", "d"]
+    assert prepare_request(request(stop=four)).stop == four  # OpenAI takes at most four
+    assert prepare_request(request(), dialect=TOOL_CALL).stop == [f"<{TOOL_CALL.result_tag}"]

@@ -200,3 +200,30 @@ async def test_image_results_reach_a_text_only_server_as_a_note(llama: Server) -
     starts = [e for e in events if isinstance(e, lb.StreamStart)]
     assert any("image(s) in tool results" in w for s in starts for w in s.warnings)
     assert sum(isinstance(e, lb.Finish) for e in events) == 2  # the second turn was answered
+
+
+async def test_prompt_fallback_calls_a_tool_and_stops_before_a_made_up_result(
+    llama: Server,
+) -> None:
+    """Examples in the history (written as <function_call> text by the fallback) make the base
+    model call the tool in text; left to run on it then writes a result itself, which the
+    fallback's stop sequence at ``<function_result`` cuts off."""
+    async with client_for(llama) as client:
+        events = [
+            e
+            async for e in client.stream(
+                "llamacpp:gemma",
+                weather_history("Weather in Berlin?"),
+                tools=[get_weather],
+                tool_mode="prompt",
+                max_tokens=80,
+                temperature=0,
+            )
+        ]
+    check_invariants(events)
+    ends = [e for e in events if isinstance(e, lb.ToolCallEnd)]
+    assert [(e.name, e.arguments) for e in ends] == [("get_weather", {"city": "Berlin"})]
+    text = "".join(e.text for e in events if isinstance(e, lb.TextDelta))
+    assert "<function_result" not in text and "Sunny in Berlin" not in text
+    finish = events[-1]
+    assert isinstance(finish, lb.Finish) and finish.reason == "tool_calls"
