@@ -227,3 +227,30 @@ async def test_prompt_fallback_calls_a_tool_and_stops_before_a_made_up_result(
     assert "<function_result" not in text and "Sunny in Berlin" not in text
     finish = events[-1]
     assert isinstance(finish, lb.Finish) and finish.reason == "tool_calls"
+
+
+THINK_THEN_ANSWER = 'root ::= "<think>" [a-z ]{5,40} "</think>" [a-z ]{3,20}'
+"""A GBNF grammar that makes the base model reason first (the Qwen3 template's <think>)."""
+
+
+async def test_reasoning_streams_apart_and_the_next_turn_is_accepted(llama: Server) -> None:
+    messages = [lb.ChatMessage.user("What is two plus two?")]
+    async with client_for(llama) as client:
+        first = await client.complete(
+            "llamacpp:gemma",
+            messages,
+            max_tokens=60,
+            temperature=0,
+            extra={"grammar": THINK_THEN_ANSWER},
+        )
+        assert first.reasoning.strip() and first.text.strip()
+        assert "<think>" not in first.text and "</think>" not in first.reasoning
+        messages += [first.message, lb.ChatMessage.user("And three plus three?")]
+        second = await client.complete(
+            "llamacpp:gemma",
+            messages,
+            max_tokens=60,
+            temperature=0,
+            extra={"grammar": THINK_THEN_ANSWER},
+        )
+    assert second.reasoning.strip() and second.finish_reason in ("stop", "length")
