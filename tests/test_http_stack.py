@@ -328,3 +328,17 @@ async def test_a_keep_alive_connection_closed_by_the_server_is_resent_once() -> 
         for _ in range(3):
             assert (await client.complete("fake:m", MESSAGES)).text == "Hello"
     assert connections == 2
+
+
+def test_clients_of_finished_loops_are_dropped() -> None:
+    server = Server()
+    client = fake_client("http://unused.test")
+
+    async def main() -> None:
+        async with serve(server.script) as url:
+            client.provider("fake").base_url = url  # type: ignore[attr-defined]
+            assert (await client.complete("fake:m", MESSAGES)).text == "Hello"
+
+    for backend in ("trio", "trio", "asyncio", "trio"):
+        anyio.run(main, backend=backend)
+    assert len(client._http._by_loop) == 1  # only the last run's clients are kept

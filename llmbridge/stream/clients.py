@@ -123,7 +123,16 @@ def _is_asyncio(loop: object) -> bool:
 
 
 def _closed(loop: object) -> bool:
-    return _is_asyncio(loop) and bool(loop.is_closed())  # type: ignore[attr-defined]
+    """Whether ``loop`` (an asyncio loop or a trio token) has finished for good."""
+    if _is_asyncio(loop):
+        return bool(loop.is_closed())  # type: ignore[attr-defined]
+    trio = sys.modules.get("trio")
+    if trio is not None and isinstance(loop, trio.lowlevel.TrioToken):
+        try:
+            loop.run_sync_soon(lambda: None)  # a no-op in a live run; refused in a finished one
+        except trio.RunFinishedError:
+            return True
+    return False
 
 
 class Shards:
