@@ -254,3 +254,18 @@ async def test_reasoning_streams_apart_and_the_next_turn_is_accepted(llama: Serv
             extra={"grammar": THINK_THEN_ANSWER},
         )
     assert second.reasoning.strip() and second.finish_reason in ("stop", "length")
+
+
+async def test_reasoning_sent_back_within_a_tool_turn_is_accepted(llama: Server) -> None:
+    call = lb.ToolCallPart(id="call_0", name="get_weather", arguments={"city": "Oslo"})
+    thought = lb.ReasoningPart(text="the user wants the weather", provider="llamacpp")
+    messages = [
+        lb.ChatMessage.user("Weather in Oslo?"),
+        lb.ChatMessage.assistant(tool_calls=[call], reasoning=[thought]),
+        lb.ChatMessage.tool_result("call_0", "Sunny in Oslo", name="get_weather"),
+    ]
+    async with client_for(llama) as client:
+        response = await client.complete(
+            "llamacpp:gemma", messages, tools=[get_weather], max_tokens=12, temperature=0
+        )
+    assert response.finish_reason in ("stop", "length", "tool_calls")

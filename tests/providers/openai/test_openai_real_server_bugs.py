@@ -104,3 +104,22 @@ def test_image_results_to_a_model_with_images_follow_as_a_user_message() -> None
     provider = create_provider("llamacpp", ProviderConfig(env={}))
     messages = provider.build_request(_with_image_result()).json["messages"]
     assert messages[-1]["role"] == "user" and messages[-1]["content"][0]["type"] == "image_url"
+
+
+def test_llamacpp_sends_its_own_reasoning_back_on_tool_call_turns() -> None:
+    """Qwen3-style chat templates render ``reasoning_content`` of the assistant turns after the
+    last user message (a tool-calling sequence): llama-server takes it, so it goes back."""
+    call = lb.ToolCallPart(id="c1", name="get_weather", arguments={"city": "Oslo"})
+    mine = lb.ReasoningPart(text="need the weather", provider="llamacpp")
+    theirs = lb.ReasoningPart(text="foreign", provider="anthropic", signature="sig")
+    request = lb.ChatRequest(
+        model="m",
+        messages=[
+            lb.ChatMessage.user("weather in Oslo?"),
+            lb.ChatMessage.assistant(tool_calls=[call], reasoning=[mine, theirs]),
+            lb.ChatMessage.tool_result("c1", "Sunny"),
+        ],
+    )
+    provider = create_provider("llamacpp", ProviderConfig(env={}))
+    assistant = provider.build_request(request).json["messages"][1]
+    assert assistant["reasoning_content"] == "need the weather"
