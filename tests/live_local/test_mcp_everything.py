@@ -3,6 +3,7 @@ through npx), on every loop: tool list, echo, sums, image results, a long-runnin
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 from typing import Any
 
@@ -15,7 +16,7 @@ import llmbridge as lb
 from llmbridge.fallback.dialects import FUNCTION_CALL
 from llmbridge.fallback.instructions import instructions_size
 from llmbridge.tools import ToolRegistry
-from llmbridge.tools.mcp import MCPToolError, connect_stdio
+from llmbridge.tools.mcp import MCPError, MCPToolError, connect_stdio
 
 pytestmark = pytest.mark.anyio
 
@@ -31,8 +32,12 @@ def npx() -> str:
 
 
 async def test_server_everything_round_trip(npx: str) -> None:
-    with anyio.fail_after(120):
-        async with connect_stdio(npx, SERVER[1], timeout=90) as server:
+    async with contextlib.AsyncExitStack() as stack:
+        try:  # npx fetches the package from the npm registry: a machine without it skips
+            server = await stack.enter_async_context(connect_stdio(npx, SERVER[1], timeout=120))
+        except MCPError as exc:
+            pytest.skip(f"server-everything could not be started here: {exc}")
+        with anyio.fail_after(60):
             tools = await server.list_tools()
             names = {t.name for t in tools}
             assert {"echo", "get-sum", "get-tiny-image", "trigger-long-running-operation"} <= names
