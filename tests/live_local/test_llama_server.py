@@ -60,18 +60,21 @@ async def test_text_streams_with_usage(llama: Server, provider: str) -> None:
     assert text  # a base model's text: poor, but there
 
 
+async def berlin_weather(server: Server, **options: Any) -> list[lb.StreamEvent]:
+    """The events of asking for Berlin's weather with ``get_weather`` offered."""
+    async with client_for(server) as client:
+        stream = client.stream(
+            "llamacpp:gemma",
+            weather_history("Weather in Berlin?"),
+            tools=[get_weather],
+            temperature=0,
+            **options,
+        )
+        return [e async for e in stream]
+
+
 async def test_native_tool_call_streams_start_chunks_end(llama: Server) -> None:
-    async with client_for(llama) as client:
-        events = [
-            e
-            async for e in client.stream(
-                "llamacpp:gemma",
-                weather_history("Weather in Berlin?"),
-                tools=[get_weather],
-                max_tokens=60,
-                temperature=0,
-            )
-        ]
+    events = await berlin_weather(llama, max_tokens=60)
     check_invariants(events)
     starts = [e for e in events if isinstance(e, lb.ToolCallStart)]
     ends = [e for e in events if isinstance(e, lb.ToolCallEnd)]
@@ -208,18 +211,7 @@ async def test_prompt_fallback_calls_a_tool_and_stops_before_a_made_up_result(
     """Examples in the history (written as <function_call> text by the fallback) make the base
     model call the tool in text; left to run on it then writes a result itself, which the
     fallback's stop sequence at ``<function_result`` cuts off."""
-    async with client_for(llama) as client:
-        events = [
-            e
-            async for e in client.stream(
-                "llamacpp:gemma",
-                weather_history("Weather in Berlin?"),
-                tools=[get_weather],
-                tool_mode="prompt",
-                max_tokens=80,
-                temperature=0,
-            )
-        ]
+    events = await berlin_weather(llama, tool_mode="prompt", max_tokens=80)
     check_invariants(events)
     ends = [e for e in events if isinstance(e, lb.ToolCallEnd)]
     assert [(e.name, e.arguments) for e in ends] == [("get_weather", {"city": "Berlin"})]
