@@ -342,3 +342,13 @@ def test_clients_of_finished_loops_are_dropped() -> None:
     for backend in ("trio", "trio", "asyncio", "trio"):
         anyio.run(main, backend=backend)
     assert len(client._http._by_loop) == 1  # only the last run's clients are kept
+
+
+def test_options_for_the_clients_own_http_client_are_refused_with_an_apps_client() -> None:
+    http = httpx.AsyncClient()
+    with pytest.raises(lb.UsageError, match="http_client"):
+        lb.Client(http_client=http, transport="aiohttp")
+    with pytest.raises(lb.UsageError, match="http_client"):
+        lb.Client(http_client=http, shards=4)
+    with pytest.raises(lb.UsageError, match="transport must be"):
+        lb.Client(transport="curl")  # type: ignore[arg-type]

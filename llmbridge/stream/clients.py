@@ -31,7 +31,7 @@ from typing import Any, Literal
 
 import httpx
 
-from ..errors import ConfigurationError
+from ..errors import ConfigurationError, UsageError
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -180,9 +180,16 @@ class HttpPool:
         shards: int = DEFAULT_SHARDS,
     ) -> None:
         if transport not in ("httpx", "aiohttp"):
-            raise ConfigurationError(f"transport must be 'httpx' or 'aiohttp', not {transport!r}")
+            raise UsageError(f"transport must be 'httpx' or 'aiohttp', not {transport!r}")
+        if http_client is not None and (
+            transport != "httpx" or limits is not DEFAULT_LIMITS or shards != DEFAULT_SHARDS
+        ):
+            raise UsageError(
+                "transport=, limits= and shards= shape the HTTP client Client() makes; with "
+                "http_client= configure that client itself (or leave http_client out)"
+            )
         if shards < 1:
-            raise ConfigurationError("shards must be at least 1")
+            raise UsageError("shards must be at least 1")
         self.app_client = http_client
         self.transport = transport
         self.limits = limits
