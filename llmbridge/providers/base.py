@@ -15,7 +15,6 @@ Rules:
 from __future__ import annotations
 
 import os
-import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol, runtime_checkable
@@ -24,6 +23,15 @@ import orjson
 
 from ..errors import APIError, ConfigurationError, UsageError
 from ..events import StreamEvent
+from ..secrets import (
+    REDACTED,
+    SECRET_QUERY_PARAMS,
+    SENSITIVE_HEADERS,
+    Secret,
+    is_secret_name,
+    named_secrets,
+    secret_values,
+)
 from ..types import ChatRequest
 
 __all__ = [
@@ -40,71 +48,6 @@ __all__ = [
     "secret_values",
 ]
 
-SECRET_QUERY_PARAMS = frozenset({"key", "api_key", "api-key", "access_token", "token"})
-"""Query parameters that carry credentials (redacted in recordings, scrubbed from errors)."""
-
-SENSITIVE_HEADERS = frozenset(
-    {"authorization", "x-api-key", "x-goog-api-key", "api-key", "proxy-authorization"}
-)
-_SECRET_WORDS = frozenset(
-    {
-        "key",
-        "apikey",
-        "token",
-        "secret",
-        "password",
-        "passwd",
-        "auth",
-        "authorization",
-        "credential",
-        "credentials",
-        "signature",
-        "cookie",
-    }
-)
-
-
-def is_secret_name(name: str) -> bool:
-    """Whether a header, query parameter or provider option of this name carries a credential:
-    the known ones, and any whose words include key, token, secret, password, auth, ...
-    (``Ocp-Apim-Subscription-Key``, ``access_token``; not ``max_tokens``)."""
-    low = name.lower()
-    if low in SENSITIVE_HEADERS or low in SECRET_QUERY_PARAMS:
-        return True
-    return any(word in _SECRET_WORDS for word in re.split(r"[-_. ]+", low))
-
-
-def secret_values(value: Any) -> set[str]:
-    """The credential strings in ``value`` (a header value like ``Bearer <token>`` gives both)."""
-    if isinstance(value, Secret):
-        value = value.reveal()
-    if not isinstance(value, str):
-        return set()
-    return {v for v in (value, value.partition(" ")[2]) if len(v) >= 8}
-
-
-class Secret:
-    """A string that never shows itself in ``repr``/``str``/logs. ``reveal()`` gets it."""
-
-    __slots__ = ("_value",)
-
-    def __init__(self, value: str) -> None:
-        self._value = value
-
-    def reveal(self) -> str:
-        return self._value
-
-    def __repr__(self) -> str:
-        return "Secret('**********')"
-
-    __str__ = __repr__
-
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Secret) and other._value == self._value
-
-    def __hash__(self) -> int:
-        return hash(self._value)
-
 
 @dataclass(frozen=True, slots=True)
 class ProviderConfig:
@@ -120,11 +63,11 @@ class ProviderConfig:
 
     def __repr__(self) -> str:
         def shown(name: str, value: Any) -> Any:
-            return "<redacted>" if is_secret_name(name) else value
+            return REDACTED if is_secret_name(name) else value
 
         options = {k: shown(k, v) for k, v in self.options.items()}
         headers = {k: shown(k, v) for k, v in self.headers.items()}
-        env = None if self.env is None else {k: "<redacted>" for k in self.env}
+        env = None if self.env is None else {k: REDACTED for k in self.env}
         return (
             f"ProviderConfig(api_key={self.api_key!r}, base_url={self.base_url!r}, "
             f"headers={headers!r}, options={options!r}, env={env!r})"
@@ -132,11 +75,9 @@ class ProviderConfig:
 
     def secrets(self) -> set[str]:
         """Every credential value this config carries (for scrubbing recordings and errors)."""
-        found: set[str] = secret_values(self.api_key)
+        found = secret_values(self.api_key)
         for mapping in (self.options, self.headers, self.env or {}):
-            for name, value in mapping.items():
-                if is_secret_name(name):
-                    found |= secret_values(value)
+            found |= named_secrets(mapping.items())
         return found
 
     @classmethod
@@ -190,7 +131,7 @@ class HttpRequest:
             ) from exc
 
     def redacted_headers(self) -> dict[str, str]:
-        return {k: ("<redacted>" if is_secret_name(k) else v) for k, v in self.headers.items()}
+        return {k: (REDACTED if is_secret_name(k) else v) for k, v in self.headers.items()}
 
     def __repr__(self) -> str:
         return f"HttpRequest(method={self.method!r}, url={self.url!r}, headers={self.redacted_headers()!r})"

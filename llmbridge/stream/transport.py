@@ -47,10 +47,9 @@ from ..providers.base import (
     Decoder,
     HttpRequest,
     Provider,
-    is_secret_name,
-    secret_values,
 )
 from ..response import Accumulator
+from ..secrets import Scrub, named_secrets, scrub_json, secret_scrubber
 from .clients import HttpPool
 from .http_errors import request_id_from
 from .retry import RetryPolicy
@@ -236,48 +235,27 @@ def _not_sse(provider: Provider, response: Any, ctype: str, body: bytes) -> LLMB
     )
 
 
-_REDACTED = "<redacted>"
+def _secrets(request: HttpRequest) -> Scrub | None:
+    """A scrubber for the secrets ``request`` carries (headers, ``key=``-style query), if any."""
+    found = named_secrets(request.headers.items())
+    if "?" in request.url:
+        try:
+            found |= named_secrets(httpx.URL(request.url).params.multi_items())
+        except (httpx.InvalidURL, TypeError):  # an unparseable URL fails later, in the send
+            pass
+    return secret_scrubber(found) if found else None
 
 
-def _secrets(request: HttpRequest) -> tuple[str, ...]:
-    """The secret strings ``request`` carries (longest first), never shorter than 8 chars."""
-    found: set[str] = set()
-    for name, value in request.headers.items():
-        if is_secret_name(name):
-            found |= secret_values(value)
-    try:
-        params = httpx.URL(request.url).params if "?" in request.url else httpx.QueryParams()
-    except (httpx.InvalidURL, TypeError):  # an unparseable URL fails later, in the send
-        params = httpx.QueryParams()
-    for name, value in params.multi_items():
-        if is_secret_name(name):
-            found |= secret_values(value)
-    return tuple(sorted(found, key=len, reverse=True))
-
-
-def _scrub_value(value: Any, secrets: tuple[str, ...]) -> Any:
-    if isinstance(value, str):
-        for secret in secrets:
-            if secret in value:
-                value = value.replace(secret, _REDACTED)
-        return value
-    if isinstance(value, dict):
-        return {k: _scrub_value(v, secrets) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_scrub_value(v, secrets) for v in value]
-    return value
-
-
-def _scrub(error: LLMBridgeError, secrets: tuple[str, ...]) -> None:
+def _scrub(error: LLMBridgeError, scrub: Scrub | None) -> None:
     """Remove the request's secrets from everything the error shows."""
-    if not secrets:
+    if scrub is None:
         return
-    error.message = _scrub_value(error.message, secrets)
-    error.provider_message = _scrub_value(error.provider_message, secrets)
-    error.args = tuple(_scrub_value(a, secrets) for a in error.args)
+    error.message = scrub(error.message)
+    error.provider_message = scrub_json(error.provider_message, scrub)
+    error.args = tuple(scrub_json(a, scrub) for a in error.args)
     body = getattr(error, "body", None)
     if body is not None:
-        error.body = _scrub_value(body, secrets)  # type: ignore[attr-defined]
+        error.body = scrub_json(body, scrub)  # type: ignore[attr-defined]
 
 
 def _attach(error: LLMBridgeError, provider: str, seen: list[StreamEvent]) -> LLMBridgeError:
@@ -312,7 +290,7 @@ async def stream_events(
     name = provider.name
     attempt = 0
     seen: list[StreamEvent] = []
-    secrets = _secrets(request)
+    scrub = _secrets(request)
     pool = http if isinstance(http, HttpPool) else HttpPool(http)
     while True:
         attempt += 1
@@ -337,7 +315,7 @@ async def stream_events(
                     yield event
             return
         except LLMBridgeError as exc:
-            _scrub(exc, secrets)
+            _scrub(exc, scrub)
             delay = None if seen else retry.delay(attempt=attempt, error=exc)
             if delay is None:
                 _attach(exc, name, seen)

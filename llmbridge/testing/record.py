@@ -18,7 +18,8 @@ import orjson
 
 from ..errors import LLMBridgeError
 from ..events import StreamEvent
-from ..providers.base import ProviderConfig, is_secret_name, secret_values
+from ..providers.base import ProviderConfig
+from ..secrets import is_secret_name, named_secrets
 from ..types import ChatMessage
 from .fixtures import Fixture, dump_json
 from .redact import (
@@ -72,9 +73,8 @@ class RecordingTransport(httpx.AsyncBaseTransport):
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
         content = await request.aread()
-        for name, value in [*request.headers.multi_items(), *request.url.params.multi_items()]:
-            if is_secret_name(name):
-                self.secrets |= secret_values(value)
+        self.secrets |= named_secrets(request.headers.multi_items())
+        self.secrets |= named_secrets(request.url.params.multi_items())
         try:
             body: Any = orjson.loads(content) if content else None
         except orjson.JSONDecodeError:

@@ -7,11 +7,10 @@ redacted in URLs. Transport-level request headers (host, user-agent, ...) are no
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
-from typing import Any
+from collections.abc import Iterable
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from ..providers.base import is_secret_name
+from ..secrets import REDACTED, Scrub, is_secret_name, scrub_json, secret_scrubber
 
 __all__ = [
     "REDACTED",
@@ -24,10 +23,6 @@ __all__ = [
     "secret_scrubber",
 ]
 
-Scrub = Callable[[str], str]
-"""Applied to every string a fixture writes (request, input, response body, events)."""
-
-REDACTED = "<redacted>"
 
 IDENTIFYING_RESPONSE_HEADERS = frozenset(
     {
@@ -90,30 +85,6 @@ def redact_response_headers(
             continue
         out[low] = REDACTED if redact and low in IDENTIFYING_RESPONSE_HEADERS else value
     return out
-
-
-def secret_scrubber(secrets: Iterable[str], extra: Scrub | None = None) -> Scrub:
-    """A ``Scrub`` replacing each secret (8+ characters, longest first), then ``extra``."""
-    ordered = sorted({s for s in secrets if len(s) >= 8}, key=len, reverse=True)
-
-    def scrub(text: str) -> str:
-        for secret in ordered:
-            if secret in text:
-                text = text.replace(secret, REDACTED)
-        return extra(text) if extra is not None else text
-
-    return scrub
-
-
-def scrub_json(value: Any, scrub: Scrub) -> Any:
-    """``value`` (JSON-ready) with ``scrub`` applied to every string, keys included."""
-    if isinstance(value, str):
-        return scrub(value)
-    if isinstance(value, dict):
-        return {scrub_json(k, scrub): scrub_json(v, scrub) for k, v in value.items()}
-    if isinstance(value, list):
-        return [scrub_json(v, scrub) for v in value]
-    return value
 
 
 def scrub_bytes(data: bytes, scrub: Scrub) -> bytes:

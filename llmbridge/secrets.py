@@ -1,0 +1,129 @@
+"""Credentials: what counts as one, and removing known ones from anything shown or saved.
+
+Rules: a header, query parameter or provider option carries a credential when its name says
+so (``is_secret_name``); its values (and the token of ``Bearer <token>``) are the secrets. Only
+strings of 8+ characters are scrubbed (shorter ones would hit ordinary text), longest first,
+each replaced by ``<redacted>``. Used by the IO path (errors), recordings and reprs alike.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from typing import Any
+
+__all__ = [
+    "REDACTED",
+    "SECRET_QUERY_PARAMS",
+    "SENSITIVE_HEADERS",
+    "Scrub",
+    "Secret",
+    "is_secret_name",
+    "named_secrets",
+    "scrub_json",
+    "secret_scrubber",
+    "secret_values",
+]
+
+REDACTED = "<redacted>"
+
+Scrub = Callable[[str], str]
+"""A function applied to every string shown or saved (secrets, an app's own fields)."""
+
+SECRET_QUERY_PARAMS = frozenset({"key", "api_key", "api-key", "access_token", "token"})
+"""Query parameters that carry credentials (redacted in recordings, scrubbed from errors)."""
+
+SENSITIVE_HEADERS = frozenset(
+    {"authorization", "x-api-key", "x-goog-api-key", "api-key", "proxy-authorization"}
+)
+_SECRET_WORDS = frozenset(
+    {
+        "key",
+        "apikey",
+        "token",
+        "secret",
+        "password",
+        "passwd",
+        "auth",
+        "authorization",
+        "credential",
+        "credentials",
+        "signature",
+        "cookie",
+    }
+)
+
+
+def is_secret_name(name: str) -> bool:
+    """Whether a header, query parameter or provider option of this name carries a credential:
+    the known ones, and any whose words include key, token, secret, password, auth, ...
+    (``Ocp-Apim-Subscription-Key``, ``access_token``; not ``max_tokens``)."""
+    low = name.lower()
+    if low in SENSITIVE_HEADERS or low in SECRET_QUERY_PARAMS:
+        return True
+    return any(word in _SECRET_WORDS for word in re.split(r"[-_. ]+", low))
+
+
+def secret_values(value: Any) -> set[str]:
+    """The credential strings in ``value`` (a header value like ``Bearer <token>`` gives both)."""
+    if isinstance(value, Secret):
+        value = value.reveal()
+    if not isinstance(value, str):
+        return set()
+    return {v for v in (value, value.partition(" ")[2]) if len(v) >= 8}
+
+
+class Secret:
+    """A string that never shows itself in ``repr``/``str``/logs. ``reveal()`` gets it."""
+
+    __slots__ = ("_value",)
+
+    def __init__(self, value: str) -> None:
+        self._value = value
+
+    def reveal(self) -> str:
+        return self._value
+
+    def __repr__(self) -> str:
+        return "Secret('**********')"
+
+    __str__ = __repr__
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Secret) and other._value == self._value
+
+    def __hash__(self) -> int:
+        return hash(self._value)
+
+
+def named_secrets(pairs: Iterable[tuple[str, Any]]) -> set[str]:
+    """The secret values among ``(name, value)`` pairs (headers, query parameters, options)."""
+    found: set[str] = set()
+    for name, value in pairs:
+        if is_secret_name(name):
+            found |= secret_values(value)
+    return found
+
+
+def secret_scrubber(secrets: Iterable[str], extra: Scrub | None = None) -> Scrub:
+    """A ``Scrub`` replacing each secret (8+ characters, longest first), then ``extra``."""
+    ordered = sorted({s for s in secrets if len(s) >= 8}, key=len, reverse=True)
+
+    def scrub(text: str) -> str:
+        for secret in ordered:
+            if secret in text:
+                text = text.replace(secret, REDACTED)
+        return extra(text) if extra is not None else text
+
+    return scrub
+
+
+def scrub_json(value: Any, scrub: Scrub) -> Any:
+    """``value`` (JSON-ready) with ``scrub`` applied to every string, keys included."""
+    if isinstance(value, str):
+        return scrub(value)
+    if isinstance(value, dict):
+        return {scrub_json(k, scrub): scrub_json(v, scrub) for k, v in value.items()}
+    if isinstance(value, list):
+        return [scrub_json(v, scrub) for v in value]
+    return value
