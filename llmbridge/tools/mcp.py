@@ -189,8 +189,11 @@ class _Boundary:
 
 def _from_the_sdk(error: BaseException) -> bool:
     """Errors of the MCP SDK or of its streams (the server went away), not of the app."""
-    module = type(error).__module__.split(".")[0]
-    return module in ("mcp", "anyio") or isinstance(error, (OSError, EOFError))
+    from mcp.shared import exceptions
+
+    sdk = getattr(exceptions, "MCPError", None) or exceptions.McpError  # type: ignore[attr-defined,unused-ignore]  # 2.x / 1.x
+    gone = (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream)
+    return isinstance(error, (sdk, *gone, OSError, EOFError))
 
 
 @contextlib.asynccontextmanager
