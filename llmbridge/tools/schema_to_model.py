@@ -2,8 +2,8 @@
 
 Rules:
 
-* The schema is checked first (:func:`check_tool_schema`); what no provider accepts, or what
-  cannot be resolved, is a ``ToolSchemaError`` naming the JSON pointer of the problem.
+* The schema is checked first (``schema_check.check_tool_schema``); what no provider accepts,
+  what cannot be resolved, or what is too large or deep is a ``ToolSchemaError``.
 * Supported: local ``$ref`` into ``$defs`` / ``definitions`` (recursive ones too), nested
   objects, typed arrays, ``enum`` / ``const`` as ``Literal``, ``oneOf`` with a
   ``discriminator``, ``anyOf`` / ``oneOf`` / type lists / ``nullable`` as unions, ``allOf``
@@ -37,6 +37,7 @@ from pydantic_core import SchemaError
 from typing_extensions import Never, TypeAliasType
 
 from .errors import ToolSchemaError, ToolSchemaWarning
+from .schema_check import check_tool_schema, normalize_root, resolve_ref
 
 __all__ = [
     "ABSENT",
@@ -50,8 +51,6 @@ __all__ = [
 ABSENT: Any = type("Absent", (), {"__repr__": lambda self: "ABSENT"})()
 """Default of an optional property the model left out (dropped when dumping)."""
 
-_JSON_TYPES = {"object", "array", "string", "integer", "number", "boolean", "null"}
-_ROOT_FORBIDDEN = ("anyOf", "oneOf", "allOf", "not", "enum", "const")
 _SCALARS: dict[str, Any] = {
     "string": str,
     "integer": int,
@@ -74,105 +73,6 @@ _CONSTRAINTS: dict[str, dict[str, str]] = {
 }
 
 
-def normalize_root(schema: dict[str, Any]) -> dict[str, Any]:
-    """Inline a root that is only a ``$ref`` (pydantic does that for recursive models)."""
-    ref = schema.get("$ref")
-    if isinstance(ref, str) and schema.get("type") is None:
-        target = _resolve(schema, ref, "#")
-        rest = {k: v for k, v in schema.items() if k != "$ref"}
-        return {**target, **rest}
-    return schema
-
-
-MAX_DEPTH = 64
-"""Nesting of schemas within schemas (properties, items, anyOf, ...) a tool schema may have."""
-MAX_SCHEMA_BYTES = 1024 * 1024
-
-
-def check_tool_schema(schema: Any, *, where: str = "#") -> None:
-    """Raise ``ToolSchemaError`` for a parameters schema no provider accepts."""
-    if not isinstance(schema, dict):
-        raise ToolSchemaError(f"tool parameters must be a JSON schema object, got {schema!r}")
-    kind = schema.get("type", "object")
-    if kind != "object":
-        raise ToolSchemaError(
-            f"tool parameters must be a JSON schema of type 'object' at the root, got {kind!r}"
-        )
-    for key in _ROOT_FORBIDDEN:
-        if key in schema:
-            raise ToolSchemaError(
-                f"tool parameters may not use {key!r} at the root (providers require a plain "
-                "object there); wrap the alternatives in a property instead"
-            )
-    _check(schema, schema, where, 0)
-    try:
-        size = len(orjson.dumps(schema))
-    except orjson.JSONEncodeError as exc:
-        raise ToolSchemaError(f"tool parameters are not JSON: {exc}") from exc
-    if size > MAX_SCHEMA_BYTES:
-        raise ToolSchemaError(
-            f"tool parameters schema is {size:,} bytes; at most {MAX_SCHEMA_BYTES:,} are accepted"
-        )
-
-
-def _check(root: dict[str, Any], node: Any, where: str, depth: int) -> None:
-    if depth > MAX_DEPTH:
-        raise ToolSchemaError(
-            f"{where[:200]}...: schemas nest deeper than {MAX_DEPTH} levels; flatten the schema "
-            "or use $defs"
-        )
-    depth += 1
-    if isinstance(node, bool):
-        return
-    if not isinstance(node, dict):
-        raise ToolSchemaError(f"{where}: a schema must be an object, got {node!r}")
-    kind = node.get("type")
-    kinds = kind if isinstance(kind, list) else [kind] if kind is not None else []
-    for k in kinds:
-        if k not in _JSON_TYPES:
-            raise ToolSchemaError(f"{where}: unknown JSON schema type {k!r}")
-    if "$ref" in node:
-        _resolve(root, node["$ref"], where)
-    if "enum" in node and (not isinstance(node["enum"], list) or not node["enum"]):
-        raise ToolSchemaError(f"{where}: 'enum' must be a non-empty list")
-    props = node.get("properties", {})
-    if not isinstance(props, dict):
-        raise ToolSchemaError(f"{where}/properties: must be an object of schemas")
-    for name, sub in props.items():
-        _check(root, sub, f"{where}/properties/{name}", depth)
-    required = node.get("required", [])
-    if not isinstance(required, list) or not all(isinstance(r, str) for r in required):
-        raise ToolSchemaError(f"{where}/required: must be a list of property names")
-    for key in ("items", "additionalProperties", "not"):
-        if key in node:
-            _check(root, node[key], f"{where}/{key}", depth)
-    for key in ("anyOf", "oneOf", "allOf", "prefixItems"):
-        if key in node:
-            if not isinstance(node[key], list):
-                raise ToolSchemaError(f"{where}/{key}: must be a list of schemas")
-            for i, sub in enumerate(node[key]):
-                _check(root, sub, f"{where}/{key}/{i}", depth)
-    for key in ("$defs", "definitions"):
-        for name, sub in (node.get(key) or {}).items():
-            _check(root, sub, f"{where}/{key}/{name}", depth)
-
-
-def _resolve(root: dict[str, Any], ref: Any, where: str) -> dict[str, Any]:
-    if not isinstance(ref, str) or not ref.startswith("#/"):
-        raise ToolSchemaError(
-            f"{where}: only local references ('#/$defs/...') are supported, got $ref {ref!r}"
-        )
-    node: Any = root
-    for token in ref[2:].split("/"):
-        token = token.replace("~1", "/").replace("~0", "~")
-        if not isinstance(node, dict) or token not in node:
-            raise ToolSchemaError(f"{where}: $ref {ref!r} does not resolve")
-        node = node[token]
-    if not isinstance(node, dict):
-        raise ToolSchemaError(f"{where}: $ref {ref!r} does not point at a schema")
-    return node
-
-
 @lru_cache(maxsize=512)
 def _model_for_schema_json(schema_json: bytes) -> type[BaseModel]:
     schema = orjson.loads(schema_json)
@@ -181,9 +81,7 @@ def _model_for_schema_json(schema_json: bytes) -> type[BaseModel]:
 
 def model_for_schema(schema: dict[str, Any]) -> type[BaseModel]:
     """The (cached) validation model of a checked parameters schema."""
-    schema = normalize_root(schema)
-    check_tool_schema(schema)
-    return _model_for_schema_json(orjson.dumps(schema))
+    return _model_for_schema_json(check_tool_schema(normalize_root(schema)))
 
 
 _WARNINGS: dict[type[BaseModel], tuple[str, ...]] = {}
@@ -282,7 +180,7 @@ class _Converter:
             return ForwardRef(self.building[ref])
         name = f"{_pascal(ref.rsplit('/', 1)[-1])}_{len(self.building)}"
         self.building[ref] = name
-        built = self.convert(_resolve(self.root, ref, "#"), ref.rsplit("/", 1)[-1])
+        built = self.convert(resolve_ref(self.root, ref, "#"), ref.rsplit("/", 1)[-1])
         if not (isinstance(built, type) and issubclass(built, BaseModel)):
             built = TypeAliasType(name, built)  # type: ignore[misc]
         self.refs[ref] = self.namespace[name] = built
@@ -361,7 +259,7 @@ class _Converter:
     def _merge(self, node: dict[str, Any]) -> dict[str, Any]:
         merged: dict[str, Any] = {k: v for k, v in node.items() if k != "allOf"}
         for part in node["allOf"]:
-            sub = _resolve(self.root, part["$ref"], "#") if "$ref" in part else part
+            sub = resolve_ref(self.root, part["$ref"], "#") if "$ref" in part else part
             sub = self._merge(sub) if "allOf" in sub else sub
             for key, value in sub.items():
                 if key == "properties":

@@ -119,8 +119,8 @@ class ToolSpec(BaseModel):
         strict: bool | None = None,
     ) -> ToolSpec:
         """A spec whose arguments are ``model``'s fields (description from its docstring)."""
+        from .schema_check import check_tool_schema, normalize_root
         from .schema_from_function import NoTitlesJsonSchema, clean_schema
-        from .schema_to_model import check_tool_schema, normalize_root
 
         schema = normalize_root(model.model_json_schema(schema_generator=NoTitlesJsonSchema))
         schema = clean_schema(schema)
@@ -145,7 +145,8 @@ class ToolSpec(BaseModel):
         strict: bool | None = None,
     ) -> ToolSpec:
         """A spec from a JSON schema; ``ToolSchemaError`` for one no provider accepts."""
-        from .schema_to_model import model_for_schema, normalize_root
+        from .schema_check import normalize_root
+        from .schema_to_model import model_for_schema
 
         parameters = normalize_root({"type": "object", "properties": {}, **schema})
         model = model_for_schema(parameters)
