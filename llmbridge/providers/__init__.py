@@ -1,4 +1,21 @@
-"""Provider adapters and the plug-in API (see ``base`` for the protocol)."""
+"""Provider adapters and the plug-in API (see ``base`` for the protocol).
+
+Every provider folder uses the same file names for the same jobs:
+
+=====================  ==============================================================
+``provider.py``        options, URL, auth; ``create(config)``; wires the files below
+``request.py``         ``ChatRequest`` → body (``build_body``) and ``request_warnings``
+``messages.py``        chat messages → the wire's message list (``encode_messages``)
+``tools.py``           ``ToolSpec`` / ``ToolChoice`` → the wire (``encode_tools``, ...)
+``decode.py``          the sans-IO stream decoder (``feed`` / ``close``)
+``errors.py``          the provider's error vocabulary (``ERRORS``) and ``map_http_error``
+``finish_reasons.py``  raw finish reason → ``FinishReason`` (``map_finish_reason``)
+``usage.py``           the wire's usage → ``Usage`` (``convert_usage``)
+=====================  ==============================================================
+
+A provider may add files for jobs only it has (its ``__init__`` names them); how its wire
+addresses a tool call lives beside the decoder, on top of ``llmbridge.tool_calls``.
+"""
 
 from .base import (
     Capabilities,

@@ -1,8 +1,7 @@
 """Anthropic Messages API provider (``anthropic:<model>``).
 
-Files: ``provider.py`` (options, wiring), ``request.py`` (body and headers), ``encode.py``
-(messages and parts), ``models.py`` (per-model defaults), ``decode.py`` (stream state machine),
-``usage.py``, ``finish_reasons.py``, ``errors.py``.
+Files as in every provider (see ``llmbridge.providers``), plus ``models.py`` (per-model output
+caps and thinking styles) and ``blocks.py`` (content blocks → events, for the decoder).
 """
 
 from .decode import AnthropicDecoder

@@ -40,7 +40,7 @@ from ...errors import LLMBridgeError, MalformedStreamError, StreamTruncatedError
 from ...events import Finish, StreamEvent, StreamStart, TextDelta, ToolCallChunk, Usage
 from ...stream.http_errors import api_error
 from .blocks import TEXT, TOOL, ContentBlocks
-from .finish_reasons import map_stop_reason
+from .finish_reasons import map_finish_reason
 from .usage import UsageSnapshot
 
 __all__ = ["AnthropicDecoder"]
@@ -249,7 +249,7 @@ class AnthropicDecoder:
         if len(self._message_ids) > 1:
             data["message_ids"] = self._message_ids
         return Finish(
-            reason=map_stop_reason(self._stop_reason),
+            reason=map_finish_reason(self._stop_reason),
             raw_reason=self._stop_reason,
             usage=usage,
             provider_data={"anthropic": data} if data else None,

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from ...events import FinishReason
 
-__all__ = ["FINISH_REASONS", "map_stop_reason"]
+__all__ = ["FINISH_REASONS", "map_finish_reason"]
 
 FINISH_REASONS: dict[str, FinishReason] = {
     "end_turn": "stop",
@@ -21,7 +21,7 @@ FINISH_REASONS: dict[str, FinishReason] = {
 }
 
 
-def map_stop_reason(raw: str | None) -> FinishReason:
+def map_finish_reason(raw: str | None) -> FinishReason:
     if raw is None:
         return "other"
     return FINISH_REASONS.get(raw, "other")

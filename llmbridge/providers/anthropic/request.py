@@ -25,10 +25,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...tools.spec import ToolSpec
-from ...types import ChatRequest, ToolChoice
-from .encode import encode_messages
+from ...types import ChatRequest
+from .messages import encode_messages
 from .models import MIN_THINKING_BUDGET, default_max_tokens, effort_budget, supports_adaptive
+from .tools import encode_tool, encode_tool_choice
 
 __all__ = ["API_VERSION", "SAMPLING_REMOVED_FROM", "build_body", "build_headers"]
 
@@ -37,32 +37,6 @@ SAMPLING_REMOVED_FROM = "2026-10-21"
 """First API version that rejects ``temperature`` / ``top_p`` / ``top_k``."""
 
 _EFFORTS = {"minimal": "low", "low": "low", "medium": "medium", "high": "high"}
-
-
-def _tool(spec: ToolSpec) -> dict[str, Any]:
-    tool: dict[str, Any] = {"name": spec.name}
-    if spec.description:
-        tool["description"] = spec.description
-    tool["input_schema"] = spec.parameters
-    if spec.strict is not None:
-        tool["strict"] = spec.strict
-    return tool
-
-
-def _tool_choice(choice: ToolChoice | None, *, parallel: bool | None) -> dict[str, Any] | None:
-    if choice is None:
-        out: dict[str, Any] | None = {"type": "auto"} if parallel is False else None
-    elif choice.mode == "none":
-        return {"type": "none"}
-    elif choice.mode == "required":
-        out = {"type": "any"}
-    elif choice.mode == "tool":
-        out = {"type": "tool", "name": choice.name}
-    else:
-        out = {"type": "auto"}
-    if out is not None and parallel is False:
-        out["disable_parallel_tool_use"] = True
-    return out
 
 
 def _thinking(req: ChatRequest, body: dict[str, Any], warnings: list[str]) -> int:
@@ -110,8 +84,8 @@ def build_body(
         body["max_tokens"] = max(default_max_tokens(req.model), budget + MIN_THINKING_BUDGET)
     body["stream"] = True
     if req.tools and req.tool_mode != "prompt":
-        body["tools"] = [_tool(t) for t in req.tools]
-        choice = _tool_choice(req.tool_choice, parallel=req.parallel_tool_calls)
+        body["tools"] = [encode_tool(t) for t in req.tools]
+        choice = encode_tool_choice(req.tool_choice, parallel=req.parallel_tool_calls)
         if choice is not None:
             body["tool_choice"] = choice
     if req.stop:

@@ -1,8 +1,7 @@
 """Google Gemini: the ``gemini`` (Gemini API) and ``vertex`` (Vertex AI) providers.
 
-Files: ``provider.py`` (URLs, auth, wiring), ``request.py`` (request body), ``contents.py``
-(messages → contents), ``schema.py`` (JSON Schema → Gemini Schema), ``decode.py`` (stream
-decoder), ``partial_args.py`` (Vertex streamed arguments), ``finish_reasons.py``, ``usage.py``.
+Files as in every provider (see ``llmbridge.providers``), plus ``schema.py`` (JSON Schema →
+Gemini Schema) and ``partial_args.py`` (Vertex streamed arguments).
 """
 
 from .decode import GeminiDecoder

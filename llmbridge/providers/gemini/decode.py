@@ -50,10 +50,10 @@ from ...events import (
     ToolCallStart,
 )
 from ...stream.http_errors import api_error
-from .contents import GENERATED_ID, NEXT_PART, PLACEMENT, SIGNATURE
 from .finish_reasons import map_finish_reason
+from .messages import GENERATED_ID, NEXT_PART, PLACEMENT, SIGNATURE
 from .partial_args import ArgumentsBuilder
-from .usage import usage_from_metadata
+from .usage import convert_usage
 
 __all__ = ["GeminiDecoder"]
 
@@ -314,7 +314,7 @@ class GeminiDecoder:
         raw = self._finish if self._finish is not None else self._blocked
         reason: FinishReason = "content_filter"  # no finishReason: the prompt itself was blocked
         if self._finish is not None:
-            reason = map_finish_reason(self._finish, called_tools=self._calls > 0)
-        usage = usage_from_metadata(self._usage) if self._usage is not None else None
+            reason = map_finish_reason(self._finish, had_tool_calls=self._calls > 0)
+        usage = convert_usage(self._usage) if self._usage is not None else None
         out.append(Finish(reason, raw, usage, dict(self._extra) or None))
         return out

@@ -27,8 +27,8 @@ FINISH_REASONS: dict[str, FinishReason] = {
 }
 
 
-def map_finish_reason(raw: str, *, called_tools: bool) -> FinishReason:
+def map_finish_reason(raw: str, *, had_tool_calls: bool) -> FinishReason:
     reason = FINISH_REASONS.get(raw, "other")
-    if reason == "stop" and called_tools:
+    if reason == "stop" and had_tool_calls:
         return "tool_calls"
     return reason

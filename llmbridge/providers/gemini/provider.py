@@ -24,7 +24,7 @@ from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, Secret
 from .decode import GeminiDecoder
 from .errors import map_http_error
-from .request import build_body, dropped_settings
+from .request import build_body, request_warnings
 
 __all__ = ["GEMINI_BASE_URL", "GeminiProvider", "VertexProvider", "create", "create_vertex"]
 
@@ -83,7 +83,7 @@ class GeminiProvider:
         return HttpRequest(method="POST", url=self._url(request.model), headers=headers, json=body)
 
     def new_decoder(self, request: ChatRequest) -> GeminiDecoder:
-        return GeminiDecoder(provider=self.name, warnings=dropped_settings(request))
+        return GeminiDecoder(provider=self.name, warnings=request_warnings(request))
 
     def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
         return map_http_error(provider=self.name, status=status, headers=headers, body=body)

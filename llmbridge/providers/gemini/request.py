@@ -16,7 +16,7 @@ Rules:
   Gemini 2.x models, which have no levels).
 * ``extra`` is merged into the body last: dict values one level deep (so
   ``extra={"generationConfig": {"topK": 5}}`` adds to what was built), others replace.
-* settings Gemini cannot honour are listed by ``dropped_settings`` (the decoder reports them as
+* settings Gemini cannot honour are listed by ``request_warnings`` (the decoder reports them as
   warnings on ``StreamStart``); nothing is dropped silently.
 """
 
@@ -25,24 +25,14 @@ from __future__ import annotations
 from typing import Any
 
 from ...types import ChatRequest, ReasoningConfig, ToolChoice
-from .contents import encode_contents
+from .messages import encode_messages
 from .schema import to_gemini_schema
+from .tools import encode_tool_choice, encode_tools
 
-__all__ = ["EFFORT_BUDGETS", "build_body", "dropped_settings"]
+__all__ = ["EFFORT_BUDGETS", "build_body", "request_warnings"]
 
 EFFORT_BUDGETS = {"minimal": 512, "low": 1024, "medium": 8192, "high": 24576}
 """Thinking budgets standing in for an effort on Gemini 2.x models (no ``thinkingLevel``)."""
-
-_MODES = {"auto": "AUTO", "none": "NONE", "required": "ANY", "tool": "ANY"}
-
-
-def _tool_config(choice: ToolChoice, *, stream_arguments: bool) -> dict[str, Any]:
-    config: dict[str, Any] = {"mode": _MODES[choice.mode]}
-    if choice.mode == "tool" and choice.name:
-        config["allowedFunctionNames"] = [choice.name]
-    if stream_arguments:
-        config["streamFunctionCallArguments"] = True
-    return {"functionCallingConfig": config}
 
 
 def _thinking(reasoning: ReasoningConfig, *, model: str) -> dict[str, Any]:
@@ -55,22 +45,6 @@ def _thinking(reasoning: ReasoningConfig, *, model: str) -> dict[str, Any]:
         else:
             config["thinkingLevel"] = reasoning.effort.upper()
     return config
-
-
-def _declarations(request: ChatRequest, *, json_schema: bool, vertex: bool) -> list[dict[str, Any]]:
-    out = []
-    for tool in request.tools:
-        decl: dict[str, Any] = {"name": tool.name}
-        if tool.description:
-            decl["description"] = tool.description
-        params = tool.parameters
-        if params.get("properties") or params.get("$ref") or params.get("anyOf"):
-            if json_schema:
-                decl["parametersJsonSchema"] = {k: v for k, v in params.items() if k != "$schema"}
-            else:
-                decl["parameters"] = to_gemini_schema(params, additional_properties=vertex)
-        out.append(decl)
-    return out
 
 
 def _generation_config(request: ChatRequest, *, json_schema: bool, vertex: bool) -> dict[str, Any]:
@@ -112,18 +86,24 @@ def build_body(
     stream_arguments: bool = False,
 ) -> dict[str, Any]:
     """The JSON body of ``:streamGenerateContent`` for ``request``."""
-    system, contents = encode_contents(request.messages, provider=provider)
+    system, contents = encode_messages(request.messages, provider=provider)
     body: dict[str, Any] = {"contents": contents}
     if system is not None:
         body["systemInstruction"] = system
     use_tools = request.tools and request.tool_mode != "prompt"
     if use_tools:
         body["tools"] = [
-            {"functionDeclarations": _declarations(request, json_schema=json_schema, vertex=vertex)}
+            {
+                "functionDeclarations": encode_tools(
+                    request.tools, json_schema=json_schema, vertex=vertex
+                )
+            }
         ]
         if request.tool_choice is not None or stream_arguments:
             choice = request.tool_choice or ToolChoice()
-            body["toolConfig"] = _tool_config(choice, stream_arguments=stream_arguments and vertex)
+            body["toolConfig"] = encode_tool_choice(
+                choice, stream_arguments=stream_arguments and vertex
+            )
     generation = _generation_config(request, json_schema=json_schema, vertex=vertex)
     if generation:
         body["generationConfig"] = generation
@@ -131,7 +111,7 @@ def build_body(
     return body
 
 
-def dropped_settings(request: ChatRequest) -> list[str]:
+def request_warnings(request: ChatRequest) -> list[str]:
     """Settings of ``request`` Gemini has no switch for (reported, never silently lost)."""
     warnings = []
     if request.parallel_tool_calls is False and request.tools:

@@ -13,7 +13,7 @@ from typing import Any
 
 from ...events import Usage
 
-__all__ = ["usage_from_metadata"]
+__all__ = ["convert_usage"]
 
 
 def _int(data: dict[str, Any], key: str) -> int:
@@ -21,7 +21,7 @@ def _int(data: dict[str, Any], key: str) -> int:
     return value if isinstance(value, int) else 0
 
 
-def usage_from_metadata(data: dict[str, Any]) -> Usage:
+def convert_usage(data: dict[str, Any]) -> Usage:
     thoughts = _int(data, "thoughtsTokenCount")
     return Usage(
         input_tokens=_int(data, "promptTokenCount") + _int(data, "toolUsePromptTokenCount"),

@@ -1,9 +1,8 @@
 """OpenAI Chat Completions (``openai``) and the OpenAI-compatible presets.
 
-Files: ``presets.py`` (one data row per server), ``encode.py`` / ``messages.py`` /
-``tools.py`` (request body), ``decode.py`` / ``tool_calls.py`` / ``usage.py`` /
-``finish_reasons.py`` (stream), ``errors.py`` (HTTP errors), ``provider.py`` (wiring).
-Independent of ``llmbridge.providers.openai_responses``.
+Files as in every provider (see ``llmbridge.providers``), plus ``presets.py`` (one data row per
+server) and ``tool_calls.py`` (how streamed ``delta.tool_calls`` address a call). Independent
+of ``llmbridge.providers.openai_responses``.
 """
 
 from .decode import ChatCompletionsDecoder

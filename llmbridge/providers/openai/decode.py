@@ -226,7 +226,7 @@ class ChatCompletionsDecoder:
 
     def _finish(self, out: list[StreamEvent]) -> list[StreamEvent]:
         self._calls.end_all(out)
-        reason = map_finish_reason(raw=self._raw_finish, had_tool_calls=self._calls.count > 0)
+        reason = map_finish_reason(self._raw_finish, had_tool_calls=self._calls.count > 0)
         provider_data = None
         if self._refusal:
             reason = "content_filter"

@@ -29,7 +29,7 @@ FINISH_REASONS: dict[str, FinishReason] = {
 }
 
 
-def map_finish_reason(*, raw: str | None, had_tool_calls: bool) -> FinishReason:
+def map_finish_reason(raw: str | None, *, had_tool_calls: bool) -> FinishReason:
     if raw is None:  # [DONE] without a finish_reason (Snowflake, some gateways)
         return "tool_calls" if had_tool_calls else "stop"
     reason = FINISH_REASONS.get(raw, "other")

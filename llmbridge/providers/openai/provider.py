@@ -17,9 +17,9 @@ from ...errors import APIError, ConfigurationError
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, Secret
 from .decode import ChatCompletionsDecoder
-from .encode import encode_body, request_warnings
 from .errors import map_http_error
 from .presets import Preset, resolve_preset
+from .request import build_body, request_warnings
 
 __all__ = ["AZURE_API_VERSION", "OpenAIChatProvider", "create"]
 
@@ -96,7 +96,7 @@ class OpenAIChatProvider:
             else:
                 headers["authorization"] = f"Bearer {self._api_key.reveal()}"
         headers.update(self._headers)
-        body = encode_body(request=request, preset=self.preset, provider=self.name)
+        body = build_body(request=request, preset=self.preset, provider=self.name)
         return HttpRequest(method="POST", url=self._url(request.model), headers=headers, json=body)
 
     def _url(self, model: str) -> str:

@@ -1,7 +1,7 @@
 """OpenAI Responses API provider (``openai-responses:<model>``).
 
-Files: ``provider.py`` (wiring, auth), ``encode.py`` (request body), ``messages.py`` (input
-items), ``decode.py`` (stream decoder), ``usage.py``, ``finish_reasons.py``, ``errors.py``.
+Files as in every provider (see ``llmbridge.providers``), plus ``shapes.py`` (small readers of
+output items) and ``tool_calls.py`` (how output items address a function call).
 """
 
 from .decode import ResponsesDecoder

@@ -48,7 +48,6 @@ import orjson
 from ...errors import APIError, MalformedStreamError, StreamTruncatedError
 from ...events import (
     Finish,
-    FinishReason,
     ProviderItem,
     ReasoningDelta,
     StreamEvent,
@@ -56,7 +55,7 @@ from ...events import (
     TextDelta,
 )
 from .errors import stream_error
-from .finish_reasons import completed_reason, incomplete_reason
+from .finish_reasons import map_finish_reason
 from .messages import PROVIDER_NAME
 from .shapes import Key, item_key, str_or_none, texts
 from .tool_calls import ToolCalls
@@ -172,13 +171,13 @@ class ResponsesDecoder:
         self._calls.end_all(out)
         response = obj.get("response")
         usage = convert_usage(response.get("usage") if isinstance(response, dict) else None)
-        reason: FinishReason
         if incomplete is None:
-            reason = completed_reason(had_tool_calls=self._calls.count > 0)
             raw = str_or_none(response.get("status")) if isinstance(response, dict) else None
             raw = raw or "completed"
+            reason = map_finish_reason("completed", had_tool_calls=self._calls.count > 0)
         else:
-            reason, raw = incomplete_reason(incomplete), incomplete
+            raw = incomplete
+            reason = map_finish_reason(incomplete, had_tool_calls=False)
         data: dict[str, Any] = {}
         if self._refusal:
             data["refusal"] = "".join(self._refusal)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from ...events import FinishReason
 
-__all__ = ["INCOMPLETE_REASONS", "completed_reason", "incomplete_reason"]
+__all__ = ["INCOMPLETE_REASONS", "map_finish_reason"]
 
 INCOMPLETE_REASONS: dict[str, FinishReason] = {
     "max_output_tokens": "length",
@@ -21,9 +21,9 @@ INCOMPLETE_REASONS: dict[str, FinishReason] = {
 }
 
 
-def completed_reason(*, had_tool_calls: bool) -> FinishReason:
-    return "tool_calls" if had_tool_calls else "stop"
-
-
-def incomplete_reason(raw: str | None) -> FinishReason:
-    return INCOMPLETE_REASONS.get(raw or "", "other")
+def map_finish_reason(raw: str, *, had_tool_calls: bool) -> FinishReason:
+    """``raw`` is ``"completed"`` (or the response's own status) for a completed response, else
+    the ``incomplete_details.reason`` of an incomplete one."""
+    if raw == "completed":
+        return "tool_calls" if had_tool_calls else "stop"
+    return INCOMPLETE_REASONS.get(raw, "other")

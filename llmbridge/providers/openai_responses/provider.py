@@ -17,9 +17,9 @@ from ...errors import APIError
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, Secret
 from .decode import ResponsesDecoder
-from .encode import encode_body, request_warnings
 from .errors import http_error
 from .messages import PROVIDER_NAME
+from .request import build_body, request_warnings
 
 __all__ = ["DEFAULT_BASE_URL", "OpenAIResponsesProvider", "create"]
 
@@ -61,7 +61,7 @@ class OpenAIResponsesProvider:
             method="POST",
             url=f"{self.base_url}/responses",
             headers=headers,
-            json=encode_body(request),
+            json=build_body(request),
         )
 
     def new_decoder(self, request: ChatRequest) -> ResponsesDecoder:

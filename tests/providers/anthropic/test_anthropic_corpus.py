@@ -22,7 +22,7 @@ import pytest
 
 from llmbridge.errors import MalformedStreamError
 from llmbridge.providers.anthropic import AnthropicDecoder
-from llmbridge.providers.anthropic.finish_reasons import map_stop_reason
+from llmbridge.providers.anthropic.finish_reasons import map_finish_reason
 from llmbridge.response import accumulate
 from llmbridge.testing import assert_split_invariant, check_invariants, decode_collect
 from llmbridge.types import RawPart
@@ -58,7 +58,7 @@ def test_recording_matches_sdk_accumulation(entry: dict[str, Any]) -> None:
     assert error is None
     got = accumulate(events, provider="anthropic")
     concatenated = len({*(got.provider_data or {}).get("anthropic", {}).get("message_ids", [])}) > 1
-    assert got.finish_reason == map_stop_reason(want["finish_reason"])
+    assert got.finish_reason == map_finish_reason(want["finish_reason"])
     assert got.raw_finish_reason == want["finish_reason"]
     assert got.reasoning == (want["reasoning"] or "")
     app_calls = [c for c in want["tool_calls"] if not c.get("server_side")]

@@ -59,7 +59,7 @@ def test_recording_matches_the_sdk(entry: dict[str, Any]) -> None:
             if theirs["id"]:
                 assert ours.id == theirs["id"]
     assert got.finish_reason == map_finish_reason(
-        expected["finish_reason"], called_tools=bool(sdk_calls)
+        expected["finish_reason"], had_tool_calls=bool(sdk_calls)
     )
     assert got.usage == (_usage(expected["usage"]) if expected.get("usage") else None)
 

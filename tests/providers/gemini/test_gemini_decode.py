@@ -27,7 +27,7 @@ from llmbridge.events import (
     ToolCallStart,
 )
 from llmbridge.providers.gemini import GeminiDecoder
-from llmbridge.providers.gemini.contents import SIGNATURE
+from llmbridge.providers.gemini.messages import SIGNATURE
 from llmbridge.response import accumulate
 from llmbridge.testing import assert_split_invariant, check_invariants, decode_collect
 

@@ -114,7 +114,7 @@ def test_fixture_body_agrees_with_the_sdk(path: Path) -> None:
         ] == [c.id for c in theirs["calls"] if c.id]
     raw = str(theirs["finish"].value)
     assert ours.raw_finish_reason == raw
-    assert ours.finish_reason == map_finish_reason(raw, called_tools=bool(theirs["calls"]))
+    assert ours.finish_reason == map_finish_reason(raw, had_tool_calls=bool(theirs["calls"]))
     assert ours.usage == sdk_usage(theirs["usage"])
 
 

@@ -23,10 +23,10 @@ from __future__ import annotations
 from llmbridge.providers import ProviderConfig
 
 from .decode import EchoDecoder
-from .encode import encode_body
+from .request import build_body
 from .provider import EchoProvider
 
-__all__ = ["EchoDecoder", "EchoProvider", "create", "encode_body"]
+__all__ = ["EchoDecoder", "EchoProvider", "create", "build_body"]
 
 
 def create(config: ProviderConfig) -> EchoProvider:

@@ -16,7 +16,7 @@ from llmbridge.providers import Capabilities, HttpRequest, ProviderConfig
 from llmbridge.stream.http_errors import error_from_body
 
 from .decode import EchoDecoder
-from .encode import encode_body
+from .request import build_body
 
 __all__ = ["DEFAULT_BASE_URL", "EchoProvider"]
 
@@ -46,7 +46,7 @@ class EchoProvider:
             method="POST",
             url=f"{self.base_url}/v1/echo",
             headers=headers,
-            json=encode_body(request),
+            json=build_body(request),
         )
 
     def new_decoder(self, request: ChatRequest) -> EchoDecoder:

@@ -24,29 +24,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...tools.spec import ToolSpec
-from ...types import ChatRequest, ToolChoice
+from ...types import ChatRequest
 from .messages import encode_messages
+from .tools import encode_tool, encode_tool_choice
 
-__all__ = ["ENCRYPTED_REASONING", "encode_body", "request_warnings"]
+__all__ = ["ENCRYPTED_REASONING", "build_body", "request_warnings"]
 
 ENCRYPTED_REASONING = "reasoning.encrypted_content"
-
-
-def _tool(spec: ToolSpec) -> dict[str, Any]:
-    return {
-        "type": "function",
-        "name": spec.name,
-        "description": spec.description,
-        "parameters": spec.parameters,
-        "strict": bool(spec.strict),
-    }
-
-
-def _tool_choice(choice: ToolChoice) -> str | dict[str, Any]:
-    if choice.mode == "tool":
-        return {"type": "function", "name": choice.name}
-    return choice.mode
 
 
 def _store(request: ChatRequest) -> bool:
@@ -65,7 +49,7 @@ def request_warnings(request: ChatRequest) -> list[str]:
     return warnings
 
 
-def encode_body(request: ChatRequest) -> dict[str, Any]:
+def build_body(request: ChatRequest) -> dict[str, Any]:
     """The JSON body for ``request``."""
     store = _store(request)
     instructions, items = encode_messages(request.messages, store=store)
@@ -75,9 +59,9 @@ def encode_body(request: ChatRequest) -> dict[str, Any]:
     if not store:
         body["store"] = False
     if request.tools and request.tool_mode != "prompt":
-        body["tools"] = [_tool(t) for t in request.tools]
+        body["tools"] = [encode_tool(t) for t in request.tools]
         if request.tool_choice is not None:
-            body["tool_choice"] = _tool_choice(request.tool_choice)
+            body["tool_choice"] = encode_tool_choice(request.tool_choice)
         if request.parallel_tool_calls is not None:
             body["parallel_tool_calls"] = request.parallel_tool_calls
     if request.temperature is not None:

@@ -38,7 +38,7 @@ from ...types import (
     ToolResultPart,
 )
 
-__all__ = ["GENERATED_ID", "NEXT_PART", "PLACEMENT", "SIGNATURE", "encode_contents", "image_part"]
+__all__ = ["GENERATED_ID", "NEXT_PART", "PLACEMENT", "SIGNATURE", "encode_messages", "image_part"]
 
 GENERATED_ID = "generated_id"
 """``ToolCallPart.provider_data`` key: the id was made up by the decoder, never send it back."""
@@ -167,7 +167,7 @@ def _for_next_part(part: ReasoningPart) -> bool:
     return data.get(PLACEMENT) == NEXT_PART
 
 
-def encode_contents(
+def encode_messages(
     messages: list[ChatMessage], *, provider: str
 ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
     """(``systemInstruction`` or None, ``contents``) for ``messages``."""

@@ -22,10 +22,10 @@ from .messages import encode_messages, result_images
 from .presets import Preset
 from .tools import encode_response_format, encode_tool_choice, encode_tools
 
-__all__ = ["encode_body", "request_warnings"]
+__all__ = ["build_body", "request_warnings"]
 
 
-def encode_body(*, request: ChatRequest, preset: Preset, provider: str) -> dict[str, Any]:
+def build_body(*, request: ChatRequest, preset: Preset, provider: str) -> dict[str, Any]:
     body: dict[str, Any] = {
         "model": request.model,
         "messages": encode_messages(
@@ -79,7 +79,7 @@ def _reasoning(request: ChatRequest, preset: Preset, body: dict[str, Any]) -> No
 
 
 def request_warnings(*, request: ChatRequest, preset: Preset) -> list[str]:
-    """What ``encode_body`` could not send as asked, one sentence each."""
+    """What ``build_body`` could not send as asked, one sentence each."""
     warnings: list[str] = []
     name = preset.name
     if request.tools and request.tool_mode != "prompt":

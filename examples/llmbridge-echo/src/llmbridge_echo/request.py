@@ -12,7 +12,7 @@ from typing import Any
 from llmbridge import ChatMessage, ChatRequest, ImagePart, TextPart, ToolCallPart, ToolResultPart
 from llmbridge.errors import UnsupportedFeatureError
 
-__all__ = ["encode_body"]
+__all__ = ["build_body"]
 
 
 def _message(message: ChatMessage) -> list[dict[str, Any]]:
@@ -36,7 +36,7 @@ def _message(message: ChatMessage) -> list[dict[str, Any]]:
     return [out]
 
 
-def encode_body(request: ChatRequest) -> dict[str, Any]:
+def build_body(request: ChatRequest) -> dict[str, Any]:
     """The JSON body for ``POST /v1/echo``."""
     body: dict[str, Any] = {
         "model": request.model,

@@ -1,0 +1,46 @@
+"""Tools and ``tool_choice`` for the Messages API (pure).
+
+Follows https://platform.claude.com/docs/en/api/messages (``tools``, ``tool_choice``). Rules:
+
+* a tool is ``{name, description, input_schema}`` (+ ``strict`` when set); no description is
+  left out rather than sent empty;
+* ``tool_choice`` auto / any (required) / tool / none; ``parallel_tool_calls=False`` becomes
+  ``disable_parallel_tool_use`` (on an ``auto`` choice when the app named none).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ...tools.spec import ToolSpec
+from ...types import ToolChoice
+
+__all__ = ["encode_tool", "encode_tool_choice"]
+
+
+def encode_tool(spec: ToolSpec) -> dict[str, Any]:
+    tool: dict[str, Any] = {"name": spec.name}
+    if spec.description:
+        tool["description"] = spec.description
+    tool["input_schema"] = spec.parameters
+    if spec.strict is not None:
+        tool["strict"] = spec.strict
+    return tool
+
+
+def encode_tool_choice(
+    choice: ToolChoice | None, *, parallel: bool | None
+) -> dict[str, Any] | None:
+    if choice is None:
+        out: dict[str, Any] | None = {"type": "auto"} if parallel is False else None
+    elif choice.mode == "none":
+        return {"type": "none"}
+    elif choice.mode == "required":
+        out = {"type": "any"}
+    elif choice.mode == "tool":
+        out = {"type": "tool", "name": choice.name}
+    else:
+        out = {"type": "auto"}
+    if out is not None and parallel is False:
+        out["disable_parallel_tool_use"] = True
+    return out
