@@ -26,7 +26,7 @@ from typing import Any
 
 import orjson
 
-from ..providers.arguments import parse_arguments
+from ..tool_calls import parse_arguments
 from .dialects import Dialect
 
 __all__ = ["CallBody"]

@@ -38,7 +38,8 @@ Rules:
    one of ``tool_names``; until then the tag is held, and it is released as text if the name is
    undeclared, missing, or the stream ends first.
 8. Ids are ``f"{id_prefix}{n}"`` (n counts this parser's calls); ``index`` comes from
-   ``next_index`` (a wrapping decoder may raise it past native calls).
+   ``next_index`` (a wrapping decoder may raise it past native calls). Starts, chunks and the
+   one end of each call are the ledger's (``llmbridge.tool_calls``), as in every decoder.
 9. After ``close()`` the parser refuses input (``RuntimeError``: local misuse).
 """
 
@@ -47,7 +48,8 @@ from __future__ import annotations
 from collections.abc import Callable, Collection, Sequence
 
 from ..errors import UsageError
-from ..events import StreamEvent, TextDelta, ToolCallChunk, ToolCallEnd, ToolCallStart
+from ..events import StreamEvent, TextDelta
+from ..tool_calls import ToolCall, ToolCallLedger
 from .body import CallBody
 from .dialects import FUNCTION_CALL, Dialect
 
@@ -79,10 +81,7 @@ class ToolCallParser:
         self._tool_names = frozenset(tool_names) if tool_names is not None else None
         self._rescue = rescue
         self._id_prefix = id_prefix
-        self.calls = 0
-        """Calls emitted so far (flagged ones included)."""
-        self.next_index = 0
-        """``index`` of the next call."""
+        self._ledger = ToolCallLedger(id_prefix=id_prefix)
         self._state = _TEXT
         self._handlers: dict[int, Callable[[str, int], int]] = {
             _TEXT: self._on_text,
@@ -103,8 +102,21 @@ class ToolCallParser:
         self._lang = False
         self._body: CallBody | None = None
         self._post: list[str] = []
-        self._id = ""
-        self._index = -1
+        self._call: ToolCall | None = None
+
+    @property
+    def calls(self) -> int:
+        """Calls emitted so far (flagged ones included)."""
+        return self._ledger.count
+
+    @property
+    def next_index(self) -> int:
+        """``index`` of the next call (a wrapping decoder may raise it past native calls)."""
+        return self._ledger.next_index
+
+    @next_index.setter
+    def next_index(self, value: int) -> None:
+        self._ledger.next_index = value
 
     @property
     def idle(self) -> bool:
@@ -123,7 +135,7 @@ class ToolCallParser:
         i, n = 0, len(text)
         while i < n:
             i = handlers[self._state](text, i)
-        if self._state == _BODY and self._id:
+        if self._state == _BODY and self._call is not None:
             self._stream_args()
         self._flush_text()
         return out
@@ -155,44 +167,29 @@ class ToolCallParser:
             if text:
                 self._out.append(TextDelta(text))
 
-    def _emit(self, event: StreamEvent) -> None:
+    def _start_call(self, name: str) -> ToolCall:
         self._flush_text()
-        self._out.append(event)
-
-    def _start_call(self, name: str) -> None:
-        self._id = f"{self._id_prefix}{self.calls}"
-        self._index = self.next_index
-        self.calls += 1
-        self.next_index += 1
-        self._emit(ToolCallStart(id=self._id, name=name, index=self._index))
+        ledger = self._ledger
+        call = self._call = ledger.open(f"{self._id_prefix}{ledger.count}", name, self._out)
         self._stream_args()
+        return call
 
     def _stream_args(self) -> None:
-        assert self._body is not None
-        delta = self._body.take_args_delta()
-        if delta:
-            self._emit(ToolCallChunk(id=self._id, index=self._index, arguments_delta=delta))
+        assert self._body is not None and self._call is not None
+        self._ledger.add(self._call, self._body.take_args_delta(), self._out)
 
     def _end_call(self, *, truncated: bool = False) -> None:
         body = self._body
         assert body is not None
-        if not self._id:
-            self._start_call(body.name or "")
-        raw, args, error = body.result(truncated=truncated)
-        rest = body.untaken_arguments()
-        if rest:
-            self._emit(ToolCallChunk(id=self._id, index=self._index, arguments_delta=rest))
+        call = self._call or self._start_call(body.name or "")
+        _, args, error = body.result(truncated=truncated)
+        self._ledger.add(call, body.untaken_arguments(), self._out)
         name = body.name or ""
         if error is None and self._tool_names is not None and name not in self._tool_names:
             declared = ", ".join(sorted(self._tool_names)) or "none"
             error = f"unknown tool {name!r} (declared: {declared})"
-        end = ToolCallEnd(
-            id=self._id, index=self._index, name=name, arguments=args, raw_arguments=raw
-        )
-        if error is not None:
-            end.error = error
-            end.provider_data = {"raw_text": "".join(self._raw)}
-        self._emit(end)
+        data = {"raw_text": "".join(self._raw)} if error is not None else None
+        self._ledger.end(call, self._out, parsed=(args, error), provider_data=data)
         self._reset_call()
         self._state = _TEXT
 
@@ -204,7 +201,7 @@ class ToolCallParser:
 
     def _cut_off(self) -> None:
         """End of stream inside a tag (PRE or BODY)."""
-        if self._rescue and not self._id:
+        if self._rescue and self._call is None:
             self._release()
             return
         if self._body is None:
@@ -288,17 +285,17 @@ class ToolCallParser:
         assert body is not None
         j = body.feed(s, i)
         self._raw.append(s[i:j])
-        if body.name_ready and not self._id:
+        if body.name_ready and self._call is None:
             if self._rescue and body.name not in (self._tool_names or ()):
                 self._release()
                 return j
             assert body.name is not None
             self._start_call(body.name)
         if body.done:
-            if self._rescue and not self._id:
+            if self._rescue and self._call is None:
                 self._release()
                 return j
-            if self._id:
+            if self._call is not None:
                 self._stream_args()
             self._state = _POST
             self._ticks = 0

@@ -8,9 +8,9 @@ and the block types of https://platform.claude.com/docs/en/api/messages. Rules:
   them in ``Finish.provider_data``).
 * ``tool_use`` → ``ToolCallStart`` at start, one ``ToolCallChunk`` per non-empty
   ``input_json_delta``, ``ToolCallEnd`` at stop (``{}`` / ``""`` without input; input given
-  whole at start becomes one chunk; unparsable input is flagged, never raised). Ids are unique
-  within the response (a repeated or missing id gets a suffix / a generated one); a ``caller``
-  rides in ``ToolCallEnd.provider_data["anthropic"]``.
+  whole at start becomes one chunk; unparsable input is flagged, never raised). Ids, chunks
+  and ends are the ledger's (``llmbridge.tool_calls``: a repeated id gets a suffix, a missing
+  one is generated); a ``caller`` rides in ``ToolCallEnd.provider_data["anthropic"]``.
 * ``thinking`` → ``ReasoningDelta``; its signature (the last ``signature_delta``) closes it as
   ``ReasoningDelta("", signature=...)``. ``redacted_thinking`` → ``ReasoningDelta("",
   provider_data={"type": "redacted_thinking", "data": ...})``.
@@ -30,16 +30,8 @@ from typing import Any
 import orjson
 
 from ...errors import MalformedStreamError
-from ...events import (
-    ProviderItem,
-    ReasoningDelta,
-    StreamEvent,
-    TextDelta,
-    ToolCallChunk,
-    ToolCallEnd,
-    ToolCallStart,
-)
-from ..arguments import parse_arguments
+from ...events import ProviderItem, ReasoningDelta, StreamEvent, TextDelta, ToolCallChunk
+from ...tool_calls import ToolCall, ToolCallLedger, parse_arguments
 
 __all__ = ["KEPT", "TEXT", "TOOL", "Block", "ContentBlocks"]
 
@@ -58,24 +50,14 @@ _STR = (str, type(None))
 class Block:
     """One open content block."""
 
-    __slots__ = (
-        "call_index",
-        "chunks",
-        "id",
-        "initial",
-        "kind",
-        "name",
-        "raw",
-        "signature",
-        "strings",
-    )
+    __slots__ = ("call", "chunks", "initial", "kind", "raw", "signature", "strings")
 
-    def __init__(self, kind: str) -> None:
+    def __init__(self, kind: str, call: ToolCall | None = None) -> None:
         self.kind = kind
-        self.id = ""
-        self.name = ""
-        self.call_index = 0
+        self.call = call
+        """The tool call of a ``tool_use`` block."""
         self.chunks: list[str] = []
+        """Input JSON of a kept block."""
         self.initial: dict[str, Any] | None = None
         self.signature: str | None = None
         self.raw: dict[str, Any] = {}
@@ -89,10 +71,9 @@ class ContentBlocks:
         self.provider = provider
         self.open: dict[int, Block] = {}
         """Open blocks by ``index`` (read directly by the decoder's hot path)."""
-        self.tool_count = 0
+        self.calls = ToolCallLedger(id_prefix="toolu_llmbridge_")
         self.citations: list[dict[str, Any]] = []
         self.input_errors: list[dict[str, Any]] = []
-        self._ids: set[str] = set()
 
     # -- start ---------------------------------------------------------------------------
     def start(self, obj: dict[str, Any]) -> _Events:
@@ -124,23 +105,18 @@ class ContentBlocks:
         return [TextDelta(text)] if type(text) is str and text else []
 
     def _tool_start(self, index: int, block: dict[str, Any]) -> _Events:
-        b = self.open[index] = Block(TOOL)
-        call_id = block.get("id")
-        if type(call_id) is not str or not call_id:
-            call_id = f"toolu_llmbridge_{self.tool_count}"
-        while call_id in self._ids:  # unique within the response, even across messages
-            call_id += "_"
-        self._ids.add(call_id)
-        name = block.get("name")
-        b.id, b.name = call_id, name if type(name) is str else ""
-        b.call_index = self.tool_count
-        self.tool_count += 1
+        call_id, name, caller = block.get("id"), block.get("name"), block.get("caller")
+        out: _Events = []
+        call = self.calls.open(
+            call_id if type(call_id) is str else None,
+            name if type(name) is str else "",
+            out,
+            provider_data={"anthropic": {"caller": caller}} if caller is not None else None,
+        )
+        b = self.open[index] = Block(TOOL, call)
         initial = block.get("input")
         b.initial = initial if type(initial) is dict and initial else None
-        caller = block.get("caller")
-        if caller is not None:
-            b.raw = {"anthropic": {"caller": caller}}
-        return [ToolCallStart(call_id, b.name, b.call_index)]
+        return out
 
     def _thinking_start(self, index: int, block: dict[str, Any]) -> _Events:
         b = self.open[index] = Block(THINKING)
@@ -182,8 +158,10 @@ class ContentBlocks:
         if type(part) is not str or not part:
             return []
         if b.kind is TOOL:
-            b.chunks.append(part)
-            return [ToolCallChunk(b.id, b.call_index, part)]
+            call = b.call
+            assert call is not None
+            call.chunks.append(part)
+            return [ToolCallChunk(call.id, call.index, part)]
         if b.kind is KEPT:
             b.chunks.append(part)
         return []
@@ -212,7 +190,7 @@ class ContentBlocks:
         if kind is TEXT:
             return []
         if kind is TOOL:
-            return _tool_end(b)
+            return self._tool_end(b)
         if kind is THINKING:
             return [ReasoningDelta("", b.signature)] if b.signature else []
         if kind is REDACTED:
@@ -230,23 +208,21 @@ class ContentBlocks:
                 self.input_errors.append({"index": index, "raw_input": raw, "error": error})
         return [ProviderItem(block)]
 
+    def _tool_end(self, b: Block) -> _Events:
+        call = b.call
+        assert call is not None
+        out: _Events = []
+        if not call.chunks and b.initial is not None:  # input given whole at block start
+            self.calls.add(call, orjson.dumps(b.initial).decode(), out)
+        self.calls.end(call, out)
+        return out
+
     def stop_all(self) -> _Events:
         """Close every open block, in index order (the provider closed the message)."""
         out: _Events = []
         for index in sorted(self.open):
             out.extend(self.stop(index))
         return out
-
-
-def _tool_end(b: Block) -> _Events:
-    out: _Events = []
-    raw = "".join(b.chunks)
-    if not raw and b.initial is not None:  # input given whole at block start
-        raw = orjson.dumps(b.initial).decode()
-        out.append(ToolCallChunk(b.id, b.call_index, raw))
-    arguments, error = parse_arguments(raw)
-    out.append(ToolCallEnd(b.id, b.call_index, b.name, arguments, raw, error, b.raw or None))
-    return out
 
 
 _STARTS: dict[str, Callable[[ContentBlocks, int, dict[str, Any]], _Events]] = {

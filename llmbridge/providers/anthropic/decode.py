@@ -39,7 +39,7 @@ import orjson
 from ...errors import LLMBridgeError, MalformedStreamError, StreamTruncatedError
 from ...events import Finish, StreamEvent, StreamStart, TextDelta, ToolCallChunk, Usage
 from ...stream.http_errors import api_error
-from .blocks import TEXT, TOOL, ContentBlocks
+from .blocks import TEXT, ContentBlocks
 from .finish_reasons import map_finish_reason
 from .usage import UsageSnapshot
 
@@ -98,12 +98,12 @@ class AnthropicDecoder:
                         return [TextDelta(text)] if text else []
                 elif dtype == "input_json_delta":
                     part = delta["partial_json"]
-                    b = self._blocks[obj["index"]]
-                    if b.kind is TOOL and part.__class__ is str:
+                    call = self._blocks[obj["index"]].call
+                    if call is not None and part.__class__ is str:
                         if not part:
                             return []
-                        b.chunks.append(part)
-                        return [ToolCallChunk(b.id, b.call_index, part)]
+                        call.chunks.append(part)
+                        return [ToolCallChunk(call.id, call.index, part)]
         except (KeyError, TypeError, IndexError):
             pass
         return self._dispatch(event, obj, data)

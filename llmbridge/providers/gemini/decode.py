@@ -17,7 +17,8 @@ event is one whole ``GenerateContentResponse``; there is no terminal marker but 
 * ``functionCall`` parts arrive whole: start, one chunk with the arguments as sent, end. Vertex
   may stream them (``willContinue`` + ``partialArgs``): the call opens on the named part and
   ends on the first part without ``willContinue`` (or when another call, content or the end
-  comes). Ids are Gemini's, else generated from the response id and marked ``generated_id``;
+  comes). Ids are Gemini's, else (missing or repeated) generated from the response id by the
+  ledger (``llmbridge.tool_calls``) and marked ``generated_id``;
 * parts the provider made or ran itself (``executableCode``, ``codeExecutionResult``, server
   tool calls, generated media, part types newer than this code) are never tool-call events:
   each becomes a ``ProviderItem`` holding the part exactly as received (its
@@ -45,13 +46,11 @@ from ...events import (
     StreamEvent,
     StreamStart,
     TextDelta,
-    ToolCallChunk,
-    ToolCallEnd,
-    ToolCallStart,
 )
 from ...stream.http_errors import api_error
+from ...tool_calls import ToolCall, ToolCallLedger
 from .finish_reasons import map_finish_reason
-from .messages import GENERATED_ID, NEXT_PART, PLACEMENT, SIGNATURE
+from .messages import NEXT_PART, PLACEMENT, SIGNATURE
 from .partial_args import ArgumentsBuilder
 from .usage import convert_usage
 
@@ -70,17 +69,6 @@ _METADATA = (
 )
 
 
-class _OpenCall:
-    __slots__ = ("args", "id", "index", "name", "provider_data")
-
-    def __init__(self, call_id: str, index: int, name: str, provider_data: dict[str, Any]) -> None:
-        self.id = call_id
-        self.index = index
-        self.name = name
-        self.provider_data = provider_data
-        self.args = ArgumentsBuilder()
-
-
 class GeminiDecoder:
     """``feed(event, data)`` per SSE event, ``close()`` once at the end of the body."""
 
@@ -89,9 +77,8 @@ class GeminiDecoder:
         self._warnings = warnings or []
         self._started = False
         self._response_id: str | None = None
-        self._calls = 0
-        self._ids: set[str] = set()
-        self._open: _OpenCall | None = None
+        self._calls = ToolCallLedger()
+        self._open: tuple[ToolCall, ArgumentsBuilder] | None = None
         self._pending: str | None = None
         self._finish: str | None = None
         self._blocked: str | None = None
@@ -182,6 +169,8 @@ class GeminiDecoder:
         self._started = True
         rid, model = chunk.get("responseId"), chunk.get("modelVersion")
         self._response_id = rid if isinstance(rid, str) and rid else None
+        if self._response_id:
+            self._calls.id_prefix = f"call_{self._response_id}_"
         model = model if isinstance(model, str) else None
         out.append(StreamStart(self._response_id, model, list(self._warnings)))
 
@@ -225,11 +214,12 @@ class GeminiDecoder:
     ) -> None:
         name = call.get("name")
         more = call.get("willContinue") is True
-        current = self._open
-        if current is not None and not name:  # the streamed call goes on
-            current.args.add(call.get("partialArgs"))
-            if signature is not None and SIGNATURE not in current.provider_data:
-                current.provider_data.update({"provider": self.provider, SIGNATURE: signature})
+        if self._open is not None and not name:  # the streamed call goes on
+            current, builder = self._open
+            builder.add(call.get("partialArgs"))
+            data = current.provider_data
+            if signature is not None and (data is None or SIGNATURE not in data):
+                current.provider_data = {**(data or {}), **self._signed(signature)}
             if not more:
                 self._close_call(out)
             return
@@ -240,62 +230,41 @@ class GeminiDecoder:
             self._flush_signature(out)
         signature = signature or self._pending
         self._pending = None
-        data: dict[str, Any] = {}
         call_id = call.get("id")
-        if not isinstance(call_id, str) or not call_id or call_id in self._ids:
-            call_id = self._new_id()
-            data[GENERATED_ID] = True
-        self._ids.add(call_id)
-        if signature is not None:
-            data.update({"provider": self.provider, SIGNATURE: signature})
-        opened = _OpenCall(call_id, self._calls, name, data)
-        self._calls += 1
-        out.append(ToolCallStart(call_id, name, opened.index))
+        if not isinstance(call_id, str) or call_id in self._calls:
+            call_id = None  # missing or repeated: generated (Gemini never sees it again)
+        data = self._signed(signature) if signature is not None else None
+        opened = self._calls.open(call_id, name, out, provider_data=data)
         if more or ("args" not in call and "partialArgs" in call):
-            self._open = opened
-            opened.args.add(call.get("partialArgs"))
+            builder = ArgumentsBuilder()
+            self._open = opened, builder
+            builder.add(call.get("partialArgs"))
             if not more:
                 self._close_call(out)
             return
-        args = call.get("args")
-        raw = "" if args is None else orjson.dumps(args).decode()
-        self._end(opened, args, raw, out)
+        self._end(opened, call.get("args"), out)
 
-    def _new_id(self) -> str:
-        base = f"call_{self._response_id}_" if self._response_id else "call_"
-        n = self._calls
-        while f"{base}{n}" in self._ids:
-            n += 1
-        return f"{base}{n}"
+    def _signed(self, signature: str) -> dict[str, Any]:
+        return {"provider": self.provider, SIGNATURE: signature}
 
     def _close_call(self, out: list[StreamEvent]) -> None:
-        opened = self._open
-        if opened is None:
+        if self._open is None:
             return
+        opened, builder = self._open
         self._open = None
-        if opened.args.errors:
-            opened.provider_data["partial_args_errors"] = opened.args.errors
-        args = opened.args.root if opened.args.seen else None
-        raw = "" if args is None else orjson.dumps(args).decode()
-        self._end(opened, args, raw, out)
+        if builder.errors:
+            opened.provider_data = {
+                **(opened.provider_data or {}),
+                "partial_args_errors": builder.errors,
+            }
+        self._end(opened, builder.root if builder.seen else None, out)
 
-    def _end(self, opened: _OpenCall, args: Any, raw: str, out: list[StreamEvent]) -> None:
-        if raw:
-            out.append(ToolCallChunk(opened.id, opened.index, raw))
-        error = None
-        if args is not None and not isinstance(args, dict):
-            error = f"function call arguments are a {type(args).__name__}, not a JSON object"
-        out.append(
-            ToolCallEnd(
-                id=opened.id,
-                index=opened.index,
-                name=opened.name,
-                arguments=args if isinstance(args, dict) else {},
-                raw_arguments=raw,
-                error=error,
-                provider_data=opened.provider_data or None,
-            )
-        )
+    def _end(self, opened: ToolCall, args: Any, out: list[StreamEvent]) -> None:
+        """Gemini sends arguments as a value: one chunk of its JSON text, then the end."""
+        if args is not None:
+            self._calls.add(opened, orjson.dumps(args).decode(), out)
+        parsed = (args, None) if type(args) is dict else None
+        self._calls.end(opened, out, parsed=parsed)
 
     def _flush_signature(self, out: list[StreamEvent]) -> None:
         if self._pending is not None:
@@ -314,7 +283,7 @@ class GeminiDecoder:
         raw = self._finish if self._finish is not None else self._blocked
         reason: FinishReason = "content_filter"  # no finishReason: the prompt itself was blocked
         if self._finish is not None:
-            reason = map_finish_reason(self._finish, had_tool_calls=self._calls > 0)
+            reason = map_finish_reason(self._finish, had_tool_calls=self._calls.count > 0)
         usage = convert_usage(self._usage) if self._usage is not None else None
         out.append(Finish(reason, raw, usage, dict(self._extra) or None))
         return out

@@ -9,11 +9,10 @@ Rules (each from a server seen in the wild):
   new call when it carries a name, else joins the latest call (servers that omit ``index``);
 * the wire ``index`` may start anywhere (1 on Anthropic's compatible endpoint): our
   ``ToolCallStart.index`` is the call's position in this response, from 0;
-* missing ids are generated (``call_<n>``, flagged ``generated_id`` in ``provider_data``);
-  ``arguments`` given as an object is serialized; absent / ``null`` arguments add nothing, and
-  an empty call ends with ``{}``;
-* calls end only in ``end_all`` (finish_reason, ``[DONE]``, end of body), never because the
-  buffered text parses; the start is held back until the call has a name.
+* ``arguments`` given as an object is serialized; absent / ``null`` arguments add nothing;
+* ids, positions, chunks and ends are the ledger's (``llmbridge.tool_calls``): missing ids
+  are generated (``call_<n>``), the start waits for the name, and calls end only in
+  ``end_all`` (finish_reason, ``[DONE]``, end of body), never because the text parses.
 """
 
 from __future__ import annotations
@@ -22,36 +21,30 @@ from typing import Any
 
 import orjson
 
-from ...events import StreamEvent, ToolCallChunk, ToolCallEnd, ToolCallStart
-from ..arguments import parse_arguments
+from ...events import StreamEvent, ToolCallChunk
+from ...tool_calls import ToolCall, ToolCallLedger
 
 __all__ = ["ToolCallTracker"]
 
 
-class _Call:
-    __slots__ = ("chunks", "generated", "id", "index", "name", "started", "wire_index")
-
-    def __init__(self, call_id: str, index: int, wire_index: Any, generated: bool) -> None:
-        self.id = call_id
-        self.index = index
-        self.wire_index = wire_index
-        self.generated = generated
-        self.name: str | None = None
-        self.started = False
-        self.chunks: list[str] = []
-
-
 class ToolCallTracker:
+    """Where each ``delta.tool_calls`` fragment goes (see module docstring)."""
+
     def __init__(self, *, use_index: bool = True) -> None:
         self._use_index = use_index
-        self._open: list[_Call] = []
-        self._by_id: dict[str, _Call] = {}
-        self._by_index: dict[Any, _Call] = {}
-        self._ids: set[str] = set()
-        self.count = 0
+        self.ledger = ToolCallLedger()
+        self._latest: ToolCall | None = None
+        self._by_id: dict[str, ToolCall] = {}
+        self._by_index: dict[int, ToolCall] = {}
+        self._wire_index: dict[str, int | None] = {}  # call id -> the wire index it came with
+
+    @property
+    def count(self) -> int:
         """Calls ever started in this response."""
+        return self.ledger.count
 
     def feed(self, fragments: list[Any], out: list[StreamEvent], *, id_prefix: str) -> None:
+        self.ledger.id_prefix = id_prefix
         for fragment in fragments:
             if not isinstance(fragment, dict):
                 continue
@@ -59,21 +52,14 @@ class ToolCallTracker:
             if not isinstance(function, dict):
                 function = {}
             name = function.get("name")
-            call = self._target(fragment, name, id_prefix)
+            call = self._target(fragment, name, out)
             if call.name is None and isinstance(name, str) and name:
-                call.name = name
+                self.ledger.name(call, name, out)
             args = function.get("arguments")
             if args is not None and not isinstance(args, str):
                 args = orjson.dumps(args).decode()
-            if not call.started and call.name is not None:
-                call.started = True
-                out.append(ToolCallStart(call.id, call.name, call.index))
-                if call.chunks:  # text that came before the name
-                    out.append(ToolCallChunk(call.id, call.index, "".join(call.chunks)))
             if args:
-                call.chunks.append(args)
-                if call.started:
-                    out.append(ToolCallChunk(call.id, call.index, args))
+                self.ledger.add(call, args, out)
 
     def continuation(self, fragment: Any) -> list[StreamEvent] | None:
         """The common fragment, decoded fast: no ``id``, the ``index`` of a started call, text
@@ -92,63 +78,39 @@ class ToolCallTracker:
                         return [ToolCallChunk(call.id, call.index, args)]
         return None
 
-    def _target(self, fragment: dict[str, Any], name: Any, id_prefix: str) -> _Call:
+    def _target(self, fragment: dict[str, Any], name: Any, out: list[StreamEvent]) -> ToolCall:
         call_id = fragment.get("id")
         wire_index = fragment.get("index") if self._use_index else None
         if not isinstance(wire_index, int):
             wire_index = None
         if isinstance(call_id, str) and call_id:
             known = self._by_id.get(call_id)
-            if known is not None and (wire_index is None or wire_index == known.wire_index):
+            if known is not None and (
+                wire_index is None or wire_index == self._wire_index[known.id]
+            ):
                 return known
-            return self._new(call_id, wire_index, id_prefix)
+            return self._new(call_id, wire_index, out)
         if wire_index is not None:
             known = self._by_index.get(wire_index)
-            return known if known is not None else self._new(None, wire_index, id_prefix)
-        last = self._open[-1] if self._open else None
+            return known if known is not None else self._new(None, wire_index, out)
+        last = self._latest
         if last is None or (name and last.name is not None):  # a named fragment: a new call
-            return self._new(None, None, id_prefix)
+            return self._new(None, None, out)
         return last
 
-    def _new(self, call_id: str | None, wire_index: Any, id_prefix: str) -> _Call:
-        generated = call_id is None
-        if call_id is None:
-            call_id = f"{id_prefix}{self.count}"
-        base, n = call_id, 1
-        while call_id in self._ids:  # keep ids unique within the response
-            n += 1
-            call_id = f"{base}_{n}"
-        call = _Call(call_id, self.count, wire_index, generated)
-        self.count += 1
-        self._ids.add(call_id)
-        self._open.append(call)
-        self._by_id[base] = call
+    def _new(self, call_id: str | None, wire_index: int | None, out: list[StreamEvent]) -> ToolCall:
+        call = self.ledger.open(call_id, None, out)
+        self._latest = call
+        self._wire_index[call.id] = wire_index
+        if call_id:
+            self._by_id[call_id] = call
         if wire_index is not None:
             self._by_index[wire_index] = call
         return call
 
     def end_all(self, out: list[StreamEvent]) -> None:
         """Close every open call (finish_reason, ``[DONE]`` or end of body)."""
-        for call in self._open:
-            error = None
-            if not call.started:
-                out.append(ToolCallStart(call.id, "", call.index))
-                if call.chunks:
-                    out.append(ToolCallChunk(call.id, call.index, "".join(call.chunks)))
-                error = "the provider never named this tool call"
-            raw = "".join(call.chunks)
-            arguments, parse_error = parse_arguments(raw)
-            out.append(
-                ToolCallEnd(
-                    call.id,
-                    call.index,
-                    call.name or "",
-                    arguments,
-                    raw,
-                    error=error or parse_error,
-                    provider_data={"generated_id": True} if call.generated else None,
-                )
-            )
-        self._open.clear()
+        self.ledger.end_all(out)
+        self._latest = None
         self._by_id.clear()
         self._by_index.clear()

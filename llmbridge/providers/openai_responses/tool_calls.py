@@ -6,8 +6,9 @@ Follows https://platform.openai.com/docs/api-reference/responses-streaming
 Rules:
 
 * A call's id is its ``call_id`` (what ``function_call_output`` answers), else its item id,
-  else a generated ``call_<n>``. It is found again by ``output_index`` first, then ``item_id``
-  (argument deltas carry ``item_id``, not ``call_id``; some gateways rotate item ids).
+  else a generated ``call_<n>`` (the ledger, ``llmbridge.tool_calls``, makes and keeps ids,
+  chunks and ends). It is found again by ``output_index`` first, then ``item_id`` (argument
+  deltas carry ``item_id``, not ``call_id``; some gateways rotate item ids).
 * Each call starts exactly once. An ``output_item.added`` for an item already open (same
   ``output_index``, or same item id) is a repeat and ignored, whatever ids it carries (Azure
   and GitHub Copilot rotate ids between events of one item); one for an item already ended
@@ -27,34 +28,26 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import MalformedStreamError
-from ...events import StreamEvent, ToolCallChunk, ToolCallEnd, ToolCallStart
-from ..arguments import parse_arguments
+from ...events import StreamEvent, ToolCallChunk
+from ...tool_calls import ToolCall, ToolCallLedger
 from .messages import PROVIDER_NAME
 from .shapes import Key, item_key, str_or_none
 
 __all__ = ["ToolCalls"]
 
 
-class _Call:
-    __slots__ = ("chunks", "id", "index", "item_id", "name")
-
-    def __init__(self, *, call_id: str, name: str, index: int, item_id: str | None) -> None:
-        self.id = call_id
-        self.name = name
-        self.index = index
-        self.item_id = item_id
-        self.chunks: list[str] = []
-
-
 class ToolCalls:
-    """The open function calls of one response."""
+    """The function calls of one response, by the keys their events carry."""
 
     def __init__(self) -> None:
-        self._open: dict[Key, _Call] = {}
+        self.ledger = ToolCallLedger()
+        self._open: dict[Key, ToolCall] = {}
         self._closed: set[Key] = set()
-        self._ids: set[str] = set()  # every call id started so far
-        self.count = 0
-        """How many calls started (the next call's index)."""
+
+    @property
+    def count(self) -> int:
+        """How many calls started."""
+        return self.ledger.count
 
     def start(
         self, obj: dict[str, Any], item: dict[str, Any], out: list[StreamEvent]
@@ -72,27 +65,17 @@ class ToolCalls:
                 if known in self._closed:
                     return None  # ended already: an ended call never starts again
         call_id = str_or_none(item.get("call_id")) or item_id
-        if not call_id:
-            call_id = f"call_{self.count}"
-            while call_id in self._ids:
-                call_id += "_"
-        elif call_id in self._ids:
+        if call_id and call_id in self.ledger:
             raise MalformedStreamError(
                 f"function call id {call_id!r} reused by another output item ({key!r})",
                 provider=PROVIDER_NAME,
             )
-        self._ids.add(call_id)
-        call = _Call(
-            call_id=call_id,
-            name=str_or_none(item.get("name")) or "",
-            index=self.count,
-            item_id=item_id,
-        )
-        self.count += 1
+        name = str_or_none(item.get("name")) or ""
+        data = {"item_id": item_id} if item_id is not None else None
+        call = self.ledger.open(call_id, name, out, provider_data=data)
         self._open[key] = call
         if item_id is not None and item_id != key:
             self._open[item_id] = call
-        out.append(ToolCallStart(id=call.id, name=call.name, index=call.index))
         return key
 
     def find(self, obj: dict[str, Any]) -> Key | None:
@@ -136,24 +119,7 @@ class ToolCalls:
         for k in [k for k, c in self._open.items() if c is call]:
             del self._open[k]
             self._closed.add(k)
-        streamed = "".join(call.chunks)
-        tail = ""
-        if final is not None and len(final) > len(streamed) and final.startswith(streamed):
-            tail = final[len(streamed) :]
-            out.append(ToolCallChunk(id=call.id, index=call.index, arguments_delta=tail))
-        raw = streamed + tail
-        arguments, error = parse_arguments(raw)
-        out.append(
-            ToolCallEnd(
-                id=call.id,
-                index=call.index,
-                name=call.name or name or "",
-                arguments=arguments,
-                raw_arguments=raw,
-                error=error,
-                provider_data={"item_id": call.item_id} if call.item_id is not None else None,
-            )
-        )
+        self.ledger.end(call, out, final=final, name=name)
 
     def end_all(self, out: list[StreamEvent]) -> None:
         """Close every open call (the response finished)."""

@@ -321,7 +321,9 @@ def test_calls_without_any_id_get_distinct_generated_ids() -> None:
     events, error = decode(body)
     assert error is None
     check_invariants(events)
-    assert [e.id for e in ends(events)] == ["call_1", "call_1_", "call_2"]
+    got = ends(events)
+    assert [e.id for e in got] == ["call_1", "call_2", "call_3"]  # generated ids skip "call_1"
+    assert [(e.provider_data or {}).get("generated_id") for e in got] == [None, True, True]
 
 
 # -- text, reasoning, refusal, built-in tools ------------------------------------------------
