@@ -23,10 +23,10 @@ from __future__ import annotations
 from llmbridge.providers import ProviderConfig
 
 from .decode import EchoDecoder
-from .request import build_body
 from .provider import EchoProvider
+from .request import build_body
 
-__all__ = ["EchoDecoder", "EchoProvider", "create", "build_body"]
+__all__ = ["EchoDecoder", "EchoProvider", "build_body", "create"]
 
 
 def create(config: ProviderConfig) -> EchoProvider:

@@ -4,10 +4,11 @@ Rules (the invariants every llmbridge decoder keeps, see ``llmbridge.testing.che
 
 * ``feed(event, data)`` takes one SSE event; one ``orjson.loads`` per event, dispatch by event
   name through a table; unknown events are skipped so new API features never break old clients.
-* Per tool call: one ``ToolCallStart`` -> ``ToolCallChunk``s -> one ``ToolCallEnd`` with the id
-  the server gave; the chunks join to ``raw_arguments``. A call ends only on ``call_end`` (or
-  ``done``), never because its arguments happen to parse. Bad JSON arguments give
-  ``ToolCallEnd(arguments={}, error=...)``, never a crash.
+* Tool calls go through llmbridge's ``ToolCallLedger``, which keeps ids unique, joins the
+  chunks to ``raw_arguments``, ends each call once and parses its arguments (bad JSON gives
+  ``ToolCallEnd(arguments={}, error=...)``, never a crash); this decoder only knows how the
+  Echo API addresses a call (its ``call`` number). A call ends only on ``call_end`` (or
+  ``done``), never because its arguments happen to parse.
 * ``done`` ends the stream with exactly one ``Finish`` carrying the usage; ``error`` raises the
   typed ``APIError``; non-JSON data raises ``MalformedStreamError``; ``close()`` without ``done``
   raises ``StreamTruncatedError``. Only llmbridge errors escape: odd shapes are caught.
@@ -16,23 +17,15 @@ Rules (the invariants every llmbridge decoder keeps, see ``llmbridge.testing.che
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
 
-from llmbridge import (
-    Finish,
-    StreamStart,
-    TextDelta,
-    ToolCallChunk,
-    ToolCallEnd,
-    ToolCallStart,
-    Usage,
-)
+from llmbridge import Finish, StreamStart, TextDelta, Usage
 from llmbridge.errors import LLMBridgeError, MalformedStreamError, StreamTruncatedError
 from llmbridge.events import FinishReason, StreamEvent
 from llmbridge.stream.http_errors import api_error
+from llmbridge.tool_calls import ToolCall, ToolCallLedger
 
 __all__ = ["FINISH_REASONS", "EchoDecoder"]
 
@@ -45,33 +38,12 @@ FINISH_REASONS: dict[str, FinishReason] = {
 _NOTHING: list[StreamEvent] = []
 
 
-@dataclass(slots=True)
-class _Call:
-    id: str
-    name: str
-    index: int
-    parts: list[str] = field(default_factory=list)
-
-    def end(self) -> ToolCallEnd:
-        raw = "".join(self.parts)
-        try:
-            arguments = orjson.loads(raw) if raw.strip() else {}
-        except orjson.JSONDecodeError as exc:
-            return self._flagged(raw, f"arguments are not valid JSON: {exc}")
-        if not isinstance(arguments, dict):
-            return self._flagged(raw, "arguments are not a JSON object")
-        return ToolCallEnd(self.id, self.index, self.name, arguments, raw)
-
-    def _flagged(self, raw: str, error: str) -> ToolCallEnd:
-        return ToolCallEnd(self.id, self.index, self.name, {}, raw, error=error)
-
-
 class EchoDecoder:
     """One decoder per response stream."""
 
     def __init__(self) -> None:
-        self._calls: dict[int, _Call] = {}
-        self._count = 0
+        self._ledger = ToolCallLedger()
+        self._calls: dict[int, ToolCall] = {}  # by the Echo API's ``call`` number
         self._done = False
         self._handlers: dict[str, Callable[[dict[str, Any]], list[StreamEvent]]] = {
             "message_start": self._start,
@@ -114,22 +86,25 @@ class EchoDecoder:
         return [TextDelta(text)] if text else _NOTHING
 
     def _call_start(self, obj: dict[str, Any]) -> list[StreamEvent]:
-        call = _Call(id=str(obj["id"]), name=str(obj["name"]), index=self._count)
-        self._count += 1
-        self._calls[int(obj["call"])] = call
-        return [ToolCallStart(call.id, call.name, call.index)]
+        out: list[StreamEvent] = []
+        call_id = obj.get("id")
+        name = str(obj["name"])
+        self._calls[int(obj["call"])] = self._ledger.open(str(call_id or ""), name, out)
+        return out
 
     def _call_args(self, obj: dict[str, Any]) -> list[StreamEvent]:
-        call = self._calls[int(obj["call"])]
-        delta = str(obj["args"])
-        call.parts.append(delta)
-        return [ToolCallChunk(call.id, call.index, delta)]
+        out: list[StreamEvent] = []
+        self._ledger.add(self._calls[int(obj["call"])], str(obj["args"]), out)
+        return out
 
     def _call_end(self, obj: dict[str, Any]) -> list[StreamEvent]:
-        return [self._calls.pop(int(obj["call"])).end()]
+        out: list[StreamEvent] = []
+        self._ledger.end(self._calls.pop(int(obj["call"])), out)
+        return out
 
     def _finish(self, obj: dict[str, Any]) -> list[StreamEvent]:
-        events: list[StreamEvent] = [call.end() for call in self._calls.values()]
+        events: list[StreamEvent] = []
+        self._ledger.end_all(events)
         self._calls.clear()
         raw = obj.get("reason")
         usage = obj.get("usage")
