@@ -28,6 +28,7 @@ from typing import Any
 
 import orjson
 
+from ...tool_calls import GENERATED_ID
 from ...types import (
     ChatMessage,
     ImagePart,
@@ -38,10 +39,8 @@ from ...types import (
     ToolResultPart,
 )
 
-__all__ = ["GENERATED_ID", "NEXT_PART", "PLACEMENT", "SIGNATURE", "encode_messages", "image_part"]
+__all__ = ["NEXT_PART", "PLACEMENT", "SIGNATURE", "encode_messages", "image_part"]
 
-GENERATED_ID = "generated_id"
-"""``ToolCallPart.provider_data`` key: the id was made up by the decoder, never send it back."""
 SIGNATURE = "thoughtSignature"
 """``ToolCallPart.provider_data`` key holding the model's thought signature."""
 
