@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import subprocess
+import sys
 from importlib.metadata import EntryPoint
 from typing import Any
 
@@ -11,6 +13,13 @@ import llmbridge as lb
 from llmbridge.providers import registry
 
 NOT_A_PROVIDER = "just a string"
+
+# Model-string prefixes are contract (DESIGN.md): each must stay a provider name.
+CONTRACT_PREFIXES = {
+    "openai", "openai-responses", "anthropic", "gemini", "openai-compatible", "ollama", "vllm",
+    "llamacpp", "lmstudio", "groq", "deepseek", "openrouter", "together", "mistral", "xai",
+    "azure", "cerebras", "fireworks",
+}  # fmt: skip
 
 
 def not_a_factory_result(config: Any) -> object:
@@ -70,3 +79,31 @@ def test_register_provider_rejects_bad_names_and_silent_overrides() -> None:
     lb.register_provider("dup-test", FakeProvider, replace=True)
     with pytest.raises(lb.ConfigurationError, match="already registered"):
         lb.register_provider("dup-test", FakeProvider)
+
+
+def test_contract_prefixes_and_every_preset_row_are_provider_names() -> None:
+    from llmbridge.providers.openai import PRESETS
+
+    names = set(registry.available_providers())
+    assert CONTRACT_PREFIXES <= names
+    assert set(PRESETS) <= names
+
+
+def test_preset_names_come_from_the_table_without_loading_provider_code() -> None:
+    code = (
+        "import sys; from llmbridge.providers import available_providers;"
+        "assert 'ollama' in available_providers();"
+        "print(sorted(m for m in sys.modules if m.startswith(('llmbridge.providers.openai',"
+        " 'llmbridge.providers.anthropic', 'llmbridge.providers.gemini'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == str(
+        ["llmbridge.providers.openai", "llmbridge.providers.openai.presets"]
+    )
+
+
+def test_unknown_preset_name_is_a_clear_error() -> None:
+    from llmbridge.providers.openai import preset_factory
+
+    with pytest.raises(lb.ConfigurationError, match="unknown OpenAI-compatible preset 'nope'"):
+        preset_factory("nope")

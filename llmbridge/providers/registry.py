@@ -1,15 +1,20 @@
 """Provider registry: name → factory. Built-ins load lazily; plug-ins come from entry points.
 
 Rules: built-in providers are imported only when first used (``import llmbridge`` stays
-cheap). Third parties register through the ``llmbridge.providers`` entry-point group (the
-entry point loads a ``ProviderFactory``: any callable ``ProviderConfig -> Provider``, a class
-included) or by calling ``register_provider``. Names given to ``register_provider`` win over
-entry points, which never shadow built-ins. Errors name what is known and what broke.
+cheap). The built-ins are the native providers in ``_BUILTINS`` plus every row of the
+OpenAI-compatible preset table (``llmbridge.providers.openai.presets.PRESETS``, ``openai``
+included): preset names live in that one table, a data module the registry reads when a name is
+first looked up or listed (loading it loads no provider code). Third parties register through
+the ``llmbridge.providers`` entry-point group (the entry point loads a ``ProviderFactory``: any
+callable ``ProviderConfig -> Provider``, a class included) or by calling ``register_provider``.
+Names given to ``register_provider`` win over entry points, which never shadow built-ins.
+Errors name what is known and what broke.
 """
 
 from __future__ import annotations
 
 import importlib
+from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import ConfigurationError
@@ -32,25 +37,28 @@ ENTRY_POINT_GROUP = "llmbridge.providers"
 class _Builtin(NamedTuple):
     module: str
     attr: str
-    preset: str | None = None
 
-
-_OPENAI_PRESETS = (
-    "openai-compatible", "ollama", "vllm", "llamacpp", "lmstudio", "groq", "deepseek",
-    "openrouter", "together", "mistral", "xai", "azure", "cerebras", "fireworks",
-)  # fmt: skip
 
 _BUILTINS: dict[str, _Builtin] = {
-    "openai": _Builtin("llmbridge.providers.openai", "create"),
     "openai-responses": _Builtin("llmbridge.providers.openai_responses", "create"),
     "anthropic": _Builtin("llmbridge.providers.anthropic", "create"),
     "gemini": _Builtin("llmbridge.providers.gemini", "create"),
     "vertex": _Builtin("llmbridge.providers.gemini", "create_vertex"),
-    **{
-        name: _Builtin("llmbridge.providers.openai.presets", "preset_factory", name)
-        for name in _OPENAI_PRESETS
-    },
 }
+"""Native providers, named by module path like the preset table and its factory below and
+imported through ``importlib`` on first use: a provider's modules import
+``llmbridge.providers.base``, whose package imports this registry, so an import statement here
+would close a circle."""
+
+_PRESET_TABLE = "llmbridge.providers.openai.presets"
+_PRESET_FACTORY = _Builtin("llmbridge.providers.openai.provider", "preset_factory")
+
+
+def _preset_names() -> Collection[str]:
+    """Every row of the OpenAI-compatible preset table (``openai`` included)."""
+    presets: Mapping[str, object] = importlib.import_module(_PRESET_TABLE).PRESETS
+    return presets.keys()
+
 
 _registered: dict[str, ProviderFactory] = {}
 
@@ -77,7 +85,7 @@ def _plugins() -> dict[str, EntryPoint]:
 
 def available_providers() -> list[str]:
     """Every provider name a model string may start with."""
-    return sorted({*_BUILTINS, *_plugins(), *_registered})
+    return sorted({*_BUILTINS, *_preset_names(), *_plugins(), *_registered})
 
 
 def split_model(model: str) -> tuple[str, str]:
@@ -96,8 +104,12 @@ def _factory(name: str) -> ProviderFactory:
         return _registered[name]
     builtin = _BUILTINS.get(name)
     if builtin is not None:
-        attr = getattr(importlib.import_module(builtin.module), builtin.attr)
-        return attr(builtin.preset) if builtin.preset is not None else attr  # type: ignore[no-any-return]
+        return getattr(importlib.import_module(builtin.module), builtin.attr)  # type: ignore[no-any-return]
+    if name in _preset_names():
+        preset_factory = getattr(
+            importlib.import_module(_PRESET_FACTORY.module), _PRESET_FACTORY.attr
+        )
+        return preset_factory(name)  # type: ignore[no-any-return]
     plugin = _plugins().get(name)
     if plugin is None:
         raise ConfigurationError(

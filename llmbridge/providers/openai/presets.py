@@ -9,6 +9,11 @@ overridden per client through provider options, e.g.
 The decoder already copes with every streaming quirk seen in the wild (whole calls in one
 chunk, missing ids or index, arguments as objects, ``stop`` while calling tools), so flags here
 mostly shape the *request*: which body fields a server accepts.
+
+This module is data: it imports only the standard library and ``llmbridge.errors``, never the
+provider, request or decoder code that reads it. ``PRESETS`` is the one list of preset names:
+every row is a model-string prefix (``llmbridge.providers.registry`` reads the table on first
+use; ``provider.preset_factory`` builds the provider for a row).
 """
 
 from __future__ import annotations
@@ -18,9 +23,8 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Literal
 
 from ...errors import ConfigurationError
-from ..base import Provider, ProviderConfig, ProviderFactory
 
-__all__ = ["PRESETS", "Preset", "preset_factory", "resolve_preset"]
+__all__ = ["PRESETS", "Preset", "resolve_preset"]
 
 MaxTokensField = Literal["max_tokens", "max_completion_tokens"]
 ReasoningStyle = Literal["effort", "openrouter", "none"]
@@ -114,17 +118,3 @@ def resolve_preset(name: str, options: Mapping[str, Any]) -> Preset:
         ) from None
     overrides = {k: v for k, v in options.items() if k in _FLAG_NAMES}
     return replace(preset, **overrides) if overrides else preset
-
-
-def preset_factory(name: str) -> ProviderFactory:
-    """The registry hook: a factory building the provider for preset ``name``."""
-    if name not in PRESETS:
-        raise ConfigurationError(f"unknown OpenAI-compatible preset {name!r}")
-
-    def factory(config: ProviderConfig) -> Provider:
-        from .provider import OpenAIChatProvider
-
-        return OpenAIChatProvider.from_config(name, config)
-
-    factory.__name__ = f"create_{name.replace('-', '_')}"
-    return factory

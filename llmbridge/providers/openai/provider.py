@@ -4,7 +4,8 @@ Rules: the key and base URL are resolved once, here, from the ``ProviderConfig``
 of the preset; no key is sent to local servers that need none); the key is kept as a
 ``Secret`` and revealed only into the request headers. Azure builds deployment URLs
 (``{endpoint}/openai/deployments/{model}/chat/completions?api-version=``) with an ``api-key``
-header, or the v1 URL when the endpoint already ends in ``/openai/v1``.
+header, or the v1 URL when the endpoint already ends in ``/openai/v1``. ``create`` builds
+``openai``; ``preset_factory(name)`` builds any row of ``presets.PRESETS`` (the registry's hook).
 """
 
 from __future__ import annotations
@@ -15,13 +16,13 @@ from urllib.parse import quote
 
 from ...errors import APIError, ConfigurationError
 from ...types import ChatRequest
-from ..base import Capabilities, HttpRequest, ProviderConfig, Secret
+from ..base import Capabilities, HttpRequest, ProviderConfig, ProviderFactory, Secret
 from .decode import ChatCompletionsDecoder
 from .errors import map_http_error
-from .presets import Preset, resolve_preset
+from .presets import PRESETS, Preset, resolve_preset
 from .request import build_body, request_warnings
 
-__all__ = ["AZURE_API_VERSION", "OpenAIChatProvider", "create"]
+__all__ = ["AZURE_API_VERSION", "OpenAIChatProvider", "create", "preset_factory"]
 
 AZURE_API_VERSION = "2024-10-21"
 """Latest GA Azure OpenAI data-plane version; override with ``api_version``."""
@@ -122,3 +123,15 @@ class OpenAIChatProvider:
 def create(config: ProviderConfig) -> OpenAIChatProvider:
     """Registry factory for ``openai`` (Chat Completions)."""
     return OpenAIChatProvider.from_config("openai", config)
+
+
+def preset_factory(name: str) -> ProviderFactory:
+    """The registry hook: a factory building the provider for preset ``name``."""
+    if name not in PRESETS:
+        raise ConfigurationError(f"unknown OpenAI-compatible preset {name!r}")
+
+    def factory(config: ProviderConfig) -> OpenAIChatProvider:
+        return OpenAIChatProvider.from_config(name, config)
+
+    factory.__name__ = f"create_{name.replace('-', '_')}"
+    return factory
