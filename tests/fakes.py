@@ -13,11 +13,29 @@ import httpx
 import orjson
 
 from llmbridge import Finish, TextDelta, Usage
-from llmbridge.errors import APIError, MalformedStreamError, StreamTruncatedError
+from llmbridge.errors import (
+    APIError,
+    ContextLengthError,
+    InvalidRequestError,
+    MalformedStreamError,
+    OverloadedError,
+    RateLimitError,
+    ServerError,
+    StreamTruncatedError,
+)
 from llmbridge.events import StreamEvent
 from llmbridge.providers import Capabilities, HttpRequest, ProviderConfig
-from llmbridge.stream.http_errors import api_error, error_from_body
+from llmbridge.providers.http_errors import api_error, error_from_body
 from llmbridge.types import ChatRequest
+
+FAKE_ERRORS: dict[str, type[APIError]] = {
+    "invalid_request_error": InvalidRequestError,
+    "context_length_exceeded": ContextLengthError,
+    "rate_limit_error": RateLimitError,
+    "server_error": ServerError,
+    "overloaded_error": OverloadedError,
+}
+"""The fake wire's error vocabulary (what a provider's ``errors.py`` declares as ``ERRORS``)."""
 
 
 class FakeDecoder:
@@ -30,7 +48,7 @@ class FakeDecoder:
         except orjson.JSONDecodeError as exc:
             raise MalformedStreamError(f"not JSON: {data[:40]!r}") from exc
         if "error" in obj:
-            raise api_error(provider="fake", status=None, error=obj)
+            raise api_error(provider="fake", status=None, error=obj, errors=FAKE_ERRORS)
         if "finish" in obj:
             self.done = True
             return [Finish(reason=obj["finish"], raw_reason=obj["finish"], usage=Usage(3, 2))]
@@ -68,7 +86,9 @@ class FakeProvider:
         return FakeDecoder()
 
     def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
-        return error_from_body(provider="fake", status=status, headers=headers, body=body)
+        return error_from_body(
+            provider="fake", status=status, headers=headers, body=body, errors=FAKE_ERRORS
+        )
 
 
 def sse_body(*objs: Any) -> bytes:

@@ -202,7 +202,7 @@ def test_retry_policy_delays() -> None:
 
 
 def test_retry_after_http_date() -> None:
-    from llmbridge.stream.http_errors import parse_retry_after
+    from llmbridge.providers.http_errors import parse_retry_after
 
     assert (
         parse_retry_after({"retry-after": "Wed, 21 Oct 2015 07:28:10 GMT"}, now=1445412480.0)

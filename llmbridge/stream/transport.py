@@ -48,10 +48,10 @@ from ..providers.base import (
     HttpRequest,
     Provider,
 )
+from ..providers.http_errors import request_id_from
 from ..response import Accumulator
 from ..secrets import Scrub, named_secrets, scrub_json, secret_scrubber
 from .clients import HttpPool
-from .http_errors import request_id_from
 from .retry import RetryPolicy
 from .sse import DEFAULT_MAX_EVENT_BYTES, BoundedBody
 
@@ -65,24 +65,24 @@ MAX_ERROR_BODY = 1024 * 1024
 Sleep = Callable[[float], Awaitable[None]]
 
 
-def _classes(name: str) -> tuple[type[BaseException], ...]:
-    """``name`` (e.g. ``ConnectError``) in httpx, and in httpx2 when an app's client uses it."""
-    found: list[type[BaseException]] = [getattr(httpx, name)]
+def _classes(cls: type[BaseException]) -> tuple[type[BaseException], ...]:
+    """An httpx exception class and its httpx2 twin, when an app's client uses httpx2."""
     other = sys.modules.get("httpx2")
-    if other is not None and isinstance(getattr(other, name, None), type):
-        found.append(getattr(other, name))
-    return tuple(found)
+    twin = getattr(other, cls.__name__, None) if other is not None else None
+    if isinstance(twin, type) and issubclass(twin, BaseException):
+        return cls, twin
+    return (cls,)
 
 
 def _exception_kind(exc: BaseException) -> str | None:
     """'timeout' / 'connect' / 'read' / 'decode' for an httpx (or httpx2) exception."""
-    if isinstance(exc, _classes("DecodingError")):  # a corrupt gzip/deflate/brotli body
+    if isinstance(exc, _classes(httpx.DecodingError)):  # a corrupt gzip/deflate/brotli body
         return "decode"
-    if isinstance(exc, _classes("TimeoutException")):
+    if isinstance(exc, _classes(httpx.TimeoutException)):
         return "timeout"
-    if isinstance(exc, _classes("ConnectError")):
+    if isinstance(exc, _classes(httpx.ConnectError)):
         return "connect"
-    if isinstance(exc, _classes("TransportError") + _classes("StreamError")):
+    if isinstance(exc, _classes(httpx.TransportError) + _classes(httpx.StreamError)):
         return "read"
     return None
 
@@ -125,7 +125,7 @@ def _translate(provider: str, url: str, *, midway: bool) -> Iterator[None]:
             raise CertificateError(
                 f"the TLS certificate of {where} was rejected: {reason}", provider=provider
             ) from exc
-        if kind == "timeout" and not (midway and isinstance(exc, _classes("ConnectTimeout"))):
+        if kind == "timeout" and not (midway and isinstance(exc, _classes(httpx.ConnectTimeout))):
             what = "no data within the idle (read) timeout" if midway else "request timed out"
             raise TimeoutError(
                 f"{what} ({where}): {type(exc).__name__}", provider=provider
@@ -164,7 +164,7 @@ async def _open(http: Any, provider: Provider, request: HttpRequest, timeout: An
     with _translate(provider.name, request.url, midway=False), _loop_guard(provider.name):
         try:
             response = await http.send(built, stream=True)
-        except _classes("RemoteProtocolError"):
+        except _classes(httpx.RemoteProtocolError):
             # The server closed a pooled keep-alive connection as we reused it ("disconnected
             # without sending a response"): the request was never answered, so it is sent once
             # more at once, on a fresh connection, as urllib3 and aiohttp do.

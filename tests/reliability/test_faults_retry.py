@@ -21,8 +21,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import llmbridge as lb
+from llmbridge.providers.http_errors import parse_retry_after
 from llmbridge.stream import RetryPolicy, stream_events
-from llmbridge.stream.http_errors import parse_retry_after
 from llmbridge.testing import merge_deltas
 from tests.fakes import ChunkedBody, mock_client, sse_response
 from tests.reliability.reliability_support import (

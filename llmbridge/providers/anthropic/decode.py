@@ -38,8 +38,8 @@ import orjson
 
 from ...errors import LLMBridgeError, MalformedStreamError, StreamTruncatedError
 from ...events import Finish, StreamEvent, StreamStart, TextDelta, ToolCallChunk, Usage
-from ...stream.http_errors import api_error
 from .blocks import TEXT, ContentBlocks
+from .errors import stream_error
 from .finish_reasons import map_finish_reason
 from .usage import UsageSnapshot
 
@@ -209,7 +209,7 @@ class AnthropicDecoder:
         return out
 
     def _error(self, obj: dict[str, Any]) -> _Events:
-        raise api_error(provider=self._provider, status=None, error=obj)
+        raise stream_error(provider=self._provider, error=obj)
 
     def _block_start(self, obj: dict[str, Any]) -> _Events:
         if self._stopped:  # no block may open once the message stopped (Finish is next)

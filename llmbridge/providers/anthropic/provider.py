@@ -19,7 +19,7 @@ from ...errors import APIError, ConfigurationError
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, Secret
 from .decode import AnthropicDecoder
-from .errors import map_error
+from .errors import map_http_error
 from .request import API_VERSION, build_body, build_headers
 
 __all__ = ["DEFAULT_BASE_URL", "AnthropicProvider", "create"]
@@ -77,7 +77,7 @@ class AnthropicProvider:
         return AnthropicDecoder(provider=self.name, warnings=warnings)
 
     def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
-        return map_error(provider=self.name, status=status, headers=headers, body=body)
+        return map_http_error(provider=self.name, status=status, headers=headers, body=body)
 
 
 def create(config: ProviderConfig) -> AnthropicProvider:

@@ -47,8 +47,8 @@ from ...events import (
     StreamStart,
     TextDelta,
 )
-from ...stream.http_errors import api_error
 from ...tool_calls import ToolCall, ToolCallLedger
+from .errors import stream_error
 from .finish_reasons import map_finish_reason
 from .messages import NEXT_PART, PLACEMENT, SIGNATURE
 from .partial_args import ArgumentsBuilder
@@ -127,7 +127,7 @@ class GeminiDecoder:
         if not self._started:
             self._start(chunk, out)
         if "error" in chunk and chunk["error"] is not None:
-            raise api_error(provider=self.provider, status=None, error=chunk)
+            raise stream_error(provider=self.provider, error=chunk)
         usage = chunk.get("usageMetadata")
         if type(usage) is dict:
             self._usage = usage

@@ -28,7 +28,7 @@ import orjson
 
 from ...errors import LLMBridgeError, MalformedStreamError, StreamTruncatedError
 from ...events import Finish, ReasoningDelta, StreamEvent, StreamStart, TextDelta
-from ...stream.http_errors import api_error, embedded_status
+from .errors import stream_error
 from .finish_reasons import map_finish_reason
 from .tool_calls import ToolCallTracker
 from .usage import convert_usage
@@ -140,9 +140,7 @@ class ChatCompletionsDecoder:
         elif "x_groq" in chunk:
             self._groq_usage(chunk["x_groq"])
         if chunk.get("error"):
-            failure = self._fail(
-                api_error(provider=self._provider, status=embedded_status(chunk), error=chunk)
-            )
+            failure = self._fail(stream_error(provider=self._provider, error=chunk))
             if not out:
                 raise failure
         return out
@@ -246,7 +244,7 @@ class ChatCompletionsDecoder:
             parsed: Any = orjson.loads(data)
         except orjson.JSONDecodeError:
             parsed = data
-        return api_error(provider=self._provider, status=embedded_status(parsed), error=parsed)
+        return stream_error(provider=self._provider, error=parsed)
 
     def _malformed(self, data: str) -> LLMBridgeError:
         return MalformedStreamError(

@@ -187,10 +187,12 @@ class ResponsesDecoder:
     def _on_failed(self, obj: dict[str, Any], out: _Out) -> None:
         response = obj.get("response")
         error = response.get("error") if isinstance(response, dict) else None
-        raise stream_error(error, fallback="the response failed")
+        raise stream_error(provider=PROVIDER_NAME, error=error, fallback="the response failed")
 
     def _on_error(self, obj: dict[str, Any], out: _Out) -> None:
-        raise stream_error(obj, fallback="error event in the response stream")
+        raise stream_error(
+            provider=PROVIDER_NAME, error=obj, fallback="error event in the response stream"
+        )
 
     # -- text and reasoning -----------------------------------------------------------
     def _on_text_delta(self, obj: dict[str, Any], out: _Out) -> None:

@@ -1,12 +1,13 @@
-"""OpenAI error bodies and in-stream error events → typed ``APIError``.
+"""OpenAI error bodies and Responses in-stream error events → typed ``APIError``.
 
 Follows https://platform.openai.com/docs/guides/error-codes and the Responses streaming
-``error`` / ``response.failed`` events.
+``error`` / ``response.failed`` events. The vocabulary is OpenAI's, shared with Chat
+Completions (``..openai.errors``: ``ERRORS``, ``CONTEXT_LENGTH_CODES``).
 
-Rules: HTTP errors go through the shared table (``error_from_body``). In-stream errors have
-no status: the class comes from the error ``code`` (``api_error`` with ``status=None``); the
-``error`` event itself is the error object (``code``, ``message``, ``param``), and a failed
-response carries its error in ``response.error``.
+Rules: HTTP errors: the status picks the class, refined by the error code. In-stream errors
+have no status: the class comes from the error ``code``; the ``error`` event itself is the
+error object (``code``, ``message``, ``param``), and a failed response carries its error in
+``response.error``.
 """
 
 from __future__ import annotations
@@ -15,16 +16,32 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...errors import APIError
-from ...stream.http_errors import api_error, error_from_body
-from .messages import PROVIDER_NAME
+from ..http_errors import api_error, error_from_body
+from ..openai.errors import CONTEXT_LENGTH_CODES, ERRORS
 
-__all__ = ["http_error", "stream_error"]
-
-
-def http_error(*, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
-    return error_from_body(provider=PROVIDER_NAME, status=status, headers=headers, body=body)
+__all__ = ["CONTEXT_LENGTH_CODES", "ERRORS", "map_http_error", "stream_error"]
 
 
-def stream_error(error: Any, *, fallback: str) -> APIError:
+def map_http_error(
+    *, provider: str, status: int, headers: Mapping[str, str], body: bytes
+) -> APIError:
+    return error_from_body(
+        provider=provider,
+        status=status,
+        headers=headers,
+        body=body,
+        errors=ERRORS,
+        context_length=CONTEXT_LENGTH_CODES,
+    )
+
+
+def stream_error(*, provider: str, error: Any, fallback: str | None = None) -> APIError:
     """The error raised for an ``error`` event or a failed response."""
-    return api_error(provider=PROVIDER_NAME, status=None, error=error, fallback_message=fallback)
+    return api_error(
+        provider=provider,
+        status=None,
+        error=error,
+        errors=ERRORS,
+        context_length=CONTEXT_LENGTH_CODES,
+        fallback_message=fallback,
+    )

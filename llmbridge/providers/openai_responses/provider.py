@@ -17,7 +17,7 @@ from ...errors import APIError
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, Secret
 from .decode import ResponsesDecoder
-from .errors import http_error
+from .errors import map_http_error
 from .messages import PROVIDER_NAME
 from .request import build_body, request_warnings
 
@@ -68,7 +68,7 @@ class OpenAIResponsesProvider:
         return ResponsesDecoder(warnings=request_warnings(request))
 
     def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
-        return http_error(status=status, headers=headers, body=body)
+        return map_http_error(provider=self.name, status=status, headers=headers, body=body)
 
 
 def create(config: ProviderConfig) -> OpenAIResponsesProvider:

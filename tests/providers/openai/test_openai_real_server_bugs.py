@@ -7,8 +7,8 @@ import pytest
 
 import llmbridge as lb
 from llmbridge.providers.base import ProviderConfig
+from llmbridge.providers.openai.errors import map_http_error
 from llmbridge.providers.registry import create_provider
-from llmbridge.stream.http_errors import error_from_body
 from llmbridge.testing import assert_split_invariant, check_invariants, decode_body
 
 REQUEST = lb.ChatRequest(model="m", messages=[lb.ChatMessage.user("weather?")])
@@ -54,10 +54,10 @@ def test_legacy_function_call_alone_still_works() -> None:
 
 def test_a_500_whose_body_names_a_client_error_is_not_retried() -> None:
     body = orjson.dumps({"error": {"message": "bad messages", "type": "invalid_request_error"}})
-    error = error_from_body(provider="p", status=500, headers={}, body=body)
+    error = map_http_error(provider="p", status=500, headers={}, body=body)
     assert isinstance(error, lb.InvalidRequestError) and error.status == 500
     assert not error.retryable
-    plain = error_from_body(provider="p", status=500, headers={}, body=b'{"error": "boom"}')
+    plain = map_http_error(provider="p", status=500, headers={}, body=b'{"error": "boom"}')
     assert isinstance(plain, lb.ServerError) and plain.retryable
 
 

@@ -15,7 +15,7 @@ The Echo API (what this plug-in speaks):
   ``ping`` ``{}``, ``error`` ``{"error": {"type", "message"}}`` and the terminal ``done``
   ``{"reason", "usage": {"input", "output"}}``.
 * Errors before the stream are JSON bodies ``{"error": {"type", "message"}}`` with an HTTP
-  status.
+  status. The error types are those of ``errors.ERRORS``.
 """
 
 from __future__ import annotations

@@ -24,8 +24,9 @@ import orjson
 from llmbridge import Finish, StreamStart, TextDelta, Usage
 from llmbridge.errors import LLMBridgeError, MalformedStreamError, StreamTruncatedError
 from llmbridge.events import FinishReason, StreamEvent
-from llmbridge.stream.http_errors import api_error
 from llmbridge.tool_calls import ToolCall, ToolCallLedger
+
+from .errors import stream_error
 
 __all__ = ["FINISH_REASONS", "EchoDecoder"]
 
@@ -121,4 +122,4 @@ class EchoDecoder:
         return events
 
     def _error(self, obj: dict[str, Any]) -> list[StreamEvent]:
-        raise api_error(provider="echo", status=None, error=obj.get("error", obj))
+        raise stream_error(provider="echo", error=obj.get("error", obj))

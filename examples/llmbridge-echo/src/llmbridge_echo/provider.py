@@ -3,7 +3,7 @@
 Rules: the key and base URL are resolved once, in ``__init__``, from the ``ProviderConfig``
 (``ECHO_API_KEY`` is optional: a local echo server needs none). The key is kept as a
 ``Secret`` and revealed only into the request headers, so no repr or error shows it.
-``build_request`` is pure; ``map_error`` turns an HTTP error body into the typed error.
+``build_request`` is pure; ``map_error`` hands an HTTP error body to ``errors.map_http_error``.
 """
 
 from __future__ import annotations
@@ -13,9 +13,9 @@ from collections.abc import Mapping
 from llmbridge import ChatRequest
 from llmbridge.errors import APIError
 from llmbridge.providers import Capabilities, HttpRequest, ProviderConfig
-from llmbridge.stream.http_errors import error_from_body
 
 from .decode import EchoDecoder
+from .errors import map_http_error
 from .request import build_body
 
 __all__ = ["DEFAULT_BASE_URL", "EchoProvider"]
@@ -53,4 +53,4 @@ class EchoProvider:
         return EchoDecoder()
 
     def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
-        return error_from_body(provider=self.name, status=status, headers=headers, body=body)
+        return map_http_error(provider=self.name, status=status, headers=headers, body=body)
