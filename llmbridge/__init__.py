@@ -30,7 +30,6 @@ if _TYPE_CHECKING:
         ToolRegistry,
         ToolSchemaError,
         ToolSchemaWarning,
-        ToolSpec,
         ToolTimeoutError,
         tool,
     )
@@ -46,6 +45,7 @@ if _TYPE_CHECKING:
         ToolCallPart,
         ToolChoice,
         ToolResultPart,
+        ToolSpec,
     )
 
 _LAZY = {
@@ -66,7 +66,6 @@ _LAZY = {
         "ToolRegistry",
         "ToolSchemaError",
         "ToolSchemaWarning",
-        "ToolSpec",
         "ToolTimeoutError",
         "tool",
     ),
@@ -82,6 +81,7 @@ _LAZY = {
         "ToolCallPart",
         "ToolChoice",
         "ToolResultPart",
+        "ToolSpec",
     ),
 }
 """Names loaded on first use: ``import llmbridge`` costs its dependencies' import time plus

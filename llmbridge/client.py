@@ -24,8 +24,15 @@ from .response import Accumulator, ChatResponse
 from .stream import RetryPolicy, stream_events
 from .stream.clients import DEFAULT_LIMITS, DEFAULT_SHARDS, HttpPool, TransportName
 from .stream.sse import DEFAULT_MAX_EVENT_BYTES
-from .tools.spec import ToolSpec
-from .types import ChatMessage, ChatRequest, ReasoningConfig, ResponseFormat, ToolChoice, ToolMode
+from .types import (
+    ChatMessage,
+    ChatRequest,
+    ReasoningConfig,
+    ResponseFormat,
+    ToolChoice,
+    ToolMode,
+    ToolSpec,
+)
 
 if TYPE_CHECKING:
     from .tools.loop import ToolLoop
@@ -197,25 +204,12 @@ class Client:
     def _plan(
         self, provider: Provider, request: ChatRequest, *, rescue: bool
     ) -> tuple[ChatRequest, Callable[[], Decoder]]:
-        """Pick native tools or the prompt fallback; return the wire request and decoder factory."""
-        if not request.tools:
+        """The wire request and decoder factory: native tools or the prompt fallback."""
+        if not request.tools:  # nothing for the fallback to do: leave it unloaded
             return request, lambda: provider.new_decoder(request)
-        from . import fallback  # loaded only when a request has tools
+        from .fallback import plan
 
-        caps = provider.capabilities(request.model)
-        use_prompt = fallback.choose_tool_mode(request, caps) == "prompt"
-        if not use_prompt and not rescue:
-            return request, lambda: provider.new_decoder(request)
-        tools, prefix = request.tools, fallback.call_id_prefix(request)
-        wire = fallback.prepare_request(request) if use_prompt else request
-
-        def new_decoder() -> Decoder:
-            inner = provider.new_decoder(wire)
-            return fallback.PromptToolDecoder(
-                inner, tools=tools, rescue=not use_prompt, id_prefix=prefix
-            )
-
-        return wire, new_decoder
+        return plan(request, provider, rescue=rescue)
 
     def run(
         self,

@@ -36,7 +36,7 @@ import builtins
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .response import ChatResponse
+    from .messages import ChatResponse
 
 __all__ = [
     "APIError",

@@ -1,18 +1,34 @@
-"""Shared request models: messages and their parts, tool choice, the request itself.
+"""The shared request models, in one place for apps: messages and their parts, tool specs,
+tool choice, the request itself.
 
-Rules: these are the only shapes provider encoders read. Provider-only data rides in explicit
-``provider_data`` fields (never widened shared fields), tagged with the provider that made it,
-so a conversation round-trips to the same provider and other providers can skip it.
+Rules: this module only re-exports. The shapes live on the ground floor, in
+``llmbridge.messages`` (content parts, ``ChatMessage``) and ``llmbridge.request`` (``ToolSpec``,
+``ToolChoice``, ``ResponseFormat``, ``ReasoningConfig``, ``ChatRequest``); neither imports
+``llmbridge.tools``. Modules inside ``llmbridge.tools`` import those two directly, never this
+one, so the tools package never reaches back into itself through here.
 """
 
 from __future__ import annotations
 
-import base64
-from typing import Annotated, Any, Literal, TypeAlias
-
-from pydantic import BaseModel, ConfigDict, Field, model_validator
-
-from .tools.spec import ToolSpec
+from .messages import (
+    ChatMessage,
+    ContentPart,
+    ImagePart,
+    RawPart,
+    ReasoningPart,
+    Role,
+    TextPart,
+    ToolCallPart,
+    ToolResultPart,
+)
+from .request import (
+    ChatRequest,
+    ReasoningConfig,
+    ResponseFormat,
+    ToolChoice,
+    ToolMode,
+    ToolSpec,
+)
 
 __all__ = [
     "ChatMessage",
@@ -29,253 +45,5 @@ __all__ = [
     "ToolChoice",
     "ToolMode",
     "ToolResultPart",
+    "ToolSpec",
 ]
-
-Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
-ToolMode: TypeAlias = Literal["auto", "native", "prompt"]
-
-
-class _Model(BaseModel):
-    model_config = ConfigDict(extra="forbid", frozen=False, defer_build=True)
-
-
-class TextPart(_Model):
-    type: Literal["text"] = "text"
-    text: str
-    provider_data: dict[str, Any] | None = None
-    """E.g. Anthropic ``cache_control`` or citations; keyed by what the provider sends."""
-
-
-class ImagePart(_Model):
-    """An image given by URL, or by raw bytes plus media type."""
-
-    model_config = ConfigDict(
-        extra="forbid", ser_json_bytes="base64", val_json_bytes="base64", defer_build=True
-    )
-
-    type: Literal["image"] = "image"
-    url: str | None = None
-    data: bytes | None = None
-    media_type: str | None = None
-
-    @model_validator(mode="after")
-    def _one_source(self) -> ImagePart:
-        if (self.url is None) == (self.data is None):
-            raise ValueError("an ImagePart takes exactly one of url= or data=")
-        if self.data is not None and not self.media_type:
-            raise ValueError("an ImagePart with data= needs media_type= (e.g. 'image/png')")
-        return self
-
-    @property
-    def base64_data(self) -> str:
-        return base64.b64encode(self.data or b"").decode("ascii")
-
-    @property
-    def data_url(self) -> str:
-        """The image as a URL: the given one, or a ``data:`` URL of the bytes."""
-        if self.url is not None:
-            return self.url
-        return f"data:{self.media_type};base64,{self.base64_data}"
-
-
-class ToolCallPart(_Model):
-    """A call the assistant made to an app-executed tool."""
-
-    type: Literal["tool_call"] = "tool_call"
-    id: str
-    name: str
-    arguments: dict[str, Any] = Field(default_factory=dict)
-    raw_arguments: str | None = None
-    """The arguments exactly as the model wrote them (kept for a faithful round trip)."""
-    error: str | None = None
-    """Why ``raw_arguments`` could not be used (malformed JSON, stream cut inside the call)."""
-    provider_data: dict[str, Any] | None = None
-    """E.g. Gemini ``thoughtSignature``, whether the id was generated, Responses item id."""
-
-
-class ToolResultPart(_Model):
-    """The app's answer to a tool call."""
-
-    type: Literal["tool_result"] = "tool_result"
-    tool_call_id: str
-    name: str | None = None
-    content: list[TextPart | ImagePart] = Field(default_factory=list)
-    is_error: bool = False
-
-    @property
-    def text(self) -> str:
-        return "".join(p.text for p in self.content if isinstance(p, TextPart))
-
-
-class ReasoningPart(_Model):
-    """Model reasoning, kept so it can be sent back (signatures, encrypted or redacted data)."""
-
-    type: Literal["reasoning"] = "reasoning"
-    text: str = ""
-    signature: str | None = None
-    provider: str | None = None
-    """Which provider format produced ``signature`` / ``provider_data`` (others drop it)."""
-    provider_data: dict[str, Any] | None = None
-
-
-class RawPart(_Model):
-    """Provider-specific content with no shared shape (server tool use and results, ...)."""
-
-    type: Literal["raw"] = "raw"
-    provider: str
-    data: dict[str, Any]
-
-
-ContentPart: TypeAlias = Annotated[
-    TextPart | ImagePart | ToolCallPart | ToolResultPart | ReasoningPart | RawPart,
-    Field(discriminator="type"),
-]
-
-
-class ChatMessage(_Model):
-    """One turn of a conversation."""
-
-    role: Role
-    content: list[ContentPart] = Field(default_factory=list)
-
-    @model_validator(mode="before")
-    @classmethod
-    def _coerce_content(cls, data: Any) -> Any:
-        if isinstance(data, dict) and isinstance(data.get("content"), str):
-            data = {**data, "content": [TextPart(text=data["content"])]}
-        return data
-
-    # -- constructors -------------------------------------------------------------------
-    @classmethod
-    def system(cls, text: str) -> ChatMessage:
-        return cls(role="system", content=[TextPart(text=text)])
-
-    @classmethod
-    def user(cls, *content: str | TextPart | ImagePart) -> ChatMessage:
-        return cls(role="user", content=[_as_part(c) for c in content])
-
-    @classmethod
-    def assistant(
-        cls,
-        text: str | None = None,
-        *,
-        tool_calls: list[ToolCallPart] | None = None,
-        reasoning: list[ReasoningPart] | None = None,
-    ) -> ChatMessage:
-        parts: list[ContentPart] = [*(reasoning or [])]
-        if text:
-            parts.append(TextPart(text=text))
-        parts.extend(tool_calls or [])
-        return cls(role="assistant", content=parts)
-
-    @classmethod
-    def tool_result(
-        cls,
-        tool_call_id: str,
-        content: str | list[TextPart | ImagePart],
-        *,
-        name: str | None = None,
-        is_error: bool = False,
-    ) -> ChatMessage:
-        parts: list[TextPart | ImagePart] = (
-            [TextPart(text=content)] if isinstance(content, str) else content
-        )
-        result = ToolResultPart(
-            tool_call_id=tool_call_id, name=name, content=parts, is_error=is_error
-        )
-        return cls(role="tool", content=[result])
-
-    # -- views --------------------------------------------------------------------------
-    @property
-    def text(self) -> str:
-        return "".join(p.text for p in self.content if isinstance(p, TextPart))
-
-    @property
-    def reasoning(self) -> str:
-        return "".join(p.text for p in self.content if isinstance(p, ReasoningPart))
-
-    @property
-    def tool_calls(self) -> list[ToolCallPart]:
-        return [p for p in self.content if isinstance(p, ToolCallPart)]
-
-    @property
-    def tool_results(self) -> list[ToolResultPart]:
-        return [p for p in self.content if isinstance(p, ToolResultPart)]
-
-
-def _as_part(content: str | TextPart | ImagePart) -> TextPart | ImagePart:
-    return TextPart(text=content) if isinstance(content, str) else content
-
-
-class ToolChoice(_Model):
-    """How the model may use tools: ``auto``, ``none``, ``required`` or one named ``tool``."""
-
-    mode: Literal["auto", "none", "required", "tool"] = "auto"
-    name: str | None = None
-
-    @model_validator(mode="before")
-    @classmethod
-    def _from_string(cls, data: Any) -> Any:
-        if isinstance(data, str):
-            return (
-                {"mode": data}
-                if data in ("auto", "none", "required")
-                else {"mode": "tool", "name": data}
-            )
-        return data
-
-    @model_validator(mode="after")
-    def _named(self) -> ToolChoice:
-        if (self.mode == "tool") != (self.name is not None):
-            raise ValueError("ToolChoice(mode='tool') needs name=, and only that mode takes one")
-        return self
-
-    @classmethod
-    def tool(cls, name: str) -> ToolChoice:
-        return cls(mode="tool", name=name)
-
-
-class ResponseFormat(_Model):
-    """Structured output: the reply must be JSON matching ``json_schema``."""
-
-    name: str = "response"
-    json_schema: dict[str, Any] = Field(alias="schema")
-    strict: bool = True
-
-    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
-
-
-class ReasoningConfig(_Model):
-    """Ask for reasoning: an effort level, a token budget, or both (each provider maps it)."""
-
-    effort: Literal["minimal", "low", "medium", "high"] | None = None
-    budget_tokens: int | None = None
-    include_thoughts: bool = True
-    """Stream reasoning text (summaries where that is all the provider gives)."""
-
-
-class ChatRequest(_Model):
-    """Everything an encoder needs to build one provider request."""
-
-    model: str
-    """The provider's model name (without the ``provider:`` prefix)."""
-    messages: list[ChatMessage]
-    tools: list[ToolSpec] = Field(default_factory=list)
-    tool_choice: ToolChoice | None = None
-    tool_mode: ToolMode = "auto"
-    parallel_tool_calls: bool | None = None
-    temperature: float | None = None
-    max_tokens: int | None = None
-    top_p: float | None = None
-    stop: list[str] | None = None
-    response_format: ResponseFormat | None = None
-    reasoning: ReasoningConfig | None = None
-    extra: dict[str, Any] = Field(default_factory=dict)
-    """Provider-specific body parameters, merged into the request body as given."""
-
-    @model_validator(mode="before")
-    @classmethod
-    def _coerce(cls, data: Any) -> Any:
-        if isinstance(data, dict) and isinstance(data.get("stop"), str):
-            data = {**data, "stop": [data["stop"]]}
-        return data

@@ -166,3 +166,39 @@ def test_provider_items_land_in_the_message_in_stream_order() -> None:
     assert [p.type for p in resp.message.content] == ["text", "raw", "text"]
     raw = resp.message.content[1]
     assert isinstance(raw, lb.RawPart) and raw.provider == "openai-responses" and raw.data == item
+
+
+def test_subclassed_events_fold_like_their_base() -> None:
+    """The exact-type fast path and the exhaustive ``match`` give the same response."""
+
+    class MyText(lb.TextDelta):
+        pass
+
+    class MyReasoning(lb.ReasoningDelta):
+        pass
+
+    class MyChunk(lb.ToolCallChunk):
+        pass
+
+    def stream(text: type[lb.TextDelta], reasoning: type[lb.ReasoningDelta], chunk: Any) -> Any:
+        return [
+            reasoning("think"),
+            text("a"),
+            text("b"),
+            lb.ToolCallStart(id="c", name="f", index=0),
+            chunk(id="c", index=0, arguments_delta='{"x": 1}'),
+            lb.ToolCallEnd(id="c", index=0, name="f", arguments={"x": 1}, raw_arguments='{"x": 1}'),
+            lb.Finish(reason="tool_calls"),
+        ]
+
+    plain = lb.accumulate(stream(lb.TextDelta, lb.ReasoningDelta, lb.ToolCallChunk))
+    assert lb.accumulate(stream(MyText, MyReasoning, MyChunk)) == plain
+    assert (plain.reasoning, plain.text, plain.tool_calls[0].arguments) == ("think", "ab", {"x": 1})
+
+
+def test_an_unknown_event_type_is_not_ignored() -> None:
+    class Unknown:
+        type = "unknown"
+
+    with pytest.raises(AssertionError, match="unreachable"):
+        lb.Accumulator().add(Unknown())  # type: ignore[arg-type]

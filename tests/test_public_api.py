@@ -42,3 +42,25 @@ def test_import_loads_no_provider_and_touches_no_network() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_request_models_sit_below_the_tools_package() -> None:
+    """``ToolSpec`` is a request model: building requests never loads ``llmbridge.tools``, and
+    every old import path names the same class."""
+    code = (
+        "import sys, llmbridge.types as t;"
+        "t.ChatRequest(model='m', messages=[], tools=[t.ToolSpec(name='f')]);"
+        "print(sorted(m for m in sys.modules if m.startswith('llmbridge.tools')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+    import llmbridge.messages
+    import llmbridge.request
+    import llmbridge.tools
+    import llmbridge.tools.spec
+    import llmbridge.types
+
+    for where in (llmbridge.tools, llmbridge.tools.spec, llmbridge.types, lb):
+        assert where.ToolSpec is llmbridge.request.ToolSpec
+    assert lb.ChatResponse is llmbridge.messages.ChatResponse

@@ -40,8 +40,7 @@ from ..testing.replay import ReplayMismatch, ReplayTransport
 from ..tools.decorator import tool, tool_spec_of
 from ..tools.registry import ToolRegistry
 from ..tools.results import ToolResult
-from ..tools.spec import ToolSpec
-from ..types import ChatMessage, ToolMode
+from ..types import ChatMessage, ToolMode, ToolSpec
 
 __all__ = ["ChatArgs", "ChatPrinter", "load_tool", "replay_fixtures", "run_chat", "use_color"]
 

@@ -1,8 +1,10 @@
 """Prompt-based tool calling for models without native tools (and rescue of leaked calls).
 
-Request side: ``prepare_request(request)`` writes the tools and the calling format into the
-system prompt and rewrites tool history as text. Response side: ``PromptToolDecoder`` wraps a
-provider decoder and turns ``<function_call>{"name": ..., "arguments": {...}}</function_call>``
+The client makes one call: ``plan(request, provider, rescue=...)`` gives the request to send
+and the decoder factory to read its stream with (``plan.py``). Request side:
+``prepare_request(request)`` writes the tools and the calling format into the system prompt
+and rewrites tool history as text. Response side: ``PromptToolDecoder`` wraps a provider
+decoder and turns ``<function_call>{"name": ..., "arguments": {...}}</function_call>``
 in the streamed text into the same ``ToolCallStart`` / ``ToolCallChunk`` / ``ToolCallEnd``
 events native tools give, through the sans-IO ``ToolCallParser``.
 
@@ -19,6 +21,7 @@ from .dialects import FUNCTION_CALL, KNOWN_DIALECTS, TOOL_CALL, Dialect, render_
 from .history import render_result, rewrite_history
 from .instructions import merge_system, render_instructions
 from .parser import ToolCallParser
+from .plan import Plan, plan
 from .request import call_id_prefix, choose_tool_mode, prepare_request
 
 __all__ = [
@@ -27,11 +30,13 @@ __all__ = [
     "TOOL_CALL",
     "CallBody",
     "Dialect",
+    "Plan",
     "PromptToolDecoder",
     "ToolCallParser",
     "call_id_prefix",
     "choose_tool_mode",
     "merge_system",
+    "plan",
     "prepare_request",
     "render_call",
     "render_instructions",

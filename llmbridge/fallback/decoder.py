@@ -29,7 +29,7 @@ from collections.abc import Sequence
 
 from ..events import Finish, StreamEvent, TextDelta, ToolCallStart
 from ..providers.base import Decoder
-from ..tools.spec import ToolSpec
+from ..types import ToolSpec
 from .dialects import FUNCTION_CALL, KNOWN_DIALECTS, Dialect
 from .parser import ToolCallParser
 

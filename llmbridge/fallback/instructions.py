@@ -20,8 +20,7 @@ from collections.abc import Sequence
 
 import orjson
 
-from ..tools.spec import ToolSpec
-from ..types import ChatMessage, ContentPart, TextPart, ToolChoice
+from ..types import ChatMessage, ContentPart, TextPart, ToolChoice, ToolSpec
 from .dialects import Dialect, render_call
 
 __all__ = ["instructions_size", "merge_system", "render_instructions"]

@@ -1,19 +1,21 @@
 """Tools the app offers the model: specs, validation, registry, the tool loop, MCP.
 
-Rules: importing this package is cheap and safe from ``llmbridge.types`` (which imports
-``ToolSpec``): only modules that do not need ``llmbridge.types`` load eagerly; the registry,
-results, the loop and MCP load on first attribute access. ``mcp`` itself is imported only
-when an MCP connection is made.
+Rules: ``ToolSpec`` itself is a request model (``llmbridge.request``, re-exported here and in
+``llmbridge.tools.spec``); this package holds its builders and everything that uses specs.
+Importing the package is cheap: the decorator, ``ToolContext`` and the errors load eagerly;
+the registry, results, the loop and MCP load on first attribute access. ``mcp`` itself is
+imported only when an MCP connection is made. Modules here import the shapes from
+``llmbridge.messages`` / ``llmbridge.request``, never through ``llmbridge.types``.
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from ..request import ToolSpec
 from .context import ToolContext
 from .decorator import Tool, tool
 from .errors import ToolLimitError, ToolSchemaError, ToolSchemaWarning, ToolTimeoutError
-from .spec import ToolSpec
 
 if TYPE_CHECKING:
     from .loop import ToolLoop, run_tool_loop

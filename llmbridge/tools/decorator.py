@@ -12,7 +12,7 @@ import functools
 from collections.abc import Callable
 from typing import Any, Generic, ParamSpec, TypeVar, overload
 
-from .spec import ToolSpec
+from ..request import ToolSpec
 
 __all__ = ["Tool", "tool", "tool_spec_of"]
 

@@ -25,8 +25,8 @@ from typing import Any, Literal, TypeAlias
 
 from ..errors import UsageError
 from ..events import StreamEvent
+from ..messages import ChatMessage
 from ..response import Accumulator, ChatResponse
-from ..types import ChatMessage
 from .registry import ToolRegistry
 from .results import ToolResult
 

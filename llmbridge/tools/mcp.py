@@ -34,9 +34,9 @@ from typing import Any, TextIO
 import anyio
 
 from ..errors import ConfigurationError, LLMBridgeError
-from ..types import ImagePart, TextPart
+from ..messages import ImagePart, TextPart
+from ..request import ToolSpec
 from .results import ToolOutput, to_content
-from .spec import ToolSpec
 
 __all__ = ["MCPConnection", "MCPError", "MCPTool", "MCPToolError", "connect_http", "connect_stdio"]
 

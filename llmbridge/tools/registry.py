@@ -28,12 +28,12 @@ import anyio
 import anyio.to_thread
 
 from ..errors import ToolArgumentsError, UsageError
-from ..types import ToolCallPart
+from ..messages import ToolCallPart
+from ..request import ToolSpec
 from .context import ToolContext
 from .decorator import tool_spec_of
 from .errors import ToolLimitError, ToolTimeoutError
 from .results import ToolResult, result_message
-from .spec import ToolSpec
 
 __all__ = ["ToolRegistry"]
 

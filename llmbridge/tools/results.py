@@ -16,7 +16,7 @@ import orjson
 from pydantic import BaseModel
 
 from ..errors import LLMBridgeError
-from ..types import ChatMessage, ImagePart, TextPart
+from ..messages import ChatMessage, ImagePart, TextPart
 
 __all__ = ["ToolOutput", "ToolResult", "error_text", "result_message", "to_content"]
 

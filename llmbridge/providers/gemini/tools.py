@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...tools.spec import ToolSpec
-from ...types import ToolChoice
+from ...types import ToolChoice, ToolSpec
 from .schema import to_gemini_schema
 
 __all__ = ["encode_tool_choice", "encode_tools"]

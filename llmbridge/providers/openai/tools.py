@@ -12,8 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...tools.spec import ToolSpec
-from ...types import ResponseFormat, ToolChoice
+from ...types import ResponseFormat, ToolChoice, ToolSpec
 
 __all__ = ["encode_response_format", "encode_tool_choice", "encode_tools", "strict_schema"]
 

@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...tools.spec import ToolSpec
-from ...types import ToolChoice
+from ...types import ToolChoice, ToolSpec
 
 __all__ = ["encode_tool", "encode_tool_choice"]
 

@@ -1,0 +1,234 @@
+"""The conversation's shapes: content parts, ``ChatMessage``, and ``ChatResponse``.
+
+Rules: these are the shapes provider encoders read and the accumulator builds. Provider-only
+data rides in explicit ``provider_data`` fields (never widened shared fields), tagged with the
+provider that made it, so a conversation round-trips to the same provider and other providers
+can skip it. This module sits on the ground floor: it imports only ``llmbridge.events`` (for
+``FinishReason`` and ``Usage``), so ``errors`` and ``tools`` can name these shapes without an
+import circle. ``llmbridge.types`` re-exports the message names.
+"""
+
+from __future__ import annotations
+
+import base64
+from typing import Annotated, Any, Literal, TypeAlias
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from .events import FinishReason, Usage
+
+__all__ = [
+    "ChatMessage",
+    "ChatResponse",
+    "ContentPart",
+    "ImagePart",
+    "RawPart",
+    "ReasoningPart",
+    "Role",
+    "TextPart",
+    "ToolCallPart",
+    "ToolResultPart",
+]
+
+Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=False, defer_build=True)
+
+
+class TextPart(_Model):
+    type: Literal["text"] = "text"
+    text: str
+    provider_data: dict[str, Any] | None = None
+    """E.g. Anthropic ``cache_control`` or citations; keyed by what the provider sends."""
+
+
+class ImagePart(_Model):
+    """An image given by URL, or by raw bytes plus media type."""
+
+    model_config = ConfigDict(
+        extra="forbid", ser_json_bytes="base64", val_json_bytes="base64", defer_build=True
+    )
+
+    type: Literal["image"] = "image"
+    url: str | None = None
+    data: bytes | None = None
+    media_type: str | None = None
+
+    @model_validator(mode="after")
+    def _one_source(self) -> ImagePart:
+        if (self.url is None) == (self.data is None):
+            raise ValueError("an ImagePart takes exactly one of url= or data=")
+        if self.data is not None and not self.media_type:
+            raise ValueError("an ImagePart with data= needs media_type= (e.g. 'image/png')")
+        return self
+
+    @property
+    def base64_data(self) -> str:
+        return base64.b64encode(self.data or b"").decode("ascii")
+
+    @property
+    def data_url(self) -> str:
+        """The image as a URL: the given one, or a ``data:`` URL of the bytes."""
+        if self.url is not None:
+            return self.url
+        return f"data:{self.media_type};base64,{self.base64_data}"
+
+
+class ToolCallPart(_Model):
+    """A call the assistant made to an app-executed tool."""
+
+    type: Literal["tool_call"] = "tool_call"
+    id: str
+    name: str
+    arguments: dict[str, Any] = Field(default_factory=dict)
+    raw_arguments: str | None = None
+    """The arguments exactly as the model wrote them (kept for a faithful round trip)."""
+    error: str | None = None
+    """Why ``raw_arguments`` could not be used (malformed JSON, stream cut inside the call)."""
+    provider_data: dict[str, Any] | None = None
+    """E.g. Gemini ``thoughtSignature``, whether the id was generated, Responses item id."""
+
+
+class ToolResultPart(_Model):
+    """The app's answer to a tool call."""
+
+    type: Literal["tool_result"] = "tool_result"
+    tool_call_id: str
+    name: str | None = None
+    content: list[TextPart | ImagePart] = Field(default_factory=list)
+    is_error: bool = False
+
+    @property
+    def text(self) -> str:
+        return "".join(p.text for p in self.content if isinstance(p, TextPart))
+
+
+class ReasoningPart(_Model):
+    """Model reasoning, kept so it can be sent back (signatures, encrypted or redacted data)."""
+
+    type: Literal["reasoning"] = "reasoning"
+    text: str = ""
+    signature: str | None = None
+    provider: str | None = None
+    """Which provider format produced ``signature`` / ``provider_data`` (others drop it)."""
+    provider_data: dict[str, Any] | None = None
+
+
+class RawPart(_Model):
+    """Provider-specific content with no shared shape (server tool use and results, ...)."""
+
+    type: Literal["raw"] = "raw"
+    provider: str
+    data: dict[str, Any]
+
+
+ContentPart: TypeAlias = Annotated[
+    TextPart | ImagePart | ToolCallPart | ToolResultPart | ReasoningPart | RawPart,
+    Field(discriminator="type"),
+]
+
+
+class ChatMessage(_Model):
+    """One turn of a conversation."""
+
+    role: Role
+    content: list[ContentPart] = Field(default_factory=list)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _coerce_content(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("content"), str):
+            data = {**data, "content": [TextPart(text=data["content"])]}
+        return data
+
+    # -- constructors -------------------------------------------------------------------
+    @classmethod
+    def system(cls, text: str) -> ChatMessage:
+        return cls(role="system", content=[TextPart(text=text)])
+
+    @classmethod
+    def user(cls, *content: str | TextPart | ImagePart) -> ChatMessage:
+        return cls(role="user", content=[_as_part(c) for c in content])
+
+    @classmethod
+    def assistant(
+        cls,
+        text: str | None = None,
+        *,
+        tool_calls: list[ToolCallPart] | None = None,
+        reasoning: list[ReasoningPart] | None = None,
+    ) -> ChatMessage:
+        parts: list[ContentPart] = [*(reasoning or [])]
+        if text:
+            parts.append(TextPart(text=text))
+        parts.extend(tool_calls or [])
+        return cls(role="assistant", content=parts)
+
+    @classmethod
+    def tool_result(
+        cls,
+        tool_call_id: str,
+        content: str | list[TextPart | ImagePart],
+        *,
+        name: str | None = None,
+        is_error: bool = False,
+    ) -> ChatMessage:
+        parts: list[TextPart | ImagePart] = (
+            [TextPart(text=content)] if isinstance(content, str) else content
+        )
+        result = ToolResultPart(
+            tool_call_id=tool_call_id, name=name, content=parts, is_error=is_error
+        )
+        return cls(role="tool", content=[result])
+
+    # -- views --------------------------------------------------------------------------
+    @property
+    def text(self) -> str:
+        return "".join(p.text for p in self.content if isinstance(p, TextPart))
+
+    @property
+    def reasoning(self) -> str:
+        return "".join(p.text for p in self.content if isinstance(p, ReasoningPart))
+
+    @property
+    def tool_calls(self) -> list[ToolCallPart]:
+        return [p for p in self.content if isinstance(p, ToolCallPart)]
+
+    @property
+    def tool_results(self) -> list[ToolResultPart]:
+        return [p for p in self.content if isinstance(p, ToolResultPart)]
+
+
+def _as_part(content: str | TextPart | ImagePart) -> TextPart | ImagePart:
+    return TextPart(text=content) if isinstance(content, str) else content
+
+
+class ChatResponse(BaseModel):
+    """A whole (or, on errors, partial) assistant response."""
+
+    model_config = ConfigDict(defer_build=True)
+
+    message: ChatMessage
+    """The assistant turn, ready to append to the conversation (tool calls included)."""
+    finish_reason: FinishReason | None = None
+    """``None`` only for a partial response whose stream never finished."""
+    raw_finish_reason: str | None = None
+    usage: Usage | None = None
+    response_id: str | None = None
+    model: str | None = None
+    warnings: list[str] = Field(default_factory=list)
+    provider_data: dict[str, Any] | None = None
+
+    @property
+    def text(self) -> str:
+        return self.message.text
+
+    @property
+    def reasoning(self) -> str:
+        return self.message.reasoning
+
+    @property
+    def tool_calls(self) -> list[ToolCallPart]:
+        return self.message.tool_calls

@@ -1,0 +1,250 @@
+"""What the app asks for: ``ToolSpec``, tool choice, response format, reasoning, ``ChatRequest``.
+
+Rules: these are plain data on the ground floor (they import only ``llmbridge.messages``).
+``ToolSpec``'s builders and argument validation live in ``llmbridge.tools.spec``; its
+classmethods and methods (contract) reach them through function-local imports, so the tools
+package loads when a spec is built from a function, model or schema, or validates arguments,
+and never for importing or constructing these shapes.
+
+``ToolSpec``: a tool the app offers the model (name, description, JSON-schema parameters).
+The name is checked against what every built-in provider accepts (``^[a-zA-Z0-9_-]{1,64}$``);
+parameters are a JSON-schema object. A spec is plain data: it serialises to exactly ``name``,
+``description``, ``parameters``, ``strict`` and compares by those fields. Specs built by
+``from_function`` / ``from_model`` / ``from_json_schema`` / ``from_mcp`` also hold (as a
+private ``ToolBinding``, never serialised) what validating and calling need: the function and
+the validation model. A spec built directly gets its validation model from ``parameters`` on
+first use (cached per schema).
+
+What ``validate_arguments`` returns: for function specs, the keyword arguments to call the
+function with (validated Python values: enums, nested models, defaults filled in); for model
+specs, the model's field values; for schema specs, a JSON-ready dict with what the model sent
+plus explicit defaults.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+
+from .messages import ChatMessage, _Model
+
+if TYPE_CHECKING:
+    from .tools.schema_from_function import FunctionSignature
+
+__all__ = [
+    "TOOL_NAME_PATTERN",
+    "ChatRequest",
+    "ReasoningConfig",
+    "ResponseFormat",
+    "ToolChoice",
+    "ToolMode",
+    "ToolSpec",
+]
+
+ToolMode: TypeAlias = Literal["auto", "native", "prompt"]
+TOOL_NAME_PATTERN = r"^[a-zA-Z0-9_-]{1,64}$"
+
+
+def _empty_object() -> dict[str, Any]:
+    return {"type": "object", "properties": {}}
+
+
+@dataclass(slots=True)
+class ToolBinding:
+    """What a built spec keeps for validating and calling (never serialised)."""
+
+    kind: Literal["function", "model", "schema"]
+    model: type[BaseModel]
+    function: Callable[..., Any] | None = None
+    signature: FunctionSignature | None = None
+
+
+class ToolSpec(BaseModel):
+    """A tool the model may call. ``parameters`` is a JSON schema of type ``object``."""
+
+    model_config = ConfigDict(extra="forbid", defer_build=True)
+
+    name: str = Field(pattern=TOOL_NAME_PATTERN)
+    description: str = ""
+    parameters: dict[str, Any] = Field(default_factory=_empty_object)
+    strict: bool | None = None
+    """Ask for strict schema adherence where the provider supports it (OpenAI)."""
+
+    _binding: ToolBinding | None = PrivateAttr(default=None)
+
+    @field_validator("parameters")
+    @classmethod
+    def _object_schema(cls, value: dict[str, Any]) -> dict[str, Any]:
+        kind = value.get("type", "object")
+        if kind != "object":
+            raise ValueError(
+                f"tool parameters must be a JSON schema of type 'object', got {kind!r}"
+            )
+        return value
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, ToolSpec):
+            return NotImplemented
+        return (self.name, self.description, self.parameters, self.strict) == (
+            other.name,
+            other.description,
+            other.parameters,
+            other.strict,
+        )
+
+    # -- builders (in llmbridge.tools.spec) --------------------------------------------
+    @classmethod
+    def from_function(
+        cls,
+        fn: Callable[..., Any],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        strict: bool | None = None,
+    ) -> ToolSpec:
+        """A spec for a sync or async function, schema from its type hints and docstring."""
+        from .tools.spec import spec_from_function
+
+        return spec_from_function(cls, fn, name=name, description=description, strict=strict)
+
+    @classmethod
+    def from_model(
+        cls,
+        model: type[BaseModel],
+        *,
+        name: str | None = None,
+        description: str | None = None,
+        strict: bool | None = None,
+    ) -> ToolSpec:
+        """A spec whose arguments are ``model``'s fields (description from its docstring)."""
+        from .tools.spec import spec_from_model
+
+        return spec_from_model(cls, model, name=name, description=description, strict=strict)
+
+    @classmethod
+    def from_json_schema(
+        cls,
+        name: str,
+        description: str | None,
+        schema: Mapping[str, Any],
+        *,
+        strict: bool | None = None,
+    ) -> ToolSpec:
+        """A spec from a JSON schema; ``ToolSchemaError`` for one no provider accepts."""
+        from .tools.spec import spec_from_json_schema
+
+        return spec_from_json_schema(
+            cls, name=name, description=description, schema=schema, strict=strict
+        )
+
+    @classmethod
+    def from_mcp(cls, tool: Any) -> ToolSpec:
+        """A spec from an MCP tool definition (an ``mcp.types.Tool`` or its dict form)."""
+        from .tools.spec import spec_from_mcp
+
+        return spec_from_mcp(cls, tool)
+
+    # -- use ---------------------------------------------------------------------------
+    @property
+    def function(self) -> Callable[..., Any] | None:
+        """The function this spec calls (``from_function`` specs only)."""
+        return self._binding.function if self._binding else None
+
+    @property
+    def validation_model(self) -> type[BaseModel]:
+        """The pydantic model that validates this tool's arguments."""
+        if self._binding is None:
+            from .tools.schema_to_model import model_for_schema
+
+            return model_for_schema(self.parameters)
+        return self._binding.model
+
+    @property
+    def schema_warnings(self) -> tuple[str, ...]:
+        """What the argument validation skips of this tool's schema (and why)."""
+        from .tools.schema_to_model import schema_warnings
+
+        return schema_warnings(self.validation_model)
+
+    def validate_arguments(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Validated arguments, or ``ToolArgumentsError`` with a message for the model."""
+        from .tools.spec import validate_arguments
+
+        return validate_arguments(self, arguments)
+
+
+class ToolChoice(_Model):
+    """How the model may use tools: ``auto``, ``none``, ``required`` or one named ``tool``."""
+
+    mode: Literal["auto", "none", "required", "tool"] = "auto"
+    name: str | None = None
+
+    @model_validator(mode="before")
+    @classmethod
+    def _from_string(cls, data: Any) -> Any:
+        if isinstance(data, str):
+            return (
+                {"mode": data}
+                if data in ("auto", "none", "required")
+                else {"mode": "tool", "name": data}
+            )
+        return data
+
+    @model_validator(mode="after")
+    def _named(self) -> ToolChoice:
+        if (self.mode == "tool") != (self.name is not None):
+            raise ValueError("ToolChoice(mode='tool') needs name=, and only that mode takes one")
+        return self
+
+    @classmethod
+    def tool(cls, name: str) -> ToolChoice:
+        return cls(mode="tool", name=name)
+
+
+class ResponseFormat(_Model):
+    """Structured output: the reply must be JSON matching ``json_schema``."""
+
+    name: str = "response"
+    json_schema: dict[str, Any] = Field(alias="schema")
+    strict: bool = True
+
+    model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
+
+
+class ReasoningConfig(_Model):
+    """Ask for reasoning: an effort level, a token budget, or both (each provider maps it)."""
+
+    effort: Literal["minimal", "low", "medium", "high"] | None = None
+    budget_tokens: int | None = None
+    include_thoughts: bool = True
+    """Stream reasoning text (summaries where that is all the provider gives)."""
+
+
+class ChatRequest(_Model):
+    """Everything an encoder needs to build one provider request."""
+
+    model: str
+    """The provider's model name (without the ``provider:`` prefix)."""
+    messages: list[ChatMessage]
+    tools: list[ToolSpec] = Field(default_factory=list)
+    tool_choice: ToolChoice | None = None
+    tool_mode: ToolMode = "auto"
+    parallel_tool_calls: bool | None = None
+    temperature: float | None = None
+    max_tokens: int | None = None
+    top_p: float | None = None
+    stop: list[str] | None = None
+    response_format: ResponseFormat | None = None
+    reasoning: ReasoningConfig | None = None
+    extra: dict[str, Any] = Field(default_factory=dict)
+    """Provider-specific body parameters, merged into the request body as given."""
+
+    @model_validator(mode="before")
+    @classmethod
+    def _coerce(cls, data: Any) -> Any:
+        if isinstance(data, dict) and isinstance(data.get("stop"), str):
+            data = {**data, "stop": [data["stop"]]}
+        return data

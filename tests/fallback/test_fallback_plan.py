@@ -1,0 +1,107 @@
+"""``fallback.plan``: the client's one call (wire request + decoder factory) per tool mode."""
+
+from __future__ import annotations
+
+from typing import Any, cast
+
+import pytest
+
+from llmbridge import ChatMessage, ChatRequest, TextDelta, ToolCallStart, ToolSpec
+from llmbridge.events import StreamEvent
+from llmbridge.fallback import Plan, PromptToolDecoder, plan, prepare_request
+from llmbridge.providers import Capabilities, Provider
+
+SEARCH = ToolSpec.from_json_schema(
+    "search", "Web search.", {"type": "object", "properties": {"q": {"type": "string"}}}
+)
+UNKNOWN_CALL = '<function_call>{"name": "nope", "arguments": {}}</function_call>'
+SEARCH_CALL = '<function_call>{"name": "search", "arguments": {"q": "x"}}</function_call>'
+
+
+class InnerDecoder:
+    def feed(self, event: str, data: str) -> list[StreamEvent]:
+        return [TextDelta(data)]
+
+    def close(self) -> list[StreamEvent]:
+        return []
+
+
+class FakeProvider:
+    """Only what ``plan`` asks of a provider: capabilities and decoders (recorded)."""
+
+    name = "fake"
+
+    def __init__(self, *, native_tools: bool) -> None:
+        self.caps = Capabilities(native_tools=native_tools)
+        self.decoded: list[ChatRequest] = []
+
+    def capabilities(self, model: str) -> Capabilities:
+        return self.caps
+
+    def new_decoder(self, request: ChatRequest) -> InnerDecoder:
+        self.decoded.append(request)
+        return InnerDecoder()
+
+
+def plan_for(
+    req: ChatRequest, *, native_tools: bool, rescue: bool = False
+) -> tuple[Plan, FakeProvider]:
+    provider = FakeProvider(native_tools=native_tools)
+    return plan(req, cast(Provider, provider), rescue=rescue), provider
+
+
+def request(**kw: Any) -> ChatRequest:
+    base: dict[str, Any] = {
+        "model": "m",
+        "messages": [ChatMessage.user("hi"), ChatMessage.assistant("ok"), ChatMessage.user("q")],
+        "tools": [SEARCH],
+    }
+    return ChatRequest.model_validate({**base, **kw})
+
+
+def run(decoder: Any, *chunks: str) -> list[StreamEvent]:
+    events = [e for chunk in chunks for e in decoder.feed("", chunk)]
+    return events + decoder.close()
+
+
+@pytest.mark.parametrize("mode", ["auto", "native", "prompt"])
+def test_a_request_without_tools_is_sent_as_is(mode: str) -> None:
+    req = request(tools=[], tool_mode=mode)
+    (wire, new_decoder), provider = plan_for(req, native_tools=False, rescue=True)
+    assert wire is req and isinstance(new_decoder(), InnerDecoder)
+    assert provider.decoded == [req]
+
+
+@pytest.mark.parametrize(("mode", "native_tools"), [("auto", True), ("native", False)])
+def test_native_tools_keep_the_provider_decoder(mode: str, native_tools: bool) -> None:
+    req = request(tool_mode=mode)
+    (wire, new_decoder), provider = plan_for(req, native_tools=native_tools)
+    assert wire is req and isinstance(new_decoder(), InnerDecoder)
+    assert provider.decoded == [req]
+
+
+@pytest.mark.parametrize(("mode", "native_tools"), [("auto", False), ("prompt", True)])
+@pytest.mark.parametrize("rescue", [False, True])
+def test_prompt_mode_prepares_the_request_and_wraps_the_decoder(
+    mode: str, native_tools: bool, rescue: bool
+) -> None:
+    req = request(tool_mode=mode)
+    (wire, new_decoder), provider = plan_for(req, native_tools=native_tools, rescue=rescue)
+    assert wire == prepare_request(req) and wire.tools == [] and req.tools == [SEARCH]
+    decoder = new_decoder()
+    assert isinstance(decoder, PromptToolDecoder) and provider.decoded == [wire]
+    # prompt mode even with rescue=True: any name is extracted, ids carry the turn prefix
+    starts = [e for e in run(decoder, UNKNOWN_CALL) if isinstance(e, ToolCallStart)]
+    assert [(s.name, s.id) for s in starts] == [("nope", "call_1_0")]
+    assert new_decoder() is not decoder  # a fresh decoder per attempt
+
+
+def test_rescue_wraps_native_tools_and_extracts_only_declared_tools() -> None:
+    req = request()
+    (wire, new_decoder), provider = plan_for(req, native_tools=True, rescue=True)
+    decoder = new_decoder()
+    assert wire is req and isinstance(decoder, PromptToolDecoder) and provider.decoded == [req]
+    events = run(decoder, UNKNOWN_CALL, SEARCH_CALL)
+    assert "".join(e.text for e in events if isinstance(e, TextDelta)) == UNKNOWN_CALL
+    starts = [e for e in events if isinstance(e, ToolCallStart)]
+    assert [(s.name, s.id) for s in starts] == [("search", "call_1_0")]
