@@ -65,7 +65,8 @@ def test_corpus_stream_matches_the_sdk(entry: dict[str, Any]) -> None:
         (c["id"], c["name"], c["arguments"]) for c in expected["tool_calls"]
     ]
     assert got_calls == want_calls
-    assert ours.finish_reason == map_finish_reason(expected["finish_reason"], had_tool_calls=bool(want_calls)
+    assert ours.finish_reason == map_finish_reason(
+        expected["finish_reason"], had_tool_calls=bool(want_calls)
     )
     assert ours.raw_finish_reason == expected["finish_reason"]
     if expected.get("usage"):
