@@ -205,6 +205,25 @@ async def test_image_results_reach_a_text_only_server_as_a_note(llama: Server) -
     assert sum(isinstance(e, lb.Finish) for e in events) == 2  # the second turn was answered
 
 
+async def test_an_image_to_a_text_only_server_fails_at_once_with_its_reason(
+    llama: Server,
+) -> None:
+    """llama-server answers an image it cannot read with a 500 that would repeat: the llamacpp
+    preset does not retry it (a retry would wait 10 s here), and the error keeps its words."""
+    png = bytes.fromhex("89504e470d0a1a0a0000000d49484452")
+    photo = lb.ChatMessage.user("What is this?", lb.ImagePart(data=png, media_type="image/png"))
+    slow_retries = lb.RetryPolicy(max_attempts=3, initial_delay=10.0, jitter=0.0)
+    with anyio.fail_after(8):
+        async with lb.Client(
+            providers={"llamacpp": {"base_url": llama.base_url}}, retry=slow_retries
+        ) as client:
+            with pytest.raises(lb.ServerError) as caught:
+                await client.complete("llamacpp:gemma", [photo], max_tokens=8)
+    error = caught.value
+    assert error.status == 500 and not error.retryable
+    assert "image input is not supported" in (error.provider_message or "")
+
+
 async def test_prompt_fallback_calls_a_tool_and_stops_before_a_made_up_result(
     llama: Server,
 ) -> None:

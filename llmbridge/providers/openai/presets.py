@@ -59,6 +59,9 @@ class Preset:
     """Send earlier ``reasoning_content`` back on assistant turns (DeepSeek tool-call turns)."""
     reasoning_style: ReasoningStyle = "none"
     """How ``ChatRequest.reasoning`` is sent: ``reasoning_effort``, OpenRouter's ``reasoning``."""
+    server_errors_repeat: bool = False
+    """Its 500s come from the request itself and would repeat (llama.cpp's server: an image
+    sent to a model without a vision projector, a template error): not retried."""
     auth: Literal["bearer", "api-key"] = "bearer"
     azure: bool = False
     """Azure deployment URLs (``/openai/deployments/{model}/...?api-version=``)."""
@@ -80,7 +83,8 @@ PRESETS: dict[str, Preset] = {
            reasoning_style="effort"),
         _p("vllm", "http://localhost:8000/v1", "VLLM_API_KEY", **_LOCAL, reasoning=True),
         _p("llamacpp", "http://localhost:8080/v1", "LLAMACPP_API_KEY", **_LOCAL, reasoning=True,
-           send_reasoning_content=True),  # Qwen3-style templates render it within a tool turn
+           send_reasoning_content=True,  # Qwen3-style templates render it within a tool turn
+           server_errors_repeat=True),  # llama-server answers 503 while loading, 500 for bad input
         _p("lmstudio", "http://localhost:1234/v1", "LMSTUDIO_API_KEY", **_LOCAL, reasoning=True,
            accepts_stream_options=False),
         _p("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY", reasoning=True,

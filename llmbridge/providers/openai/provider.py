@@ -117,7 +117,10 @@ class OpenAIChatProvider:
         )
 
     def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
-        return map_http_error(provider=self.name, status=status, headers=headers, body=body)
+        error = map_http_error(provider=self.name, status=status, headers=headers, body=body)
+        if status == 500 and self.preset.server_errors_repeat:
+            error.retryable = False  # the same request fails the same way: say so at once
+        return error
 
 
 def create(config: ProviderConfig) -> OpenAIChatProvider:

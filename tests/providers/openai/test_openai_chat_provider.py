@@ -10,6 +10,7 @@ from llmbridge.errors import (
     ContextLengthError,
     InvalidRequestError,
     RateLimitError,
+    ServerError,
 )
 from llmbridge.providers import ProviderConfig, create_provider
 from llmbridge.providers.base import Provider
@@ -133,3 +134,20 @@ def test_http_errors_are_typed(status: int, body: bytes, cls: type[Exception]) -
     assert type(error) is cls and error.request_id == "req_1"
     if isinstance(error, RateLimitError):
         assert error.retry_after == 2.0
+
+
+def test_llama_cpp_500s_are_not_retried_other_servers_500s_are() -> None:
+    """llama-server's 500s come from the request (an image without a vision projector): the
+    same request would fail the same way, so the llamacpp preset marks them not retryable."""
+    body = (
+        b'{"error": {"code": 500, "type": "server_error", "message": "image input is not '
+        b'supported - hint: if this is unexpected, you may need to provide the mmproj"}}'
+    )
+    config = ProviderConfig.from_mapping({"base_url": "http://127.0.0.1:8080/v1"})
+    local = create_provider("llamacpp", config).map_error(status=500, headers={}, body=body)
+    other = create_provider("vllm", config).map_error(status=500, headers={}, body=body)
+    assert isinstance(local, ServerError) and not local.retryable
+    assert "image input is not supported" in str(local)
+    assert isinstance(other, ServerError) and other.retryable
+    busy = create_provider("llamacpp", config).map_error(status=503, headers={}, body=b"")
+    assert busy.retryable  # 503: the model is still loading
