@@ -19,7 +19,12 @@ and the block types of https://platform.claude.com/docs/en/api/messages. Rules:
   ``ProviderItem`` holding the block as the API wants it sent back (``input_json_delta``
   parsed into ``input``, other string deltas appended to their field). Input that does not
   parse leaves ``input`` as streamed at start and is noted in ``input_errors``.
-* Unknown delta types are skipped; a delta for a block that is not open is skipped.
+* Unknown delta types are skipped.
+* A delta or stop for the index right after the block started last, which no block started
+  with, is recovered by position, as the anthropic SDK reads it: it belongs to that block if it
+  is still open (real code-execution streams start a block after a ``*_tool_result`` with the
+  index before its deltas'). The block takes the new index and a warning says so
+  (``warnings``, kept in ``Finish.provider_data``). Other unknown indexes are skipped.
 """
 
 from __future__ import annotations
@@ -74,6 +79,11 @@ class ContentBlocks:
         self.calls = ToolCallLedger(id_prefix="toolu_llmbridge_")
         self.citations: list[dict[str, Any]] = []
         self.input_errors: list[dict[str, Any]] = []
+        self.warnings: list[str] = []
+        self._last: tuple[int, Block] | None = None
+        """The index and block started last."""
+        self._used: set[int] = set()
+        """Every index a block started with (or was recovered to)."""
 
     # -- start ---------------------------------------------------------------------------
     def start(self, obj: dict[str, Any]) -> _Events:
@@ -90,11 +100,15 @@ class ContentBlocks:
             )
         kind = block.get("type")
         starter = _STARTS.get(kind) if type(kind) is str else None
+        self._used.add(index)
         if starter is not None:
-            return starter(self, index, block)
-        b = self.open[index] = Block(KEPT)
-        b.raw = dict(block)
-        return []
+            out = starter(self, index, block)
+        else:
+            out = []
+            self.open[index] = Block(KEPT)
+            self.open[index].raw = dict(block)
+        self._last = index, self.open[index]
+        return out
 
     def _text_start(self, index: int, block: dict[str, Any]) -> _Events:
         self.open[index] = Block(TEXT)
@@ -138,7 +152,9 @@ class ContentBlocks:
             return []
         b = self.open.get(index)
         if b is None:
-            return []
+            b = self._recover(index)
+            if b is None:
+                return []
         kind = delta.get("type")
         handler = _DELTAS.get(kind) if type(kind) is str else None
         if handler is not None:
@@ -183,7 +199,11 @@ class ContentBlocks:
 
     # -- stop ----------------------------------------------------------------------------
     def stop(self, index: Any) -> _Events:
-        b = self.open.pop(index, None) if type(index) is int else None
+        if type(index) is not int:
+            return []
+        if index not in self.open:
+            self._recover(index)
+        b = self.open.pop(index, None)
         if b is None:
             return []
         kind = b.kind
@@ -207,6 +227,24 @@ class ContentBlocks:
             else:
                 self.input_errors.append({"index": index, "raw_input": raw, "error": error})
         return [ProviderItem(block)]
+
+    def _recover(self, index: int) -> Block | None:
+        """The block started last, moved to ``index`` (see module docstring), or ``None``."""
+        last = self._last
+        if last is None or index != last[0] + 1 or index in self._used:
+            return None
+        started, b = last
+        if self.open.get(started) is not b:
+            return None
+        del self.open[started]
+        self.open[index] = b
+        self._last = index, b
+        self._used.add(index)
+        self.warnings.append(
+            f"content block started with index {started} was addressed as {index}: "
+            "read by position, as the anthropic SDK does"
+        )
+        return b
 
     def _tool_end(self, b: Block) -> _Events:
         call = b.call

@@ -24,7 +24,8 @@ Follows https://platform.claude.com/docs/en/build-with-claude/streaming. Rules:
   no tool call is ever open at ``Finish``.
   ``Finish.provider_data["anthropic"]`` keeps metadata with no place in the message:
   ``stop_sequence`` / ``stop_details`` / ``container``, ``citations`` (``{"index", "citation"}``),
-  ``input_errors`` of provider-run blocks and, for concatenated messages, ``message_ids``.
+  ``input_errors`` of provider-run blocks, ``warnings`` (blocks recovered by position) and, for
+  concatenated messages, ``message_ids``.
 * ``event: error`` → the typed ``APIError`` (``overloaded_error`` → ``OverloadedError``),
   raised after every event before it was returned. After any error the decoder refuses input.
 """
@@ -246,6 +247,8 @@ class AnthropicDecoder:
             data["citations"] = content.citations
         if content.input_errors:
             data["input_errors"] = content.input_errors
+        if content.warnings:
+            data["warnings"] = content.warnings
         if len(self._message_ids) > 1:
             data["message_ids"] = self._message_ids
         return Finish(

@@ -480,3 +480,65 @@ def test_random_multi_splits_give_same_events(cuts: list[int]) -> None:
     points = sorted(set(cuts))
     chunks = [_STREAM[a:b] for a, b in zip([0, *points], [*points, len(_STREAM)], strict=True)]
     assert decode_body(AnthropicDecoder(), chunks) == decode_body(AnthropicDecoder(), [_STREAM])
+
+
+# -- blocks whose deltas come with the next index (after server-tool results) ---------------
+
+_SHIFTED = [
+    start(),
+    block(0, type="server_tool_use", id="srvtoolu_1", name="bash_code_execution", input={}),
+    delta(0, type="input_json_delta", partial_json='{"command": "ls"}'),
+    stop(0),
+    block(1, type="bash_code_execution_tool_result", tool_use_id="srvtoolu_1", content={}),
+    stop(1),
+    block(1, type="text", text=""),  # starts with the result's index ...
+    delta(2, type="text_delta", text="Two "),  # ... while its deltas and stop use the next
+    delta(2, type="text_delta", text="files."),
+    stop(2),
+    block(2, type="server_tool_use", id="srvtoolu_2", name="bash_code_execution", input={}),
+    delta(3, type="input_json_delta", partial_json='{"command": "pwd"}'),
+    stop(3),
+    mdelta(),
+    MSTOP,
+]
+
+
+def test_blocks_addressed_by_the_next_index_are_read_by_position_with_a_warning() -> None:
+    events = decode(*_SHIFTED)
+    check_invariants(events)
+    response = accumulate(events, provider="anthropic")
+    assert response.text == "Two files."  # was dropped: deltas for an index no block had
+    items = [p.data for p in response.message.content if isinstance(p, RawPart)]
+    assert [i.get("input") for i in items if i["type"] == "server_tool_use"] == [
+        {"command": "ls"},
+        {"command": "pwd"},  # the server tool input is kept too
+    ]
+    finish = events[-1]
+    assert isinstance(finish, Finish) and finish.provider_data is not None
+    warnings = finish.provider_data["anthropic"]["warnings"]
+    assert warnings[0].startswith("content block started with index 1 was addressed as 2")
+    assert len(warnings) == 2
+
+
+@given(st.lists(st.integers(min_value=0, max_value=len(sse(*_SHIFTED))), max_size=12))
+def test_recovered_blocks_decode_the_same_split_anywhere(cuts: list[int]) -> None:
+    body = sse(*_SHIFTED)
+    points = sorted(set(cuts))
+    chunks = [body[a:b] for a, b in zip([0, *points], [*points, len(body)], strict=True)]
+    assert decode_body(AnthropicDecoder(), chunks) == decode_body(AnthropicDecoder(), [body])
+
+
+def test_a_delta_for_a_stopped_block_is_still_skipped() -> None:
+    events = decode(
+        start(),
+        block(0, type="text", text=""),
+        delta(0, type="text_delta", text="a"),
+        stop(0),
+        block(1, type="text", text=""),
+        delta(0, type="text_delta", text="late"),  # block 0 is closed: not block 1's text
+        delta(1, type="text_delta", text="b"),
+        stop(1),
+        mdelta(),
+        MSTOP,
+    )
+    assert accumulate(events, provider="anthropic").text == "ab"
