@@ -237,6 +237,11 @@ class ChatRequest(_Model):
     max_tokens: int | None = None
     top_p: float | None = None
     stop: list[str] | None = None
+    seed: int | None = None
+    """Sampling seed, for repeatable output where the provider offers it."""
+    top_k: int | None = None
+    presence_penalty: float | None = None
+    frequency_penalty: float | None = None
     response_format: ResponseFormat | None = None
     reasoning: ReasoningConfig | None = None
     extra: dict[str, Any] = Field(default_factory=dict)

@@ -74,6 +74,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     chat.add_argument(
         "--max-tokens", type=int, default=None, help="cap each answer (a base model may not stop)"
     )
+    chat.add_argument("--seed", type=int, default=None, help="sampling seed, where supported")
     chat.add_argument("--max-steps", type=int, default=8, help="model turns in the tool loop")
     chat.add_argument("--base-url", help="the provider's base URL (e.g. a local server)")
     where = chat.add_mutually_exclusive_group()
@@ -106,6 +107,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         tool_mode=cast(ToolMode, args.tool_mode),
         max_steps=args.max_steps,
         max_tokens=args.max_tokens,
+        seed=args.seed,
         base_url=args.base_url,
         replay=args.replay,
         record=args.record,

@@ -180,6 +180,7 @@ class ChatArgs:
     tool_mode: ToolMode = "auto"
     max_steps: int = 8
     max_tokens: int | None = None
+    seed: int | None = None
     base_url: str | None = None
     replay: list[Path] = field(default_factory=list)
     record: Path | None = None
@@ -232,9 +233,10 @@ async def _run_chat(args: ChatArgs, printer: ChatPrinter) -> int:
                 max_steps=args.max_steps,
                 tool_mode=args.tool_mode,
                 max_tokens=args.max_tokens,
+                seed=args.seed,
             )
         else:
-            events = client.stream(args.model, messages, max_tokens=args.max_tokens)
+            events = client.stream(args.model, messages, max_tokens=args.max_tokens, seed=args.seed)
         try:
             async for event in events:
                 if isinstance(event, ToolResult):
@@ -286,7 +288,12 @@ def _save_recordings(
     for n, rec in enumerate(recorder.recordings):
         history = conversation[: starts[n]] if n < len(starts) else conversation
         request = client.build_request(
-            model_name, history, tools=specs, tool_mode=args.tool_mode, max_tokens=args.max_tokens
+            model_name,
+            history,
+            tools=specs,
+            tool_mode=args.tool_mode,
+            max_tokens=args.max_tokens,
+            seed=args.seed,
         )
         path = args.record if count == 1 else args.record / f"step{n + 1}"
         Fixture(

@@ -280,3 +280,19 @@ async def test_reasoning_sent_back_within_a_tool_turn_is_accepted(llama: Server)
             "llamacpp:gemma", messages, tools=[get_weather], max_tokens=12, temperature=0
         )
     assert response.finish_reason in ("stop", "length", "tool_calls")
+
+
+async def test_the_same_seed_gives_the_same_sampled_answer(llama: Server) -> None:
+    """``seed`` and ``top_k`` reach llama-server (it takes both): hot sampling with one seed
+    answers the same twice (its prompt cache off, whose reuse changes the numbers slightly),
+    with no warning."""
+    settings: dict[str, Any] = {"max_tokens": 16, "temperature": 1.5, "top_k": 200}
+    async with client_for(llama) as client:
+        answers = [
+            await client.complete(
+                "llamacpp:gemma", GREETING, seed=42, extra={"cache_prompt": False}, **settings
+            )
+            for _ in range(2)
+        ]
+    assert answers[0].text and answers[0].text == answers[1].text
+    assert answers[0].warnings == []

@@ -15,6 +15,7 @@ Rules:
   derived from the effort; ``include_thoughts=False`` → ``display: "omitted"``.
 * API version 2026-10-21 removed ``temperature`` / ``top_p`` / ``top_k`` (a 400 even at their
   defaults): they are dropped with a warning unless an older ``api_version`` is configured.
+  ``seed`` and the penalties have no Messages API setting: dropped with a warning.
 * Settings that cannot be honoured become warnings (``request_warnings``), surfaced on
   ``StreamStart``; only an unbuildable request raises. ``extra`` is merged into the body last
   (``extra["tools"]``, e.g. server tools, is appended to the app's tools).
@@ -90,7 +91,7 @@ def build_body(
             body["tool_choice"] = choice
     if req.stop:
         body["stop_sequences"] = list(req.stop)
-    sampling = {"temperature": req.temperature, "top_p": req.top_p}
+    sampling = {"temperature": req.temperature, "top_p": req.top_p, "top_k": req.top_k}
     for name, value in sampling.items():
         if value is None:
             continue
@@ -100,6 +101,9 @@ def build_body(
             )
         else:
             body[name] = value
+    for name in ("seed", "presence_penalty", "frequency_penalty"):
+        if getattr(req, name) is not None:
+            warnings.append(f"{name} was dropped: the Messages API has no such setting")
     if "thinking" in extras:
         body["thinking"] = extras["thinking"]
     output_config: dict[str, Any] = dict(extras.get("output_config", {}))

@@ -10,7 +10,8 @@ Rules:
   declares none (Gemini rejects an empty ``OBJECT``).
 * tool choice → ``toolConfig.functionCallingConfig``: auto → AUTO, none → NONE, required → ANY,
   a named tool → ANY + ``allowedFunctionNames``.
-* ``generationConfig``: temperature, topP, maxOutputTokens, stopSequences, structured output
+* ``generationConfig``: temperature, topP, topK, seed, presencePenalty, frequencyPenalty,
+  maxOutputTokens, stopSequences, structured output
   (``responseMimeType`` + ``responseSchema`` / ``responseJsonSchema``) and ``thinkingConfig``
   (``includeThoughts``, ``thinkingBudget``; an effort becomes ``thinkingLevel``, or a budget on
   Gemini 2.x models, which have no levels).
@@ -35,6 +36,15 @@ EFFORT_BUDGETS = {"minimal": 512, "low": 1024, "medium": 8192, "high": 24576}
 """Thinking budgets standing in for an effort on Gemini 2.x models (no ``thinkingLevel``)."""
 
 
+_SAMPLING = (
+    ("seed", "seed"),
+    ("top_k", "topK"),
+    ("presence_penalty", "presencePenalty"),
+    ("frequency_penalty", "frequencyPenalty"),
+)
+"""``ChatRequest`` settings → ``generationConfig`` fields (names as the official SDK sends them)."""
+
+
 def _thinking(reasoning: ReasoningConfig, *, model: str) -> dict[str, Any]:
     config: dict[str, Any] = {"includeThoughts": reasoning.include_thoughts}
     if reasoning.budget_tokens is not None:
@@ -57,6 +67,10 @@ def _generation_config(request: ChatRequest, *, json_schema: bool, vertex: bool)
         config["maxOutputTokens"] = request.max_tokens
     if request.stop:
         config["stopSequences"] = list(request.stop)
+    for setting, field in _SAMPLING:
+        value = getattr(request, setting)
+        if value is not None:
+            config[field] = value
     if request.response_format is not None:
         config["responseMimeType"] = "application/json"
         schema = request.response_format.json_schema

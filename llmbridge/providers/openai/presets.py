@@ -59,6 +59,10 @@ class Preset:
     """Send earlier ``reasoning_content`` back on assistant turns (DeepSeek tool-call turns)."""
     reasoning_style: ReasoningStyle = "none"
     """How ``ChatRequest.reasoning`` is sent: ``reasoning_effort``, OpenRouter's ``reasoning``."""
+    top_k: bool = False
+    """Takes ``top_k`` (an extension of self-hosted servers and some gateways)."""
+    seed_field: str | None = "seed"
+    """The body field for ``seed`` (Mistral: ``random_seed``); ``None``: no seed."""
     server_errors_repeat: bool = False
     """Its 500s come from the request itself and would repeat (llama.cpp's server: an image
     sent to a model without a vision projector, a template error): not retried."""
@@ -81,22 +85,24 @@ PRESETS: dict[str, Preset] = {
         _p("openai-compatible", None, "OPENAI_COMPATIBLE_API_KEY", **_LOCAL),
         _p("ollama", "http://localhost:11434/v1", "OLLAMA_API_KEY", **_LOCAL, reasoning=True,
            reasoning_style="effort"),
-        _p("vllm", "http://localhost:8000/v1", "VLLM_API_KEY", **_LOCAL, reasoning=True),
+        _p("vllm", "http://localhost:8000/v1", "VLLM_API_KEY", **_LOCAL, reasoning=True,
+           top_k=True),
         _p("llamacpp", "http://localhost:8080/v1", "LLAMACPP_API_KEY", **_LOCAL, reasoning=True,
            send_reasoning_content=True,  # Qwen3-style templates render it within a tool turn
+           top_k=True,
            server_errors_repeat=True),  # llama-server answers 503 while loading, 500 for bad input
         _p("lmstudio", "http://localhost:1234/v1", "LMSTUDIO_API_KEY", **_LOCAL, reasoning=True,
-           accepts_stream_options=False),
+           accepts_stream_options=False, top_k=True),
         _p("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY", reasoning=True,
            max_tokens_field="max_completion_tokens", reasoning_style="effort"),
         _p("deepseek", "https://api.deepseek.com", "DEEPSEEK_API_KEY", reasoning=True,
            images=False, json_schema=False, send_reasoning_content=True),
         _p("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", reasoning=True,
-           strict_tools=True, reasoning_style="openrouter"),
+           strict_tools=True, reasoning_style="openrouter", top_k=True),
         _p("together", "https://api.together.xyz/v1", "TOGETHER_API_KEY", reasoning=True,
-           accepts_stream_options=False),
+           accepts_stream_options=False, top_k=True),
         _p("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY", reasoning=True,
-           accepts_stream_options=False, sends_index=False),
+           accepts_stream_options=False, sends_index=False, seed_field="random_seed"),
         _p("xai", "https://api.x.ai/v1", "XAI_API_KEY", reasoning=True, strict_tools=True,
            reasoning_style="effort"),
         _p("azure", None, "AZURE_OPENAI_API_KEY", auth="api-key", azure=True,

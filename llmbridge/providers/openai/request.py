@@ -4,6 +4,8 @@ Follows https://platform.openai.com/docs/api-reference/chat/create. Rules:
 
 * always ``stream: true``; ``stream_options: {"include_usage": true}`` only where the preset
   accepts it (some servers reject unknown fields);
+* ``seed`` (Mistral: ``random_seed``), ``presence_penalty`` and ``frequency_penalty`` as given;
+  ``top_k`` only where the preset takes it (self-hosted servers, some gateways);
 * the output limit goes in ``max_completion_tokens`` or ``max_tokens`` as the preset says
   (OpenAI's reasoning models reject ``max_tokens``; many compatible servers know only it);
 * ``parallel_tool_calls`` and ``tool_choice`` only with tools; ``strict`` only where accepted;
@@ -52,6 +54,14 @@ def build_body(*, request: ChatRequest, preset: Preset, provider: str) -> dict[s
         body["top_p"] = request.top_p
     if request.stop:
         body["stop"] = request.stop
+    if request.seed is not None and preset.seed_field is not None:
+        body[preset.seed_field] = request.seed
+    if request.top_k is not None and preset.top_k:
+        body["top_k"] = request.top_k
+    if request.presence_penalty is not None:
+        body["presence_penalty"] = request.presence_penalty
+    if request.frequency_penalty is not None:
+        body["frequency_penalty"] = request.frequency_penalty
     if request.response_format is not None:
         body["response_format"] = encode_response_format(
             fmt=request.response_format, json_schema=preset.json_schema
@@ -97,6 +107,10 @@ def request_warnings(*, request: ChatRequest, preset: Preset) -> list[str]:
             f"images: {name} is set to take no images; {count} image(s) in tool results were "
             "sent as a short text note"
         )
+    if request.top_k is not None and not preset.top_k:
+        warnings.append(f"top_k: {name} does not take it; it was left out")
+    if request.seed is not None and preset.seed_field is None:
+        warnings.append(f"seed: {name} does not take it; it was left out")
     config = request.reasoning
     if config is not None:
         if preset.reasoning_style == "none":

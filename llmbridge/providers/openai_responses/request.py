@@ -14,7 +14,8 @@ Rules:
 * ``tool_choice``: ``auto`` / ``none`` / ``required`` or ``{"type": "function", "name": ...}``.
 * ``reasoning``: ``effort`` and ``summary: "auto"`` when thoughts are wanted; ``max_tokens`` is
   ``max_output_tokens``; ``response_format`` is ``text.format`` of type ``json_schema``.
-* Settings the API lacks (``stop``, a reasoning ``budget_tokens``) are dropped with a warning
+* Settings the API lacks (``stop``, ``seed``, ``top_k``, the penalties, a reasoning
+  ``budget_tokens``) are dropped with a warning
   (``request_warnings``), which the decoder reports on ``StreamStart``.
 * ``extra`` is merged last, as given; ``include`` lists are united, ``text`` objects merged and
   ``tools`` (built-in tools such as ``web_search``) appended to the function tools.
@@ -42,6 +43,9 @@ def request_warnings(request: ChatRequest) -> list[str]:
     warnings: list[str] = []
     if request.stop:
         warnings.append("stop sequences are not supported by the Responses API; dropped")
+    for setting in ("seed", "top_k", "presence_penalty", "frequency_penalty"):
+        if getattr(request, setting) is not None:
+            warnings.append(f"{setting} is not supported by the Responses API; dropped")
     if request.reasoning is not None and request.reasoning.budget_tokens is not None:
         warnings.append(
             "reasoning budget_tokens is not supported by the Responses API (use effort); dropped"
