@@ -20,6 +20,7 @@ from .events import (
 
 if _TYPE_CHECKING:
     from .client import Client, EventStream
+    from .model_info import ModelInfo
     from .providers import Capabilities, HttpRequest, Provider, ProviderConfig, register_provider
     from .response import Accumulator, ChatResponse, accumulate
     from .stream import RetryPolicy
@@ -50,6 +51,7 @@ if _TYPE_CHECKING:
 
 _LAZY = {
     ".client": ("Client", "EventStream"),
+    ".model_info": ("ModelInfo",),
     ".providers": (
         "Capabilities",
         "HttpRequest",
@@ -99,6 +101,7 @@ __all__ = [
     "Finish",
     "HttpRequest",
     "ImagePart",
+    "ModelInfo",
     "Provider",
     "ProviderConfig",
     "ProviderItem",

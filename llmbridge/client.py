@@ -16,14 +16,16 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from .errors import UsageError
+from .errors import ConfigurationError, MalformedStreamError, UsageError
 from .events import StreamEvent
-from .providers.base import Decoder, Provider, ProviderConfig
+from .model_info import ModelInfo
+from .providers.base import Decoder, ListsModels, Provider, ProviderConfig
 from .providers.registry import create_provider, split_model
 from .response import Accumulator, ChatResponse
 from .stream import RetryPolicy, stream_events
 from .stream.clients import DEFAULT_LIMITS, DEFAULT_SHARDS, HttpPool, TransportName
 from .stream.sse import DEFAULT_MAX_EVENT_BYTES
+from .stream.transport import fetch_json
 from .types import (
     ChatMessage,
     ChatRequest,
@@ -254,6 +256,35 @@ class Client:
             provider=provider.name,
         )
 
+    async def list_models(self, provider: str | Provider) -> list[ModelInfo]:
+        """The models ``provider`` (a name such as ``"openai"`` or ``"llamacpp"``, or a provider
+        object) lists, every page; a provider that cannot list is a ``ConfigurationError``."""
+        self._check_open()
+        target = self.provider(provider) if isinstance(provider, str) else provider
+        if not isinstance(target, ListsModels):
+            raise ConfigurationError(
+                f"provider {target.name!r} cannot list its models (no models_request)",
+                provider=target.name,
+            )
+        models: list[ModelInfo] = []
+        cursor: str | None = None
+        for _ in range(_MAX_MODEL_PAGES):
+            data = await fetch_json(
+                http=self._http,
+                provider=target,
+                request=target.models_request(cursor),
+                retry=self.retry,
+                timeout=self._timeout,
+            )
+            page, cursor = target.parse_models(data)
+            models.extend(page)
+            if cursor is None:
+                return models
+        raise MalformedStreamError(
+            f"{target.name}: the model list did not end after {_MAX_MODEL_PAGES} pages",
+            provider=target.name,
+        )
+
     async def complete(
         self, model: ModelRef, messages: Sequence[ChatMessage], **options: Any
     ) -> ChatResponse:
@@ -288,6 +319,9 @@ class Client:
     ) -> None:
         await self.aclose()
 
+
+_MAX_MODEL_PAGES = 100
+"""A model list longer than this many pages is a server that never says it is done."""
 
 _REQUEST_OPTIONS = frozenset(
     name

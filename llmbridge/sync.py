@@ -20,6 +20,8 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 from .client import Client, ModelRef
 from .errors import UsageError
 from .events import StreamEvent
+from .model_info import ModelInfo
+from .providers.base import Provider
 from .response import ChatResponse
 from .types import ChatMessage
 
@@ -120,6 +122,10 @@ class SyncClient:
     ) -> ChatResponse:
         self._check_open()
         return self._portal.call(partial(self._client.complete, model, messages, **options))
+
+    def list_models(self, provider: str | Provider) -> list[ModelInfo]:
+        self._check_open()
+        return self._portal.call(self._client.list_models, provider)
 
     def close(self) -> None:
         if self._closed:

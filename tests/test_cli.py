@@ -237,3 +237,29 @@ def test_help_is_plain_and_documents_every_argument() -> None:
         check=True,
     ).stdout
     assert "a fixture folder" in replay
+
+
+def test_models_lists_a_server_and_says_which_one_it_expected(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import socket
+
+    import httpx
+
+    answer = {"object": "list", "data": [{"id": "qwen3:8b", "object": "model", "created": 1}]}
+
+    class FakeClient(httpx.AsyncClient):
+        def __init__(self, **kwargs: object) -> None:
+            super().__init__(
+                transport=httpx.MockTransport(lambda r: httpx.Response(200, json=answer))
+            )
+
+    monkeypatch.setattr("llmbridge.stream.clients.httpx.AsyncClient", FakeClient)
+    assert main(["models", "ollama"]) == 0
+    assert capsys.readouterr().out == "ollama:qwen3:8b\t-\t-\n"
+    monkeypatch.undo()
+    with socket.socket() as probe:  # a port nothing listens on
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    assert main(["models", "ollama", "--base-url", f"http://127.0.0.1:{port}/v1"]) == 1
+    assert f"hint: is Ollama running on 127.0.0.1:{port}?" in capsys.readouterr().err

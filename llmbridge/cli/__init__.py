@@ -52,6 +52,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "fixture", type=Path, help="a fixture folder (input.json, request.json, response.sse, ...)"
     )
     replay.add_argument("--json", action="store_true", help="print JSON lines")
+    models = sub.add_parser("models", help="list the models a provider offers")
+    models.add_argument("provider", help="a provider name, e.g. openai, anthropic, llamacpp")
+    models.add_argument("--base-url", help="the provider's base URL (e.g. a local server)")
+    models.add_argument("--json", action="store_true", help="print JSON lines")
     chat = sub.add_parser(
         "chat", help="stream one answer, running tools if given (keys from the environment)"
     )
@@ -99,6 +103,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             print(f"error: {args.fixture} is not a fixture folder (no input.json)", file=sys.stderr)
             return 2
         return anyio.run(run_replay, args.fixture, args.json)
+    if args.command == "models":
+        from .models import run_models
+
+        return anyio.run(run_models, args.provider, args.base_url, args.json)
     chat_args = ChatArgs(
         model=args.model,
         prompt=args.prompt,

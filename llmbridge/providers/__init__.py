@@ -11,6 +11,7 @@ Every provider folder uses the same file names for the same jobs:
 ``errors.py``          the provider's error vocabulary (``ERRORS``) and ``map_http_error``
 ``finish_reasons.py``  raw finish reason → ``FinishReason`` (``map_finish_reason``)
 ``usage.py``           the wire's usage → ``Usage`` (``convert_usage``)
+``model_list.py``      the provider's model list → ``ModelInfo`` (``parse_model_list``)
 =====================  ==============================================================
 
 A provider may add files for jobs only it has (its ``__init__`` names them); how its wire

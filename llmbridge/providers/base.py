@@ -23,6 +23,7 @@ import orjson
 
 from ..errors import APIError, ConfigurationError, UsageError
 from ..events import StreamEvent
+from ..model_info import ModelInfo
 from ..secrets import (
     REDACTED,
     SECRET_QUERY_PARAMS,
@@ -40,6 +41,7 @@ __all__ = [
     "Capabilities",
     "Decoder",
     "HttpRequest",
+    "ListsModels",
     "Provider",
     "ProviderConfig",
     "ProviderFactory",
@@ -118,9 +120,12 @@ class HttpRequest:
     method: str
     url: str
     headers: dict[str, str]
-    json: dict[str, Any]
+    json: dict[str, Any] | None
+    """The JSON body; ``None`` for a request without one (a ``GET``)."""
 
     def body_bytes(self) -> bytes:
+        if self.json is None:
+            return b""
         try:
             return orjson.dumps(self.json)
         except orjson.JSONEncodeError as exc:
@@ -166,6 +171,19 @@ class Provider(Protocol):
     def new_decoder(self, request: ChatRequest) -> Decoder: ...
 
     def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError: ...
+
+
+@runtime_checkable
+class ListsModels(Protocol):
+    """A provider that can list its models (optional: ``Client.list_models`` asks for it)."""
+
+    def models_request(self, cursor: str | None) -> HttpRequest:
+        """The request for one page of the list (``cursor``: from the previous page)."""
+        ...
+
+    def parse_models(self, data: Any) -> tuple[list[ModelInfo], str | None]:
+        """One page's models and the cursor of the next page (``None``: the last)."""
+        ...
 
 
 ProviderFactory = Callable[[ProviderConfig], Provider]

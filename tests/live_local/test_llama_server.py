@@ -296,3 +296,14 @@ async def test_the_same_seed_gives_the_same_sampled_answer(llama: Server) -> Non
         ]
     assert answers[0].text and answers[0].text == answers[1].text
     assert answers[0].warnings == []
+
+
+async def test_the_server_lists_its_model_with_its_context_window(llama: Server) -> None:
+    async with client_for(llama) as client:
+        models = await client.list_models("llamacpp")
+    assert len(models) == 1
+    (model,) = models
+    assert model.context_window == 4096  # `serve` starts it with -c 4096
+    async with client_for(llama) as client:  # the listed id works as a model string
+        response = await client.complete(model.model, GREETING, max_tokens=4)
+    assert response.usage is not None and response.usage.output_tokens > 0

@@ -14,12 +14,16 @@ that header), ``betas`` (list or comma-separated string of ``anthropic-beta`` fl
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlencode
 
 from ...errors import APIError, ConfigurationError
+from ...model_info import ModelInfo
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, Secret
 from .decode import AnthropicDecoder
 from .errors import map_http_error
+from .model_list import PAGE_SIZE, parse_model_list
 from .request import API_VERSION, build_body, build_headers
 
 __all__ = ["DEFAULT_BASE_URL", "AnthropicProvider", "create"]
@@ -71,6 +75,25 @@ class AnthropicProvider:
         return HttpRequest(
             method="POST", url=f"{self._base_url}/v1/messages", headers=headers, json=body
         )
+
+    def models_request(self, cursor: str | None) -> HttpRequest:
+        query: dict[str, str | int] = {"limit": PAGE_SIZE}
+        if cursor is not None:
+            query["after_id"] = cursor
+        headers = build_headers(
+            key=self._key.reveal(),
+            api_version=self._api_version,
+            auth=self._auth,
+            betas=self._betas,
+            extra=self._headers,
+        )
+        headers["accept"] = "application/json"
+        del headers["content-type"]
+        url = f"{self._base_url}/v1/models?{urlencode(query)}"
+        return HttpRequest(method="GET", url=url, headers=headers, json=None)
+
+    def parse_models(self, data: Any) -> tuple[list[ModelInfo], str | None]:
+        return parse_model_list(data, provider=self.name)
 
     def new_decoder(self, request: ChatRequest) -> AnthropicDecoder:
         _, warnings = build_body(request, provider_name=self.name, api_version=self._api_version)

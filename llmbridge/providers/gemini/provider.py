@@ -17,13 +17,16 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from urllib.parse import quote
+from typing import Any
+from urllib.parse import quote, urlencode
 
 from ...errors import APIError, ConfigurationError
+from ...model_info import ModelInfo
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, Secret
 from .decode import GeminiDecoder
 from .errors import map_http_error
+from .model_list import PAGE_SIZE, parse_model_list
 from .request import build_body, request_warnings
 
 __all__ = ["GEMINI_BASE_URL", "GeminiProvider", "VertexProvider", "create", "create_vertex"]
@@ -81,6 +84,23 @@ class GeminiProvider:
         )
         headers = {"content-type": "application/json", **self._headers, **self._auth()}
         return HttpRequest(method="POST", url=self._url(request.model), headers=headers, json=body)
+
+    def models_request(self, cursor: str | None) -> HttpRequest:
+        if self._vertex:
+            raise ConfigurationError(
+                "vertex: listing models is not offered here (Vertex AI lists publisher models "
+                "in its Model Garden API); use the 'gemini' provider's list, whose ids match",
+                provider=self.name,
+            )
+        query: dict[str, str | int] = {"pageSize": PAGE_SIZE}
+        if cursor is not None:
+            query["pageToken"] = cursor
+        headers = {"accept": "application/json", **self._headers, **self._auth()}
+        url = f"{self._base}/models?{urlencode(query)}"
+        return HttpRequest(method="GET", url=url, headers=headers, json=None)
+
+    def parse_models(self, data: Any) -> tuple[list[ModelInfo], str | None]:
+        return parse_model_list(data, provider=self.name)
 
     def new_decoder(self, request: ChatRequest) -> GeminiDecoder:
         return GeminiDecoder(provider=self.name, warnings=request_warnings(request))

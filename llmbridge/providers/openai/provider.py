@@ -12,13 +12,16 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from typing import Any
 from urllib.parse import quote
 
 from ...errors import APIError, ConfigurationError
+from ...model_info import ModelInfo
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, ProviderFactory, Secret
 from .decode import ChatCompletionsDecoder
 from .errors import map_http_error
+from .model_list import parse_model_list
 from .presets import PRESETS, Preset, resolve_preset
 from .request import build_body, request_warnings
 
@@ -89,14 +92,19 @@ class OpenAIChatProvider:
             native_tools=self.preset.native_tools, reasoning=reasoning, images=self.preset.images
         )
 
-    def build_request(self, request: ChatRequest) -> HttpRequest:
-        headers = {"content-type": "application/json", "accept": "text/event-stream"}
+    def _auth_headers(self, headers: dict[str, str]) -> dict[str, str]:
         if self._api_key is not None:
             if self.preset.auth == "api-key":
                 headers["api-key"] = self._api_key.reveal()
             else:
                 headers["authorization"] = f"Bearer {self._api_key.reveal()}"
         headers.update(self._headers)
+        return headers
+
+    def build_request(self, request: ChatRequest) -> HttpRequest:
+        headers = self._auth_headers(
+            {"content-type": "application/json", "accept": "text/event-stream"}
+        )
         body = build_body(request=request, preset=self.preset, provider=self.name)
         return HttpRequest(method="POST", url=self._url(request.model), headers=headers, json=body)
 
@@ -108,6 +116,16 @@ class OpenAIChatProvider:
             f"{self.base_url}/openai/deployments/{deployment}/chat/completions"
             f"?api-version={self._api_version}"
         )
+
+    def models_request(self, cursor: str | None) -> HttpRequest:
+        url = f"{self.base_url}/models"
+        if self.preset.azure and not self.base_url.endswith("/openai/v1"):
+            url = f"{self.base_url}/openai/models?api-version={self._api_version}"
+        headers = self._auth_headers({"accept": "application/json"})
+        return HttpRequest(method="GET", url=url, headers=headers, json=None)
+
+    def parse_models(self, data: Any) -> tuple[list[ModelInfo], str | None]:
+        return parse_model_list(data, provider=self.name)
 
     def new_decoder(self, request: ChatRequest) -> ChatCompletionsDecoder:
         return ChatCompletionsDecoder(

@@ -12,10 +12,13 @@ headers; configured ``headers`` are added last.
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from ...errors import APIError
+from ...model_info import ModelInfo
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, Secret
+from ..openai.model_list import parse_model_list
 from .decode import ResponsesDecoder
 from .errors import map_http_error
 from .messages import PROVIDER_NAME
@@ -52,11 +55,21 @@ class OpenAIResponsesProvider:
     def capabilities(self, model: str) -> Capabilities:
         return Capabilities(native_tools=True, reasoning=model.startswith(_REASONING_PREFIXES))
 
-    def build_request(self, request: ChatRequest) -> HttpRequest:
-        headers = {"Content-Type": "application/json"}  # the transport adds Accept
+    def _auth_headers(self, headers: dict[str, str]) -> dict[str, str]:
         if self._key is not None:
             headers["Authorization"] = f"Bearer {self._key.reveal()}"
         headers.update(self._extra_headers)
+        return headers
+
+    def models_request(self, cursor: str | None) -> HttpRequest:
+        headers = self._auth_headers({"Accept": "application/json"})
+        return HttpRequest(method="GET", url=f"{self.base_url}/models", headers=headers, json=None)
+
+    def parse_models(self, data: Any) -> tuple[list[ModelInfo], str | None]:
+        return parse_model_list(data, provider=self.name)  # the same /models as Chat Completions
+
+    def build_request(self, request: ChatRequest) -> HttpRequest:
+        headers = self._auth_headers({"Content-Type": "application/json"})  # transport: Accept
         return HttpRequest(
             method="POST",
             url=f"{self.base_url}/responses",
