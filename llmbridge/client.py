@@ -19,7 +19,7 @@ import httpx
 from .errors import ConfigurationError, MalformedStreamError, UsageError
 from .events import StreamEvent
 from .model_info import ModelInfo
-from .providers.base import Decoder, ListsModels, Provider, ProviderConfig
+from .providers.base import CountsTokens, Decoder, ListsModels, Provider, ProviderConfig
 from .providers.registry import create_provider, split_model
 from .response import Accumulator, ChatResponse
 from .stream import RetryPolicy, stream_events
@@ -180,12 +180,7 @@ class Client:
     ) -> EventStream:
         """Stream normalized events for one model turn (see ``build_request`` for options)."""
         self._check_open()
-        unknown = options.keys() - _REQUEST_OPTIONS
-        if unknown:
-            raise UsageError(
-                f"unknown option(s) {', '.join(sorted(unknown))}: stream(), complete() and run() "
-                f"take {', '.join(sorted(_REQUEST_OPTIONS))} (provider-specific fields: extra=)"
-            )
+        _check_options(options)
         provider, model_name = self.resolve(model)
         request = self.build_request(model_name, messages, **options)
         return EventStream(self._stream(provider, request, rescue=rescue_tool_calls), provider)
@@ -256,6 +251,32 @@ class Client:
             provider=provider.name,
         )
 
+    async def count_tokens(
+        self, model: ModelRef, messages: Sequence[ChatMessage], **options: Any
+    ) -> int:
+        """Input tokens of the request ``stream`` would send (tools, system prompt and, in
+        prompt mode, the fallback's instructions included), counted by the provider's own
+        endpoint; a provider without one is a ``ConfigurationError`` that names it."""
+        self._check_open()
+        _check_options(options)
+        provider, model_name = self.resolve(model)
+        if not isinstance(provider, CountsTokens):
+            raise ConfigurationError(
+                f"provider {provider.name!r} has no token-counting endpoint "
+                "(Anthropic, Gemini and the OpenAI Responses API have one)",
+                provider=provider.name,
+            )
+        request = self.build_request(model_name, messages, **options)
+        wire, _ = self._plan(provider, request, rescue=False)
+        data = await fetch_json(
+            http=self._http,
+            provider=provider,
+            request=provider.count_tokens_request(wire),
+            retry=self.retry,
+            timeout=self._timeout,
+        )
+        return provider.parse_token_count(data)
+
     async def list_models(self, provider: str | Provider) -> list[ModelInfo]:
         """The models ``provider`` (a name such as ``"openai"`` or ``"llamacpp"``, or a provider
         object) lists, every page; a provider that cannot list is a ``ConfigurationError``."""
@@ -318,6 +339,15 @@ class Client:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+
+def _check_options(options: Mapping[str, Any]) -> None:
+    unknown = options.keys() - _REQUEST_OPTIONS
+    if unknown:
+        raise UsageError(
+            f"unknown option(s) {', '.join(sorted(unknown))}: stream(), complete() and run() "
+            f"take {', '.join(sorted(_REQUEST_OPTIONS))} (provider-specific fields: extra=)"
+        )
 
 
 _MAX_MODEL_PAGES = 100

@@ -123,6 +123,10 @@ class SyncClient:
         self._check_open()
         return self._portal.call(partial(self._client.complete, model, messages, **options))
 
+    def count_tokens(self, model: ModelRef, messages: Sequence[ChatMessage], **options: Any) -> int:
+        self._check_open()
+        return self._portal.call(partial(self._client.count_tokens, model, messages, **options))
+
     def list_models(self, provider: str | Provider) -> list[ModelInfo]:
         self._check_open()
         return self._portal.call(self._client.list_models, provider)

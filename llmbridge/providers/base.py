@@ -21,7 +21,7 @@ from typing import Any, Protocol, runtime_checkable
 
 import orjson
 
-from ..errors import APIError, ConfigurationError, UsageError
+from ..errors import APIError, ConfigurationError, MalformedStreamError, UsageError
 from ..events import StreamEvent
 from ..model_info import ModelInfo
 from ..secrets import (
@@ -39,6 +39,7 @@ __all__ = [
     "SECRET_QUERY_PARAMS",
     "SENSITIVE_HEADERS",
     "Capabilities",
+    "CountsTokens",
     "Decoder",
     "HttpRequest",
     "ListsModels",
@@ -47,6 +48,7 @@ __all__ = [
     "ProviderFactory",
     "Secret",
     "is_secret_name",
+    "read_token_count",
     "secret_values",
 ]
 
@@ -184,6 +186,29 @@ class ListsModels(Protocol):
     def parse_models(self, data: Any) -> tuple[list[ModelInfo], str | None]:
         """One page's models and the cursor of the next page (``None``: the last)."""
         ...
+
+
+@runtime_checkable
+class CountsTokens(Protocol):
+    """A provider with a token-counting endpoint (optional: ``Client.count_tokens``)."""
+
+    def count_tokens_request(self, request: ChatRequest) -> HttpRequest:
+        """The request that counts ``request``'s input, built by the same encoder."""
+        ...
+
+    def parse_token_count(self, data: Any) -> int:
+        """The input-token count in the endpoint's answer."""
+        ...
+
+
+def read_token_count(data: Any, key: str, *, provider: str) -> int:
+    """The count under ``key`` of a token-counting answer, or a ``MalformedStreamError``."""
+    value = data.get(key) if isinstance(data, dict) else None
+    if type(value) is not int or value < 0:
+        raise MalformedStreamError(
+            f"the token count answer has no {key!r}: {str(data)[:200]}", provider=provider
+        )
+    return value
 
 
 ProviderFactory = Callable[[ProviderConfig], Provider]

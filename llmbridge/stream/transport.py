@@ -371,7 +371,11 @@ async def fetch_json(
         shard = shards.acquire()
         try:
             built = shards.clients[shard].build_request(
-                request.method, request.url, headers=request.headers, **extra
+                request.method,
+                request.url,
+                headers=request.headers,
+                content=request.body_bytes() or None,
+                **extra,
             )
             with _translate(provider.name, request.url, midway=False), _loop_guard(provider.name):
                 response = await shards.clients[shard].send(built, stream=True)

@@ -20,11 +20,11 @@ from urllib.parse import urlencode
 from ...errors import APIError, ConfigurationError
 from ...model_info import ModelInfo
 from ...types import ChatRequest
-from ..base import Capabilities, HttpRequest, ProviderConfig, Secret
+from ..base import Capabilities, HttpRequest, ProviderConfig, Secret, read_token_count
 from .decode import AnthropicDecoder
 from .errors import map_http_error
 from .model_list import PAGE_SIZE, parse_model_list
-from .request import API_VERSION, build_body, build_headers
+from .request import API_VERSION, build_body, build_headers, count_tokens_body
 
 __all__ = ["DEFAULT_BASE_URL", "AnthropicProvider", "create"]
 
@@ -75,6 +75,22 @@ class AnthropicProvider:
         return HttpRequest(
             method="POST", url=f"{self._base_url}/v1/messages", headers=headers, json=body
         )
+
+    def count_tokens_request(self, request: ChatRequest) -> HttpRequest:
+        body = count_tokens_body(request, provider_name=self.name, api_version=self._api_version)
+        headers = build_headers(
+            key=self._key.reveal(),
+            api_version=self._api_version,
+            auth=self._auth,
+            betas=self._betas,
+            extra=self._headers,
+        )
+        headers["accept"] = "application/json"
+        url = f"{self._base_url}/v1/messages/count_tokens"
+        return HttpRequest(method="POST", url=url, headers=headers, json=body)
+
+    def parse_token_count(self, data: Any) -> int:
+        return read_token_count(data, "input_tokens", provider=self.name)
 
     def models_request(self, cursor: str | None) -> HttpRequest:
         query: dict[str, str | int] = {"limit": PAGE_SIZE}

@@ -31,7 +31,14 @@ from .messages import encode_messages
 from .models import MIN_THINKING_BUDGET, default_max_tokens, effort_budget, supports_adaptive
 from .tools import encode_tool, encode_tool_choice
 
-__all__ = ["API_VERSION", "SAMPLING_REMOVED_FROM", "build_body", "build_headers"]
+__all__ = [
+    "API_VERSION",
+    "COUNT_FIELDS",
+    "SAMPLING_REMOVED_FROM",
+    "build_body",
+    "build_headers",
+    "count_tokens_body",
+]
 
 API_VERSION = "2026-10-21"
 SAMPLING_REMOVED_FROM = "2026-10-21"
@@ -117,6 +124,19 @@ def build_body(
         else:
             body[name] = value
     return body, warnings
+
+
+COUNT_FIELDS = frozenset(
+    {"model", "messages", "system", "tools", "tool_choice", "thinking", "output_config"}
+)
+"""What ``/v1/messages/count_tokens`` takes of a Messages body (no sampling, no limits)."""
+
+
+def count_tokens_body(req: ChatRequest, *, provider_name: str, api_version: str) -> dict[str, Any]:
+    """The ``/v1/messages/count_tokens`` body: the Messages body ``build_body`` makes, less
+    what only shapes the answer (``stream``, ``max_tokens``, sampling, stop sequences)."""
+    body, _ = build_body(req, provider_name=provider_name, api_version=api_version)
+    return {k: v for k, v in body.items() if k in COUNT_FIELDS}
 
 
 def build_headers(

@@ -23,7 +23,7 @@ from urllib.parse import quote, urlencode
 from ...errors import APIError, ConfigurationError
 from ...model_info import ModelInfo
 from ...types import ChatRequest
-from ..base import Capabilities, HttpRequest, ProviderConfig, Secret
+from ..base import Capabilities, HttpRequest, ProviderConfig, Secret, read_token_count
 from .decode import GeminiDecoder
 from .errors import map_http_error
 from .model_list import PAGE_SIZE, parse_model_list
@@ -40,6 +40,12 @@ _VERSIONED = re.compile(r"/v\d+(?:alpha|beta)?\d*$")
 
 def _flag(value: object) -> bool:
     return value is True or (isinstance(value, str) and value.lower() in ("1", "true", "yes"))
+
+
+_COUNT_FIELDS = frozenset({"contents", "systemInstruction", "tools", "generationConfig"})
+"""What ``:countTokens`` takes of a ``generateContent`` body (``toolConfig`` and safety do not
+change the count; Vertex takes these fields at the top level, the Gemini API inside
+``generateContentRequest``)."""
 
 
 def _model_path(model: str) -> str:
@@ -84,6 +90,20 @@ class GeminiProvider:
         )
         headers = {"content-type": "application/json", **self._headers, **self._auth()}
         return HttpRequest(method="POST", url=self._url(request.model), headers=headers, json=body)
+
+    def count_tokens_request(self, request: ChatRequest) -> HttpRequest:
+        body = build_body(
+            request, provider=self.name, vertex=self._vertex, json_schema=self._json_schema
+        )
+        body = {k: v for k, v in body.items() if k in _COUNT_FIELDS}
+        if not self._vertex:  # the Gemini API counts a whole generateContent request
+            body = {"generateContentRequest": {"model": _model_path(request.model), **body}}
+        headers = {"content-type": "application/json", **self._headers, **self._auth()}
+        url = self._url(request.model).replace(":streamGenerateContent?alt=sse", ":countTokens")
+        return HttpRequest(method="POST", url=url, headers=headers, json=body)
+
+    def parse_token_count(self, data: Any) -> int:
+        return read_token_count(data, "totalTokens", provider=self.name)
 
     def models_request(self, cursor: str | None) -> HttpRequest:
         if self._vertex:

@@ -17,12 +17,12 @@ from typing import Any
 from ...errors import APIError
 from ...model_info import ModelInfo
 from ...types import ChatRequest
-from ..base import Capabilities, HttpRequest, ProviderConfig, Secret
+from ..base import Capabilities, HttpRequest, ProviderConfig, Secret, read_token_count
 from ..openai.model_list import parse_model_list
 from .decode import ResponsesDecoder
 from .errors import map_http_error
 from .messages import PROVIDER_NAME
-from .request import build_body, request_warnings
+from .request import build_body, count_tokens_body, request_warnings
 
 __all__ = ["DEFAULT_BASE_URL", "OpenAIResponsesProvider", "create"]
 
@@ -60,6 +60,16 @@ class OpenAIResponsesProvider:
             headers["Authorization"] = f"Bearer {self._key.reveal()}"
         headers.update(self._extra_headers)
         return headers
+
+    def count_tokens_request(self, request: ChatRequest) -> HttpRequest:
+        headers = self._auth_headers(
+            {"Content-Type": "application/json", "Accept": "application/json"}
+        )
+        url = f"{self.base_url}/responses/input_tokens"
+        return HttpRequest(method="POST", url=url, headers=headers, json=count_tokens_body(request))
+
+    def parse_token_count(self, data: Any) -> int:
+        return read_token_count(data, "input_tokens", provider=self.name)
 
     def models_request(self, cursor: str | None) -> HttpRequest:
         headers = self._auth_headers({"Accept": "application/json"})

@@ -29,7 +29,19 @@ from ...types import ChatRequest
 from .messages import encode_messages
 from .tools import encode_tool, encode_tool_choice
 
-__all__ = ["ENCRYPTED_REASONING", "build_body", "request_warnings"]
+__all__ = [
+    "COUNT_FIELDS",
+    "ENCRYPTED_REASONING",
+    "build_body",
+    "count_tokens_body",
+    "request_warnings",
+]
+
+COUNT_FIELDS = frozenset(
+    {"model", "input", "instructions", "tools", "tool_choice", "parallel_tool_calls",
+     "reasoning", "text", "truncation", "conversation", "previous_response_id"}
+)  # fmt: skip
+"""What ``/responses/input_tokens`` takes of a Responses body (the SDK's count params)."""
 
 ENCRYPTED_REASONING = "reasoning.encrypted_content"
 
@@ -108,3 +120,9 @@ def build_body(request: ChatRequest) -> dict[str, Any]:
         body["text"] = {**body.get("text", {}), **extra_text}
     body.update(extra)
     return body
+
+
+def count_tokens_body(request: ChatRequest) -> dict[str, Any]:
+    """The ``/responses/input_tokens`` body: ``build_body``'s, less what only shapes the
+    answer (``stream``, ``store``, ``include``, limits, sampling)."""
+    return {k: v for k, v in build_body(request).items() if k in COUNT_FIELDS}
