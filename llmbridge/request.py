@@ -15,6 +15,14 @@ private ``ToolBinding``, never serialised) what validating and calling need: the
 the validation model. A spec built directly gets its validation model from ``parameters`` on
 first use (cached per schema).
 
+Custom (freeform) tools: ``ToolSpec.custom(name, description, grammar=..., syntax=...)`` sets
+``input_format`` (a ``CustomToolFormat``: free text, or text a Lark / regex grammar constrains).
+The model calls such a tool with raw text, not JSON (OpenAI's ``custom`` tools). Its
+``parameters`` are fixed to one required string property ``input``, so a call's documented
+``arguments`` shape is ``{"input": <the raw text>}`` (``raw_arguments`` is the text itself) and
+``validate_arguments`` checks exactly that. ``input_format`` is serialised only when set, so a
+function tool still dumps to its four fields.
+
 What ``validate_arguments`` returns: for function specs, the keyword arguments to call the
 function with (validated Python values: enums, nested models, defaults filled in); for model
 specs, the model's field values; for schema specs, a JSON-ready dict with what the model sent
@@ -27,7 +35,16 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
-from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    PrivateAttr,
+    SerializerFunctionWrapHandler,
+    field_validator,
+    model_serializer,
+    model_validator,
+)
 
 from .messages import ChatMessage, _Model
 
@@ -35,8 +52,10 @@ if TYPE_CHECKING:
     from .tools.schema_from_function import FunctionSignature
 
 __all__ = [
+    "CUSTOM_INPUT",
     "TOOL_NAME_PATTERN",
     "ChatRequest",
+    "CustomToolFormat",
     "ReasoningConfig",
     "ResponseFormat",
     "ToolChoice",
@@ -50,6 +69,48 @@ TOOL_NAME_PATTERN = r"^[a-zA-Z0-9_-]{1,64}$"
 
 def _empty_object() -> dict[str, Any]:
     return {"type": "object", "properties": {}}
+
+
+CUSTOM_INPUT = "input"
+"""The one argument of a custom tool call: ``arguments == {"input": <raw text>}``."""
+
+
+def custom_parameters(description: str) -> dict[str, Any]:
+    """The fixed ``parameters`` of a custom tool (one required string, ``input``)."""
+    return {
+        "type": "object",
+        "properties": {CUSTOM_INPUT: {"type": "string", "description": description}},
+        "required": [CUSTOM_INPUT],
+        "additionalProperties": False,
+    }
+
+
+class CustomToolFormat(_Model):
+    """How a custom (freeform) tool's input is written: free ``text``, or a ``grammar``.
+
+    Mirrors the OpenAI SDK's ``CustomToolInputFormat``: ``{"type": "text"}`` or
+    ``{"type": "grammar", "syntax": "lark" | "regex", "definition": ...}``.
+    """
+
+    type: Literal["text", "grammar"] = "text"
+    syntax: Literal["lark", "regex"] | None = None
+    definition: str | None = None
+
+    @model_validator(mode="after")
+    def _grammar(self) -> CustomToolFormat:
+        if (self.type == "grammar") != (self.definition is not None and self.syntax is not None):
+            raise ValueError(
+                "a grammar format needs syntax= ('lark' or 'regex') and definition=, "
+                "and only a grammar format takes them"
+            )
+        return self
+
+    @property
+    def note(self) -> str:
+        """What the ``input`` string must be, in words (for a schema description)."""
+        if self.type == "text":
+            return "Free text: the tool's whole input."
+        return f"Text matching this {self.syntax} grammar:\n{self.definition}"
 
 
 @dataclass(slots=True)
@@ -72,6 +133,9 @@ class ToolSpec(BaseModel):
     parameters: dict[str, Any] = Field(default_factory=_empty_object)
     strict: bool | None = None
     """Ask for strict schema adherence where the provider supports it (OpenAI)."""
+    input_format: CustomToolFormat | None = None
+    """Set for a custom (freeform) tool: the model writes raw text, not JSON (see
+    ``ToolSpec.custom``). ``None``, the default, is an ordinary JSON function tool."""
 
     _binding: ToolBinding | None = PrivateAttr(default=None)
 
@@ -85,15 +149,81 @@ class ToolSpec(BaseModel):
             )
         return value
 
+    @model_validator(mode="after")
+    def _custom_parameters(self) -> ToolSpec:
+        if self.input_format is not None:
+            fixed = custom_parameters(self.input_format.note)
+            if self.parameters not in (_empty_object(), fixed):
+                raise ValueError(
+                    f"custom tool {self.name!r} takes raw text: its parameters are fixed "
+                    "(one string, 'input'), so leave parameters= out"
+                )
+            self.parameters = fixed
+        return self
+
+    @model_serializer(mode="wrap")
+    def _dump(self, handler: SerializerFunctionWrapHandler) -> dict[str, Any]:
+        data: dict[str, Any] = handler(self)
+        if self.input_format is None:
+            data.pop("input_format", None)
+        return data
+
+    @property
+    def is_custom(self) -> bool:
+        """Whether this is a custom (freeform) tool: called with raw text, not JSON."""
+        return self.input_format is not None
+
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ToolSpec):
             return NotImplemented
-        return (self.name, self.description, self.parameters, self.strict) == (
+        mine = (self.name, self.description, self.parameters, self.strict, self.input_format)
+        return mine == (
             other.name,
             other.description,
             other.parameters,
             other.strict,
+            other.input_format,
         )
+
+    @classmethod
+    def custom(
+        cls,
+        name: str,
+        description: str = "",
+        *,
+        grammar: str | None = None,
+        syntax: Literal["lark", "regex"] = "lark",
+    ) -> ToolSpec:
+        """A custom (freeform) tool: called with raw text, constrained by ``grammar`` if given.
+
+        Native on OpenAI (Chat Completions and Responses ``custom`` tools); the call's
+        ``arguments`` are ``{"input": <text>}``. Other native-tool providers refuse it with
+        ``UnsupportedFeatureError``; ``as_function()`` is the explicit fallback.
+        """
+        fmt = (
+            CustomToolFormat()
+            if grammar is None
+            else CustomToolFormat(type="grammar", syntax=syntax, definition=grammar)
+        )
+        return cls(name=name, description=description, input_format=fmt)
+
+    def as_function(self) -> ToolSpec:
+        """This custom tool as an ordinary function tool with one string parameter, ``input``.
+
+        The fallback for providers without custom tools: the call's arguments keep the same
+        ``{"input": <text>}`` shape, but a grammar is only described (in the parameter's
+        description), not enforced. A function tool is returned unchanged.
+        """
+        if self.input_format is None:
+            return self
+        spec = ToolSpec(
+            name=self.name,
+            description=self.description,
+            parameters=self.parameters,
+            strict=self.strict,
+        )
+        spec._binding = self._binding
+        return spec
 
     # -- builders (in llmbridge.tools.spec) --------------------------------------------
     @classmethod

@@ -55,7 +55,9 @@ def check_invariants(events: Sequence[StreamEvent], *, complete: bool = True) ->
             assert raw == ev.raw_arguments, (
                 f"event {i}: chunks {raw!r} != raw_arguments {ev.raw_arguments!r}"
             )
-            if ev.error is None:
+            if (ev.provider_data or {}).get("custom"):  # custom tool: raw text, not JSON
+                assert ev.arguments == {"input": raw}, f"event {i}: custom call arguments"
+            elif ev.error is None:
                 parsed = json.loads(ev.raw_arguments) if ev.raw_arguments.strip() else {}
                 assert parsed == ev.arguments, f"event {i}: arguments do not match raw_arguments"
         elif isinstance(ev, Finish):

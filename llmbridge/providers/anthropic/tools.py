@@ -4,6 +4,8 @@ Follows https://platform.claude.com/docs/en/api/messages (``tools``, ``tool_choi
 
 * a tool is ``{name, description, input_schema}`` (+ ``strict`` when set); no description is
   left out rather than sent empty;
+* a custom (freeform) tool (``ToolSpec.input_format``, OpenAI only) is an
+  ``UnsupportedFeatureError`` naming it, never silently dropped (docs/tools.md);
 * ``tool_choice`` auto / any (required) / tool / none; ``parallel_tool_calls=False`` becomes
   ``disable_parallel_tool_use`` (on an ``auto`` choice when the app named none).
 """
@@ -12,12 +14,20 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...errors import UnsupportedFeatureError
 from ...types import ToolChoice, ToolSpec
 
 __all__ = ["encode_tool", "encode_tool_choice"]
 
 
 def encode_tool(spec: ToolSpec) -> dict[str, Any]:
+    if spec.input_format is not None:
+        raise UnsupportedFeatureError(
+            f"tool {spec.name!r} is a custom (freeform) tool, which the Messages API cannot "
+            "declare: use spec.as_function() (one string parameter, 'input'; a grammar is "
+            "then only described) or tool_mode='prompt'",
+            provider="anthropic",
+        )
     tool: dict[str, Any] = {"name": spec.name}
     if spec.description:
         tool["description"] = spec.description

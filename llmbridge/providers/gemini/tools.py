@@ -5,7 +5,8 @@ Follows https://ai.google.dev/api/caching#FunctionDeclaration and ``ToolConfig``
 * tools → ``functionDeclarations``; parameters converted to Gemini's ``Schema``
   (``schema.py``), or sent untouched (minus ``$schema``) as ``parametersJsonSchema`` when the
   provider option ``json_schema`` is set. A tool without parameters declares none (Gemini
-  rejects an empty ``OBJECT``).
+  rejects an empty ``OBJECT``). A custom (freeform) tool (``ToolSpec.input_format``, OpenAI
+  only) is an ``UnsupportedFeatureError`` naming it, never silently dropped (docs/tools.md).
 * tool choice → ``functionCallingConfig``: auto → AUTO, none → NONE, required → ANY, a named
   tool → ANY + ``allowedFunctionNames``; Vertex may stream call arguments
   (``streamFunctionCallArguments``).
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...errors import UnsupportedFeatureError
 from ...types import ToolChoice, ToolSpec
 from .schema import to_gemini_schema
 
@@ -35,6 +37,13 @@ def encode_tool_choice(choice: ToolChoice, *, stream_arguments: bool) -> dict[st
 def encode_tools(tools: list[ToolSpec], *, json_schema: bool, vertex: bool) -> list[dict[str, Any]]:
     out = []
     for tool in tools:
+        if tool.input_format is not None:
+            raise UnsupportedFeatureError(
+                f"tool {tool.name!r} is a custom (freeform) tool, which Gemini cannot "
+                "declare: use spec.as_function() (one string parameter, 'input'; a grammar is "
+                "then only described) or tool_mode='prompt'",
+                provider="gemini",
+            )
         decl: dict[str, Any] = {"name": tool.name}
         if tool.description:
             decl["description"] = tool.description

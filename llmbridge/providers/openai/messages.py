@@ -6,7 +6,10 @@ Follows https://platform.openai.com/docs/api-reference/chat/create (message para
 * user → a plain string when it is one text part, else typed parts ``text`` / ``image_url``
   (a URL or a base64 ``data:`` URL);
 * assistant → ``content`` (text or null), ``tool_calls`` with ``arguments`` as a JSON *string*
-  (the model's raw text when we have it, so the round trip is exact); reasoning is dropped,
+  (the model's raw text when we have it, so the round trip is exact); a custom (freeform)
+  tool call (``provider_data["custom"]``, from either OpenAI API) is the SDK's
+  ``ChatCompletionMessageCustomToolCallParam``, ``{"id", "type": "custom", "custom": {"name",
+  "input"}}`` with the raw text (its result is an ordinary tool message); reasoning is dropped,
   except that presets with ``send_reasoning_content`` (DeepSeek: required on tool-call turns)
   send back ``reasoning_content`` that this same provider produced, on turns with tool calls;
 * tool results → one ``{"role": "tool", "tool_call_id", "content"}`` message each; tool
@@ -25,6 +28,7 @@ from typing import Any
 import orjson
 
 from ...errors import UnsupportedFeatureError
+from ...request import CUSTOM_INPUT
 from ...types import (
     ChatMessage,
     ImagePart,
@@ -35,7 +39,31 @@ from ...types import (
     ToolResultPart,
 )
 
-__all__ = ["encode_messages", "image_note", "result_images"]
+__all__ = [
+    "CUSTOM",
+    "custom_input",
+    "encode_messages",
+    "image_note",
+    "is_custom_call",
+    "result_images",
+]
+
+CUSTOM = "custom"
+"""``ToolCallPart.provider_data`` / ``ToolCallEnd.provider_data`` key (``True``) of a custom
+(freeform) tool call; both OpenAI APIs read and write it, so such a call crosses between them."""
+
+
+def is_custom_call(part: ToolCallPart) -> bool:
+    """Whether ``part`` is a call of a custom (freeform) tool."""
+    return bool((part.provider_data or {}).get(CUSTOM))
+
+
+def custom_input(part: ToolCallPart) -> str:
+    """A custom call's raw text (``raw_arguments``, else ``arguments["input"]``)."""
+    if part.raw_arguments is not None:
+        return part.raw_arguments
+    value = part.arguments.get(CUSTOM_INPUT)
+    return value if isinstance(value, str) else orjson.dumps(part.arguments).decode()
 
 
 def encode_messages(
@@ -120,6 +148,14 @@ def _arguments(call: ToolCallPart) -> str:
     return orjson.dumps(call.arguments).decode()
 
 
+def _tool_call(part: ToolCallPart) -> dict[str, Any]:
+    if is_custom_call(part):
+        custom = {"name": part.name, "input": custom_input(part)}
+        return {"id": part.id, "type": "custom", "custom": custom}
+    function = {"name": part.name, "arguments": _arguments(part)}
+    return {"id": part.id, "type": "function", "function": function}
+
+
 def _assistant(message: ChatMessage, provider: str, send_reasoning: bool) -> dict[str, Any]:
     text: list[str] = []
     reasoning: list[str] = []
@@ -128,13 +164,7 @@ def _assistant(message: ChatMessage, provider: str, send_reasoning: bool) -> dic
         if isinstance(part, TextPart):
             text.append(part.text)
         elif isinstance(part, ToolCallPart):
-            calls.append(
-                {
-                    "id": part.id,
-                    "type": "function",
-                    "function": {"name": part.name, "arguments": _arguments(part)},
-                }
-            )
+            calls.append(_tool_call(part))
         elif isinstance(part, ReasoningPart):
             if send_reasoning and part.provider == provider and part.text:
                 reasoning.append(part.text)

@@ -9,6 +9,13 @@ Rules (each from a server seen in the wild):
   new call when it carries a name, else joins the latest call (servers that omit ``index``);
 * the wire ``index`` may start anywhere (1 on Anthropic's compatible endpoint): our
   ``ToolCallStart.index`` is the call's position in this response, from 0;
+* a custom (freeform) tool call arrives as ``{"index", "id", "type": "custom", "custom":
+  {"name", "input"}}`` with later fragments carrying ``custom.input`` text. The spec's chunk
+  schema (openai SDK ``ChoiceDeltaToolCall``, type ``function`` only) has no such member yet;
+  this is the non-streaming ``ChatCompletionMessageCustomToolCall`` shape as reported streamed
+  in openai/openai-python#2530 and openai/openai-openapi#576. Its text is ``raw_arguments``,
+  its ``arguments`` are ``{"input": <text>}`` (never a JSON error) and
+  ``provider_data["custom"] = True`` marks it for the round trip (``messages.py``);
 * ``arguments`` given as an object is serialized; absent / ``null`` arguments add nothing;
 * ids, positions, chunks and ends are the ledger's (``llmbridge.tool_calls``): missing ids
   are generated (``call_<n>``), the start waits for the name, and calls end only in
@@ -22,7 +29,9 @@ from typing import Any
 import orjson
 
 from ...events import StreamEvent, ToolCallChunk
+from ...request import CUSTOM_INPUT
 from ...tool_calls import ToolCall, ToolCallLedger
+from .messages import CUSTOM
 
 __all__ = ["ToolCallTracker"]
 
@@ -37,6 +46,7 @@ class ToolCallTracker:
         self._by_id: dict[str, ToolCall] = {}
         self._by_index: dict[int, ToolCall] = {}
         self._wire_index: dict[str, int | None] = {}  # call id -> the wire index it came with
+        self._calls: list[ToolCall] = []  # every call, in opening order
 
     @property
     def count(self) -> int:
@@ -49,10 +59,17 @@ class ToolCallTracker:
             if not isinstance(fragment, dict):
                 continue
             function = fragment.get("function")
+            custom = fragment.get("custom")
             if not isinstance(function, dict):
                 function = {}
+            if isinstance(custom, dict) and not function:
+                function = {"name": custom.get("name"), "arguments": custom.get("input")}
+            else:
+                custom = None
             name = function.get("name")
             call = self._target(fragment, name, out)
+            if custom is not None and not (call.provider_data or {}).get(CUSTOM):
+                call.provider_data = {**(call.provider_data or {}), CUSTOM: True}
             if call.name is None and isinstance(name, str) and name:
                 self.ledger.name(call, name, out)
             args = function.get("arguments")
@@ -100,6 +117,7 @@ class ToolCallTracker:
 
     def _new(self, call_id: str | None, wire_index: int | None, out: list[StreamEvent]) -> ToolCall:
         call = self.ledger.open(call_id, None, out)
+        self._calls.append(call)
         self._latest = call
         self._wire_index[call.id] = wire_index
         if call_id:
@@ -110,7 +128,12 @@ class ToolCallTracker:
 
     def end_all(self, out: list[StreamEvent]) -> None:
         """Close every open call (finish_reason, ``[DONE]`` or end of body)."""
-        self.ledger.end_all(out)
+        for call in self._calls:  # a custom call's text is its one argument, not JSON
+            if (call.provider_data or {}).get(CUSTOM):
+                self.ledger.end(call, out, parsed=({CUSTOM_INPUT: call.raw_arguments}, None))
+            else:
+                self.ledger.end(call, out)
+        self._calls.clear()
         self._latest = None
         self._by_id.clear()
         self._by_index.clear()

@@ -5,6 +5,11 @@ Follows https://platform.openai.com/docs/api-reference/chat/create (``tools``,
 every object has ``additionalProperties: false`` and lists all its properties as required;
 properties that were optional become nullable so the model can still leave them out (null).
 
+Custom (freeform) tools (``ToolSpec.input_format`` set) follow the openai SDK's
+``ChatCompletionCustomToolParam``: ``{"type": "custom", "custom": {"name", "description",
+"format"}}``, where ``format`` is ``{"type": "text"}`` or the *nested* grammar
+``{"type": "grammar", "grammar": {"definition", "syntax"}}`` (the Responses API's is flat).
+
 Rules: pure functions, keyword-only, no mutation of the caller's schemas.
 """
 
@@ -12,6 +17,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...request import CustomToolFormat
 from ...types import ResponseFormat, ToolChoice, ToolSpec
 
 __all__ = ["encode_response_format", "encode_tool_choice", "encode_tools", "strict_schema"]
@@ -70,9 +76,27 @@ def _nullable(schema: Any) -> Any:
     return {"anyOf": [schema, {"type": "null"}]}
 
 
+def _custom_format(fmt: CustomToolFormat) -> dict[str, Any]:
+    if fmt.type == "text":
+        return {"type": "text"}
+    grammar = {"definition": fmt.definition, "syntax": fmt.syntax}
+    return {"type": "grammar", "grammar": grammar}
+
+
+def _custom_tool(tool: ToolSpec, fmt: CustomToolFormat) -> dict[str, Any]:
+    custom: dict[str, Any] = {"name": tool.name}
+    if tool.description:
+        custom["description"] = tool.description
+    custom["format"] = _custom_format(fmt)
+    return {"type": "custom", "custom": custom}
+
+
 def encode_tools(*, tools: list[ToolSpec], strict_supported: bool) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for tool in tools:
+        if tool.input_format is not None:
+            out.append(_custom_tool(tool, tool.input_format))
+            continue
         function: dict[str, Any] = {"name": tool.name}
         if tool.description:
             function["description"] = tool.description

@@ -13,8 +13,10 @@ Rules:
   a ``response``: ``response.created``, or ``response.queued`` in background mode; a resumed
   stream may start anywhere). Ids that rotate mid-stream (Azure, GitHub Copilot) are tolerated:
   items are keyed by ``output_index`` first and by ``item_id`` only when that is absent.
-* Function calls (``tool_calls.py``): ``output_item.added`` starts a call whose id is its
-  ``call_id``; argument deltas stream chunks; the first done event ends it exactly once. A
+* Function calls and custom (freeform) tool calls (``tool_calls.py``): ``output_item.added``
+  of a ``function_call`` / ``custom_tool_call`` item starts a call whose id is its
+  ``call_id``; argument deltas (``function_call_arguments`` / ``custom_tool_call_input``)
+  stream chunks; the first done event ends it exactly once. A
   repeated ``output_item.added`` for the open item (same ``output_index`` / item id, even with
   rotated ids) is ignored, and so is a late one for a call that already ended (an ended call
   never starts again); another item reusing a started call's ``call_id`` is a
@@ -28,7 +30,7 @@ Rules:
   text when it is done). Refusal deltas are text too, repeated in
   ``Finish.provider_data["refusal"]``.
 * Items the provider runs itself (web search, file search, MCP, code interpreter, image
-  generation, shell, custom tool calls, item types newer than this code) are not tool-call
+  generation, shell, item types newer than this code) are not tool-call
   events: each ``output_item.done`` item becomes a ``ProviderItem`` holding the item verbatim,
   in stream order, so ``resp.message`` sends it back where it was (``messages.py``).
 * ``response.completed`` → ``Finish`` (``tool_calls`` if calls were emitted, else ``stop``);
@@ -107,7 +109,7 @@ class ResponsesDecoder:
                     self._item_text = True
                     self._text_buf.append(delta)
                     return [TextDelta(delta)]
-            elif kind == "response.function_call_arguments.delta":
+            elif kind in _ARGUMENT_DELTAS:
                 delta = obj["delta"]
                 if delta.__class__ is str and self._started:
                     return self._calls.chunk(obj, delta)
@@ -233,7 +235,7 @@ class ResponsesDecoder:
     # -- output items -----------------------------------------------------------------
     def _on_item_added(self, obj: dict[str, Any], out: _Out) -> None:
         item = obj.get("item")
-        if isinstance(item, dict) and item.get("type") == "function_call":
+        if isinstance(item, dict) and str_or_none(item.get("type")) in _CALL_ITEMS:
             self._calls.start(obj, item, out)
 
     def _on_args_delta(self, obj: dict[str, Any], out: _Out) -> None:
@@ -284,6 +286,10 @@ class ResponsesDecoder:
             out.append(ReasoningDelta(text, provider_data=data or None))
 
 
+_CALL_ITEMS = frozenset({"function_call", "custom_tool_call"})
+_ARGUMENT_DELTAS = frozenset(
+    {"response.function_call_arguments.delta", "response.custom_tool_call_input.delta"}
+)
 _REASONING_DELTAS = frozenset(
     {"response.reasoning_summary_text.delta", "response.reasoning_text.delta"}
 )
@@ -301,6 +307,8 @@ _HANDLERS: dict[str, _Handler] = {
     "response.output_item.done": ResponsesDecoder._on_item_done,
     "response.function_call_arguments.delta": ResponsesDecoder._on_args_delta,
     "response.function_call_arguments.done": ResponsesDecoder._on_args_done,
+    "response.custom_tool_call_input.delta": ResponsesDecoder._on_args_delta,
+    "response.custom_tool_call_input.done": ResponsesDecoder._on_args_done,
     "response.completed": ResponsesDecoder._on_completed,
     "response.incomplete": ResponsesDecoder._on_incomplete,
     "response.failed": ResponsesDecoder._on_failed,
@@ -309,6 +317,7 @@ _HANDLERS: dict[str, _Handler] = {
 
 _ITEM_DONE: dict[str, _ItemHandler] = {
     "function_call": ResponsesDecoder._function_call_done,
+    "custom_tool_call": ResponsesDecoder._function_call_done,
     "message": ResponsesDecoder._message_done,
     "reasoning": ResponsesDecoder._reasoning_done,
 }

@@ -12,6 +12,11 @@ Rules:
   the model wrote, or the parsed arguments re-serialized when the call was flagged as
   malformed, so the API gets valid JSON); tool results are ``function_call_output`` items (a string, or a list of
   ``input_text`` / ``input_image`` when images are present).
+* Custom (freeform) tool calls (``ToolCallPart.provider_data["custom"]``, from either OpenAI
+  API) are ``custom_tool_call`` items (``call_id``, ``name``, ``input`` = the raw text, else
+  ``arguments["input"]``); the results answering them are ``custom_tool_call_output`` items
+  (same ``output`` shapes as ``function_call_output``). A result is matched to its call by
+  ``tool_call_id`` among the calls earlier in ``messages``.
 * Reasoning goes back only when it came from this provider (``ReasoningPart.provider ==
   "openai-responses"``) and is usable without server state: with ``encrypted_content``, or by
   id when the caller stores responses (``store: true``). Other providers' reasoning is dropped.
@@ -37,6 +42,7 @@ from ...types import (
     ToolCallPart,
     ToolResultPart,
 )
+from ..openai.messages import custom_input, is_custom_call
 
 __all__ = ["PROVIDER_NAME", "encode_messages"]
 
@@ -72,15 +78,24 @@ def _reasoning_item(part: ReasoningPart, *, store: bool) -> dict[str, Any] | Non
 
 
 def _function_call(part: ToolCallPart, *, with_id: bool) -> dict[str, Any]:
-    arguments = part.raw_arguments
-    if arguments is None or part.error is not None:
-        arguments = orjson.dumps(part.arguments).decode()
-    item: dict[str, Any] = {
-        "type": "function_call",
-        "call_id": part.id,
-        "name": part.name,
-        "arguments": arguments,
-    }
+    item: dict[str, Any]
+    if is_custom_call(part):
+        item = {
+            "type": "custom_tool_call",
+            "call_id": part.id,
+            "name": part.name,
+            "input": custom_input(part),
+        }
+    else:
+        arguments = part.raw_arguments
+        if arguments is None or part.error is not None:
+            arguments = orjson.dumps(part.arguments).decode()
+        item = {
+            "type": "function_call",
+            "call_id": part.id,
+            "name": part.name,
+            "arguments": arguments,
+        }
     item_id = (part.provider_data or {}).get("item_id")
     if with_id and isinstance(item_id, str):
         item["id"] = item_id
@@ -115,7 +130,7 @@ def _assistant_items(msg: ChatMessage, *, store: bool) -> list[dict[str, Any]]:
     return items
 
 
-def _tool_output(part: ToolResultPart) -> dict[str, Any]:
+def _tool_output(part: ToolResultPart, custom: set[str]) -> dict[str, Any]:
     output: str | list[dict[str, Any]]
     if any(isinstance(p, ImagePart) for p in part.content):
         output = [
@@ -124,7 +139,8 @@ def _tool_output(part: ToolResultPart) -> dict[str, Any]:
         ]
     else:
         output = part.text
-    return {"type": "function_call_output", "call_id": part.tool_call_id, "output": output}
+    kind = "custom_tool_call_output" if part.tool_call_id in custom else "function_call_output"
+    return {"type": kind, "call_id": part.tool_call_id, "output": output}
 
 
 def encode_messages(
@@ -134,6 +150,7 @@ def encode_messages(
     instructions: list[str] = []
     items: list[dict[str, Any]] = []
     leading = True
+    custom: set[str] = set()  # ids of the custom tool calls so far
     for msg in messages:
         if msg.role == "system":
             if leading:
@@ -145,9 +162,10 @@ def encode_messages(
         leading = False
         if msg.role == "assistant":
             items.extend(_assistant_items(msg, store=store))
+            custom.update(p.id for p in msg.tool_calls if is_custom_call(p))
             continue
         # user and tool turns: tool results first (they answer the previous calls), then content
-        items.extend(_tool_output(p) for p in msg.tool_results)
+        items.extend(_tool_output(p, custom) for p in msg.tool_results)
         content = _user_content(msg)
         if content or (msg.role == "user" and not msg.tool_results):
             items.append({"type": "message", "role": "user", "content": content})

@@ -1,9 +1,17 @@
-"""Function-call tracking for the Responses decoder: start, chunks, exactly one end per call.
+"""Tool-call tracking for the Responses decoder: start, chunks, exactly one end per call.
 
 Follows https://platform.openai.com/docs/api-reference/responses-streaming
-(``response.output_item.added``, ``response.function_call_arguments.delta`` / ``.done``).
+(``response.output_item.added``, ``response.function_call_arguments.delta`` / ``.done``;
+for custom tools ``response.custom_tool_call_input.delta`` / ``.done``).
 
 Rules:
+
+* Function calls (``function_call`` items) and custom (freeform) tool calls
+  (``custom_tool_call`` items) share one life cycle. A custom call's text is its ``input``
+  (deltas, the done event's ``input``, the item's ``input``), not JSON: ``raw_arguments`` is
+  that text, ``arguments`` is ``{"input": <text>}`` (never a parse error), and
+  ``provider_data["custom"] = True`` marks it so ``messages.py`` sends it back as a
+  ``custom_tool_call`` answered by a ``custom_tool_call_output``.
 
 * A call's id is its ``call_id`` (what ``function_call_output`` answers), else its item id,
   else a generated ``call_<n>`` (the ledger, ``llmbridge.tool_calls``, makes and keeps ids,
@@ -29,7 +37,9 @@ from typing import Any
 
 from ...errors import MalformedStreamError
 from ...events import StreamEvent, ToolCallChunk
+from ...request import CUSTOM_INPUT
 from ...tool_calls import ToolCall, ToolCallLedger
+from ..openai.messages import CUSTOM
 from .messages import PROVIDER_NAME
 from .shapes import Key, item_key, str_or_none
 
@@ -43,6 +53,7 @@ class ToolCalls:
         self.ledger = ToolCallLedger()
         self._open: dict[Key, ToolCall] = {}
         self._closed: set[Key] = set()
+        self._custom: set[str] = set()  # ids of the custom (freeform) calls
 
     @property
     def count(self) -> int:
@@ -71,8 +82,13 @@ class ToolCalls:
                 provider=PROVIDER_NAME,
             )
         name = str_or_none(item.get("name")) or ""
-        data = {"item_id": item_id} if item_id is not None else None
+        data: dict[str, Any] | None = {"item_id": item_id} if item_id is not None else None
+        custom = item.get("type") == "custom_tool_call"
+        if custom:
+            data = {**(data or {}), CUSTOM: True}
         call = self.ledger.open(call_id, name, out, provider_data=data)
+        if custom:
+            self._custom.add(call.id)
         self._open[key] = call
         if item_id is not None and item_id != key:
             self._open[item_id] = call
@@ -110,7 +126,8 @@ class ToolCalls:
             key = self.start(obj, item, out)  # done without added (resumed stream)
             if key is None:
                 return
-        self.end(key, str_or_none(source.get("arguments")), str_or_none(source.get("name")), out)
+        field = "input" if self._open[key].id in self._custom else "arguments"
+        self.end(key, str_or_none(source.get(field)), str_or_none(source.get("name")), out)
 
     def end(self, key: Key, final: str | None, name: str | None, out: list[StreamEvent]) -> None:
         call = self._open.get(key)
@@ -119,7 +136,13 @@ class ToolCalls:
         for k in [k for k, c in self._open.items() if c is call]:
             del self._open[k]
             self._closed.add(k)
-        self.ledger.end(call, out, final=final, name=name)
+        parsed = None
+        if call.id in self._custom:  # raw text: the ledger's own rule for a done text, no JSON
+            text = call.raw_arguments
+            if final is not None and len(final) > len(text) and final.startswith(text):
+                text = final
+            parsed = ({CUSTOM_INPUT: text}, None)
+        self.ledger.end(call, out, final=final, name=name, parsed=parsed)
 
     def end_all(self, out: list[StreamEvent]) -> None:
         """Close every open call (the response finished)."""

@@ -1,22 +1,42 @@
-"""Function tools and ``tool_choice`` for the Responses API (pure).
+"""Function and custom tools, and ``tool_choice``, for the Responses API (pure).
 
 Follows https://platform.openai.com/docs/api-reference/responses/create (``tools``,
-``tool_choice``). Rules: tools use the flat function shape (``type``, ``name``,
-``description``, ``parameters``, ``strict``); the API treats a missing ``strict`` as true, so an
-unset ``ToolSpec.strict`` is sent as ``false``. ``tool_choice`` is ``auto`` / ``none`` /
-``required`` or ``{"type": "function", "name": ...}``.
+``tool_choice``) and the openai SDK's ``FunctionToolParam`` / ``CustomToolParam``. Rules:
+
+* function tools use the flat function shape (``type``, ``name``, ``description``,
+  ``parameters``, ``strict``); the API treats a missing ``strict`` as true, so an unset
+  ``ToolSpec.strict`` is sent as ``false``;
+* a custom (freeform) tool (``ToolSpec.input_format`` set) is ``{"type": "custom", "name",
+  "description", "format"}`` with ``format`` ``{"type": "text"}`` or the flat grammar
+  ``{"type": "grammar", "syntax", "definition"}`` (Chat Completions nests it; this API does
+  not); no description is left out rather than sent empty;
+* ``tool_choice`` is ``auto`` / ``none`` / ``required`` or ``{"type": "function", "name": ...}``.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from ...request import CustomToolFormat
 from ...types import ToolChoice, ToolSpec
 
-__all__ = ["encode_tool", "encode_tool_choice"]
+__all__ = ["encode_custom_format", "encode_tool", "encode_tool_choice"]
+
+
+def encode_custom_format(fmt: CustomToolFormat) -> dict[str, Any]:
+    """The SDK's ``CustomToolInputFormat``: ``Text`` or (flat) ``Grammar``."""
+    if fmt.type == "text":
+        return {"type": "text"}
+    return {"type": "grammar", "syntax": fmt.syntax, "definition": fmt.definition}
 
 
 def encode_tool(spec: ToolSpec) -> dict[str, Any]:
+    if spec.input_format is not None:
+        tool: dict[str, Any] = {"type": "custom", "name": spec.name}
+        if spec.description:
+            tool["description"] = spec.description
+        tool["format"] = encode_custom_format(spec.input_format)
+        return tool
     return {
         "type": "function",
         "name": spec.name,

@@ -89,21 +89,28 @@ def test_corpus_matches_sdk_accumulation(entry: dict[str, Any]) -> None:
         p.text for p in resp.message.content if isinstance(p, ReasoningPart) and p.text
     )
     assert reasoning == (expected["reasoning"] or "")
-    # Custom (freeform) tool calls have string input, not JSON arguments: they are kept as
-    # provider items, not tool-call events.
-    custom = [c for c in expected["tool_calls"] if c.get("custom")]
-    functions = [c for c in expected["tool_calls"] if not c.get("custom")]
+
+    # Custom (freeform) tool calls are tool calls too (issue 19): the SDK's ``arguments`` for
+    # them is the raw input string; ours are ``{"input": <text>}`` with the text verbatim in
+    # ``raw_arguments`` and ``provider_data["custom"]``.
+    def wanted(c: dict[str, Any]) -> tuple[str, str, dict[str, Any]]:
+        args = {"input": c["arguments"]} if c.get("custom") else c["arguments"]
+        return c["id"], c["name"], args
+
     calls = [(c.id, c.name, c.arguments) for c in resp.tool_calls]
-    assert calls == [(c["id"], c["name"], c["arguments"]) for c in functions]
+    assert calls == [wanted(c) for c in expected["tool_calls"]]
     item_ids = [(c.provider_data or {}).get("item_id") for c in resp.tool_calls]
-    assert item_ids == [c.get("item_id") for c in functions]
+    assert item_ids == [c.get("item_id") for c in expected["tool_calls"]]
+    custom = [bool((c.provider_data or {}).get("custom")) for c in resp.tool_calls]
+    assert custom == [bool(c.get("custom")) for c in expected["tool_calls"]]
+    for call, want in zip(resp.tool_calls, expected["tool_calls"], strict=True):
+        if want.get("custom"):
+            assert call.raw_arguments == want["arguments"]
     kept = [p.data for p in resp.message.content if isinstance(p, RawPart)]
-    assert [c["id"] for c in custom] == [
-        i["call_id"] for i in kept if i["type"] == "custom_tool_call"
-    ]
+    assert not [i for i in kept if i.get("type") == "custom_tool_call"]
 
     assert expected["finish_reason"] == "completed"
-    assert resp.finish_reason == ("tool_calls" if functions else "stop")
+    assert resp.finish_reason == ("tool_calls" if expected["tool_calls"] else "stop")
     usage = expected["usage"]
     if usage is None:
         assert resp.usage is None

@@ -103,10 +103,13 @@ def test_sdk_accumulation_agrees(path: Path) -> None:
         for c in item.content
     ]
     assert ours.text == "".join(texts)
+    # Custom (freeform) tool calls are app tool calls: arguments ``{"input": <raw text>}``.
     calls = [
         (i.call_id, i.name, orjson.loads(i.arguments))
-        for i in final.output
         if i.type == "function_call"
+        else (i.call_id, i.name, {"input": i.input})
+        for i in final.output
+        if i.type in ("function_call", "custom_tool_call")
     ]
     assert [(c.id, c.name, c.arguments) for c in ours.tool_calls] == calls
     reasoning = [i for i in final.output if i.type == "reasoning"]
@@ -123,7 +126,7 @@ def test_sdk_accumulation_agrees(path: Path) -> None:
     builtin = [
         i.model_dump(exclude_unset=True)
         for i in final.output
-        if i.type not in ("message", "function_call", "reasoning")
+        if i.type not in ("message", "function_call", "custom_tool_call", "reasoning")
     ]
     # provider-run items come back as RawParts, in output order, exactly as the SDK built them
     assert [p.data for p in ours.message.content if p.type == "raw"] == builtin
