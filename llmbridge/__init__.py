@@ -8,6 +8,7 @@ from .errors import __all__ as _errors_all
 from .events import (
     Finish,
     ProviderItem,
+    RateLimit,
     ReasoningDelta,
     StreamEvent,
     StreamStart,
@@ -106,6 +107,7 @@ __all__ = [
     "ProviderConfig",
     "ProviderItem",
     "RawPart",
+    "RateLimit",
     "ReasoningConfig",
     "ReasoningDelta",
     "ReasoningPart",

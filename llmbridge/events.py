@@ -22,6 +22,7 @@ __all__ = [
     "Finish",
     "FinishReason",
     "ProviderItem",
+    "RateLimit",
     "ReasoningDelta",
     "StreamEvent",
     "StreamStart",
@@ -68,6 +69,20 @@ class Usage:
 
 
 @dataclass(slots=True)
+class RateLimit:
+    """What the provider's response headers say about the caller's rate limits."""
+
+    requests_remaining: int | None = None
+    tokens_remaining: int | None = None
+    requests_reset: float | None = None
+    """Seconds until the request budget is full again."""
+    tokens_reset: float | None = None
+    """Seconds until the token budget is full again."""
+    raw: dict[str, str] = field(default_factory=dict)
+    """The headers these came from."""
+
+
+@dataclass(slots=True)
 class StreamStart:
     """First event of a stream when the provider names the response (id, model)."""
 
@@ -76,6 +91,10 @@ class StreamStart:
     model: str | None = None
     warnings: list[str] = field(default_factory=list)
     """Settings the provider could not honour and dropped (never silently)."""
+    request_id: str | None = None
+    """The provider's id of the HTTP request (its request-id header), for support tickets."""
+    rate_limit: RateLimit | None = None
+    """The rate-limit headers of the response, where the provider sends them."""
 
 
 @dataclass(slots=True)
@@ -195,7 +214,7 @@ def event_to_dict(event: StreamEvent) -> dict[str, Any]:
         value = getattr(event, f.name)
         if value is None:
             continue
-        if isinstance(value, Usage):
+        if isinstance(value, Usage | RateLimit):
             value = {u.name: getattr(value, u.name) for u in fields(value)}
         out[f.name] = value
     return out
@@ -208,4 +227,7 @@ def event_from_dict(data: dict[str, Any]) -> StreamEvent:
     usage = kwargs.get("usage")
     if isinstance(usage, dict):
         kwargs["usage"] = Usage(**usage)
+    limit = kwargs.get("rate_limit")
+    if isinstance(limit, dict):
+        kwargs["rate_limit"] = RateLimit(**limit)
     return cls(**kwargs)

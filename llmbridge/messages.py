@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .events import FinishReason, Usage
+from .events import FinishReason, RateLimit, Usage
 
 __all__ = [
     "ChatMessage",
@@ -219,6 +219,10 @@ class ChatResponse(BaseModel):
     response_id: str | None = None
     model: str | None = None
     warnings: list[str] = Field(default_factory=list)
+    request_id: str | None = None
+    """The provider's id of the HTTP request (``StreamStart.request_id``)."""
+    rate_limit: RateLimit | None = None
+    """The response's rate-limit headers, read (``StreamStart.rate_limit``)."""
     provider_data: dict[str, Any] | None = None
 
     @property

@@ -219,6 +219,8 @@ class Accumulator:
             response_id=start.response_id if start else None,
             model=start.model if start else None,
             warnings=list(start.warnings) if start else [],
+            request_id=start.request_id if start else None,
+            rate_limit=start.rate_limit if start else None,
             provider_data=finish.provider_data if finish else None,
         )
 

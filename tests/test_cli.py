@@ -51,6 +51,10 @@ def test_replay_prints_a_fixture(capsys: pytest.CaptureFixture[str]) -> None:
     )
     assert main(["replay", str(fixture), "--json"]) == 0
     events = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    headers = json.loads((fixture / "response.json").read_text())["headers"]
+    start = events[0]
+    assert start["type"] == "stream_start"  # the client adds the request id to the goldens
+    assert start.pop("request_id") == headers.get("request-id", headers.get("x-request-id"))
     assert events == json.loads((fixture / "events.json").read_text())
 
 

@@ -8,15 +8,18 @@ on purpose.
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from pathlib import Path
+from typing import Any
 
 import httpx
 import orjson
 import pytest
 
 import llmbridge as lb
-from llmbridge.providers import ProviderConfig, create_provider
+from llmbridge.providers import ProviderConfig, ReadsRateLimits, create_provider
+from llmbridge.providers.http_errors import request_id_from
 from llmbridge.testing import (
     ReplayTransport,
     assert_split_invariant,
@@ -36,6 +39,20 @@ def _provider(fx_path: Path):  # type: ignore[no-untyped-def]
     fx = load_fixture(fx_path)
     config = ProviderConfig.from_mapping({**fx.provider_config, "api_key": "test-key"})
     return fx, create_provider(fx.provider, config)
+
+
+def _as_the_client_yields(fx: Any, provider: Any) -> list[lb.StreamEvent]:
+    """The golden (decoder) events with what only the response headers know, which the client
+    adds to the ``StreamStart``: the request id and the rate limits."""
+    limit = provider.read_rate_limit(fx.headers) if isinstance(provider, ReadsRateLimits) else None
+    stamp = {"request_id": request_id_from(fx.headers), "rate_limit": limit}
+    out: list[lb.StreamEvent] = []
+    for event in fx.events or []:
+        if isinstance(event, lb.StreamStart) and stamp:
+            event = dataclasses.replace(event, **stamp)
+            stamp = {}
+        out.append(event)
+    return out
 
 
 @pytest.mark.parametrize("path", ALL, ids=[f"{p.parent.name}/{p.name}" for p in ALL])
@@ -109,7 +126,7 @@ async def test_replay_through_client(path: Path) -> None:
     if fx.status != 200:
         assert error is not None and error.status == fx.status
         return
-    assert merge_deltas(events) == merge_deltas(fx.events or [])
+    assert merge_deltas(events) == merge_deltas(_as_the_client_yields(fx, provider))
     if error_file.exists():
         assert error is not None
         assert type(error).__name__ == orjson.loads(error_file.read_bytes())["class"]

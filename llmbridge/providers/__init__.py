@@ -20,11 +20,14 @@ addresses a tool call lives beside the decoder, on top of ``llmbridge.tool_calls
 
 from .base import (
     Capabilities,
+    CountsTokens,
     Decoder,
     HttpRequest,
+    ListsModels,
     Provider,
     ProviderConfig,
     ProviderFactory,
+    ReadsRateLimits,
     Secret,
 )
 from .registry import (
@@ -38,11 +41,14 @@ from .registry import (
 __all__ = [
     "ENTRY_POINT_GROUP",
     "Capabilities",
+    "CountsTokens",
     "Decoder",
     "HttpRequest",
+    "ListsModels",
     "Provider",
     "ProviderConfig",
     "ProviderFactory",
+    "ReadsRateLimits",
     "Secret",
     "available_providers",
     "create_provider",

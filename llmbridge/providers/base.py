@@ -22,7 +22,7 @@ from typing import Any, Protocol, runtime_checkable
 import orjson
 
 from ..errors import APIError, ConfigurationError, MalformedStreamError, UsageError
-from ..events import StreamEvent
+from ..events import RateLimit, StreamEvent
 from ..model_info import ModelInfo
 from ..secrets import (
     REDACTED,
@@ -46,6 +46,7 @@ __all__ = [
     "Provider",
     "ProviderConfig",
     "ProviderFactory",
+    "ReadsRateLimits",
     "Secret",
     "is_secret_name",
     "read_token_count",
@@ -199,6 +200,13 @@ class CountsTokens(Protocol):
     def parse_token_count(self, data: Any) -> int:
         """The input-token count in the endpoint's answer."""
         ...
+
+
+@runtime_checkable
+class ReadsRateLimits(Protocol):
+    """A provider whose responses carry rate-limit headers (optional)."""
+
+    def read_rate_limit(self, headers: Mapping[str, str]) -> RateLimit | None: ...
 
 
 def read_token_count(data: Any, key: str, *, provider: str) -> int:

@@ -43,12 +43,8 @@ from ..errors import (
     StreamTruncatedError,
     TimeoutError,
 )
-from ..events import StreamEvent
-from ..providers.base import (
-    Decoder,
-    HttpRequest,
-    Provider,
-)
+from ..events import RateLimit, StreamEvent, StreamStart
+from ..providers.base import Decoder, HttpRequest, Provider, ReadsRateLimits
 from ..providers.http_errors import request_id_from
 from ..response import Accumulator
 from ..secrets import Scrub, named_secrets, scrub_json, secret_scrubber
@@ -236,6 +232,13 @@ def _not_sse(provider: Provider, response: Any, ctype: str, body: bytes) -> LLMB
     )
 
 
+def _stamp(provider: Provider, headers: Any) -> tuple[str | None, RateLimit | None] | None:
+    """What the response headers say for the stream's ``StreamStart`` (``None``: nothing)."""
+    limit = provider.read_rate_limit(headers) if isinstance(provider, ReadsRateLimits) else None
+    request_id = request_id_from(headers)
+    return (request_id, limit) if request_id is not None or limit is not None else None
+
+
 def _secrets(request: HttpRequest) -> Scrub | None:
     """A scrubber for the secrets ``request`` carries (headers, ``key=``-style query), if any."""
     found = named_secrets(request.headers.items())
@@ -300,6 +303,7 @@ async def stream_events(
         shard = shards.acquire()
         try:
             response = await _open(shards.clients[shard], provider, request, timeout)
+            stamp = _stamp(provider, response.headers)
             decoder = new_decoder()
             body = BoundedBody(response, limit=max_event_bytes, provider=name)
             events = body.events()
@@ -309,6 +313,9 @@ async def stream_events(
                 async for sse in events:
                     kind = sse.event
                     for event in feed("" if kind == "message" else kind, sse.data):
+                        if stamp is not None and event.__class__ is StreamStart:
+                            event.request_id, event.rate_limit = stamp
+                            stamp = None
                         keep(event)
                         yield event
                 for event in decoder.close():

@@ -9,18 +9,18 @@
 * ``response.json`` — ``status``, ``headers`` (identifying ones redacted) and ``chunks``: the
   byte lengths of the body chunks as they arrived;
 * ``response.sse``  — the raw body bytes exactly as received;
-* ``events.json``   — the golden normalized events.
+* ``events.json``   — the golden normalized events, as the decoder yields them.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import orjson
 
-from ..events import StreamEvent, event_from_dict, event_to_dict
+from ..events import StreamEvent, StreamStart, event_from_dict, event_to_dict
 from ..types import ChatRequest
 from .redact import Scrub, scrub_bytes, scrub_json
 
@@ -100,8 +100,16 @@ class Fixture:
             ]
 
     def save_events(self, events: list[StreamEvent]) -> None:
-        self.events = events
-        dump_json(self.path / "events.json", [event_to_dict(e) for e in events])
+        """Write the goldens: the events as the decoder yields them (the request id and rate
+        limits the client adds to ``StreamStart`` come from ``response.json``'s headers)."""
+        self.events = [_as_decoded(e) for e in events]
+        dump_json(self.path / "events.json", [event_to_dict(e) for e in self.events])
+
+
+def _as_decoded(event: StreamEvent) -> StreamEvent:
+    if isinstance(event, StreamStart) and (event.request_id or event.rate_limit):
+        return replace(event, request_id=None, rate_limit=None)
+    return event
 
 
 def load_fixture(path: str | Path) -> Fixture:

@@ -18,6 +18,7 @@ from typing import Any
 from urllib.parse import urlencode
 
 from ...errors import APIError, ConfigurationError
+from ...events import RateLimit
 from ...model_info import ModelInfo
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, Secret, read_token_count
@@ -25,6 +26,7 @@ from .decode import AnthropicDecoder
 from .errors import map_http_error
 from .model_list import PAGE_SIZE, parse_model_list
 from .request import API_VERSION, build_body, build_headers, count_tokens_body
+from .usage import read_rate_limit
 
 __all__ = ["DEFAULT_BASE_URL", "AnthropicProvider", "create"]
 
@@ -91,6 +93,9 @@ class AnthropicProvider:
 
     def parse_token_count(self, data: Any) -> int:
         return read_token_count(data, "input_tokens", provider=self.name)
+
+    def read_rate_limit(self, headers: Mapping[str, str]) -> RateLimit | None:
+        return read_rate_limit(headers)
 
     def models_request(self, cursor: str | None) -> HttpRequest:
         query: dict[str, str | int] = {"limit": PAGE_SIZE}

@@ -11,15 +11,19 @@ Follows the ``usage`` objects of ``message_start`` and ``message_delta``
   ``reasoning_tokens`` = ``output_tokens_details.thinking_tokens`` when given.
 * Separate messages in one body (a proxy concatenating streams) are separate bills: their
   final snapshots are added.
+* ``read_rate_limit`` reads the ``anthropic-ratelimit-*`` response headers.
 """
 
 from __future__ import annotations
 
+import time
+from collections.abc import Mapping
+from datetime import datetime
 from typing import Any
 
-from ...events import Usage
+from ...events import RateLimit, Usage
 
-__all__ = ["UsageSnapshot"]
+__all__ = ["UsageSnapshot", "read_rate_limit"]
 
 _FIELDS = (
     "input_tokens",
@@ -62,3 +66,39 @@ class UsageSnapshot:
             cache_write_tokens=write,
             reasoning_tokens=self.thinking_tokens,
         )
+
+
+_PREFIX = "anthropic-ratelimit-"
+
+
+def _count(value: str | None) -> int | None:
+    try:
+        return int(value) if value is not None else None
+    except ValueError:
+        return None
+
+
+def _until(value: str | None, now: float) -> float | None:
+    """An RFC 3339 reset time → seconds from ``now`` (never negative)."""
+    if not value:
+        return None
+    try:
+        when = datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return max(when.timestamp() - now, 0.0)
+
+
+def read_rate_limit(headers: Mapping[str, str], *, now: float | None = None) -> RateLimit | None:
+    """The ``anthropic-ratelimit-*`` response headers (resets are RFC 3339 times)."""
+    raw = {k.lower(): v for k, v in headers.items() if k.lower().startswith(_PREFIX)}
+    if not raw:
+        return None
+    now = time.time() if now is None else now
+    return RateLimit(
+        requests_remaining=_count(raw.get(f"{_PREFIX}requests-remaining")),
+        tokens_remaining=_count(raw.get(f"{_PREFIX}tokens-remaining")),
+        requests_reset=_until(raw.get(f"{_PREFIX}requests-reset"), now),
+        tokens_reset=_until(raw.get(f"{_PREFIX}tokens-reset"), now),
+        raw=raw,
+    )

@@ -16,6 +16,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ...errors import APIError, ConfigurationError
+from ...events import RateLimit
 from ...model_info import ModelInfo
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, ProviderFactory, Secret
@@ -24,6 +25,7 @@ from .errors import map_http_error
 from .model_list import parse_model_list
 from .presets import PRESETS, Preset, resolve_preset
 from .request import build_body, request_warnings
+from .usage import read_rate_limit
 
 __all__ = ["AZURE_API_VERSION", "OpenAIChatProvider", "create", "preset_factory"]
 
@@ -116,6 +118,9 @@ class OpenAIChatProvider:
             f"{self.base_url}/openai/deployments/{deployment}/chat/completions"
             f"?api-version={self._api_version}"
         )
+
+    def read_rate_limit(self, headers: Mapping[str, str]) -> RateLimit | None:
+        return read_rate_limit(headers)
 
     def models_request(self, cursor: str | None) -> HttpRequest:
         url = f"{self.base_url}/models"

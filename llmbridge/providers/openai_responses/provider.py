@@ -15,10 +15,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...errors import APIError
+from ...events import RateLimit
 from ...model_info import ModelInfo
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, Secret, read_token_count
 from ..openai.model_list import parse_model_list
+from ..openai.usage import read_rate_limit
 from .decode import ResponsesDecoder
 from .errors import map_http_error
 from .messages import PROVIDER_NAME
@@ -70,6 +72,9 @@ class OpenAIResponsesProvider:
 
     def parse_token_count(self, data: Any) -> int:
         return read_token_count(data, "input_tokens", provider=self.name)
+
+    def read_rate_limit(self, headers: Mapping[str, str]) -> RateLimit | None:
+        return read_rate_limit(headers)
 
     def models_request(self, cursor: str | None) -> HttpRequest:
         headers = self._auth_headers({"Accept": "application/json"})
