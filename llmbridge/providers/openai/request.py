@@ -43,7 +43,9 @@ def build_body(*, request: ChatRequest, preset: Preset, provider: str) -> dict[s
     if request.tools and request.tool_mode != "prompt":
         body["tools"] = encode_tools(tools=request.tools, strict_supported=preset.strict_tools)
         if request.tool_choice is not None:
-            body["tool_choice"] = encode_tool_choice(choice=request.tool_choice)
+            body["tool_choice"] = encode_tool_choice(
+                choice=request.tool_choice, tools=request.tools
+            )
         if request.parallel_tool_calls is not None and preset.parallel_tool_calls:
             body["parallel_tool_calls"] = request.parallel_tool_calls
     if request.max_tokens is not None:

@@ -15,6 +15,7 @@ Rules: pure functions, keyword-only, no mutation of the caller's schemas.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ...request import CustomToolFormat
@@ -108,8 +109,14 @@ def encode_tools(*, tools: list[ToolSpec], strict_supported: bool) -> list[dict[
     return out
 
 
-def encode_tool_choice(*, choice: ToolChoice) -> str | dict[str, Any]:
+def encode_tool_choice(
+    *, choice: ToolChoice, tools: Sequence[ToolSpec] = ()
+) -> str | dict[str, Any]:
+    """``auto`` / ``none`` / ``required``, or the named tool in its own kind's shape (a custom
+    tool is ``{"type": "custom", "custom": {"name"}}``, as the SDK's named-choice types say)."""
     if choice.mode == "tool":
+        if any(t.name == choice.name and t.input_format is not None for t in tools):
+            return {"type": "custom", "custom": {"name": choice.name}}
         return {"type": "function", "function": {"name": choice.name}}
     return choice.mode  # auto / none / required
 

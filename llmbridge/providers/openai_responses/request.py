@@ -77,7 +77,7 @@ def build_body(request: ChatRequest) -> dict[str, Any]:
     if request.tools and request.tool_mode != "prompt":
         body["tools"] = [encode_tool(t) for t in request.tools]
         if request.tool_choice is not None:
-            body["tool_choice"] = encode_tool_choice(request.tool_choice)
+            body["tool_choice"] = encode_tool_choice(request.tool_choice, request.tools)
         if request.parallel_tool_calls is not None:
             body["parallel_tool_calls"] = request.parallel_tool_calls
     if request.temperature is not None:

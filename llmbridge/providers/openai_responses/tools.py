@@ -15,6 +15,7 @@ Follows https://platform.openai.com/docs/api-reference/responses/create (``tools
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from ...request import CustomToolFormat
@@ -46,7 +47,10 @@ def encode_tool(spec: ToolSpec) -> dict[str, Any]:
     }
 
 
-def encode_tool_choice(choice: ToolChoice) -> str | dict[str, Any]:
+def encode_tool_choice(choice: ToolChoice, tools: Sequence[ToolSpec] = ()) -> str | dict[str, Any]:
+    """``auto`` / ``none`` / ``required``, or the named tool: ``{"type": "function" |
+    "custom", "name"}`` by its kind (the SDK's ``ToolChoiceFunction`` / ``ToolChoiceCustom``)."""
     if choice.mode == "tool":
-        return {"type": "function", "name": choice.name}
+        custom = any(t.name == choice.name and t.input_format is not None for t in tools)
+        return {"type": "custom" if custom else "function", "name": choice.name}
     return choice.mode

@@ -301,3 +301,41 @@ def test_sdk_reads_the_same_custom_call_from_the_fixture() -> None:
     assert [(e.id, e.name, e.raw_arguments) for e in ends] == [
         (c.call_id, c.name, c.input) for c in sdk
     ]
+
+
+def test_a_tool_choice_naming_a_custom_tool_uses_the_custom_shape_on_both_apis() -> None:
+    from llmbridge.providers.openai.presets import PRESETS
+    from llmbridge.providers.openai.request import build_body as chat_body
+    from llmbridge.providers.openai_responses.request import build_body as responses_body
+
+    tools = [
+        lb.ToolSpec.custom("run_sql", "Run one SQL query", grammar="start: /SELECT .+/"),
+        lb.ToolSpec.from_json_schema("lookup", "Look up", {"type": "object", "properties": {}}),
+    ]
+    for name, want_chat, want_responses in (
+        (
+            "run_sql",
+            {"type": "custom", "custom": {"name": "run_sql"}},
+            {"type": "custom", "name": "run_sql"},
+        ),
+        (
+            "lookup",
+            {"type": "function", "function": {"name": "lookup"}},
+            {"type": "function", "name": "lookup"},
+        ),
+    ):
+        request = lb.ChatRequest(
+            model="gpt-5",
+            messages=[lb.ChatMessage.user("go")],
+            tools=tools,
+            tool_choice=lb.ToolChoice.tool(name),
+        )
+        chat = chat_body(request=request, preset=PRESETS["openai"], provider="openai")
+        assert chat["tool_choice"] == want_chat
+        assert responses_body(request)["tool_choice"] == want_responses
+    chat_types = pytest.importorskip("openai.types.chat")
+    TypeAdapter(chat_types.ChatCompletionToolChoiceOptionParam).validate_python(
+        {"type": "custom", "custom": {"name": "run_sql"}}
+    )
+    responses_types = pytest.importorskip("openai.types.responses.response_create_params")
+    TypeAdapter(responses_types.ToolChoice).validate_python({"type": "custom", "name": "run_sql"})
