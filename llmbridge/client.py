@@ -175,10 +175,14 @@ class Client:
         model: ModelRef,
         messages: Sequence[ChatMessage],
         *,
-        rescue_tool_calls: bool = False,
+        rescue_tool_calls: bool | None = None,
         **options: Any,
     ) -> EventStream:
-        """Stream normalized events for one model turn (see ``build_request`` for options)."""
+        """Stream normalized events for one model turn (see ``build_request`` for options).
+
+        ``rescue_tool_calls``: also turn tool calls a server leaked as text into tool calls
+        (``None``: the provider's default, on for llama.cpp, Ollama, vLLM and LM Studio).
+        """
         self._check_open()
         _check_options(options)
         provider, model_name = self.resolve(model)
@@ -186,14 +190,14 @@ class Client:
         return EventStream(self._stream(provider, request, rescue=rescue_tool_calls), provider)
 
     def stream_request(
-        self, provider: Provider, request: ChatRequest, *, rescue: bool = False
+        self, provider: Provider, request: ChatRequest, *, rescue: bool | None = None
     ) -> EventStream:
         """Stream an already built ``ChatRequest`` through ``provider``."""
         self._check_open()
         return EventStream(self._stream(provider, request, rescue=rescue), provider)
 
     def _stream(
-        self, provider: Provider, request: ChatRequest, *, rescue: bool
+        self, provider: Provider, request: ChatRequest, *, rescue: bool | None
     ) -> AsyncIterator[StreamEvent]:
         wire_request, new_decoder = self._plan(provider, request, rescue=rescue)
         return stream_events(
@@ -207,7 +211,7 @@ class Client:
         )
 
     def _plan(
-        self, provider: Provider, request: ChatRequest, *, rescue: bool
+        self, provider: Provider, request: ChatRequest, *, rescue: bool | None
     ) -> tuple[ChatRequest, Callable[[], Decoder]]:
         """The wire request and decoder factory: native tools or the prompt fallback."""
         if not request.tools:  # nothing for the fallback to do: leave it unloaded

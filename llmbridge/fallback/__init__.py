@@ -11,22 +11,40 @@ events native tools give, through the sans-IO ``ToolCallParser``.
 Policy for bad calls (see ``parser.py``): an unknown tool name, malformed JSON, a missing name,
 non-object arguments or a stream ending inside a tag never crash and never vanish: the call is
 emitted with ``ToolCallEnd.error`` set and the whole tag text in
-``provider_data["raw_text"]``. In rescue mode only calls to declared tools are extracted;
-everything else stays text.
+``provider_data["raw_text"]``. In rescue mode (on by default for the presets of self-hosted
+servers known to leak markup: llama.cpp, Ollama, vLLM, LM Studio) the markup of several model
+families is recognised (``KNOWN_DIALECTS``: ``<function_call>``, Hermes/Qwen ``<tool_call>``,
+Mistral ``[TOOL_CALLS]``, Llama ``<|python_tag|>``, Kimi K2 sections, gpt-oss Harmony), only
+calls to declared tools are extracted, everything else stays text, and the ``Finish`` event
+says a rescue happened (``provider_data["warnings"]``).
 """
 
 from .body import CallBody
 from .decoder import PromptToolDecoder
-from .dialects import FUNCTION_CALL, KNOWN_DIALECTS, TOOL_CALL, Dialect, render_call
+from .dialects import (
+    FUNCTION_CALL,
+    HARMONY,
+    KIMI,
+    KNOWN_DIALECTS,
+    LLAMA_PYTHON_TAG,
+    MISTRAL,
+    TOOL_CALL,
+    Dialect,
+    render_call,
+)
 from .history import render_result, rewrite_history
 from .instructions import merge_system, render_instructions
 from .parser import ToolCallParser
-from .plan import Plan, plan
+from .plan import Plan, plan, rescues_by_default
 from .request import call_id_prefix, choose_tool_mode, prepare_request
 
 __all__ = [
     "FUNCTION_CALL",
+    "HARMONY",
+    "KIMI",
     "KNOWN_DIALECTS",
+    "LLAMA_PYTHON_TAG",
+    "MISTRAL",
     "TOOL_CALL",
     "CallBody",
     "Dialect",
@@ -41,5 +59,6 @@ __all__ = [
     "render_call",
     "render_instructions",
     "render_result",
+    "rescues_by_default",
     "rewrite_history",
 ]

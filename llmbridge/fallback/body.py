@@ -15,6 +15,8 @@ state across chunks, so a body split anywhere scans the same. Rules:
   - a JSON *string* (``"arguments": "{\\"a\\": 1}"``) is decoded at its end and its content is
     the raw arguments (given in one piece);
   - ``null`` means no arguments (``""``); other scalars are kept as text and flagged.
+* ``CallBody.for_arguments(dialect, name)`` scans a bare arguments value (for dialects that
+  write the name before it): done when that value ends.
 * The body is done when the outer object closes. Outer syntax it cannot follow (``{name: x}``)
   sets ``error`` and it then only tracks depth and strings to find the object's end.
 """
@@ -49,6 +51,7 @@ class CallBody:
         "_args_from",
         "_args_kind",
         "_args_pieces",
+        "_bare",
         "_depth",
         "_dialect",
         "_esc",
@@ -78,9 +81,21 @@ class CallBody:
         self._args_kind: str | None = None  # "object" | "array" | "string" | "scalar"
         self._args_pieces: list[str] = []
         self._taken = 0
+        self._bare = False
         self.name: str | None = None
         self.name_ready = False
         self.error: str | None = None
+
+    @classmethod
+    def for_arguments(cls, dialect: Dialect, name: str) -> CallBody:
+        """A body that is only the arguments value: the name was written before it."""
+        body = cls(dialect)
+        body._sub = _VALUE
+        body._key = dialect.arguments_keys[0]
+        body._bare = True
+        body.name = name
+        body.name_ready = True
+        return body
 
     @property
     def done(self) -> bool:
@@ -116,7 +131,9 @@ class CallBody:
                     self._sub = _DONE
                     break
                 self._end_args(s, j)
-                self._sub = _AFTER
+                self._sub = _DONE if self._bare else _AFTER
+                if self._bare:
+                    break
             elif sub == _SCALAR:
                 m = _SCALAR_END.search(s, i)
                 j = n if m is None else m.start()
@@ -126,7 +143,9 @@ class CallBody:
                 if m is None:
                     break
                 self._scalar_done()
-                self._sub = _AFTER
+                self._sub = _DONE if self._bare else _AFTER
+                if self._bare:
+                    break
             else:
                 c = s[i]
                 if c in _WS:
@@ -260,7 +279,7 @@ class CallBody:
     def _string_done(self, s: str, j: int) -> bool:
         """A depth-1 string ended at ``j``; returns True when the caller should stop (name)."""
         role = self._role
-        self._sub = _COLON if role == _KEY else _AFTER
+        self._sub = _COLON if role == _KEY else _DONE if self._bare else _AFTER
         if role == _SKIP:
             return False
         text = "".join(self._str)
@@ -271,14 +290,14 @@ class CallBody:
             if role == _ARGS:
                 self._args_pieces = [text]
                 self.error = self.error or f"arguments string is not valid JSON: {exc}"
-                return False
+                return self._bare
             value = None
         if role == _KEY:
             self._key = value if isinstance(value, str) else None
             return False
         if role == _ARGS:
             self._args_pieces = [value]
-            return False
+            return self._bare
         if isinstance(value, str) and value:
             self.name = value
             self.name_ready = True

@@ -13,7 +13,9 @@ Rules:
   (``ToolCallEnd.error``). Rescue mode (``rescue=True``, for servers with native tools that
   leak calls as text): all known dialects are looked for, only calls to declared tools are
   extracted, anything else stays text; native tool-call events pass through and extracted
-  calls are indexed after them.
+  calls are indexed after them. When calls were rescued, the ``Finish`` carries a warning in
+  ``provider_data["warnings"]`` naming how many and in which dialects (``StreamStart`` went out
+  before any text was read, so the warning rides on the one event that comes after it all).
 * Ids are generated: ``f"{id_prefix}{n}"``, unique per response and the same for the same
   input however it was chunked (pass ``call_id_prefix(request)`` for conversation-wide
   uniqueness).
@@ -56,6 +58,7 @@ class PromptToolDecoder:
             rescue=rescue,
             id_prefix=id_prefix if id_prefix is not None else ("call_text_" if rescue else "call_"),
         )
+        self._rescue = rescue
         self._finished = False
 
     @property
@@ -78,23 +81,29 @@ class PromptToolDecoder:
         out: list[StreamEvent] = []
         for ev in events:
             if isinstance(ev, TextDelta):
-                if parser.idle and "<" not in ev.text:
+                if parser.passes(ev.text):
                     out.append(ev)
                 else:
                     out.extend(parser.feed(ev.text))
             elif isinstance(ev, Finish):
                 out.extend(parser.close())
                 self._finished = True
-                if parser.calls and ev.reason == "stop":
-                    ev = Finish(
-                        reason="tool_calls",
-                        raw_reason=ev.raw_reason,
-                        usage=ev.usage,
-                        provider_data=ev.provider_data,
-                    )
+                if parser.calls:
+                    ev = self._finish_after_calls(ev)
                 out.append(ev)
             else:
                 if isinstance(ev, ToolCallStart):
                     parser.next_index = max(parser.next_index, ev.index + 1)
                 out.append(ev)
         return out
+
+    def _finish_after_calls(self, ev: Finish) -> Finish:
+        """``stop`` becomes ``tool_calls``; a rescue is reported in ``provider_data``."""
+        data = ev.provider_data
+        if self._rescue:
+            n, used = self._parser.calls, ", ".join(self._parser.dialects_used)
+            warning = f"rescued {n} tool call(s) the server sent as text ({used} markup)"
+            data = dict(data or {})
+            data["warnings"] = [*data.get("warnings", ()), warning]
+        reason = "tool_calls" if ev.reason == "stop" else ev.reason
+        return Finish(reason=reason, raw_reason=ev.raw_reason, usage=ev.usage, provider_data=data)

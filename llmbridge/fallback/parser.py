@@ -1,42 +1,54 @@
-"""Streaming parser turning tagged tool calls in text deltas into tool-call events.
+"""Streaming parser turning tool calls written in text deltas into tool-call events.
 
 A sans-IO state machine in the spirit of h11: ``feed(text) -> events``, ``close() -> events``.
 It never looks at how the text was chunked; the same text split anywhere gives the same events
-once adjacent text deltas (and adjacent chunks of one call) are merged.
+once adjacent text deltas (and adjacent chunks of one call) are merged. What a call looks like
+is the dialects' data (``dialects.py``): open markers, close markers, trailers, and the shapes
+object / array of objects / name header before the arguments.
 
 States (one handler each, in a table)::
 
-    TEXT --'<' + whole open tag--> PRE --'{'--> BODY --object closed--> POST --close tag--> TEXT
-      |  '<' + a prefix at the end of the chunk                          (whitespace, ``` fence,
-      +--> OPEN (held) --rest of the tag--> PRE                             then the close tag)
+    TEXT --open marker--> PRE --'{'------------------> BODY --value closed--> POST --close--> TEXT
+      |  a marker prefix     |--'[' (array dialects)--> PRE (items)   ',' / ']' (arrays) |
+      |  at the chunk end    +--other (named dialects)--> HEAD --header end + name--> BODY |
+      +--> OPEN (held) --rest of the marker--> PRE                 trailers <--- TRAIL <--+
 
 Rules:
 
-1. Plain text is found with ``str.find('<')``; text with no ``<`` costs one scan. A ``<`` is held
-   back only while the text after it is still a prefix of an open tag, so ``a < b`` or
-   ``<div>`` pass as soon as one character rules the tag out. A tag has exactly one ``<``, so a
-   failed prefix never hides another tag start and is never re-scanned.
-2. After the open tag come optional whitespace and an optional ```` ```json ```` fence, then
-   ``{``. Anything else means it was not a call (e.g. ``<function_call>`` in a code span or a
-   sentence): the held text is released as text, byte-exact.
+1. Plain text is found with ``str.find`` of the markers' first characters (``<``, and ``[`` when
+   Mistral's ``[TOOL_CALLS]`` is looked for); text with none of them costs one scan per
+   character. A start character is held back only while the text after it is still a prefix
+   of an open marker, so ``a < b``, ``<div>`` or ``[link]`` pass as soon as one character rules
+   the marker out. Open markers hold no start character after their first, so a failed prefix
+   never hides another call start and is never re-scanned.
+2. After the open marker come optional whitespace and an optional ```` ```json ```` fence, then
+   ``{`` (a call object), ``[`` (an array of call objects, array dialects) or a name header
+   (named dialects: read up to ``header_end``, at most ``max_header`` characters, the name is
+   ``name_pattern``'s group 1). Anything else (or a header without a name) means it was not a
+   call, e.g. ``<function_call>`` in a sentence: the held text is released as text, byte-exact.
+   A released header is scanned again from its second character (bounded work), so a call
+   that follows prose which only mentioned a marker is still found.
 3. Text before, between and after calls passes through byte-exact. Whitespace and fences
-   inside the tag belong to the call and are not text.
+   inside the markup belong to the call and are not text.
 4. The body is scanned by ``CallBody`` (linear; strings, escapes and nesting tracked across
    chunks). ``tool_call_start`` is emitted as soon as the name is known, ``tool_call_chunk``
    with the arguments text written in each feed, ``tool_call_end`` when the call is closed.
    ``raw_arguments`` is the exact text of the ``arguments`` value (for a JSON-string value: its
    decoded content); the joined chunks always equal it.
-5. A call is closed by its close tag, or, if the model leaves it out, by the first text after
-   the closed JSON object that is not whitespace, a fence or a close-tag prefix (that text then
-   streams as text), or by the end of the stream.
+5. A call is closed by a close marker, or, if the model leaves it out (or the dialect has
+   none), by the first text after the closed JSON value that is not whitespace, a fence or a
+   close-marker prefix (that text then streams as text), or by the end of the stream. In an
+   array, ``,`` ends a call and starts the next, ``]`` ends the last. Trailers right after a
+   close marker (whitespace allowed before them) are swallowed.
 6. Policy for bad calls (never a crash, never silently lost): the call is still emitted and its
-   ``ToolCallEnd`` has ``error`` set and ``provider_data={"raw_text": <the whole tag text>}``:
+   ``ToolCallEnd`` has ``error`` set and ``provider_data={"raw_text": <the whole call text>}``:
    unknown tool name (``arguments`` still parsed), malformed JSON, no name, arguments that are
-   not an object (``arguments={}``), a stream ending inside the tag (``arguments={}``,
-   ``raw_arguments`` = what was written). A ``<`` or tag prefix at the end of the stream is text.
+   not an object (``arguments={}``), a stream ending inside the call (``arguments={}``,
+   ``raw_arguments`` = what was written). A marker prefix at the end of the stream is text.
 7. Rescue mode (``rescue=True``): text is only turned into a call once the name is known and is
-   one of ``tool_names``; until then the tag is held, and it is released as text if the name is
-   undeclared, missing, or the stream ends first.
+   one of ``tool_names``; until then the markup is held, and it is released as text if the name
+   is undeclared, missing, or the stream ends first. ``dialects_used`` names the dialects of
+   the calls emitted.
 8. Ids are ``f"{id_prefix}{n}"`` (n counts this parser's calls); ``index`` comes from
    ``next_index`` (a wrapping decoder may raise it past native calls). Starts, chunks and the
    one end of each call are the ledger's (``llmbridge.tool_calls``), as in every decoder.
@@ -52,15 +64,16 @@ from ..events import StreamEvent, TextDelta
 from ..tool_calls import ToolCall, ToolCallLedger
 from .body import CallBody
 from .dialects import FUNCTION_CALL, Dialect
+from .markers import NameHeader, OpenMarkers, match_marker
 
 __all__ = ["ToolCallParser"]
 
-_TEXT, _OPEN, _PRE, _BODY, _POST, _CLOSED = range(6)
+_TEXT, _OPEN, _PRE, _HEAD, _BODY, _POST, _TRAIL, _CLOSED = range(8)
 _WS = frozenset(" \t\r\n")
 
 
 class ToolCallParser:
-    """Extract ``<tag>{json}</tag>`` tool calls from streamed text (see module docstring)."""
+    """Extract tool calls written as text from a stream (see module docstring)."""
 
     def __init__(
         self,
@@ -74,10 +87,9 @@ class ToolCallParser:
             raise UsageError("ToolCallParser needs at least one dialect")
         if rescue and tool_names is None:
             raise UsageError("rescue mode needs tool_names (only declared tools are rescued)")
-        self._dialects = tuple(dialects)
-        self._open_tags = tuple(d.open_tag for d in self._dialects)
-        self._pairs = tuple(zip(self._dialects, self._open_tags, strict=True))
-        self._max_tag = max(len(t) for t in self._open_tags)
+        self._markers = OpenMarkers(dialects)
+        self._starts = self._markers.starts
+        self._default = dialects[0]
         self._tool_names = frozenset(tool_names) if tool_names is not None else None
         self._rescue = rescue
         self._id_prefix = id_prefix
@@ -87,19 +99,26 @@ class ToolCallParser:
             _TEXT: self._on_text,
             _OPEN: self._on_open,
             _PRE: self._on_pre,
+            _HEAD: self._on_head,
             _BODY: self._on_body,
             _POST: self._on_post,
+            _TRAIL: self._on_trail,
         }
         self._out: list[StreamEvent] = []
         self._text: list[str] = []
+        self._trailers: tuple[str, ...] = ()
+        self.dialects_used: list[str] = []
+        """Names (``Dialect.tag``) of the dialects calls were emitted in, first use first."""
         self._reset_call()
 
     def _reset_call(self) -> None:
-        self._prefix = ""  # held open-tag prefix (OPEN) or close-tag prefix (POST)
-        self._dialect: Dialect = self._dialects[0]
-        self._raw: list[str] = []  # the whole tag text so far
+        self._prefix = ""  # held marker prefix (OPEN, POST, TRAIL)
+        self._dialect: Dialect = self._default
+        self._raw: list[str] = []  # the whole call text so far
+        self._header: NameHeader | None = None  # (HEAD)
         self._ticks = 0
         self._lang = False
+        self._in_array = False
         self._body: CallBody | None = None
         self._post: list[str] = []
         self._call: ToolCall | None = None
@@ -120,13 +139,21 @@ class ToolCallParser:
 
     @property
     def idle(self) -> bool:
-        """True when nothing is held: text without ``<`` would pass through unchanged."""
+        """True when nothing is held."""
         return self._state == _TEXT
+
+    def passes(self, text: str) -> bool:
+        """True when ``feed(text)`` would give back ``text`` unchanged as one delta."""
+        return self._state == _TEXT and not any(c in text for c in self._starts)
 
     # -- public API -------------------------------------------------------------------------
     def feed(self, text: str) -> list[StreamEvent]:
-        if self._state == _TEXT and "<" not in text:  # fast path: plain text
-            return [TextDelta(text)] if text else []
+        if self._state == _TEXT:  # fast path: plain text
+            for c in self._starts:
+                if c in text:
+                    break
+            else:
+                return [TextDelta(text)] if text else []
         if self._state == _CLOSED:
             raise UsageError("ToolCallParser.feed() after close(): make a new parser per stream")
         out: list[StreamEvent] = []
@@ -146,18 +173,28 @@ class ToolCallParser:
             return []
         out: list[StreamEvent] = []
         self._out = out
+        while self._state != _TEXT:  # a released header is scanned again: it may open more
+            self._close_state()
+        self._flush_text()
+        self._state = _CLOSED
+        return out
+
+    def _close_state(self) -> None:
         state = self._state
         if state == _OPEN:
             self._text.append(self._prefix)
+            self._prefix, self._state = "", _TEXT
+        elif state == _HEAD:
+            self._release_header()
         elif state in (_PRE, _BODY):
             self._cut_off()
         elif state == _POST:
             held = "".join(self._post) + self._prefix
             self._end_call()
             self._text.append(held)
-        self._flush_text()
-        self._state = _CLOSED
-        return out
+        else:  # _TRAIL
+            self._text.append("".join(self._post) + self._prefix)
+            self._post, self._prefix, self._state = [], "", _TEXT
 
     # -- emission ---------------------------------------------------------------------------
     def _flush_text(self) -> None:
@@ -171,6 +208,8 @@ class ToolCallParser:
         self._flush_text()
         ledger = self._ledger
         call = self._call = ledger.open(f"{self._id_prefix}{ledger.count}", name, self._out)
+        if self._dialect.tag not in self.dialects_used:
+            self.dialects_used.append(self._dialect.tag)
         self._stream_args()
         return call
 
@@ -178,11 +217,11 @@ class ToolCallParser:
         assert self._body is not None and self._call is not None
         self._ledger.add(self._call, self._body.take_args_delta(), self._out)
 
-    def _end_call(self, *, truncated: bool = False) -> None:
+    def _end_call(self) -> None:
         body = self._body
         assert body is not None
         call = self._call or self._start_call(body.name or "")
-        _, args, error = body.result(truncated=truncated)
+        _, args, error = body.result(truncated=self._state != _POST)
         self._ledger.add(call, body.untaken_arguments(), self._out)
         name = body.name or ""
         if error is None and self._tool_names is not None and name not in self._tool_names:
@@ -194,66 +233,71 @@ class ToolCallParser:
         self._state = _TEXT
 
     def _release(self) -> None:
-        """The held tag was not a call: it becomes text, byte-exact."""
+        """The held markup was not a call: it becomes text, byte-exact."""
         self._text.extend(self._raw)
         self._reset_call()
         self._state = _TEXT
 
     def _cut_off(self) -> None:
-        """End of stream inside a tag (PRE or BODY)."""
+        """End of stream inside a call (PRE or BODY)."""
         if self._rescue and self._call is None:
             self._release()
             return
         if self._body is None:
             self._body = CallBody(self._dialect)
-        self._end_call(truncated=True)
+        self._end_call()
+
+    def _rescan(self, held: str) -> None:
+        """Held text that turned out not to be markup: scan it as text (it starts a marker)."""
+        j = 0
+        while j < len(held):
+            j = self._handlers[self._state](held, j)
 
     # -- state handlers: (text, i) -> new i -------------------------------------------------
     def _on_text(self, s: str, i: int) -> int:
-        j = s.find("<", i)
+        markers = self._markers
+        j = markers.find(s, i)
         if j < 0:
             self._text.append(s[i:] if i else s)
             return len(s)
         if j > i:
             self._text.append(s[i:j])
         n = len(s)
-        for d, tag in self._pairs:
-            if s.startswith(tag, j):
-                self._open_call(d)
-                return j + len(tag)
-        if n - j < self._max_tag and any(tag.startswith(s[j:]) for tag in self._open_tags):
+        hit = markers.at(s, j)
+        if hit is not None:
+            self._open_call(*hit)
+            return j + len(hit[1])
+        if n - j < markers.longest and markers.is_prefix(s[j:]):
             self._prefix = s[j:]
             self._state = _OPEN
             return n
-        self._text.append("<")
+        self._text.append(s[j])
         return j + 1
 
-    def _open_call(self, dialect: Dialect) -> None:
+    def _open_call(self, dialect: Dialect, marker: str) -> None:
         self._dialect = dialect
-        self._raw = [dialect.open_tag]
+        self._raw = [marker]
         self._prefix = ""
         self._state = _PRE
 
     def _on_open(self, s: str, i: int) -> int:
         p = self._prefix
-        for d, tag in self._pairs:
-            need = len(tag) - len(p)
-            if tag.startswith(p) and s.startswith(tag[len(p) :], i):
-                self._open_call(d)
-                return i + need
-        cand = p + s[i : i + self._max_tag]
-        if len(cand) - len(p) == len(s) - i and any(
-            tag.startswith(cand) for tag in self._open_tags
-        ):
+        for d, marker in self._markers.pairs:
+            if marker.startswith(p) and s.startswith(marker[len(p) :], i):
+                self._open_call(d, marker)
+                return i + len(marker) - len(p)
+        cand = p + s[i : i + self._markers.longest]
+        if len(cand) - len(p) == len(s) - i and self._markers.is_prefix(cand):
             self._prefix = cand
             return len(s)
-        self._text.append(p)  # not a tag: p holds no other '<' (rule 1)
+        self._text.append(p)  # not a marker: p holds no other start character (rule 1)
         self._prefix = ""
         self._state = _TEXT
         return i
 
     def _on_pre(self, s: str, i: int) -> int:
         n, start = len(s), i
+        d = self._dialect
         while i < n:
             c = s[i]
             if 0 < self._ticks < 3:
@@ -269,8 +313,15 @@ class ToolCallParser:
                 self._ticks = 1
             elif c == "{":
                 self._raw.append(s[start:i])
-                self._body = CallBody(self._dialect)
+                self._body = CallBody(d)
                 self._state = _BODY
+                return i
+            elif c == "[" and d.array and not self._in_array and not self._ticks:
+                self._in_array = True
+            elif d.header_end is not None and not self._in_array and not self._ticks:
+                self._raw.append(s[start:i])
+                self._header = NameHeader(d)
+                self._state = _HEAD
                 return i
             else:
                 break
@@ -279,6 +330,31 @@ class ToolCallParser:
         if i < n:
             self._release()
         return i
+
+    def _on_head(self, s: str, i: int) -> int:
+        header = self._header
+        assert header is not None
+        j, done, name = header.feed(s, i)
+        self._raw.append(s[i:j])
+        if not done:
+            return j
+        if name is None or (self._rescue and name not in (self._tool_names or ())):
+            self._release_header()
+            return j
+        self._body = CallBody.for_arguments(self._dialect, name)
+        self._state = _BODY
+        self._start_call(name)
+        return j
+
+    def _release_header(self) -> None:
+        """Not a call: the marker's first character is text and the rest is scanned again, so
+        a call start inside a header that was only prose is still found (bounded work: a
+        header is at most ``max_header`` characters)."""
+        raw = "".join(self._raw)
+        self._reset_call()
+        self._state = _TEXT
+        self._text.append(raw[0])
+        self._rescan(raw[1:])
 
     def _on_body(self, s: str, i: int) -> int:
         body = self._body
@@ -302,16 +378,17 @@ class ToolCallParser:
         return j
 
     def _on_post(self, s: str, i: int) -> int:
-        close = self._dialect.close_tag
+        closes = self._dialect.close_markers
         n = len(s)
-        if self._prefix:  # a close-tag prefix held from the previous chunk
+        if self._prefix:  # a close-marker prefix held from the previous chunk
             p = self._prefix
-            need = close[len(p) :]
-            if s.startswith(need, i):
-                self._raw.append(p + need)
-                self._end_call()
-                return i + len(need)
-            if n - i < len(need) and need.startswith(s[i:]):
+            marker, maybe = match_marker(closes, p, s, i)
+            if marker is not None:
+                used = len(marker) - len(p)
+                self._raw.append(marker)
+                self._closed()
+                return i + used
+            if maybe:
                 self._prefix = p + s[i:]
                 return n
             self._prefix = ""
@@ -324,23 +401,66 @@ class ToolCallParser:
                 self._ticks += c == "`"
                 i += 1
                 continue
-            if c == "<":
-                self._post.append(s[start:i])
-                self._raw.append(s[start:i])
-                if s.startswith(close, i):
-                    self._raw.append(close)
-                    self._end_call()
-                    return i + len(close)
-                if n - i < len(close) and close.startswith(s[i:]):
-                    self._prefix = s[i:]
-                    return n
-                self._finish_without_close("")
-                return i
-            break
+            if self._in_array and (c == "," or c == "]"):
+                return self._array_punct(s, start, i, c)
+            self._post.append(s[start:i])
+            self._raw.append(s[start:i])
+            marker, maybe = match_marker(closes, "", s, i)
+            if marker is not None:
+                self._raw.append(marker)
+                self._closed()
+                return i + len(marker)
+            if maybe:
+                self._prefix = s[i:]
+                return n
+            self._finish_without_close("")
+            return i
         self._post.append(s[start:i])
         self._raw.append(s[start:i])
-        if i < n:
-            self._finish_without_close("")
+        return i
+
+    def _array_punct(self, s: str, start: int, i: int, c: str) -> int:
+        self._raw.append(s[start:i])
+        if c == "]":  # the array ends; a close marker may still follow
+            self._raw.append(c)
+            self._in_array = False
+            return i + 1
+        dialect = self._dialect
+        self._end_call()  # ',': the next object is the next call
+        self._dialect, self._in_array = dialect, True
+        self._raw = [c]
+        self._state = _PRE
+        return i + 1
+
+    def _closed(self) -> None:
+        trailers = self._dialect.trailers
+        self._end_call()
+        if trailers:
+            self._trailers = trailers
+            self._state = _TRAIL
+
+    def _on_trail(self, s: str, i: int) -> int:
+        n = len(s)
+        if not self._prefix:
+            j = i
+            while j < n and s[j] in _WS:
+                j += 1
+            self._post.append(s[i:j])
+            if j == n:
+                return n
+            i = j
+        marker, maybe = match_marker(self._trailers, self._prefix, s, i)
+        if marker is not None:
+            used = len(marker) - len(self._prefix)
+            self._post, self._prefix, self._state = [], "", _TEXT
+            return i + used
+        if maybe:
+            self._prefix += s[i:]
+            return n
+        held, ws = self._prefix, "".join(self._post)
+        self._post, self._prefix, self._state = [], "", _TEXT
+        self._text.append(ws)
+        self._rescan(held)
         return i
 
     def _finish_without_close(self, held_prefix: str) -> None:
@@ -348,7 +468,5 @@ class ToolCallParser:
         post = "".join(self._post)
         self._end_call()
         self._text.append(post)
-        if held_prefix:  # starts with '<': may begin an open tag, so scan it as text
-            j = 0
-            while j < len(held_prefix):
-                j = self._handlers[self._state](held_prefix, j)
+        if held_prefix:  # may begin an open marker, so scan it as text
+            self._rescan(held_prefix)

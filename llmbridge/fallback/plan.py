@@ -4,7 +4,10 @@ Rules:
 
 * The decision is ``choose_tool_mode``'s (``request.py``): native tools, or the prompt
   fallback (``prepare_request`` writes the tools into the prompt).
-* Native tools with ``rescue=False``: the request and the provider's own decoder, untouched.
+* ``rescue=None`` (the client's default) lets the provider decide: an OpenAI-compatible preset
+  whose servers are known to leak tool markup as text (``Preset.rescue_tool_calls``: llama.cpp,
+  Ollama, vLLM, LM Studio) rescues by default; ``True`` / ``False`` is the app's word and wins.
+* Native tools without rescue: the request and the provider's own decoder, untouched.
 * Otherwise the provider's decoder is wrapped in a ``PromptToolDecoder``: in prompt mode it
   extracts every tagged call; with native tools and ``rescue=True`` it extracts only leaked
   calls to declared tools. Either way generated ids carry ``call_id_prefix(request)``, and the
@@ -22,7 +25,7 @@ from ..types import ChatRequest
 from .decoder import PromptToolDecoder
 from .request import call_id_prefix, choose_tool_mode, prepare_request
 
-__all__ = ["Plan", "plan"]
+__all__ = ["Plan", "plan", "rescues_by_default"]
 
 
 class Plan(NamedTuple):
@@ -34,8 +37,15 @@ class Plan(NamedTuple):
     """A fresh decoder per attempt (retries and fallbacks start over)."""
 
 
-def plan(request: ChatRequest, provider: Provider, *, rescue: bool = False) -> Plan:
+def rescues_by_default(provider: Provider) -> bool:
+    """Whether ``provider`` asks for rescue when the app did not say (its preset's flag)."""
+    return getattr(getattr(provider, "preset", None), "rescue_tool_calls", False) is True
+
+
+def plan(request: ChatRequest, provider: Provider, *, rescue: bool | None = None) -> Plan:
     """The request to send through ``provider`` and the decoder factory for its stream."""
+    if rescue is None:
+        rescue = rescues_by_default(provider)
     if not request.tools:
         return Plan(request, lambda: provider.new_decoder(request))
     use_prompt = choose_tool_mode(request, provider.capabilities(request.model)) == "prompt"

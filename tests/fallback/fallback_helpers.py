@@ -53,3 +53,16 @@ def text_of(events: Sequence[StreamEvent]) -> str:
 
 def ends(events: Sequence[StreamEvent]) -> list[ToolCallEnd]:
     return [ev for ev in events if isinstance(ev, ToolCallEnd)]
+
+
+def all_splits(doc: str) -> list[list[str]]:
+    """The text whole, one character at a time, and cut once at every offset."""
+    return [[doc], chars(doc), *(split(doc, [c]) for c in range(1, len(doc)))]
+
+
+def same_everywhere(doc: str, **kwargs: object) -> list[StreamEvent]:
+    """Events of ``doc`` (normalized), checked to be the same for every split."""
+    whole = normalize(run([doc], **kwargs))
+    for chunks in all_splits(doc):
+        assert normalize(run(chunks, **kwargs)) == whole, chunks
+    return whole

@@ -233,7 +233,11 @@ def test_public_surface_and_decoder_protocol() -> None:
 
     assert set(fallback.__all__) == {
         "FUNCTION_CALL",
+        "HARMONY",
+        "KIMI",
         "KNOWN_DIALECTS",
+        "LLAMA_PYTHON_TAG",
+        "MISTRAL",
         "TOOL_CALL",
         "CallBody",
         "Dialect",
@@ -248,7 +252,28 @@ def test_public_surface_and_decoder_protocol() -> None:
         "render_call",
         "render_instructions",
         "render_result",
+        "rescues_by_default",
         "rewrite_history",
     }
     assert all(hasattr(fallback, name) for name in fallback.__all__)
     assert isinstance(PromptToolDecoder(ScriptDecoder(), tools=TOOLS), Decoder)
+
+
+def test_a_rescue_is_reported_on_the_finish_event() -> None:
+    items = [
+        *texts('[TOOL_CALLS]get_weather[ARGS]{"city": "Oslo"}'),
+        *texts('<|python_tag|>{"name": "search", "parameters": {"q": "x"}}<|eom_id|>'),
+        {"kind": "finish", "reason": "stop"},
+    ]
+    events = feed_all(PromptToolDecoder(ScriptDecoder(), tools=TOOLS, rescue=True), items)
+    finish = events[-1]
+    assert isinstance(finish, Finish) and finish.reason == "tool_calls"
+    assert finish.provider_data == {
+        "warnings": ["rescued 2 tool call(s) the server sent as text (mistral, python_tag markup)"]
+    }
+
+
+def test_prompt_mode_extraction_is_not_a_rescue_warning() -> None:
+    items = [*texts(CALL), {"kind": "finish", "reason": "stop"}]
+    events = feed_all(PromptToolDecoder(ScriptDecoder(), tools=TOOLS), items)
+    assert isinstance(events[-1], Finish) and events[-1].provider_data is None

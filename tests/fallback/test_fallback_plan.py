@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
+from types import SimpleNamespace
 from typing import Any, cast
 
 import pytest
 
 from llmbridge import ChatMessage, ChatRequest, TextDelta, ToolCallStart, ToolSpec
 from llmbridge.events import StreamEvent
-from llmbridge.fallback import Plan, PromptToolDecoder, plan, prepare_request
-from llmbridge.providers import Capabilities, Provider
+from llmbridge.fallback import Plan, PromptToolDecoder, plan, prepare_request, rescues_by_default
+from llmbridge.providers import Capabilities, Provider, ProviderConfig, create_provider
+from llmbridge.providers.openai.presets import PRESETS
 
 SEARCH = ToolSpec.from_json_schema(
     "search", "Web search.", {"type": "object", "properties": {"q": {"type": "string"}}}
@@ -105,3 +107,44 @@ def test_rescue_wraps_native_tools_and_extracts_only_declared_tools() -> None:
     assert "".join(e.text for e in events if isinstance(e, TextDelta)) == UNKNOWN_CALL
     starts = [e for e in events if isinstance(e, ToolCallStart)]
     assert [(s.name, s.id) for s in starts] == [("search", "call_1_0")]
+
+
+class PresetProvider(FakeProvider):
+    """A provider carrying a preset row, as the OpenAI-compatible ones do."""
+
+    def __init__(self, *, rescue_tool_calls: bool) -> None:
+        super().__init__(native_tools=True)
+        self.preset = SimpleNamespace(rescue_tool_calls=rescue_tool_calls)
+
+
+@pytest.mark.parametrize(
+    ("preset_says", "app_says", "wrapped"),
+    [
+        (True, None, True),  # the app did not say: the preset's default
+        (True, False, False),  # the app's False means off
+        (False, None, False),
+        (False, True, True),
+    ],
+)
+def test_rescue_defaults_to_the_preset_and_the_app_wins(
+    preset_says: bool, app_says: bool | None, wrapped: bool
+) -> None:
+    provider = PresetProvider(rescue_tool_calls=preset_says)
+    _, new_decoder = plan(request(), cast(Provider, provider), rescue=app_says)
+    assert isinstance(new_decoder(), PromptToolDecoder) is wrapped
+    assert rescues_by_default(cast(Provider, provider)) is preset_says
+
+
+def test_providers_without_a_preset_do_not_rescue_by_default() -> None:
+    provider = cast(Provider, FakeProvider(native_tools=True))
+    assert rescues_by_default(provider) is False
+    assert isinstance(plan(request(), provider).new_decoder(), InnerDecoder)
+
+
+def test_self_hosted_presets_rescue_by_default() -> None:
+    on = {name for name, preset in PRESETS.items() if preset.rescue_tool_calls}
+    assert on == {"llamacpp", "ollama", "vllm", "lmstudio"}
+    options = {"base_url": "http://127.0.0.1:1/v1", "rescue_tool_calls": False}
+    provider = create_provider("vllm", ProviderConfig.from_mapping(options))
+    assert rescues_by_default(provider) is False  # a client can turn the default off
+    assert rescues_by_default(create_provider("vllm", ProviderConfig.from_mapping({})))

@@ -66,6 +66,9 @@ class Preset:
     server_errors_repeat: bool = False
     """Its 500s come from the request itself and would repeat (llama.cpp's server: an image
     sent to a model without a vision projector, a template error): not retried."""
+    rescue_tool_calls: bool = False
+    """Its servers are known to leak tool calls as text (chat-template markup in ``content``):
+    rescue them by default (``llmbridge.fallback``; an app's ``rescue_tool_calls=`` wins)."""
     auth: Literal["bearer", "api-key"] = "bearer"
     azure: bool = False
     """Azure deployment URLs (``/openai/deployments/{model}/...?api-version=``)."""
@@ -76,6 +79,7 @@ def _p(name: str, base_url: str | None, *key_vars: str, **flags: Any) -> Preset:
 
 
 _LOCAL = {"key_required": False}
+_SELF_HOSTED = {**_LOCAL, "rescue_tool_calls": True}  # local servers that leak tool markup
 
 PRESETS: dict[str, Preset] = {
     p.name: p
@@ -83,15 +87,15 @@ PRESETS: dict[str, Preset] = {
         _p("openai", "https://api.openai.com/v1", "OPENAI_API_KEY",
            max_tokens_field="max_completion_tokens", strict_tools=True, reasoning_style="effort"),
         _p("openai-compatible", None, "OPENAI_COMPATIBLE_API_KEY", **_LOCAL),
-        _p("ollama", "http://localhost:11434/v1", "OLLAMA_API_KEY", **_LOCAL, reasoning=True,
+        _p("ollama", "http://localhost:11434/v1", "OLLAMA_API_KEY", **_SELF_HOSTED, reasoning=True,
            reasoning_style="effort"),
-        _p("vllm", "http://localhost:8000/v1", "VLLM_API_KEY", **_LOCAL, reasoning=True,
+        _p("vllm", "http://localhost:8000/v1", "VLLM_API_KEY", **_SELF_HOSTED, reasoning=True,
            top_k=True),
-        _p("llamacpp", "http://localhost:8080/v1", "LLAMACPP_API_KEY", **_LOCAL, reasoning=True,
+        _p("llamacpp", "http://localhost:8080/v1", "LLAMACPP_API_KEY", **_SELF_HOSTED, reasoning=True,
            send_reasoning_content=True,  # Qwen3-style templates render it within a tool turn
            top_k=True,
            server_errors_repeat=True),  # llama-server answers 503 while loading, 500 for bad input
-        _p("lmstudio", "http://localhost:1234/v1", "LMSTUDIO_API_KEY", **_LOCAL, reasoning=True,
+        _p("lmstudio", "http://localhost:1234/v1", "LMSTUDIO_API_KEY", **_SELF_HOSTED, reasoning=True,
            accepts_stream_options=False, top_k=True),
         _p("groq", "https://api.groq.com/openai/v1", "GROQ_API_KEY", reasoning=True,
            max_tokens_field="max_completion_tokens", reasoning_style="effort"),
