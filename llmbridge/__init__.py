@@ -36,8 +36,10 @@ if _TYPE_CHECKING:
         tool,
     )
     from .types import (
+        AudioPart,
         ChatMessage,
         ChatRequest,
+        DocumentPart,
         ImagePart,
         RawPart,
         ReasoningConfig,
@@ -73,6 +75,8 @@ _LAZY = {
         "tool",
     ),
     ".types": (
+        "AudioPart",
+        "DocumentPart",
         "ChatMessage",
         "ChatRequest",
         "ImagePart",
@@ -92,6 +96,8 @@ a little, not pydantic's model machinery (which the first ``ChatMessage`` or ``C
 _WHERE = {name: module for module, names in _LAZY.items() for name in names}
 
 __all__ = [
+    "AudioPart",
+    "DocumentPart",
     "Accumulator",
     "Capabilities",
     "ChatMessage",

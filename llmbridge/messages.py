@@ -11,16 +11,19 @@ import circle. ``llmbridge.types`` re-exports the message names.
 from __future__ import annotations
 
 import base64
-from typing import Annotated, Any, Literal, TypeAlias
+from collections.abc import Sequence
+from typing import Annotated, Any, ClassVar, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
 from .events import FinishReason, RateLimit, Usage
 
 __all__ = [
+    "AudioPart",
     "ChatMessage",
     "ChatResponse",
     "ContentPart",
+    "DocumentPart",
     "ImagePart",
     "RawPart",
     "ReasoningPart",
@@ -28,6 +31,7 @@ __all__ = [
     "TextPart",
     "ToolCallPart",
     "ToolResultPart",
+    "UserPart",
 ]
 
 Role: TypeAlias = Literal["system", "user", "assistant", "tool"]
@@ -44,25 +48,31 @@ class TextPart(_Model):
     """E.g. Anthropic ``cache_control`` or citations; keyed by what the provider sends."""
 
 
-class ImagePart(_Model):
-    """An image given by URL, or by raw bytes plus media type."""
+class _MediaPart(_Model):
+    """Media given by URL, or by raw bytes plus media type (images, documents, audio)."""
 
     model_config = ConfigDict(
         extra="forbid", ser_json_bytes="base64", val_json_bytes="base64", defer_build=True
     )
 
-    type: Literal["image"] = "image"
     url: str | None = None
     data: bytes | None = None
     media_type: str | None = None
 
     @model_validator(mode="after")
-    def _one_source(self) -> ImagePart:
+    def _one_source(self) -> _MediaPart:
+        kind = type(self).__name__
         if (self.url is None) == (self.data is None):
-            raise ValueError("an ImagePart takes exactly one of url= or data=")
+            raise ValueError(f"{kind}: give exactly one of url= or data=")
         if self.data is not None and not self.media_type:
-            raise ValueError("an ImagePart with data= needs media_type= (e.g. 'image/png')")
+            raise ValueError(f"{kind}: data= needs media_type= (e.g. {self._EXAMPLE!r})")
+        self._check_media_type()
         return self
+
+    _EXAMPLE: ClassVar[str] = "image/png"
+
+    def _check_media_type(self) -> None:
+        pass
 
     @property
     def base64_data(self) -> str:
@@ -70,10 +80,43 @@ class ImagePart(_Model):
 
     @property
     def data_url(self) -> str:
-        """The image as a URL: the given one, or a ``data:`` URL of the bytes."""
+        """The media as a URL: the given one, or a ``data:`` URL of the bytes."""
         if self.url is not None:
             return self.url
         return f"data:{self.media_type};base64,{self.base64_data}"
+
+
+class ImagePart(_MediaPart):
+    """An image given by URL, or by raw bytes plus an ``image/*`` media type."""
+
+    type: Literal["image"] = "image"
+
+    def _check_media_type(self) -> None:
+        if self.media_type and not self.media_type.startswith("image/"):
+            raise ValueError(
+                f"an ImagePart holds an image, not {self.media_type!r}: use DocumentPart for "
+                "PDFs and text files, AudioPart for audio"
+            )
+
+
+class DocumentPart(_MediaPart):
+    """A document (PDF, plain text, ...) given by URL, or by bytes plus media type."""
+
+    type: Literal["document"] = "document"
+    name: str | None = None
+    """A file name or title, where the provider takes one."""
+    _EXAMPLE: ClassVar[str] = "application/pdf"
+
+
+class AudioPart(_MediaPart):
+    """Audio given by bytes plus media type (``audio/wav``, ``audio/mpeg``), or by URL."""
+
+    type: Literal["audio"] = "audio"
+    _EXAMPLE: ClassVar[str] = "audio/wav"
+
+    def _check_media_type(self) -> None:
+        if self.media_type and not self.media_type.startswith("audio/"):
+            raise ValueError(f"an AudioPart holds audio, not {self.media_type!r}")
 
 
 class ToolCallPart(_Model):
@@ -97,7 +140,7 @@ class ToolResultPart(_Model):
     type: Literal["tool_result"] = "tool_result"
     tool_call_id: str
     name: str | None = None
-    content: list[TextPart | ImagePart] = Field(default_factory=list)
+    content: list[TextPart | ImagePart | DocumentPart] = Field(default_factory=list)
     is_error: bool = False
 
     @property
@@ -125,9 +168,18 @@ class RawPart(_Model):
 
 
 ContentPart: TypeAlias = Annotated[
-    TextPart | ImagePart | ToolCallPart | ToolResultPart | ReasoningPart | RawPart,
+    TextPart
+    | ImagePart
+    | DocumentPart
+    | AudioPart
+    | ToolCallPart
+    | ToolResultPart
+    | ReasoningPart
+    | RawPart,
     Field(discriminator="type"),
 ]
+UserPart: TypeAlias = TextPart | ImagePart | DocumentPart | AudioPart
+"""What a user (or system) message holds besides tool results."""
 
 
 class ChatMessage(_Model):
@@ -149,7 +201,7 @@ class ChatMessage(_Model):
         return cls(role="system", content=[TextPart(text=text)])
 
     @classmethod
-    def user(cls, *content: str | TextPart | ImagePart) -> ChatMessage:
+    def user(cls, *content: str | UserPart) -> ChatMessage:
         return cls(role="user", content=[_as_part(c) for c in content])
 
     @classmethod
@@ -170,13 +222,13 @@ class ChatMessage(_Model):
     def tool_result(
         cls,
         tool_call_id: str,
-        content: str | list[TextPart | ImagePart],
+        content: str | Sequence[TextPart | ImagePart | DocumentPart],
         *,
         name: str | None = None,
         is_error: bool = False,
     ) -> ChatMessage:
-        parts: list[TextPart | ImagePart] = (
-            [TextPart(text=content)] if isinstance(content, str) else content
+        parts: list[TextPart | ImagePart | DocumentPart] = (
+            [TextPart(text=content)] if isinstance(content, str) else list(content)
         )
         result = ToolResultPart(
             tool_call_id=tool_call_id, name=name, content=parts, is_error=is_error
@@ -201,7 +253,7 @@ class ChatMessage(_Model):
         return [p for p in self.content if isinstance(p, ToolResultPart)]
 
 
-def _as_part(content: str | TextPart | ImagePart) -> TextPart | ImagePart:
+def _as_part(content: str | UserPart) -> UserPart:
     return TextPart(text=content) if isinstance(content, str) else content
 
 

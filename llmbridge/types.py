@@ -11,8 +11,10 @@ one, so the tools package never reaches back into itself through here.
 from __future__ import annotations
 
 from .messages import (
+    AudioPart,
     ChatMessage,
     ContentPart,
+    DocumentPart,
     ImagePart,
     RawPart,
     ReasoningPart,
@@ -31,9 +33,11 @@ from .request import (
 )
 
 __all__ = [
+    "AudioPart",
     "ChatMessage",
     "ChatRequest",
     "ContentPart",
+    "DocumentPart",
     "ImagePart",
     "RawPart",
     "ReasoningConfig",

@@ -17,6 +17,9 @@ Rules:
   they stand in the turn; other providers' raw parts are dropped with a warning.
 * ``TextPart.provider_data`` may carry ``cache_control`` (and, on assistant text,
   ``citations``); an ``anthropic`` key holds extra block fields merged as given.
+* ``DocumentPart`` → a ``document`` block (a PDF as base64 or URL, plain text as a ``text``
+  source, ``name`` as its ``title``), in messages and tool results; other document types and
+  ``AudioPart`` are an ``UnsupportedFeatureError`` before anything is sent.
 * Empty text blocks are skipped (the API rejects them), and so are turns left empty.
 """
 
@@ -24,8 +27,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...errors import UnsupportedFeatureError
 from ...types import (
+    AudioPart,
     ChatMessage,
+    DocumentPart,
     ImagePart,
     RawPart,
     ReasoningPart,
@@ -34,7 +40,7 @@ from ...types import (
     ToolResultPart,
 )
 
-__all__ = ["encode_image", "encode_messages", "encode_text"]
+__all__ = ["encode_document", "encode_image", "encode_messages", "encode_text"]
 
 _API_ROLE = {"user": "user", "tool": "user", "assistant": "assistant"}
 
@@ -66,10 +72,38 @@ def encode_image(part: ImagePart) -> dict[str, Any]:
     return {"type": "image", "source": source}
 
 
-def _tool_result(part: ToolResultPart) -> dict[str, Any]:
+def encode_document(part: DocumentPart, *, provider: str) -> dict[str, Any]:
+    """A ``document`` block: a PDF (bytes or URL) or plain text; other types are refused."""
+    source: dict[str, Any]
+    if part.url is not None:
+        source = {"type": "url", "url": part.url}
+    elif part.media_type == "application/pdf":
+        source = {"type": "base64", "media_type": "application/pdf", "data": part.base64_data}
+    elif part.media_type == "text/plain":
+        text = (part.data or b"").decode("utf-8", "replace")
+        source = {"type": "text", "media_type": "text/plain", "data": text}
+    else:
+        raise UnsupportedFeatureError(
+            f"{provider} takes PDF and plain-text documents, not {part.media_type!r} "
+            "(convert it, or send its text as a TextPart)",
+            provider=provider,
+        )
+    block: dict[str, Any] = {"type": "document", "source": source}
+    if part.name:
+        block["title"] = part.name
+    return block
+
+
+def _media(part: ImagePart | DocumentPart, provider: str) -> dict[str, Any]:
+    if isinstance(part, DocumentPart):
+        return encode_document(part, provider=provider)
+    return encode_image(part)
+
+
+def _tool_result(part: ToolResultPart, provider: str) -> dict[str, Any]:
     block: dict[str, Any] = {"type": "tool_result", "tool_use_id": part.tool_call_id}
     content = [
-        encode_text(p, role="user") if isinstance(p, TextPart) else encode_image(p)
+        encode_text(p, role="user") if isinstance(p, TextPart) else _media(p, provider)
         for p in part.content
         if not (isinstance(p, TextPart) and not p.text)
     ]
@@ -114,15 +148,20 @@ def _blocks(
         if isinstance(part, TextPart):
             if part.text:
                 out.append(encode_text(part, role=role))
-        elif isinstance(part, ImagePart):
-            out.append(encode_image(part))
+        elif isinstance(part, ImagePart | DocumentPart):
+            out.append(_media(part, provider_name))
+        elif isinstance(part, AudioPart):
+            raise UnsupportedFeatureError(
+                f"{provider_name} takes no audio input (the Messages API has no audio blocks)",
+                provider=provider_name,
+            )
         elif isinstance(part, ToolCallPart):
             if role == "assistant":
                 out.append(_tool_use(part))
             else:
                 warnings.append(f"a tool call in a {msg.role} message was dropped")
         elif isinstance(part, ToolResultPart):
-            out.append(_tool_result(part))
+            out.append(_tool_result(part, provider_name))
         elif isinstance(part, ReasoningPart):
             block = _reasoning(part, provider_name=provider_name) if role == "assistant" else None
             if block is not None:

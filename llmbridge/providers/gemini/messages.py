@@ -7,7 +7,8 @@ rules of https://ai.google.dev/gemini-api/docs/thought-signatures. Rules:
   ``model``; tool results → ``functionResponse`` parts in a ``user`` turn. Consecutive turns of
   the same role are merged into one (Gemini wants alternating turns; parallel tool results
   travel together).
-* images: bytes or ``data:`` URLs → ``inlineData`` (base64); other URLs → ``fileData``.
+* images, documents and audio: bytes or ``data:`` URLs → ``inlineData`` (base64); other URLs
+  → ``fileData`` (images and documents in tool results travel in ``functionResponse.parts``).
 * tool calls → ``functionCall`` parts with ``id`` only when Gemini gave it (a generated id is
   never sent back) and the ``thoughtSignature`` the model attached, when it came from this
   provider's format. Tool results → ``functionResponse`` matched to their call by id (for the
@@ -30,7 +31,9 @@ import orjson
 
 from ...tool_calls import GENERATED_ID
 from ...types import (
+    AudioPart,
     ChatMessage,
+    DocumentPart,
     ImagePart,
     RawPart,
     ReasoningPart,
@@ -39,7 +42,7 @@ from ...types import (
     ToolResultPart,
 )
 
-__all__ = ["NEXT_PART", "PLACEMENT", "SIGNATURE", "encode_messages", "image_part"]
+__all__ = ["NEXT_PART", "PLACEMENT", "SIGNATURE", "encode_messages", "media_part"]
 
 SIGNATURE = "thoughtSignature"
 """``ToolCallPart.provider_data`` key holding the model's thought signature."""
@@ -51,8 +54,9 @@ NEXT_PART = "next_part"
 _ROLES = {"user": "user", "assistant": "model", "tool": "user"}
 
 
-def image_part(image: ImagePart) -> dict[str, Any]:
-    """``inlineData`` for bytes and ``data:`` URLs, ``fileData`` for other URLs."""
+def media_part(image: ImagePart | DocumentPart | AudioPart) -> dict[str, Any]:
+    """An image, document or audio clip: ``inlineData`` for bytes and ``data:`` URLs,
+    ``fileData`` for other URLs (Gemini reads each by its MIME type)."""
     if image.data is not None:
         return {"inlineData": {"mimeType": image.media_type, "data": image.base64_data}}
     url = image.url or ""
@@ -102,7 +106,7 @@ class _Encoder:
         body: dict[str, Any] = {"name": name, "response": response}
         if part.tool_call_id not in self.generated_ids:
             body["id"] = part.tool_call_id
-        images = [image_part(p) for p in part.content if isinstance(p, ImagePart)]
+        images = [media_part(p) for p in part.content if isinstance(p, ImagePart | DocumentPart)]
         if images:
             body["parts"] = images
         return {"functionResponse": body}
@@ -124,8 +128,8 @@ class _Encoder:
             out: dict[str, Any] | None = None
             if isinstance(part, TextPart):
                 out = {"text": part.text}
-            elif isinstance(part, ImagePart):
-                out = image_part(part)
+            elif isinstance(part, ImagePart | DocumentPart | AudioPart):
+                out = media_part(part)
             elif isinstance(part, ToolCallPart):
                 out = self.call(part)
             elif isinstance(part, ToolResultPart):

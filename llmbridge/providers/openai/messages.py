@@ -4,7 +4,9 @@ Follows https://platform.openai.com/docs/api-reference/chat/create (message para
 
 * system → ``{"role": "system", "content": str}``;
 * user → a plain string when it is one text part, else typed parts ``text`` / ``image_url``
-  (a URL or a base64 ``data:`` URL);
+  (a URL or a base64 ``data:`` URL), ``file`` (a ``DocumentPart`` as ``file_data`` with a
+  ``filename``; a document URL is refused: the API takes data) and ``input_audio`` (WAV / MP3
+  bytes; other audio is refused);
 * assistant → ``content`` (text or null), ``tool_calls`` with ``arguments`` as a JSON *string*
   (the model's raw text when we have it, so the round trip is exact); a custom (freeform)
   tool call (``provider_data["custom"]``, from either OpenAI API) is the SDK's
@@ -13,7 +15,7 @@ Follows https://platform.openai.com/docs/api-reference/chat/create (message para
   except that presets with ``send_reasoning_content`` (DeepSeek: required on tool-call turns)
   send back ``reasoning_content`` that this same provider produced, on turns with tool calls;
 * tool results → one ``{"role": "tool", "tool_call_id", "content"}`` message each; tool
-  messages take text only, so images in a result follow as a user message — or, for a model
+  messages take text only, so images (and documents) in a result follow as a user message — or, for a model
   set to take no images (preset or option ``images: False``), become a short text note in the
   tool message (named in ``StreamStart.warnings``), so a tool loop goes on; an image in a user
   message to such a model is an ``UnsupportedFeatureError`` before anything is sent.
@@ -28,9 +30,12 @@ from typing import Any
 import orjson
 
 from ...errors import UnsupportedFeatureError
+from ...messages import UserPart
 from ...request import CUSTOM_INPUT
 from ...types import (
+    AudioPart,
     ChatMessage,
+    DocumentPart,
     ImagePart,
     RawPart,
     ReasoningPart,
@@ -41,7 +46,9 @@ from ...types import (
 
 __all__ = [
     "CUSTOM",
+    "audio_input",
     "custom_input",
+    "document_name",
     "encode_messages",
     "image_note",
     "is_custom_call",
@@ -80,8 +87,12 @@ def encode_messages(
             continue
         results = message.tool_results
         if results:
-            _tool_results(results, out, images=images)
-        rest = [p for p in message.content if isinstance(p, TextPart | ImagePart)]
+            _tool_results(results, out, images=images, provider=provider)
+        rest = [
+            p
+            for p in message.content
+            if isinstance(p, TextPart | ImagePart | DocumentPart | AudioPart)
+        ]
         if not rest:
             continue
         if not images and any(isinstance(p, ImagePart) for p in rest):
@@ -94,20 +105,60 @@ def encode_messages(
         if message.role == "system":
             out.append({"role": "system", "content": message.text})
         else:
-            out.append({"role": "user", "content": _user_content(rest)})
+            out.append({"role": "user", "content": _user_content(rest, provider)})
     return out
 
 
-def _user_content(parts: list[TextPart | ImagePart]) -> str | list[dict[str, Any]]:
+def _user_content(parts: list[UserPart], provider: str) -> str | list[dict[str, Any]]:
     if len(parts) == 1 and isinstance(parts[0], TextPart):
         return parts[0].text
-    return [_content_part(p) for p in parts]
+    return [_content_part(p, provider) for p in parts]
 
 
-def _content_part(part: TextPart | ImagePart) -> dict[str, Any]:
+def _content_part(part: UserPart, provider: str) -> dict[str, Any]:
     if isinstance(part, TextPart):
         return {"type": "text", "text": part.text}
-    return {"type": "image_url", "image_url": {"url": part.data_url}}
+    if isinstance(part, ImagePart):
+        return {"type": "image_url", "image_url": {"url": part.data_url}}
+    if isinstance(part, AudioPart):
+        return {"type": "input_audio", "input_audio": audio_input(part, provider=provider)}
+    if part.url is not None and not part.url.startswith("data:"):
+        raise UnsupportedFeatureError(
+            f"{provider}: Chat Completions takes documents as data, not by URL "
+            f"({part.url!r}): pass DocumentPart(data=..., media_type=...)",
+            provider=provider,
+        )
+    return {"type": "file", "file": {"file_data": part.data_url, "filename": document_name(part)}}
+
+
+_AUDIO_FORMATS = {
+    "audio/wav": "wav",
+    "audio/x-wav": "wav",
+    "audio/wave": "wav",
+    "audio/vnd.wave": "wav",
+    "audio/mpeg": "mp3",
+    "audio/mp3": "mp3",
+}
+"""``input_audio.format`` by media type (the API takes WAV and MP3)."""
+
+
+def audio_input(part: AudioPart, *, provider: str) -> dict[str, str]:
+    """``{"data", "format"}`` of ``input_audio`` (both OpenAI APIs), or a clear refusal."""
+    fmt = _AUDIO_FORMATS.get(part.media_type or "")
+    if part.data is None or fmt is None:
+        raise UnsupportedFeatureError(
+            f"{provider} takes audio as WAV or MP3 bytes, not {part.url or part.media_type!r}",
+            provider=provider,
+        )
+    return {"data": part.base64_data, "format": fmt}
+
+
+def document_name(part: DocumentPart) -> str:
+    """The ``filename`` a document is sent with (the API wants one with ``file_data``)."""
+    if part.name:
+        return part.name
+    ext = (part.media_type or "").rpartition("/")[2]
+    return f"document.{'txt' if ext == 'plain' else ext or 'bin'}"
 
 
 def image_note(part: ImagePart) -> str:
@@ -127,10 +178,11 @@ def result_images(messages: list[ChatMessage]) -> int:
 
 
 def _tool_results(
-    results: list[ToolResultPart], out: list[dict[str, Any]], *, images: bool
+    results: list[ToolResultPart], out: list[dict[str, Any]], *, images: bool, provider: str
 ) -> None:
-    pictures: list[ImagePart] = []
+    pictures: list[UserPart] = []
     for result in results:
+        pictures.extend(p for p in result.content if isinstance(p, DocumentPart))
         found = [p for p in result.content if isinstance(p, ImagePart)]
         text = result.text
         if found and not images:
@@ -139,7 +191,7 @@ def _tool_results(
             pictures.extend(found)
         out.append({"role": "tool", "tool_call_id": result.tool_call_id, "content": text})
     if pictures:
-        out.append({"role": "user", "content": [_content_part(p) for p in pictures]})
+        out.append({"role": "user", "content": [_content_part(p, provider) for p in pictures]})
 
 
 def _arguments(call: ToolCallPart) -> str:

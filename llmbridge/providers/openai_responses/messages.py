@@ -25,6 +25,9 @@ Rules:
   raw parts of other providers are dropped.
 * Output item ids (``fc_...``) go back only when the turn's reasoning item went back too: the
   API rejects a function call id whose reasoning item is missing.
+* ``DocumentPart`` → ``input_file`` (``file_data`` + ``filename``, or ``file_url``), in user
+  content and in function outputs. ``AudioPart`` is an ``UnsupportedFeatureError``: the SDK's
+  message content types hold no audio.
 """
 
 from __future__ import annotations
@@ -33,8 +36,11 @@ from typing import Any
 
 import orjson
 
+from ...errors import UnsupportedFeatureError
 from ...types import (
+    AudioPart,
     ChatMessage,
+    DocumentPart,
     ImagePart,
     RawPart,
     ReasoningPart,
@@ -42,7 +48,7 @@ from ...types import (
     ToolCallPart,
     ToolResultPart,
 )
-from ..openai.messages import custom_input, is_custom_call
+from ..openai.messages import custom_input, document_name, is_custom_call
 
 __all__ = ["PROVIDER_NAME", "encode_messages"]
 
@@ -53,13 +59,30 @@ def _image(part: ImagePart) -> dict[str, Any]:
     return {"type": "input_image", "image_url": part.data_url, "detail": "auto"}
 
 
+def _file(part: DocumentPart) -> dict[str, Any]:
+    if part.url is not None and not part.url.startswith("data:"):
+        return {"type": "input_file", "file_url": part.url}
+    return {"type": "input_file", "file_data": part.data_url, "filename": document_name(part)}
+
+
+def _media(part: ImagePart | DocumentPart) -> dict[str, Any]:
+    return _file(part) if isinstance(part, DocumentPart) else _image(part)
+
+
 def _user_content(msg: ChatMessage) -> list[dict[str, Any]]:
     content: list[dict[str, Any]] = []
     for part in msg.content:
         if isinstance(part, TextPart):
             content.append({"type": "input_text", "text": part.text})
-        elif isinstance(part, ImagePart):
-            content.append(_image(part))
+        elif isinstance(part, ImagePart | DocumentPart):
+            content.append(_media(part))
+        elif isinstance(part, AudioPart):
+            raise UnsupportedFeatureError(
+                "the Responses API takes no audio in messages (its input content is text, "
+                "images and files): use the 'openai' provider (Chat Completions) with an "
+                "audio model",
+                provider=PROVIDER_NAME,
+            )
     return content
 
 
@@ -132,9 +155,9 @@ def _assistant_items(msg: ChatMessage, *, store: bool) -> list[dict[str, Any]]:
 
 def _tool_output(part: ToolResultPart, custom: set[str]) -> dict[str, Any]:
     output: str | list[dict[str, Any]]
-    if any(isinstance(p, ImagePart) for p in part.content):
+    if any(isinstance(p, ImagePart | DocumentPart) for p in part.content):
         output = [
-            {"type": "input_text", "text": p.text} if isinstance(p, TextPart) else _image(p)
+            {"type": "input_text", "text": p.text} if isinstance(p, TextPart) else _media(p)
             for p in part.content
         ]
     else:
