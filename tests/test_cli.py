@@ -7,6 +7,7 @@ import json
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -267,3 +268,36 @@ def test_models_lists_a_server_and_says_which_one_it_expected(
         port = probe.getsockname()[1]
     assert main(["models", "ollama", "--base-url", f"http://127.0.0.1:{port}/v1"]) == 1
     assert f"hint: is Ollama running on 127.0.0.1:{port}?" in capsys.readouterr().err
+
+
+def test_chat_attaches_files_by_their_type(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    import httpx
+
+    sent: list[dict[str, Any]] = []
+    sse = (
+        b'data: {"id":"c","choices":[{"index":0,"delta":{"content":"Two pages."},'
+        b'"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+    )
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(json.loads(request.content))
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=sse)
+
+    class FakeClient(httpx.AsyncClient):
+        def __init__(self, **kwargs: object) -> None:
+            super().__init__(transport=httpx.MockTransport(answer))
+
+    monkeypatch.setattr("llmbridge.stream.clients.httpx.AsyncClient", FakeClient)
+    monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
+    (tmp_path / "report.pdf").write_bytes(b"%PDF-1.7")
+    (tmp_path / "chart.png").write_bytes(b"\x89PNG")
+    argv = ["chat", "openai:gpt-4.1-mini", "Summarise.", "--file", str(tmp_path / "report.pdf")]
+    assert main([*argv, "--file", str(tmp_path / "chart.png")]) == 0
+    assert "Two pages." in capsys.readouterr().out
+    parts = sent[0]["messages"][-1]["content"]
+    assert [p["type"] for p in parts] == ["text", "file", "image_url"]
+    assert parts[1]["file"]["filename"] == "report.pdf"
+    assert main(["chat", "openai:gpt-4.1-mini", "hi", "--file", str(tmp_path / "nope.pdf")]) == 1
+    assert "--file" in capsys.readouterr().err

@@ -79,6 +79,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--max-tokens", type=int, default=None, help="cap each answer (a base model may not stop)"
     )
     chat.add_argument("--seed", type=int, default=None, help="sampling seed, where supported")
+    chat.add_argument(
+        "--file",
+        action="append",
+        default=[],
+        type=Path,
+        metavar="PATH",
+        help="attach a file to the prompt: image, audio or document (repeatable)",
+    )
     chat.add_argument("--max-steps", type=int, default=8, help="model turns in the tool loop")
     chat.add_argument("--base-url", help="the provider's base URL (e.g. a local server)")
     where = chat.add_mutually_exclusive_group()
@@ -116,6 +124,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         max_steps=args.max_steps,
         max_tokens=args.max_tokens,
         seed=args.seed,
+        files=args.file,
         base_url=args.base_url,
         replay=args.replay,
         record=args.record,

@@ -41,6 +41,7 @@ from ..tools.decorator import tool, tool_spec_of
 from ..tools.registry import ToolRegistry
 from ..tools.results import ToolResult
 from ..types import ChatMessage, ToolMode, ToolSpec
+from .attach import attachment
 
 __all__ = ["ChatArgs", "ChatPrinter", "load_tool", "replay_fixtures", "run_chat", "use_color"]
 
@@ -181,6 +182,7 @@ class ChatArgs:
     max_steps: int = 8
     max_tokens: int | None = None
     seed: int | None = None
+    files: list[Path] = field(default_factory=list)
     base_url: str | None = None
     replay: list[Path] = field(default_factory=list)
     record: Path | None = None
@@ -211,7 +213,7 @@ async def _run_chat(args: ChatArgs, printer: ChatPrinter) -> int:
     elif args.record is not None:
         transport = recorder = RecordingTransport()
     messages = [ChatMessage.system(args.system)] if args.system else []
-    messages.append(ChatMessage.user(args.prompt))
+    messages.append(ChatMessage.user(args.prompt, *(attachment(f) for f in args.files)))
     turns: list[list[StreamEvent]] = [[]]
     error: LLMBridgeError | None = None
     http = httpx.AsyncClient(transport=transport, timeout=DEFAULT_TIMEOUT)
