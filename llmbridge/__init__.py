@@ -37,6 +37,7 @@ if _TYPE_CHECKING:
     )
     from .types import (
         AudioPart,
+        CachePoint,
         ChatMessage,
         ChatRequest,
         DocumentPart,
@@ -76,6 +77,7 @@ _LAZY = {
     ),
     ".types": (
         "AudioPart",
+        "CachePoint",
         "DocumentPart",
         "ChatMessage",
         "ChatRequest",
@@ -97,6 +99,7 @@ _WHERE = {name: module for module, names in _LAZY.items() for name in names}
 
 __all__ = [
     "AudioPart",
+    "CachePoint",
     "DocumentPart",
     "Accumulator",
     "Capabilities",

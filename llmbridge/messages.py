@@ -20,6 +20,7 @@ from .events import FinishReason, RateLimit, Usage
 
 __all__ = [
     "AudioPart",
+    "CachePoint",
     "ChatMessage",
     "ChatResponse",
     "ContentPart",
@@ -119,6 +120,16 @@ class AudioPart(_MediaPart):
             raise ValueError(f"an AudioPart holds audio, not {self.media_type!r}")
 
 
+class CachePoint(_Model):
+    """Marks the end of a reusable prompt prefix: providers with prompt caching cache the
+    request up to here (Anthropic ``cache_control``, OpenAI ``prompt_cache_breakpoint``)."""
+
+    type: Literal["cache_point"] = "cache_point"
+    ttl: int | None = None
+    """Seconds the cached prefix should live at least, rounded up to a lifetime the provider
+    offers (Anthropic 5 min or 1 h, OpenAI 30 min or 12 h); ``None``: the provider's default."""
+
+
 class ToolCallPart(_Model):
     """A call the assistant made to an app-executed tool."""
 
@@ -172,13 +183,14 @@ ContentPart: TypeAlias = Annotated[
     | ImagePart
     | DocumentPart
     | AudioPart
+    | CachePoint
     | ToolCallPart
     | ToolResultPart
     | ReasoningPart
     | RawPart,
     Field(discriminator="type"),
 ]
-UserPart: TypeAlias = TextPart | ImagePart | DocumentPart | AudioPart
+UserPart: TypeAlias = TextPart | ImagePart | DocumentPart | AudioPart | CachePoint
 """What a user (or system) message holds besides tool results."""
 
 
@@ -197,8 +209,9 @@ class ChatMessage(_Model):
 
     # -- constructors -------------------------------------------------------------------
     @classmethod
-    def system(cls, text: str) -> ChatMessage:
-        return cls(role="system", content=[TextPart(text=text)])
+    def system(cls, text: str, *more: str | TextPart | CachePoint) -> ChatMessage:
+        """A system message; a ``CachePoint`` after the text marks it for prompt caching."""
+        return cls(role="system", content=[TextPart(text=text), *(_as_part(m) for m in more)])
 
     @classmethod
     def user(cls, *content: str | UserPart) -> ChatMessage:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .messages import (
     AudioPart,
+    CachePoint,
     ChatMessage,
     ContentPart,
     DocumentPart,
@@ -34,6 +35,7 @@ from .request import (
 
 __all__ = [
     "AudioPart",
+    "CachePoint",
     "ChatMessage",
     "ChatRequest",
     "ContentPart",

@@ -88,7 +88,10 @@ class ToolCallParser:
         if rescue and tool_names is None:
             raise UsageError("rescue mode needs tool_names (only declared tools are rescued)")
         self._markers = OpenMarkers(dialects)
-        self._starts = self._markers.starts
+        starts = self._starts = self._markers.starts
+        # the fast path tests at most two start characters ("" is in every text: >2 go slow)
+        self._start0 = starts[0] if len(starts) <= 2 else ""
+        self._start1 = starts[-1] if len(starts) <= 2 else ""
         self._default = dialects[0]
         self._tool_names = frozenset(tool_names) if tool_names is not None else None
         self._rescue = rescue
@@ -148,12 +151,8 @@ class ToolCallParser:
 
     # -- public API -------------------------------------------------------------------------
     def feed(self, text: str) -> list[StreamEvent]:
-        if self._state == _TEXT:  # fast path: plain text
-            for c in self._starts:
-                if c in text:
-                    break
-            else:
-                return [TextDelta(text)] if text else []
+        if self._state == _TEXT and self._start0 not in text and self._start1 not in text:
+            return [TextDelta(text)] if text else []  # fast path: plain text
         if self._state == _CLOSED:
             raise UsageError("ToolCallParser.feed() after close(): make a new parser per stream")
         out: list[StreamEvent] = []

@@ -20,6 +20,9 @@ Rules:
 * ``DocumentPart`` → a ``document`` block (a PDF as base64 or URL, plain text as a ``text``
   source, ``name`` as its ``title``), in messages and tool results; other document types and
   ``AudioPart`` are an ``UnsupportedFeatureError`` before anything is sent.
+* ``CachePoint`` puts ``cache_control`` (ephemeral; ``ttl: 1h`` when asked for more than 5
+  minutes) on the block before it, in ``system`` or a turn; past the API's 4 breakpoints the
+  earliest are dropped, with a warning.
 * Empty text blocks are skipped (the API rejects them), and so are turns left empty.
 """
 
@@ -30,6 +33,7 @@ from typing import Any
 from ...errors import UnsupportedFeatureError
 from ...types import (
     AudioPart,
+    CachePoint,
     ChatMessage,
     DocumentPart,
     ImagePart,
@@ -94,6 +98,38 @@ def encode_document(part: DocumentPart, *, provider: str) -> dict[str, Any]:
     return block
 
 
+MAX_CACHE_POINTS = 4
+"""``cache_control`` breakpoints the API takes in one request (more is a 400)."""
+
+
+def cache_control(point: CachePoint) -> dict[str, Any]:
+    """Anthropic's breakpoint: ephemeral, 5 minutes unless the point asks for longer (1 h)."""
+    control: dict[str, Any] = {"type": "ephemeral"}
+    if point.ttl is not None and point.ttl > 300:
+        control["ttl"] = "1h"
+    return control
+
+
+def _mark(blocks: list[dict[str, Any]], point: CachePoint, warnings: list[str]) -> None:
+    if blocks:
+        blocks[-1]["cache_control"] = cache_control(point)
+    else:
+        warnings.append("a CachePoint with nothing before it in its message was ignored")
+
+
+def _limit_cache_points(blocks: list[dict[str, Any]], warnings: list[str]) -> None:
+    """Keep the last ``MAX_CACHE_POINTS`` breakpoints (each caches all before it)."""
+    marked = [b for b in blocks if "cache_control" in b]
+    extra = len(marked) - MAX_CACHE_POINTS
+    if extra > 0:
+        for block in marked[:extra]:
+            del block["cache_control"]
+        warnings.append(
+            f"Anthropic takes at most {MAX_CACHE_POINTS} cache breakpoints: the first {extra} "
+            "CachePoint(s) were dropped (the later ones cache the same prefix and more)"
+        )
+
+
 def _media(part: ImagePart | DocumentPart, provider: str) -> dict[str, Any]:
     if isinstance(part, DocumentPart):
         return encode_document(part, provider=provider)
@@ -150,6 +186,8 @@ def _blocks(
                 out.append(encode_text(part, role=role))
         elif isinstance(part, ImagePart | DocumentPart):
             out.append(_media(part, provider_name))
+        elif isinstance(part, CachePoint):
+            _mark(out, part, warnings)
         elif isinstance(part, AudioPart):
             raise UnsupportedFeatureError(
                 f"{provider_name} takes no audio input (the Messages API has no audio blocks)",
@@ -187,11 +225,11 @@ def encode_messages(
         if msg.role == "system":
             if turns:
                 warnings.append("a system message after the first turn was moved to `system`")
-            system.extend(
-                encode_text(p, role="system")
-                for p in msg.content
-                if isinstance(p, TextPart) and p.text
-            )
+            for p in msg.content:
+                if isinstance(p, TextPart) and p.text:
+                    system.append(encode_text(p, role="system"))
+                elif isinstance(p, CachePoint):
+                    _mark(system, p, warnings)
             continue
         role = _API_ROLE[msg.role]
         blocks = _blocks(msg, role=role, provider_name=provider_name, warnings=warnings)
@@ -207,6 +245,7 @@ def encode_messages(
             results = [b for b in content if b.get("type") == "tool_result"]
             if results and len(results) != len(content):
                 turn["content"] = results + [b for b in content if b.get("type") != "tool_result"]
+    _limit_cache_points([*system, *(b for t in turns for b in t["content"])], warnings)
     system_field: str | list[dict[str, Any]] | None
     if not system:
         system_field = None

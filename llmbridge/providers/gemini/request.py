@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...types import ChatRequest, ReasoningConfig, ToolChoice
+from ...types import CachePoint, ChatRequest, ReasoningConfig, ToolChoice
 from .messages import encode_messages
 from .schema import to_gemini_schema
 from .tools import encode_tool_choice, encode_tools
@@ -130,4 +130,9 @@ def request_warnings(request: ChatRequest) -> list[str]:
     warnings = []
     if request.parallel_tool_calls is False and request.tools:
         warnings.append("parallel_tool_calls=False: Gemini has no setting for it; it was ignored")
+    if any(isinstance(p, CachePoint) for m in request.messages for p in m.content):
+        warnings.append(
+            "CachePoint: Gemini caches repeated prefixes by itself (explicit caches are made "
+            "with its cachedContents API); ignored"
+        )
     return warnings

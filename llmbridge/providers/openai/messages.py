@@ -25,6 +25,7 @@ Parts of other providers (``RawPart``, foreign reasoning) are skipped.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import orjson
@@ -34,6 +35,7 @@ from ...messages import UserPart
 from ...request import CUSTOM_INPUT
 from ...types import (
     AudioPart,
+    CachePoint,
     ChatMessage,
     DocumentPart,
     ImagePart,
@@ -47,6 +49,7 @@ from ...types import (
 __all__ = [
     "CUSTOM",
     "audio_input",
+    "cache_breakpoint",
     "custom_input",
     "document_name",
     "encode_messages",
@@ -79,6 +82,7 @@ def encode_messages(
     provider: str,
     send_reasoning_content: bool,
     images: bool = True,
+    cache_points: bool = False,
 ) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for message in messages:
@@ -92,8 +96,9 @@ def encode_messages(
             p
             for p in message.content
             if isinstance(p, TextPart | ImagePart | DocumentPart | AudioPart)
+            or (cache_points and isinstance(p, CachePoint))
         ]
-        if not rest:
+        if not any(not isinstance(p, CachePoint) for p in rest):
             continue
         if not images and any(isinstance(p, ImagePart) for p in rest):
             raise UnsupportedFeatureError(
@@ -103,19 +108,39 @@ def encode_messages(
                 provider=provider,
             )
         if message.role == "system":
-            out.append({"role": "system", "content": message.text})
+            texts = [p for p in rest if isinstance(p, TextPart | CachePoint)]
+            out.append({"role": "system", "content": _user_content(texts, provider)})
         else:
             out.append({"role": "user", "content": _user_content(rest, provider)})
     return out
 
 
-def _user_content(parts: list[UserPart], provider: str) -> str | list[dict[str, Any]]:
+def _user_content(parts: Sequence[UserPart], provider: str) -> str | list[dict[str, Any]]:
+    """A plain string for one text part, else typed parts; a ``CachePoint`` marks the part
+    before it with ``prompt_cache_breakpoint`` (explicit, ``ttl`` 30m or 12h when asked)."""
     if len(parts) == 1 and isinstance(parts[0], TextPart):
         return parts[0].text
-    return [_content_part(p, provider) for p in parts]
+    content: list[dict[str, Any]] = []
+    for part in parts:
+        if isinstance(part, CachePoint):
+            if content:
+                content[-1]["prompt_cache_breakpoint"] = cache_breakpoint(part)
+        else:
+            content.append(_content_part(part, provider))
+    return content
 
 
-def _content_part(part: UserPart, provider: str) -> dict[str, Any]:
+def cache_breakpoint(point: CachePoint) -> dict[str, str]:
+    """OpenAI's explicit breakpoint (both APIs): the ttl rounded up to 30m or 12h."""
+    mark = {"mode": "explicit"}
+    if point.ttl is not None:
+        mark["ttl"] = "30m" if point.ttl <= 1800 else "12h"
+    return mark
+
+
+def _content_part(
+    part: TextPart | ImagePart | DocumentPart | AudioPart, provider: str
+) -> dict[str, Any]:
     if isinstance(part, TextPart):
         return {"type": "text", "text": part.text}
     if isinstance(part, ImagePart):
@@ -180,7 +205,7 @@ def result_images(messages: list[ChatMessage]) -> int:
 def _tool_results(
     results: list[ToolResultPart], out: list[dict[str, Any]], *, images: bool, provider: str
 ) -> None:
-    pictures: list[UserPart] = []
+    pictures: list[ImagePart | DocumentPart] = []
     for result in results:
         pictures.extend(p for p in result.content if isinstance(p, DocumentPart))
         found = [p for p in result.content if isinstance(p, ImagePart)]

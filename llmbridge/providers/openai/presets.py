@@ -59,6 +59,8 @@ class Preset:
     """Send earlier ``reasoning_content`` back on assistant turns (DeepSeek tool-call turns)."""
     reasoning_style: ReasoningStyle = "none"
     """How ``ChatRequest.reasoning`` is sent: ``reasoning_effort``, OpenRouter's ``reasoning``."""
+    cache_points: bool = False
+    """Takes explicit prompt-cache breakpoints (``prompt_cache_breakpoint`` on content parts)."""
     top_k: bool = False
     """Takes ``top_k`` (an extension of self-hosted servers and some gateways)."""
     seed_field: str | None = "seed"
@@ -85,7 +87,8 @@ PRESETS: dict[str, Preset] = {
     p.name: p
     for p in (
         _p("openai", "https://api.openai.com/v1", "OPENAI_API_KEY",
-           max_tokens_field="max_completion_tokens", strict_tools=True, reasoning_style="effort"),
+           max_tokens_field="max_completion_tokens", strict_tools=True, reasoning_style="effort",
+           cache_points=True),
         _p("openai-compatible", None, "OPENAI_COMPATIBLE_API_KEY", **_LOCAL),
         _p("ollama", "http://localhost:11434/v1", "OLLAMA_API_KEY", **_SELF_HOSTED, reasoning=True,
            reasoning_style="effort"),

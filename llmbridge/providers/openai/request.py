@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...types import ChatRequest
+from ...types import CachePoint, ChatRequest
 from .messages import encode_messages, result_images
 from .presets import Preset
 from .tools import encode_response_format, encode_tool_choice, encode_tools
@@ -35,6 +35,7 @@ def build_body(*, request: ChatRequest, preset: Preset, provider: str) -> dict[s
             provider=provider,
             send_reasoning_content=preset.send_reasoning_content,
             images=preset.images,
+            cache_points=preset.cache_points,
         ),
         "stream": True,
     }
@@ -109,6 +110,13 @@ def request_warnings(*, request: ChatRequest, preset: Preset) -> list[str]:
             f"images: {name} is set to take no images; {count} image(s) in tool results were "
             "sent as a short text note"
         )
+    if not preset.cache_points and _has_cache_points(request):
+        warnings.append(f"CachePoint: {name} takes no prompt-cache breakpoints; ignored")
+    elif _has_cache_points(request, roles=("assistant", "tool")):
+        warnings.append(
+            "CachePoint in an assistant or tool message: only user and system "
+            "content can be marked; ignored there"
+        )
     if request.top_k is not None and not preset.top_k:
         warnings.append(f"top_k: {name} does not take it; it was left out")
     if request.seed is not None and preset.seed_field is None:
@@ -123,3 +131,11 @@ def request_warnings(*, request: ChatRequest, preset: Preset) -> list[str]:
                 "(ReasoningConfig(effort=...)); it was left out"
             )
     return warnings
+
+
+def _has_cache_points(
+    request: ChatRequest, roles: tuple[str, ...] = ("system", "user", "assistant", "tool")
+) -> bool:
+    return any(
+        isinstance(p, CachePoint) for m in request.messages if m.role in roles for p in m.content
+    )

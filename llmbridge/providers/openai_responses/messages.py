@@ -27,7 +27,8 @@ Rules:
   API rejects a function call id whose reasoning item is missing.
 * ``DocumentPart`` → ``input_file`` (``file_data`` + ``filename``, or ``file_url``), in user
   content and in function outputs. ``AudioPart`` is an ``UnsupportedFeatureError``: the SDK's
-  message content types hold no audio.
+  message content types hold no audio. A ``CachePoint`` in user content marks the part before
+  it with ``prompt_cache_breakpoint``; ``instructions`` is a string and cannot carry one.
 """
 
 from __future__ import annotations
@@ -39,6 +40,7 @@ import orjson
 from ...errors import UnsupportedFeatureError
 from ...types import (
     AudioPart,
+    CachePoint,
     ChatMessage,
     DocumentPart,
     ImagePart,
@@ -48,7 +50,7 @@ from ...types import (
     ToolCallPart,
     ToolResultPart,
 )
-from ..openai.messages import custom_input, document_name, is_custom_call
+from ..openai.messages import cache_breakpoint, custom_input, document_name, is_custom_call
 
 __all__ = ["PROVIDER_NAME", "encode_messages"]
 
@@ -76,6 +78,9 @@ def _user_content(msg: ChatMessage) -> list[dict[str, Any]]:
             content.append({"type": "input_text", "text": part.text})
         elif isinstance(part, ImagePart | DocumentPart):
             content.append(_media(part))
+        elif isinstance(part, CachePoint):
+            if content:
+                content[-1]["prompt_cache_breakpoint"] = cache_breakpoint(part)
         elif isinstance(part, AudioPart):
             raise UnsupportedFeatureError(
                 "the Responses API takes no audio in messages (its input content is text, "

@@ -25,7 +25,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...types import ChatRequest
+from ...types import CachePoint, ChatRequest
 from .messages import encode_messages
 from .tools import encode_tool, encode_tool_choice
 
@@ -61,6 +61,13 @@ def request_warnings(request: ChatRequest) -> list[str]:
     if request.reasoning is not None and request.reasoning.budget_tokens is not None:
         warnings.append(
             "reasoning budget_tokens is not supported by the Responses API (use effort); dropped"
+        )
+    if any(
+        isinstance(p, CachePoint) for m in request.messages if m.role != "user" for p in m.content
+    ):
+        warnings.append(
+            "CachePoint outside user messages: the Responses API marks only input content "
+            "(instructions are a string); ignored there"
         )
     return warnings
 
