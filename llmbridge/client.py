@@ -27,6 +27,7 @@ from .stream.clients import DEFAULT_LIMITS, DEFAULT_SHARDS, HttpPool, TransportN
 from .stream.sse import DEFAULT_MAX_EVENT_BYTES
 from .stream.transport import fetch_json
 from .types import (
+    CachePoint,
     ChatMessage,
     ChatRequest,
     ReasoningConfig,
@@ -153,6 +154,7 @@ class Client:
                 "model": model_name,
                 "messages": list(messages),
                 "tools": _as_specs(tools),
+                "tools_cache_point": _tools_cache_point(tools),
                 "tool_choice": tool_choice,
                 "tool_mode": tool_mode,
                 "temperature": temperature,
@@ -365,13 +367,20 @@ _REQUEST_OPTIONS = frozenset(
 
 
 def _as_specs(tools: Any) -> list[ToolSpec]:
-    """``tools=`` accepts ToolSpecs, ``@tool`` functions, dicts, or a ``ToolRegistry``."""
+    """``tools=`` accepts ToolSpecs, ``@tool`` functions, dicts, or a ``ToolRegistry``; a
+    ``CachePoint`` among them marks the tool definitions for prompt caching."""
     if tools is None:
         return []
     specs = getattr(tools, "specs", None)
     if callable(specs):
         return list(specs())
-    return [_as_spec(t) for t in tools]
+    return [_as_spec(t) for t in tools if not isinstance(t, CachePoint)]
+
+
+def _tools_cache_point(tools: Any) -> CachePoint | None:
+    if tools is None or callable(getattr(tools, "specs", None)):
+        return None
+    return next((t for t in tools if isinstance(t, CachePoint)), None)
 
 
 def _as_spec(tool: Any) -> ToolSpec:

@@ -46,7 +46,7 @@ from pydantic import (
     model_validator,
 )
 
-from .messages import ChatMessage, _Model
+from .messages import CachePoint, ChatMessage, _Model
 
 if TYPE_CHECKING:
     from .tools.schema_from_function import FunctionSignature
@@ -374,6 +374,8 @@ class ChatRequest(_Model):
     frequency_penalty: float | None = None
     response_format: ResponseFormat | None = None
     reasoning: ReasoningConfig | None = None
+    tools_cache_point: CachePoint | None = None
+    """Cache the tool definitions too (a ``CachePoint`` given in ``tools=``)."""
     extra: dict[str, Any] = Field(default_factory=dict)
     """Provider-specific body parameters, merged into the request body as given."""
 

@@ -100,3 +100,46 @@ def test_gemini_ignores_points_with_a_warning() -> None:
 def test_cache_points_round_trip_through_json() -> None:
     message = conversation(ttl=60)[0]
     assert lb.ChatMessage.model_validate_json(message.model_dump_json()) == message
+
+
+def get_weather(city: str) -> str:
+    """Current weather for a city."""
+    return city
+
+
+def lookup(term: str) -> str:
+    """Look a term up."""
+    return term
+
+
+def test_a_cache_point_among_the_tools_marks_the_tool_definitions() -> None:
+    client = lb.Client()
+    request = client.build_request(
+        "claude-sonnet-4-5",
+        [lb.ChatMessage.user("hi")],
+        tools=[get_weather, lookup, lb.CachePoint(ttl=3600)],
+    )
+    assert [t.name for t in request.tools] == ["get_weather", "lookup"]
+    provider = create_provider("anthropic", ProviderConfig.from_mapping({"api_key": "k"}))
+    body = provider.build_request(request).json
+    assert body is not None
+    assert body["tools"][-1]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
+    assert "cache_control" not in body["tools"][0]
+    chat = create_provider("openai", ProviderConfig.from_mapping({"api_key": "k"}))
+    events = chat.new_decoder(request).feed("", '{"id": "r", "model": "m", "choices": []}')
+    warnings = [w for e in events if isinstance(e, lb.StreamStart) for w in e.warnings]
+    assert any("CachePoint among the tools" in w for w in warnings)
+
+
+def test_the_tools_point_counts_toward_anthropics_four() -> None:
+    parts: list[Any] = []
+    for n in range(4):
+        parts += [f"chunk {n}", lb.CachePoint()]
+    request = lb.Client().build_request(
+        "claude-sonnet-4-5", [lb.ChatMessage.user(*parts)], tools=[get_weather, lb.CachePoint()]
+    )
+    provider = create_provider("anthropic", ProviderConfig.from_mapping({"api_key": "k"}))
+    body = provider.build_request(request).json
+    assert body is not None
+    assert "cache_control" not in body["tools"][0]  # the earliest of five breakpoints went
+    assert sum("cache_control" in b for b in body["messages"][0]["content"]) == 4

@@ -44,7 +44,14 @@ from ...types import (
     ToolResultPart,
 )
 
-__all__ = ["encode_document", "encode_image", "encode_messages", "encode_text"]
+__all__ = [
+    "cache_control",
+    "encode_document",
+    "encode_image",
+    "encode_messages",
+    "encode_text",
+    "limit_cache_points",
+]
 
 _API_ROLE = {"user": "user", "tool": "user", "assistant": "assistant"}
 
@@ -117,7 +124,7 @@ def _mark(blocks: list[dict[str, Any]], point: CachePoint, warnings: list[str]) 
         warnings.append("a CachePoint with nothing before it in its message was ignored")
 
 
-def _limit_cache_points(blocks: list[dict[str, Any]], warnings: list[str]) -> None:
+def limit_cache_points(blocks: list[dict[str, Any]], warnings: list[str]) -> None:
     """Keep the last ``MAX_CACHE_POINTS`` breakpoints (each caches all before it)."""
     marked = [b for b in blocks if "cache_control" in b]
     extra = len(marked) - MAX_CACHE_POINTS
@@ -245,7 +252,6 @@ def encode_messages(
             results = [b for b in content if b.get("type") == "tool_result"]
             if results and len(results) != len(content):
                 turn["content"] = results + [b for b in content if b.get("type") != "tool_result"]
-    _limit_cache_points([*system, *(b for t in turns for b in t["content"])], warnings)
     system_field: str | list[dict[str, Any]] | None
     if not system:
         system_field = None

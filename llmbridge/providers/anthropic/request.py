@@ -27,7 +27,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...types import ChatRequest
-from .messages import encode_messages
+from .messages import cache_control, encode_messages, limit_cache_points
 from .models import MIN_THINKING_BUDGET, default_max_tokens, effort_budget, supports_adaptive
 from .tools import encode_tool, encode_tool_choice
 
@@ -93,6 +93,8 @@ def build_body(
     body["stream"] = True
     if req.tools and req.tool_mode != "prompt":
         body["tools"] = [encode_tool(t) for t in req.tools]
+        if req.tools_cache_point is not None:
+            body["tools"][-1]["cache_control"] = cache_control(req.tools_cache_point)
         choice = encode_tool_choice(req.tool_choice, parallel=req.parallel_tool_calls)
         if choice is not None:
             body["tool_choice"] = choice
@@ -118,6 +120,11 @@ def build_body(
         output_config["format"] = {"type": "json_schema", "schema": req.response_format.json_schema}
     if output_config:
         body["output_config"] = output_config
+    blocks: list[dict[str, Any]] = list(body.get("tools", []))  # prompt order: tools first
+    if isinstance(system, list):
+        blocks.extend(system)
+    blocks.extend(b for m in messages for b in m["content"])
+    limit_cache_points(blocks, warnings)
     for name, value in req.extra.items():
         if name == "tools" and isinstance(value, list) and "tools" in body:
             body["tools"] = [*body["tools"], *value]  # server tools next to the app's tools

@@ -130,7 +130,9 @@ def request_warnings(request: ChatRequest) -> list[str]:
     warnings = []
     if request.parallel_tool_calls is False and request.tools:
         warnings.append("parallel_tool_calls=False: Gemini has no setting for it; it was ignored")
-    if any(isinstance(p, CachePoint) for m in request.messages for p in m.content):
+    if request.tools_cache_point is not None or any(
+        isinstance(p, CachePoint) for m in request.messages for p in m.content
+    ):
         warnings.append(
             "CachePoint: Gemini caches repeated prefixes by itself (explicit caches are made "
             "with its cachedContents API); ignored"

@@ -110,6 +110,10 @@ def request_warnings(*, request: ChatRequest, preset: Preset) -> list[str]:
             f"images: {name} is set to take no images; {count} image(s) in tool results were "
             "sent as a short text note"
         )
+    if request.tools_cache_point is not None:
+        warnings.append(
+            f"a CachePoint among the tools: {name} has no breakpoint for tool definitions; ignored"
+        )
     if not preset.cache_points and _has_cache_points(request):
         warnings.append(f"CachePoint: {name} takes no prompt-cache breakpoints; ignored")
     elif _has_cache_points(request, roles=("assistant", "tool")):

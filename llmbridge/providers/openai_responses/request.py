@@ -62,6 +62,11 @@ def request_warnings(request: ChatRequest) -> list[str]:
         warnings.append(
             "reasoning budget_tokens is not supported by the Responses API (use effort); dropped"
         )
+    if request.tools_cache_point is not None:
+        warnings.append(
+            "a CachePoint among the tools: the Responses API has no breakpoint for tool "
+            "definitions; ignored"
+        )
     if any(
         isinstance(p, CachePoint) for m in request.messages if m.role != "user" for p in m.content
     ):
