@@ -117,3 +117,22 @@ def test_parts_round_trip_through_json() -> None:
     message = lb.ChatMessage.user("x", PDF, WAV)
     again = lb.ChatMessage.model_validate_json(message.model_dump_json())
     assert again == message
+
+
+FIXTURES = __import__("pathlib").Path(__file__).resolve().parents[1] / "fixtures"
+
+
+def test_the_recorded_requests_are_what_the_sdks_type() -> None:
+    import json
+
+    anthropic = json.loads((FIXTURES / "anthropic/document_cache_point/request.json").read_text())
+    params = pytest.importorskip("anthropic.types")
+    TypeAdapter(list[params.MessageParam]).validate_python(anthropic["body"]["messages"])
+    TypeAdapter(list[params.TextBlockParam]).validate_python(anthropic["body"]["system"])
+    chat = json.loads((FIXTURES / "openai/document_audio_seed/request.json").read_text())
+    chat_types = pytest.importorskip("openai.types.chat")
+    TypeAdapter(list[chat_types.ChatCompletionMessageParam]).validate_python(
+        chat["body"]["messages"]
+    )
+    create = pytest.importorskip("openai.types.chat.completion_create_params")
+    assert chat["body"].keys() <= create.CompletionCreateParamsStreaming.__annotations__.keys()

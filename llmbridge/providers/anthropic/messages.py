@@ -28,6 +28,7 @@ Rules:
 
 from __future__ import annotations
 
+import base64
 from typing import Any
 
 from ...errors import UnsupportedFeatureError
@@ -86,16 +87,20 @@ def encode_image(part: ImagePart) -> dict[str, Any]:
 def encode_document(part: DocumentPart, *, provider: str) -> dict[str, Any]:
     """A ``document`` block: a PDF (bytes or URL) or plain text; other types are refused."""
     source: dict[str, Any]
-    if part.url is not None:
+    media_type, payload = part.media_type, part.base64_data
+    if part.url is not None and part.url.startswith("data:") and ";base64," in part.url:
+        head, _, payload = part.url.partition(";base64,")  # a data: URL is data, not a link
+        media_type = head[5:]
+    if part.url is not None and not part.url.startswith("data:"):
         source = {"type": "url", "url": part.url}
-    elif part.media_type == "application/pdf":
-        source = {"type": "base64", "media_type": "application/pdf", "data": part.base64_data}
-    elif part.media_type == "text/plain":
-        text = (part.data or b"").decode("utf-8", "replace")
+    elif media_type == "application/pdf":
+        source = {"type": "base64", "media_type": "application/pdf", "data": payload}
+    elif media_type == "text/plain":
+        text = base64.b64decode(payload).decode("utf-8", "replace")
         source = {"type": "text", "media_type": "text/plain", "data": text}
     else:
         raise UnsupportedFeatureError(
-            f"{provider} takes PDF and plain-text documents, not {part.media_type!r} "
+            f"{provider} takes PDF and plain-text documents, not {media_type!r} "
             "(convert it, or send its text as a TextPart)",
             provider=provider,
         )

@@ -169,13 +169,21 @@ _AUDIO_FORMATS = {
 
 def audio_input(part: AudioPart, *, provider: str) -> dict[str, str]:
     """``{"data", "format"}`` of ``input_audio`` (both OpenAI APIs), or a clear refusal."""
-    fmt = _AUDIO_FORMATS.get(part.media_type or "")
-    if part.data is None or fmt is None:
+    if part.data is not None:
+        media_type, payload = part.media_type, part.base64_data
+    elif part.url is not None and part.url.startswith("data:") and ";base64," in part.url:
+        head, _, payload = part.url.partition(";base64,")  # a data: URL is data, not a link
+        media_type = head[5:]
+    else:
         raise UnsupportedFeatureError(
-            f"{provider} takes audio as WAV or MP3 bytes, not {part.url or part.media_type!r}",
-            provider=provider,
+            f"{provider} takes audio as data, not by URL ({part.url!r})", provider=provider
         )
-    return {"data": part.base64_data, "format": fmt}
+    fmt = _AUDIO_FORMATS.get(media_type or "")
+    if fmt is None:
+        raise UnsupportedFeatureError(
+            f"{provider} takes audio as WAV or MP3, not {media_type!r}", provider=provider
+        )
+    return {"data": payload, "format": fmt}
 
 
 def document_name(part: DocumentPart) -> str:
