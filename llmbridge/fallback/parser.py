@@ -88,10 +88,16 @@ class ToolCallParser:
         if rescue and tool_names is None:
             raise UsageError("rescue mode needs tool_names (only declared tools are rescued)")
         self._markers = OpenMarkers(dialects)
-        starts = self._starts = self._markers.starts
-        # the fast path tests at most two start characters ("" is in every text: >2 go slow)
-        self._start0 = starts[0] if len(starts) <= 2 else ""
-        self._start1 = starts[-1] if len(starts) <= 2 else ""
+        self._starts = self._markers.starts
+        self._one_start = self._starts[0] if len(self._starts) == 1 else ""
+        # Fast path: text with no '<' and no ``_gate`` passes as is. Between feeds ``_gate`` is,
+        # while the state is TEXT, the one start character other than '<' (a lone surrogate when
+        # '<' is the only one: decoded text never holds it, and an ASCII text rules it out
+        # without a scan; were it there, the slow path is still right), and "" (found in every
+        # text: no fast path) otherwise or with more start characters.
+        others = [c for c in self._starts if c != "<"] or ["\udfff"]
+        self._text_gate = others[0] if len(others) == 1 else ""
+        self._gate = self._text_gate
         self._default = dialects[0]
         self._tool_names = frozenset(tool_names) if tool_names is not None else None
         self._rescue = rescue
@@ -147,12 +153,12 @@ class ToolCallParser:
 
     def passes(self, text: str) -> bool:
         """True when ``feed(text)`` would give back ``text`` unchanged as one delta."""
-        return self._state == _TEXT and not any(c in text for c in self._starts)
+        return "<" not in text and self._gate not in text
 
     # -- public API -------------------------------------------------------------------------
     def feed(self, text: str) -> list[StreamEvent]:
-        if self._state == _TEXT and self._start0 not in text and self._start1 not in text:
-            return [TextDelta(text)] if text else []  # fast path: plain text
+        if "<" not in text and self._gate not in text:  # fast path: plain text (see __init__)
+            return [TextDelta(text)] if text else []
         if self._state == _CLOSED:
             raise UsageError("ToolCallParser.feed() after close(): make a new parser per stream")
         out: list[StreamEvent] = []
@@ -164,6 +170,7 @@ class ToolCallParser:
         if self._state == _BODY and self._call is not None:
             self._stream_args()
         self._flush_text()
+        self._gate = self._text_gate if self._state == _TEXT else ""
         return out
 
     def close(self) -> list[StreamEvent]:
@@ -175,7 +182,7 @@ class ToolCallParser:
         while self._state != _TEXT:  # a released header is scanned again: it may open more
             self._close_state()
         self._flush_text()
-        self._state = _CLOSED
+        self._state, self._gate = _CLOSED, ""
         return out
 
     def _close_state(self) -> None:
@@ -255,17 +262,18 @@ class ToolCallParser:
     # -- state handlers: (text, i) -> new i -------------------------------------------------
     def _on_text(self, s: str, i: int) -> int:
         markers = self._markers
-        j = markers.find(s, i)
+        one = self._one_start
+        j = s.find(one, i) if one else markers.find(s, i)
         if j < 0:
             self._text.append(s[i:] if i else s)
             return len(s)
         if j > i:
             self._text.append(s[i:j])
         n = len(s)
-        hit = markers.at(s, j)
-        if hit is not None:
-            self._open_call(*hit)
-            return j + len(hit[1])
+        for d, marker in markers.pairs:
+            if s.startswith(marker, j):
+                self._open_call(d, marker)
+                return j + len(marker)
         if n - j < markers.longest and markers.is_prefix(s[j:]):
             self._prefix = s[j:]
             self._state = _OPEN
