@@ -109,7 +109,9 @@ def encode_messages(
             )
         if message.role == "system":
             texts = [p for p in rest if isinstance(p, TextPart | CachePoint)]
-            out.append({"role": "system", "content": _user_content(texts, provider)})
+            marked = any(isinstance(p, CachePoint) for p in texts)  # else one joined string
+            content = _user_content(texts, provider) if marked else message.text
+            out.append({"role": "system", "content": content})
         else:
             out.append({"role": "user", "content": _user_content(rest, provider)})
     return out
