@@ -15,9 +15,10 @@ Rules:
     that ends at ``header_end`` (Mistral ``NAME[ARGS]``, Kimi ``functions.NAME:0``, Harmony
     ``... to=functions.NAME ...<|message|>``); group 1 of ``name_pattern`` (searched in the
     header, at most ``max_header`` characters) is the name, and the arguments JSON follows.
-* An open marker holds its first character nowhere else (``<`` or ``[``), and no open marker
-  holds another one's first character after position 0: a failed marker prefix never hides
-  another call start (the streaming parser relies on it; ``ToolCallParser`` checks it).
+* An open marker has two characters at least and holds its first character (``<`` or ``[``)
+  nowhere else, and no open marker holds another one's first character after position 0: a
+  failed marker prefix never hides another call start (the streaming parser relies on it;
+  ``ToolCallParser`` checks it).
 * Shipped for prompting: ``FUNCTION_CALL`` (``<function_call>{"name": ..., "arguments": {...}}
   </function_call>``, the default) and ``TOOL_CALL`` (the ``<tool_call>`` JSON format of Hermes /
   Qwen chat templates, results in ``<tool_response>``). Rescue only: ``MISTRAL``,
@@ -91,8 +92,10 @@ class Dialect:
         if not self.arguments_keys:
             raise UsageError("a dialect needs at least one arguments key")
         for marker in self.open_markers:
-            if not marker or marker[0] in marker[1:]:
-                raise UsageError(f"open marker {marker!r}: its first character must be unique")
+            if len(marker) < 2 or marker[0] in marker[1:]:
+                raise UsageError(
+                    f"open marker {marker!r}: two characters at least, the first one unique"
+                )
         if (self.header_end is None) != (self.name_pattern is None):
             raise UsageError("header_end and name_pattern go together")
 

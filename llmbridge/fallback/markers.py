@@ -28,7 +28,7 @@ __all__ = ["NameHeader", "OpenMarkers", "match_marker"]
 class OpenMarkers:
     """Every open marker of a parser's dialects, with the dialect each one opens."""
 
-    __slots__ = ("_re", "longest", "markers", "pairs", "starts")
+    __slots__ = ("_re", "heads", "longest", "markers", "pairs", "starts")
 
     def __init__(self, dialects: Sequence[Dialect]) -> None:
         self.pairs = tuple((d, m) for d in dialects for m in d.open_markers)
@@ -39,6 +39,8 @@ class OpenMarkers:
                 raise UsageError(f"open marker {m!r} holds another marker's first character")
         self._re = re.compile("[" + re.escape("".join(self.starts)) + "]")
         self.longest = max(len(m) for m in self.markers)
+        self.heads = frozenset(m[:2] for m in self.markers)
+        """First two characters of every marker: a quick test that rules most text out."""
 
     def find(self, s: str, i: int) -> int:
         """Index of the next character in ``s[i:]`` that may start a marker, or -1."""

@@ -270,6 +270,9 @@ class ToolCallParser:
         if j > i:
             self._text.append(s[i:j])
         n = len(s)
+        if s[j : j + 2] not in markers.heads and n - j > 1:  # no marker starts here
+            self._text.append(s[j])
+            return j + 1
         for d, marker in markers.pairs:
             if s.startswith(marker, j):
                 self._open_call(d, marker)

@@ -207,8 +207,9 @@ def test_dialects_used_names_the_markup_seen() -> None:
 
 
 def test_open_markers_must_not_hide_each_other() -> None:
-    with pytest.raises(UsageError, match="first character"):
-        Dialect(tag="bad", result_tag="r", opens=("<a<b>",))
+    for marker in ("<a<b>", "["):
+        with pytest.raises(UsageError, match="the first one unique"):
+            Dialect(tag="bad", result_tag="r", opens=(marker,))
     with pytest.raises(UsageError, match="another marker"):
         ToolCallParser(dialects=(FUNCTION_CALL, Dialect(tag="x", result_tag="r", opens=("[a<b]",))))
     with pytest.raises(UsageError, match="go together"):
