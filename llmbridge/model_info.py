@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["ModelInfo"]
+__all__ = ["ModelInfo", "positive_int"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,3 +31,8 @@ class ModelInfo:
     def model(self) -> str:
         """The model string for ``stream`` / ``complete``: ``provider:id``."""
         return f"{self.provider}:{self.id}"
+
+
+def positive_int(value: Any) -> int | None:
+    """``value`` if it is a positive int (a count or limit a provider reported), else ``None``."""
+    return value if type(value) is int and value > 0 else None

@@ -11,16 +11,12 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from ...model_info import ModelInfo
+from ...model_info import ModelInfo, positive_int
 
 __all__ = ["PAGE_SIZE", "parse_model_list"]
 
 PAGE_SIZE = 1000
 """The API's largest page."""
-
-
-def _int(value: Any) -> int | None:
-    return value if type(value) is int and value > 0 else None
 
 
 def _seconds(value: Any) -> int | None:
@@ -42,8 +38,8 @@ def parse_model_list(data: Any, *, provider: str) -> tuple[list[ModelInfo], str 
             id=entry["id"],
             provider=provider,
             display_name=entry.get("display_name") or None,
-            context_window=_int(entry.get("max_input_tokens")),
-            max_output_tokens=_int(entry.get("max_tokens")),
+            context_window=positive_int(entry.get("max_input_tokens")),
+            max_output_tokens=positive_int(entry.get("max_tokens")),
             created=_seconds(entry.get("created_at")),
             raw=entry,
         )

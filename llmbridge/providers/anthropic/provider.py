@@ -65,8 +65,7 @@ class AnthropicProvider:
         legacy = model.startswith(("claude-2", "claude-instant", "claude-3-haiku", "claude-3-5"))
         return Capabilities(native_tools=True, reasoning=not legacy, images=True)
 
-    def build_request(self, request: ChatRequest) -> HttpRequest:
-        body, _ = build_body(request, provider_name=self.name, api_version=self._api_version)
+    def _request_headers(self, *, accept: str = "text/event-stream") -> dict[str, str]:
         headers = build_headers(
             key=self._key.reveal(),
             api_version=self._api_version,
@@ -74,20 +73,19 @@ class AnthropicProvider:
             betas=self._betas,
             extra=self._headers,
         )
+        headers["accept"] = accept
+        return headers
+
+    def build_request(self, request: ChatRequest) -> HttpRequest:
+        body, _ = build_body(request, provider_name=self.name, api_version=self._api_version)
+        headers = self._request_headers()
         return HttpRequest(
             method="POST", url=f"{self._base_url}/v1/messages", headers=headers, json=body
         )
 
     def count_tokens_request(self, request: ChatRequest) -> HttpRequest:
         body = count_tokens_body(request, provider_name=self.name, api_version=self._api_version)
-        headers = build_headers(
-            key=self._key.reveal(),
-            api_version=self._api_version,
-            auth=self._auth,
-            betas=self._betas,
-            extra=self._headers,
-        )
-        headers["accept"] = "application/json"
+        headers = self._request_headers(accept="application/json")
         url = f"{self._base_url}/v1/messages/count_tokens"
         return HttpRequest(method="POST", url=url, headers=headers, json=body)
 
@@ -101,14 +99,7 @@ class AnthropicProvider:
         query: dict[str, str | int] = {"limit": PAGE_SIZE}
         if cursor is not None:
             query["after_id"] = cursor
-        headers = build_headers(
-            key=self._key.reveal(),
-            api_version=self._api_version,
-            auth=self._auth,
-            betas=self._betas,
-            extra=self._headers,
-        )
-        headers["accept"] = "application/json"
+        headers = self._request_headers(accept="application/json")
         del headers["content-type"]
         url = f"{self._base_url}/v1/models?{urlencode(query)}"
         return HttpRequest(method="GET", url=url, headers=headers, json=None)

@@ -10,16 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...model_info import ModelInfo
+from ...model_info import ModelInfo, positive_int
 
 __all__ = ["PAGE_SIZE", "parse_model_list"]
 
 PAGE_SIZE = 1000
 """The API's largest page."""
-
-
-def _int(value: Any) -> int | None:
-    return value if type(value) is int and value > 0 else None
 
 
 def parse_model_list(data: Any, *, provider: str) -> tuple[list[ModelInfo], str | None]:
@@ -32,8 +28,8 @@ def parse_model_list(data: Any, *, provider: str) -> tuple[list[ModelInfo], str 
             id=entry["name"].removeprefix("models/"),
             provider=provider,
             display_name=entry.get("displayName") or None,
-            context_window=_int(entry.get("inputTokenLimit")),
-            max_output_tokens=_int(entry.get("outputTokenLimit")),
+            context_window=positive_int(entry.get("inputTokenLimit")),
+            max_output_tokens=positive_int(entry.get("outputTokenLimit")),
             raw=entry,
         )
         for entry in (entries if isinstance(entries, list) else [])

@@ -12,23 +12,19 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...model_info import ModelInfo
+from ...model_info import ModelInfo, positive_int
 
 __all__ = ["parse_model_list"]
 
 _WINDOW_KEYS = ("context_length", "context_window", "max_model_len")
 
 
-def _int(value: Any) -> int | None:
-    return value if type(value) is int and value > 0 else None
-
-
 def _window(entry: dict[str, Any]) -> int | None:
     for key in _WINDOW_KEYS:
-        if (found := _int(entry.get(key))) is not None:
+        if (found := positive_int(entry.get(key))) is not None:
             return found
     meta = entry.get("meta")
-    return _int(meta.get("n_ctx")) if isinstance(meta, dict) else None
+    return positive_int(meta.get("n_ctx")) if isinstance(meta, dict) else None
 
 
 def parse_model_list(data: Any, *, provider: str) -> tuple[list[ModelInfo], str | None]:
@@ -45,7 +41,7 @@ def parse_model_list(data: Any, *, provider: str) -> tuple[list[ModelInfo], str 
                 provider=provider,
                 display_name=name if isinstance(name, str) and name else None,
                 context_window=_window(entry),
-                created=_int(entry.get("created")),
+                created=positive_int(entry.get("created")),
                 raw=entry,
             )
         )

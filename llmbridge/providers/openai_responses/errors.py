@@ -12,27 +12,13 @@ error object (``code``, ``message``, ``param``), and a failed response carries i
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from typing import Any
 
 from ...errors import APIError
-from ..http_errors import api_error, error_from_body
-from ..openai.errors import CONTEXT_LENGTH_CODES, ERRORS
+from ..http_errors import api_error
+from ..openai.errors import CONTEXT_LENGTH_CODES, ERRORS, map_http_error
 
 __all__ = ["CONTEXT_LENGTH_CODES", "ERRORS", "map_http_error", "stream_error"]
-
-
-def map_http_error(
-    *, provider: str, status: int, headers: Mapping[str, str], body: bytes
-) -> APIError:
-    return error_from_body(
-        provider=provider,
-        status=status,
-        headers=headers,
-        body=body,
-        errors=ERRORS,
-        context_length=CONTEXT_LENGTH_CODES,
-    )
 
 
 def stream_error(*, provider: str, error: Any, fallback: str | None = None) -> APIError:
