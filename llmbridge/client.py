@@ -26,6 +26,7 @@ from .stream import RetryPolicy, stream_events
 from .stream.clients import DEFAULT_LIMITS, DEFAULT_SHARDS, HttpPool, TransportName
 from .stream.sse import DEFAULT_MAX_EVENT_BYTES
 from .stream.transport import fetch_json
+from .structured import parse_response, response_format_of
 from .types import (
     CachePoint,
     ChatMessage,
@@ -144,7 +145,7 @@ class Client:
         top_k: int | None = None,
         presence_penalty: float | None = None,
         frequency_penalty: float | None = None,
-        response_format: ResponseFormat | None = None,
+        response_format: ResponseFormat | type[Any] | dict[str, Any] | Any = None,
         reasoning: ReasoningConfig | None = None,
         parallel_tool_calls: bool | None = None,
         extra: Mapping[str, Any] | None = None,
@@ -165,7 +166,9 @@ class Client:
                 "top_k": top_k,
                 "presence_penalty": presence_penalty,
                 "frequency_penalty": frequency_penalty,
-                "response_format": response_format,
+                "response_format": (
+                    None if response_format is None else response_format_of(response_format)
+                ),
                 "reasoning": reasoning,
                 "parallel_tool_calls": parallel_tool_calls,
                 "extra": dict(extra or {}),
@@ -315,13 +318,20 @@ class Client:
     async def complete(
         self, model: ModelRef, messages: Sequence[ChatMessage], **options: Any
     ) -> ChatResponse:
-        """Stream one turn and fold it into a ``ChatResponse``."""
+        """Stream one turn and fold it into a ``ChatResponse``; with ``response_format`` its
+        ``parsed`` holds the validated value (else ``StructuredOutputError``)."""
+        fmt = options.get("response_format")
+        if fmt is not None:
+            fmt = options["response_format"] = response_format_of(fmt)
         stream = self.stream(model, messages, **options)
         acc = Accumulator(provider=stream.provider.name)
         async with stream:
             async for event in stream:
                 acc.add(event)
-        return acc.response()
+        response = acc.response()
+        if fmt is not None:
+            response.parsed = parse_response(response, fmt, provider=stream.provider.name)
+        return response
 
     # -- lifecycle ----------------------------------------------------------------------
     def _check_open(self) -> None:

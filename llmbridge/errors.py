@@ -33,7 +33,7 @@ Retryable errors are the ones whose ``retryable`` attribute is true.
 from __future__ import annotations
 
 import builtins
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from .messages import ChatResponse
@@ -56,6 +56,7 @@ __all__ = [
     "ServerError",
     "StreamError",
     "StreamTruncatedError",
+    "StructuredOutputError",
     "TimeoutError",
     "ToolArgumentsError",
     "TransportError",
@@ -111,6 +112,29 @@ class UsageError(ConfigurationError, TypeError, ValueError):
 
 class UnsupportedFeatureError(LLMBridgeError):
     """The request holds something this provider cannot express."""
+
+
+class StructuredOutputError(LLMBridgeError):
+    """The reply does not hold a value of the requested ``response_format``: not JSON, cut off,
+    invalid for the schema, or a refusal. Keeps the raw text, the validation errors and the
+    whole response (``partial``)."""
+
+    def __init__(
+        self,
+        message: str,
+        *,
+        raw_text: str,
+        errors: list[dict[str, Any]] | None = None,
+        refusal: str | None = None,
+        provider: str | None = None,
+        partial: ChatResponse | None = None,
+    ) -> None:
+        super().__init__(message, provider=provider, partial=partial)
+        self.raw_text = raw_text
+        self.errors = errors or []
+        """pydantic's validation errors (``ValidationError.errors()``), when the JSON parsed."""
+        self.refusal = refusal
+        """The model's refusal text, when it refused instead of answering."""
 
 
 class ToolArgumentsError(LLMBridgeError):

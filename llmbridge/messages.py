@@ -288,6 +288,9 @@ class ChatResponse(BaseModel):
     """The provider's id of the HTTP request (``StreamStart.request_id``)."""
     rate_limit: RateLimit | None = None
     """The response's rate-limit headers, read (``StreamStart.rate_limit``)."""
+    parsed: Any = None
+    """The validated structured output (``complete(..., response_format=...)``): a model
+    instance for a model class, else the JSON value."""
     provider_data: dict[str, Any] | None = None
 
     @property

@@ -342,6 +342,8 @@ class ResponseFormat(_Model):
     strict: bool = True
 
     model_config = ConfigDict(extra="forbid", populate_by_name=True, defer_build=True)
+    _target: Any = PrivateAttr(default=None)
+    """The model class or ``TypeAdapter`` replies are validated with (``None``: plain JSON)."""
 
 
 class ReasoningConfig(_Model):

@@ -307,3 +307,23 @@ async def test_the_server_lists_its_model_with_its_context_window(llama: Server)
     async with client_for(llama) as client:  # the listed id works as a model string
         response = await client.complete(model.model, GREETING, max_tokens=4)
     assert response.usage is not None and response.usage.output_tokens > 0
+
+
+async def test_a_typed_response_format_comes_back_validated(llama: Server) -> None:
+    """llama-server turns the JSON schema into a grammar, which holds once the template's
+    thinking is off (the llamacpp preset does that): even the tiny model's reply parses."""
+    from pydantic import BaseModel
+
+    class City(BaseModel):
+        name: str
+        country: str
+
+    async with client_for(llama) as client:
+        response = await client.complete(
+            "llamacpp:gemma",
+            [lb.ChatMessage.user("Name one city in France as JSON.")],
+            response_format=City,
+            max_tokens=80,
+            temperature=0,
+        )
+    assert isinstance(response.parsed, City) and response.parsed.name

@@ -59,6 +59,10 @@ class Preset:
     """Send earlier ``reasoning_content`` back on assistant turns (DeepSeek tool-call turns)."""
     reasoning_style: ReasoningStyle = "none"
     """How ``ChatRequest.reasoning`` is sent: ``reasoning_effort``, OpenRouter's ``reasoning``."""
+    json_without_thinking: bool = False
+    """With a ``response_format`` and no reasoning asked for, turn the chat template's thinking
+    off (``chat_template_kwargs.enable_thinking: false``): llama-server's JSON grammar does not
+    hold inside a template's ``<think>`` section, which Qwen3-style templates open by default."""
     cache_points: bool = False
     """Takes explicit prompt-cache breakpoints (``prompt_cache_breakpoint`` on content parts)."""
     top_k: bool = False
@@ -96,7 +100,7 @@ PRESETS: dict[str, Preset] = {
            top_k=True),
         _p("llamacpp", "http://localhost:8080/v1", "LLAMACPP_API_KEY", **_SELF_HOSTED, reasoning=True,
            send_reasoning_content=True,  # Qwen3-style templates render it within a tool turn
-           top_k=True,
+           top_k=True, json_without_thinking=True,
            server_errors_repeat=True),  # llama-server answers 503 while loading, 500 for bad input
         _p("lmstudio", "http://localhost:1234/v1", "LMSTUDIO_API_KEY", **_SELF_HOSTED, reasoning=True,
            accepts_stream_options=False, top_k=True),

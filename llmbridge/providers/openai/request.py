@@ -69,6 +69,8 @@ def build_body(*, request: ChatRequest, preset: Preset, provider: str) -> dict[s
         body["response_format"] = encode_response_format(
             fmt=request.response_format, json_schema=preset.json_schema
         )
+        if preset.json_without_thinking and request.reasoning is None:
+            body["chat_template_kwargs"] = {"enable_thinking": False}
     _reasoning(request, preset, body)
     body.update(request.extra)
     return body

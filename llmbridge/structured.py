@@ -1,0 +1,99 @@
+"""Structured output: what ``response_format=`` accepts, and the typed value of a reply.
+
+Rules:
+
+* ``response_format=`` takes a pydantic model class, any type a ``TypeAdapter`` takes
+  (``list[Item]``, a ``TypedDict``, ``int``...), a ``ResponseFormat``, or a JSON schema dict;
+  ``response_format_of`` turns each into a ``ResponseFormat`` (the schema each provider
+  encodes, named after the type) that remembers the type for validation.
+* ``parse_response`` reads the reply text as JSON — the whole text, else the one fenced code
+  block it holds (```` ```json ````) — and validates it: a model instance for a model class,
+  the plain JSON value for a schema dict. It raises ``StructuredOutputError`` (raw text,
+  pydantic's errors, the response as ``partial``) for a refusal, a reply cut off at the token
+  limit, text that is not JSON, or JSON that does not fit.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+from pydantic import BaseModel, TypeAdapter, ValidationError
+
+from .errors import StructuredOutputError, UsageError
+from .messages import ChatResponse
+from .request import ResponseFormat
+
+__all__ = ["parse_response", "response_format_of"]
+
+_FENCED = re.compile(r"```[a-zA-Z0-9_-]*[ \t]*\r?\n(.*?)\r?\n?```", re.DOTALL)
+_NAME = re.compile(r"[^a-zA-Z0-9_-]+")
+
+
+def response_format_of(target: Any) -> ResponseFormat:
+    """The ``ResponseFormat`` for what an app passed as ``response_format=``."""
+    if isinstance(target, ResponseFormat):
+        return target
+    if isinstance(target, dict):
+        return ResponseFormat(name=str(target.get("title") or "response"), schema=target)
+    if isinstance(target, type) and issubclass(target, BaseModel):
+        fmt = ResponseFormat(name=target.__name__, schema=target.model_json_schema())
+        fmt._target = target
+        return fmt
+    try:
+        adapter: TypeAdapter[Any] = TypeAdapter(target)
+        schema = adapter.json_schema()
+    except Exception as exc:  # pydantic's errors for types it cannot describe
+        raise UsageError(
+            f"response_format= takes a pydantic model, a type pydantic can describe, a "
+            f"ResponseFormat or a JSON schema dict; {target!r} is none of these ({exc})"
+        ) from exc
+    name = _NAME.sub("_", getattr(target, "__name__", None) or str(target)).strip("_")
+    fmt = ResponseFormat(name=(name or "response")[:64], schema=schema)
+    fmt._target = adapter
+    return fmt
+
+
+def _json_text(text: str) -> str:
+    stripped = text.strip()
+    if stripped.startswith("```") or not stripped.startswith(("{", "[", '"')):
+        blocks = _FENCED.findall(stripped)
+        if len(blocks) == 1:
+            return str(blocks[0]).strip()
+    return stripped
+
+
+def parse_response(response: ChatResponse, fmt: ResponseFormat, *, provider: str) -> Any:
+    """The validated value of ``response`` (see module docstring)."""
+    text = response.text
+
+    def fail(message: str, **extra: Any) -> StructuredOutputError:
+        return StructuredOutputError(
+            message, raw_text=text, provider=provider, partial=response, **extra
+        )
+
+    refusal = (response.provider_data or {}).get("refusal")
+    if isinstance(refusal, str) and refusal:
+        raise fail(
+            f"the model refused to answer in the requested format: {refusal}", refusal=refusal
+        )
+    if response.finish_reason == "length":
+        raise fail("the reply was cut off at the token limit before its JSON ended")
+    body = _json_text(text)
+    target = fmt._target
+    try:
+        if isinstance(target, type) and issubclass(target, BaseModel):
+            return target.model_validate_json(body)
+        if isinstance(target, TypeAdapter):
+            return target.validate_json(body)
+        return orjson.loads(body)
+    except ValidationError as exc:
+        errors = exc.errors(include_url=False, include_input=False)
+        if any(e["type"] == "json_invalid" for e in errors):
+            raise fail(f"the reply is not JSON: {text[:120]!r}", errors=errors) from exc
+        raise fail(
+            f"the reply does not fit {fmt.name}: {exc.error_count()} error(s)", errors=errors
+        ) from exc
+    except orjson.JSONDecodeError as exc:
+        raise fail(f"the reply is not JSON ({exc}): {text[:120]!r}") from exc

@@ -1,0 +1,124 @@
+"""``response_format=`` with a type: the schema each provider is sent, and ``ChatResponse.parsed``
+(a validated value) or a ``StructuredOutputError`` that keeps the raw text and the response."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import httpx
+import pytest
+from pydantic import BaseModel
+
+import llmbridge as lb
+
+pytestmark = pytest.mark.anyio
+
+
+class Weather(BaseModel):
+    city: str
+    celsius: float
+
+
+class Item(BaseModel):
+    name: str
+
+
+def sse(*deltas: dict[str, Any], finish: str = "stop") -> bytes:
+    chunks = [
+        {
+            "id": "c",
+            "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": d, "finish_reason": None}],
+        }
+        for d in deltas
+    ]
+    chunks.append(
+        {
+            "id": "c",
+            "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": {}, "finish_reason": finish}],
+        }
+    )
+    return (
+        b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
+    )
+
+
+def text_stream(text: str, finish: str = "stop") -> bytes:
+    return sse(
+        {"content": text[: len(text) // 2]}, {"content": text[len(text) // 2 :]}, finish=finish
+    )
+
+
+class Server:
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+        self.sent: list[dict[str, Any]] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.sent.append(json.loads(request.content))
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=self.body)
+
+
+async def complete(server: Server, response_format: Any) -> lb.ChatResponse:
+    async with lb.Client(
+        http_client=httpx.AsyncClient(transport=httpx.MockTransport(server)),
+        providers={"openai": {"api_key": "k"}},
+    ) as client:
+        return await client.complete(
+            "openai:gpt-4.1-mini",
+            [lb.ChatMessage.user("Weather in Oslo?")],
+            response_format=response_format,
+        )
+
+
+async def test_a_model_class_gives_a_model_instance_and_a_strict_named_schema() -> None:
+    server = Server(text_stream('{"city": "Oslo", "celsius": -3.5}'))
+    response = await complete(server, Weather)
+    assert response.parsed == Weather(city="Oslo", celsius=-3.5)
+    sent = server.sent[0]["response_format"]
+    assert sent["type"] == "json_schema" and sent["json_schema"]["name"] == "Weather"
+    schema = sent["json_schema"]["schema"]
+    assert schema["additionalProperties"] is False and set(schema["required"]) == {
+        "city",
+        "celsius",
+    }
+
+
+async def test_any_type_pydantic_describes_and_plain_schemas() -> None:
+    response = await complete(Server(text_stream('[{"name": "a"}, {"name": "b"}]')), list[Item])
+    assert response.parsed == [Item(name="a"), Item(name="b")]
+    schema = {"type": "object", "properties": {"n": {"type": "integer"}}, "title": "Count"}
+    server = Server(text_stream('{"n": 3}'))
+    assert (await complete(server, schema)).parsed == {"n": 3}
+    assert server.sent[0]["response_format"]["json_schema"]["name"] == "Count"
+
+
+async def test_json_in_a_code_fence_is_read() -> None:
+    text = 'Here you go:\n```json\n{"city": "Oslo", "celsius": 1}\n```'
+    assert (await complete(Server(text_stream(text)), Weather)).parsed.celsius == 1
+
+
+async def test_invalid_replies_raise_with_the_raw_text_and_the_response() -> None:
+    with pytest.raises(lb.StructuredOutputError, match="does not fit Weather") as caught:
+        await complete(Server(text_stream('{"city": "Oslo"}')), Weather)
+    error = caught.value
+    assert error.raw_text == '{"city": "Oslo"}' and error.errors[0]["loc"] == ("celsius",)
+    assert error.partial is not None and error.partial.text == '{"city": "Oslo"}'
+    with pytest.raises(lb.StructuredOutputError, match="not JSON"):
+        await complete(Server(text_stream("Sunny, about 20 degrees.")), Weather)
+    with pytest.raises(lb.StructuredOutputError, match="cut off"):
+        await complete(Server(text_stream('{"city": "Os', finish="length")), Weather)
+
+
+async def test_a_refusal_is_reported_as_one() -> None:
+    server = Server(sse({"refusal": "I can't help with that."}))
+    with pytest.raises(lb.StructuredOutputError, match="refused") as caught:
+        await complete(server, Weather)
+    assert caught.value.refusal == "I can't help with that."
+
+
+def test_types_pydantic_cannot_describe_are_a_usage_error() -> None:
+    with pytest.raises(lb.UsageError, match="response_format"):
+        lb.Client().build_request("m", [lb.ChatMessage.user("x")], response_format=object())
