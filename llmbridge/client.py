@@ -24,8 +24,8 @@ from .providers.registry import create_provider, split_model
 from .response import Accumulator, ChatResponse
 from .stream import RetryPolicy, stream_events
 from .stream.clients import DEFAULT_LIMITS, DEFAULT_SHARDS, HttpPool, TransportName
+from .stream.fetch import fetch_json
 from .stream.sse import DEFAULT_MAX_EVENT_BYTES
-from .stream.transport import fetch_json
 from .structured import parse_response, response_format_of
 from .types import (
     CachePoint,

@@ -32,7 +32,6 @@ from typing import Any
 
 import anyio
 import httpx
-import orjson
 
 from ..errors import (
     CertificateError,
@@ -52,7 +51,7 @@ from .clients import HttpPool
 from .retry import RetryPolicy
 from .sse import DEFAULT_MAX_EVENT_BYTES, BoundedBody
 
-__all__ = ["MAX_JSON_BODY", "fetch_json", "stream_events"]
+__all__ = ["stream_events"]
 
 log = logging.getLogger("llmbridge")
 
@@ -346,73 +345,4 @@ async def stream_events(
                         await response.aclose()
                 finally:
                     shards.release(shard)
-        await sleep(delay)
-
-
-MAX_JSON_BODY = 16 * 1024 * 1024
-"""Bytes of a JSON answer (a model list) read at most."""
-
-
-async def fetch_json(
-    *,
-    http: Any,
-    provider: Provider,
-    request: HttpRequest,
-    retry: RetryPolicy,
-    timeout: Any = None,
-    sleep: Sleep = anyio.sleep,
-) -> Any:
-    """Send one plain (non-streamed) request and return its parsed JSON answer.
-
-    The same rules as a stream: typed errors through ``provider.map_error``, retries of
-    retryable errors, secrets scrubbed; a body that is not JSON (or over ``MAX_JSON_BODY``)
-    is a ``MalformedStreamError`` naming what came.
-    """
-    pool = http if isinstance(http, HttpPool) else HttpPool(http)
-    scrub = _secrets(request)
-    extra = {} if timeout is None else {"timeout": timeout}
-    attempt = 0
-    while True:
-        attempt += 1
-        shards = pool.for_loop()
-        shard = shards.acquire()
-        try:
-            built = shards.clients[shard].build_request(
-                request.method,
-                request.url,
-                headers=request.headers,
-                content=request.body_bytes() or None,
-                **extra,
-            )
-            with _translate(provider.name, request.url, midway=False), _loop_guard(provider.name):
-                response = await shards.clients[shard].send(built, stream=True)
-                try:
-                    body = await _read_error_body(response, limit=MAX_JSON_BODY + 1)
-                finally:
-                    await response.aclose()
-            if not 200 <= response.status_code < 300:
-                raise provider.map_error(
-                    status=response.status_code, headers=response.headers, body=body
-                )
-            try:
-                if len(body) > MAX_JSON_BODY:
-                    raise ValueError(f"over {MAX_JSON_BODY:,} bytes")
-                return orjson.loads(body)
-            except ValueError as exc:  # orjson.JSONDecodeError included
-                raise MalformedStreamError(
-                    f"expected a JSON answer from {request.url.split('?')[0]} ({exc}): "
-                    f"{body[:200].decode('utf-8', 'replace')!r}",
-                    provider=provider.name,
-                    status=response.status_code,
-                    request_id=request_id_from(response.headers),
-                ) from None
-        except LLMBridgeError as exc:
-            _scrub(exc, scrub)
-            delay = retry.delay(attempt=attempt, error=exc)
-            if delay is None:
-                if exc.provider is None:
-                    exc.provider = provider.name
-                raise
-        finally:
-            shards.release(shard)
         await sleep(delay)
