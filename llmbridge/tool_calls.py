@@ -88,7 +88,7 @@ class ToolCallLedger:
         self.next_index = 0
         """``index`` of the next call."""
         self._ids: set[str] = set()
-        self._open: list[ToolCall] = []
+        self._open: dict[int, ToolCall] = {}  # by index, in opening order
 
     def __contains__(self, call_id: object) -> bool:
         """Whether ``call_id`` is already the id of a call in this response."""
@@ -118,7 +118,7 @@ class ToolCallLedger:
         call = ToolCall(unique, self.next_index, provider_data)
         self.count += 1
         self.next_index += 1
-        self._open.append(call)
+        self._open[call.index] = call
         if name is not None:
             call.name = name
             call.started = True
@@ -162,7 +162,7 @@ class ToolCallLedger:
         if call.ended:
             return
         call.ended = True
-        self._open.remove(call)
+        del self._open[call.index]
         if not call.started:
             self.name(call, name or "", out)
             if not name:
@@ -187,5 +187,5 @@ class ToolCallLedger:
 
     def end_all(self, out: list[StreamEvent]) -> None:
         """End every open call, in the order they were opened."""
-        for call in list(self._open):
+        for call in list(self._open.values()):
             self.end(call, out)
