@@ -27,15 +27,14 @@ from .stream.clients import DEFAULT_LIMITS, DEFAULT_SHARDS, HttpPool, TransportN
 from .stream.fetch import fetch_json
 from .stream.sse import DEFAULT_MAX_EVENT_BYTES
 from .structured import parse_response, response_format_of
+from .tool_options import as_specs, tools_cache_point
 from .types import (
-    CachePoint,
     ChatMessage,
     ChatRequest,
     ReasoningConfig,
     ResponseFormat,
     ToolChoice,
     ToolMode,
-    ToolSpec,
 )
 
 if TYPE_CHECKING:
@@ -154,8 +153,8 @@ class Client:
             {
                 "model": model_name,
                 "messages": list(messages),
-                "tools": _as_specs(tools),
-                "tools_cache_point": _tools_cache_point(tools),
+                "tools": as_specs(tools),
+                "tools_cache_point": tools_cache_point(tools),
                 "tool_choice": tool_choice,
                 "tool_mode": tool_mode,
                 "temperature": temperature,
@@ -374,35 +373,3 @@ _REQUEST_OPTIONS = frozenset(
     for name, param in inspect.signature(Client.build_request).parameters.items()
     if param.kind is param.KEYWORD_ONLY
 )
-
-
-def _as_specs(tools: Any) -> list[ToolSpec]:
-    """``tools=`` accepts ToolSpecs, ``@tool`` functions, dicts, or a ``ToolRegistry``; a
-    ``CachePoint`` among them marks the tool definitions for prompt caching."""
-    if tools is None:
-        return []
-    specs = getattr(tools, "specs", None)
-    if callable(specs):
-        return list(specs())
-    return [_as_spec(t) for t in tools if not isinstance(t, CachePoint)]
-
-
-def _tools_cache_point(tools: Any) -> CachePoint | None:
-    if tools is None or callable(getattr(tools, "specs", None)):
-        return None
-    return next((t for t in tools if isinstance(t, CachePoint)), None)
-
-
-def _as_spec(tool: Any) -> ToolSpec:
-    if isinstance(tool, ToolSpec):
-        return tool
-    spec = getattr(tool, "tool_spec", None) or getattr(tool, "spec", None)
-    if isinstance(spec, ToolSpec):
-        return spec
-    if isinstance(tool, Mapping):
-        return ToolSpec.model_validate(tool)
-    if callable(tool):
-        return ToolSpec.from_function(tool)
-    raise UsageError(
-        f"tools= takes ToolSpec objects (or @llmbridge.tool functions), got {type(tool).__name__}"
-    )
