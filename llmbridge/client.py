@@ -25,6 +25,7 @@ from .response import Accumulator, ChatResponse
 from .stream import RetryPolicy, stream_events
 from .stream.clients import DEFAULT_LIMITS, DEFAULT_SHARDS, HttpPool, TransportName
 from .stream.fetch import fetch_json
+from .partial_stream import with_partials
 from .stream.sse import DEFAULT_MAX_EVENT_BYTES
 from .structured import parse_response, response_format_of
 from .tool_options import as_specs, tools_cache_point
@@ -38,6 +39,7 @@ from .types import (
 )
 
 if TYPE_CHECKING:
+    from .tools.approval import Approver
     from .tools.loop import ToolLoop
     from .tools.registry import ToolRegistry
 
@@ -180,18 +182,36 @@ class Client:
         messages: Sequence[ChatMessage],
         *,
         rescue_tool_calls: bool | None = None,
+        partial_tool_arguments: bool = False,
         **options: Any,
     ) -> EventStream:
         """Stream normalized events for one model turn (see ``build_request`` for options).
 
         ``rescue_tool_calls``: also turn tool calls a server leaked as text into tool calls
         (``None``: the provider's default, on for llama.cpp, Ollama, vLLM and LM Studio).
+        With a ``response_format``, ``PartialObject`` events carry the value so far;
+        ``partial_tool_arguments=True`` fills ``ToolCallChunk.partial_arguments``.
         """
+        stream = self._open(model, messages, rescue_tool_calls, options)
+        request_format = options.get("response_format") is not None
+        if request_format or partial_tool_arguments:
+            stream._gen = with_partials(
+                stream._gen, objects=request_format, tool_arguments=partial_tool_arguments
+            )
+        return stream
+
+    def _open(
+        self,
+        model: ModelRef,
+        messages: Sequence[ChatMessage],
+        rescue: bool | None,
+        options: Mapping[str, Any],
+    ) -> EventStream:
         self._check_open()
         _check_options(options)
         provider, model_name = self.resolve(model)
         request = self.build_request(model_name, messages, **options)
-        return EventStream(self._stream(provider, request, rescue=rescue_tool_calls), provider)
+        return EventStream(self._stream(provider, request, rescue=rescue), provider)
 
     def stream_request(
         self, provider: Provider, request: ChatRequest, *, rescue: bool | None = None
@@ -232,23 +252,25 @@ class Client:
         tools: ToolRegistry | Sequence[Any],
         max_steps: int = 8,
         context: Any = None,
+        approve: Approver | None = None,
         **options: Any,
     ) -> ToolLoop:
         """The tool loop: stream, run the tools the model called, feed results back, repeat.
 
         Iterate the returned ``ToolLoop`` for every stream event plus ``ToolResult`` events;
         afterwards ``loop.messages`` holds the whole conversation and ``loop.stop_reason`` says
-        whether the model answered (``final``) or ``max_steps`` was reached.
+        whether the model answered (``final``) or ``max_steps`` was reached. ``approve``: the
+        app's callback for calls that need approval (``@tool(approval=...)``, MCP servers).
+        The tools are read from the registry every turn (MCP servers' lists may change).
         """
         from .tools.loop import run_tool_loop
         from .tools.registry import ToolRegistry
 
         registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
         provider, model_name = self.resolve(model)
-        specs = registry.specs()
 
         def turn(conversation: list[ChatMessage]) -> AsyncIterator[StreamEvent]:
-            return self.stream((provider, model_name), conversation, tools=specs, **options)
+            return self.stream((provider, model_name), conversation, tools=registry, **options)
 
         return run_tool_loop(
             turn,
@@ -257,6 +279,7 @@ class Client:
             max_steps=max_steps,
             context=context,
             provider=provider.name,
+            approve=approve,
         )
 
     async def count_tokens(
@@ -319,10 +342,11 @@ class Client:
     ) -> ChatResponse:
         """Stream one turn and fold it into a ``ChatResponse``; with ``response_format`` its
         ``parsed`` holds the validated value (else ``StructuredOutputError``)."""
+        rescue = options.pop("rescue_tool_calls", None)
         fmt = options.get("response_format")
         if fmt is not None:
             fmt = options["response_format"] = response_format_of(fmt)
-        stream = self.stream(model, messages, **options)
+        stream = self._open(model, messages, rescue, options)
         acc = Accumulator(provider=stream.provider.name)
         async with stream:
             async for event in stream:

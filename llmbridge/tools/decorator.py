@@ -1,9 +1,11 @@
 """``@llmbridge.tool``: turn a function into a tool, keeping it callable as before.
 
-Rules: ``@tool`` and ``@tool(name=..., description=..., strict=...)`` both work. The result is
+Rules: ``@tool`` and ``@tool(name=..., description=..., strict=..., approval=...)`` both work. The result is
 a ``Tool``: calling it calls the function unchanged (sync stays sync, async returns its
 coroutine); ``.tool_spec`` is the ``ToolSpec`` built once, at decoration time, so signature
 mistakes (a misplaced ``ToolContext``, ``*args``) fail at import, not at the first call.
+``approval`` (``"always"``, ``"never"`` or a rule on the arguments, see
+``llmbridge.tools.approval``) is kept as ``.approval`` for ``ToolRegistry.register``.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from collections.abc import Callable
 from typing import Any, Generic, ParamSpec, TypeVar, overload
 
 from ..request import ToolSpec
+from .approval import ApprovalRule, check_rule
 
 __all__ = ["Tool", "tool", "tool_spec_of"]
 
@@ -23,10 +26,14 @@ R = TypeVar("R")
 class Tool(Generic[P, R]):
     """A function with its ``ToolSpec`` attached (what ``@tool`` returns)."""
 
-    def __init__(self, fn: Callable[P, R], spec: ToolSpec) -> None:
+    def __init__(
+        self, fn: Callable[P, R], spec: ToolSpec, *, approval: ApprovalRule | None = None
+    ) -> None:
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.tool_spec = spec
+        self.approval = check_rule(approval, where=f"tool {spec.name!r}")
+        """Whether the model's calls need the app's approval (``None``: never)."""
 
     @property
     def name(self) -> str:
@@ -49,7 +56,11 @@ def tool(fn: Callable[P, R], /) -> Tool[P, R]: ...
 
 @overload
 def tool(
-    *, name: str | None = None, description: str | None = None, strict: bool | None = None
+    *,
+    name: str | None = None,
+    description: str | None = None,
+    strict: bool | None = None,
+    approval: ApprovalRule | None = None,
 ) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
 
 
@@ -60,12 +71,13 @@ def tool(
     name: str | None = None,
     description: str | None = None,
     strict: bool | None = None,
+    approval: ApprovalRule | None = None,
 ) -> Tool[P, R] | Callable[[Callable[P, R]], Tool[P, R]]:
     """Decorate a function as a tool: ``@tool`` or ``@tool(name="...")``."""
 
     def wrap(f: Callable[P, R]) -> Tool[P, R]:
         spec = ToolSpec.from_function(f, name=name, description=description, strict=strict)
-        return Tool(f, spec)
+        return Tool(f, spec, approval=approval)
 
     return wrap(fn) if fn is not None else wrap
 

@@ -9,6 +9,9 @@ Rules:
   ``ToolRegistry.execute_all``); each result is yielded as a ``ToolResult`` event, in the order
   of the calls, and appended to ``loop.messages``. Failures (bad arguments, unknown tool, the
   tool raising, limits, timeouts) are ``is_error`` results the model reads, never exceptions.
+* Calls that need approval (``@tool(approval=...)``, an MCP server's ``approval``) pause the
+  loop while ``approve`` (or the registry's own approver) is asked; a denied call is an
+  ``is_error`` result the model reads.
 * A turn without tool calls is the final answer: the loop ends, ``stop_reason == "final"``.
 * Step limit: after ``max_steps`` turns the loop ends even if the last turn called tools.
   Those calls are still executed and their results yielded and appended, so ``loop.messages``
@@ -27,6 +30,7 @@ from ..errors import UsageError
 from ..events import StreamEvent
 from ..messages import ChatMessage
 from ..response import Accumulator, ChatResponse
+from .approval import Approver
 from .registry import ToolRegistry
 from .results import ToolResult
 
@@ -49,6 +53,7 @@ class ToolLoop:
         max_steps: int,
         context: Any = None,
         provider: str | None = None,
+        approve: Approver | None = None,
     ) -> None:
         if max_steps < 1:
             raise UsageError(f"max_steps must be at least 1, got {max_steps}")
@@ -57,6 +62,8 @@ class ToolLoop:
         self.registry = registry
         self.max_steps = max_steps
         self.context = context
+        self.approve = approve
+        """The app's approver for this loop (``None``: the registry's)."""
         self.steps = 0
         """Model turns streamed so far."""
         self.stop_reason: Literal["final", "max_steps"] | None = None
@@ -106,7 +113,9 @@ class ToolLoop:
             if not calls:
                 self.stop_reason = "final"
                 return
-            results = await self.registry.execute_all(calls, context=self.context)
+            results = await self.registry.execute_all(
+                calls, context=self.context, approve=self.approve
+            )
             for result in results:
                 self.messages.append(result.message)
                 yield result
@@ -123,8 +132,15 @@ def run_tool_loop(
     max_steps: int = 8,
     context: Any = None,
     provider: str | None = None,
+    approve: Approver | None = None,
 ) -> ToolLoop:
     """Run the tool loop; iterate the result with ``async for`` (see module rules)."""
     return ToolLoop(
-        stream, messages, registry=registry, max_steps=max_steps, context=context, provider=provider
+        stream,
+        messages,
+        registry=registry,
+        max_steps=max_steps,
+        context=context,
+        provider=provider,
+        approve=approve,
     )

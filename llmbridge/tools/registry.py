@@ -13,7 +13,14 @@ Rules:
   that raised or timed out; past either, the call raises ``ToolLimitError`` without running.
   ``timeout`` (seconds) bounds each run (``ToolTimeoutError``).
 * ``execute`` / ``execute_all`` are what the tool loop uses: they never raise for a failing
-  call; the failure becomes an ``is_error`` ``ToolResult`` the model can read.
+  call; the failure becomes an ``is_error`` ``ToolResult`` the model can read. They also apply
+  approval rules (``llmbridge.tools.approval``): ``execute_all`` asks the approver about each
+  call that needs it, one at a time in call order, before running the approved calls.
+* Every tool may carry the MCP ``server`` it came from (``describe()`` shows it).
+  ``subset(servers=..., tools=...)`` is a live *view*: it shares the tool entries (so limits
+  and counts are shared: a tool called through a view counts once, everywhere) and follows
+  the full registry when tools come and go (an MCP server's ``tools/list_changed``). Register
+  on the full registry, not on a view.
 """
 
 from __future__ import annotations
@@ -30,6 +37,15 @@ import anyio.to_thread
 from ..errors import ToolArgumentsError, UsageError
 from ..messages import ToolCallPart
 from ..request import ToolSpec
+from .approval import (
+    ApprovalRequest,
+    ApprovalRule,
+    Approver,
+    ask_approval,
+    check_rule,
+    denial,
+    needs_approval,
+)
 from .context import ToolContext
 from .decorator import tool_spec_of
 from .errors import ToolLimitError, ToolTimeoutError
@@ -47,6 +63,9 @@ class _Entry:
     max_invocations: int | None
     max_exceptions: int | None
     timeout: float | None
+    approval: ApprovalRule | None = None
+    server: str | None = None
+    """The MCP server the tool came from (``None`` for the app's own tools)."""
     invocations: int = 0
     exceptions: int = 0
 
@@ -73,14 +92,27 @@ class ToolRegistry:
         max_invocations: int | None = None,
         max_exceptions: int | None = None,
         run_sync_in_thread: bool = True,
+        approve: Approver | None = None,
     ) -> None:
+        """``approve``: the app's approver for calls that need approval (``Client.run``'s
+        ``approve=`` takes precedence for its loop)."""
         self.timeout = timeout
         self.max_invocations = max_invocations
         self.max_exceptions = max_exceptions
         self.run_sync_in_thread = run_sync_in_thread
-        self._entries: dict[str, _Entry] = {}
+        self.approve = approve
+        self._own: dict[str, _Entry] = {}
+        self._parent: ToolRegistry | None = None
+        self._servers: set[str] = set()
+        self._pick: Callable[[_Entry], bool] = _everything
         for item in tools:
             self.register(item)
+
+    @property
+    def _entries(self) -> dict[str, _Entry]:
+        if self._parent is None:
+            return self._own
+        return {n: e for n, e in self._parent._entries.items() if self._pick(e)}
 
     # -- registration --------------------------------------------------------------------
     def register(
@@ -90,8 +122,13 @@ class ToolRegistry:
         max_invocations: int | None = None,
         max_exceptions: int | None = None,
         timeout: float | None = None,
+        approval: ApprovalRule | None = None,
+        server: str | None = None,
     ) -> Any:
-        """Add a tool (returned unchanged, so this works as a decorator too)."""
+        """Add a tool (returned unchanged, so this works as a decorator too). ``approval`` and
+        ``server`` default to the tool's own ``approval`` / ``server`` attributes."""
+        if self._parent is not None:
+            raise UsageError("register tools on the full registry, not on a subset() view")
         spec = tool_spec_of(tool)
         if spec is not None and spec.function is not None:
             target, is_function = spec.function, True
@@ -111,7 +148,11 @@ class ToolRegistry:
                 f"a tool named {spec.name!r} is already registered: give one of them another "
                 "name (@llmbridge.tool(name=...))"
             )
-        self._entries[spec.name] = _Entry(
+        if approval is None:
+            approval = getattr(tool, "approval", None)
+        if server is None:
+            server = getattr(tool, "server", None)
+        self._own[spec.name] = _Entry(
             spec=spec,
             target=target,
             is_function=is_function,
@@ -120,8 +161,62 @@ class ToolRegistry:
             else self.max_invocations,
             max_exceptions=max_exceptions if max_exceptions is not None else self.max_exceptions,
             timeout=timeout if timeout is not None else self.timeout,
+            approval=check_rule(approval, where=f"tool {spec.name!r}"),
+            server=server if isinstance(server, str) else None,
         )
+        if isinstance(server, str):
+            self._servers.add(server)
         return tool
+
+    def unregister(self, name: str) -> None:
+        """Remove a tool (``KeyError`` if there is none by that name)."""
+        if self._parent is not None:
+            raise UsageError("unregister tools on the full registry, not on a subset() view")
+        self._entry(name)
+        del self._own[name]
+
+    def subset(
+        self,
+        servers: Iterable[str] | None = None,
+        tools: Iterable[str] | None = None,
+        *,
+        approve: Approver | None = None,
+    ) -> ToolRegistry:
+        """A live view of the tools of ``servers`` plus the ``tools`` named (their union;
+        ``None`` for both: everything). Usable wherever a registry is (``tools=``,
+        ``client.run``). A server or tool name this registry never had is a ``UsageError``."""
+        wanted_servers = set(servers or ())
+        wanted_tools = set(tools or ())
+        root = self._parent or self
+        unknown_servers = wanted_servers - root._servers
+        unknown_tools = wanted_tools - set(self._entries)
+        if unknown_servers or unknown_tools:
+            raise UsageError(
+                f"subset(): no server(s) {sorted(unknown_servers)} / tool(s) "
+                f"{sorted(unknown_tools)} here (servers: {sorted(root._servers)}; "
+                f"tools: {sorted(self._entries)})"
+            )
+        everything = servers is None and tools is None
+        inner = self._pick
+
+        def pick(entry: _Entry) -> bool:
+            mine = everything or entry.server in wanted_servers or entry.spec.name in wanted_tools
+            return mine and inner(entry)
+
+        view = ToolRegistry(
+            timeout=self.timeout,
+            max_invocations=self.max_invocations,
+            max_exceptions=self.max_exceptions,
+            run_sync_in_thread=self.run_sync_in_thread,
+            approve=approve or self.approve,
+        )
+        view._parent, view._pick = root, pick
+        return view
+
+    def declare_server(self, name: str) -> None:
+        """Make ``name`` a known server for ``subset`` even while it has no tools (an MCP
+        server that failed to start or lists none)."""
+        (self._parent or self)._servers.add(name)
 
     # -- views ---------------------------------------------------------------------------
     def __contains__(self, name: object) -> bool:
@@ -139,11 +234,22 @@ class ToolRegistry:
         return [entry.spec for entry in self._entries.values()]
 
     def describe(self) -> dict[str, dict[str, Any]]:
-        """``{name: {"description": ..., "input_schema": ...}}`` for every tool."""
-        return {
-            name: {"description": e.spec.description, "input_schema": e.spec.parameters}
-            for name, e in self._entries.items()
-        }
+        """``{name: {"description": ..., "input_schema": ...}}`` for every tool, plus
+        ``"server"`` for tools of an MCP server and ``"approval"`` where one is set."""
+        out: dict[str, dict[str, Any]] = {}
+        for name, e in self._entries.items():
+            item: dict[str, Any] = {"description": e.spec.description}
+            item["input_schema"] = e.spec.parameters
+            if e.server is not None:
+                item["server"] = e.server
+            if e.approval is not None and e.approval != "never":
+                item["approval"] = e.approval if isinstance(e.approval, str) else "rule"
+            out[name] = item
+        return out
+
+    def server_of(self, name: str) -> str | None:
+        """The MCP server a tool came from (``None`` for the app's own tools)."""
+        return self._entry(name).server
 
     def reset_limits(self) -> None:
         """Forget invocation and exception counts (e.g. for a new conversation)."""
@@ -244,8 +350,8 @@ class ToolRegistry:
             result = await result
         return result
 
-    async def execute(self, call: ToolCallPart, *, context: Any = None) -> ToolResult:
-        """Run one model tool call; failures become ``is_error`` results, never exceptions."""
+    def _refusal(self, call: ToolCallPart) -> ToolResult | None:
+        """The error result for a call that cannot run at all (bad JSON, unknown tool)."""
         if call.error is not None:
             exc: Exception = ToolArgumentsError(
                 f"Could not read the arguments of tool {call.name!r}: {call.error}. "
@@ -259,22 +365,64 @@ class ToolRegistry:
                 f"Unknown tool {call.name!r}. Available tools: {known}.", tool_name=call.name
             )
             return result_message(call_id=call.id, name=call.name, exception=exc)
+        return None
+
+    async def _gate(self, call: ToolCallPart, approve: Approver | None) -> ToolResult | None:
+        """``None`` when the call may run; else its error result (bad arguments, denied)."""
+        refused = self._refusal(call)
+        if refused is not None:
+            return refused
+        entry = self._entries[call.name]
+        if entry.approval is None or entry.approval == "never":
+            return None
+        try:
+            arguments = entry.spec.validate_arguments(call.arguments)
+            if not needs_approval(entry.approval, arguments):
+                return None
+        except Exception as exc:  # bad arguments (or a rule that chokes on them)
+            return result_message(call_id=call.id, name=call.name, exception=exc)
+        request = ApprovalRequest(
+            "tool_call", call.name, dict(call.arguments), server=entry.server, call_id=call.id
+        )
+        decision = await ask_approval(approve or self.approve, request)
+        if decision.approved:
+            return None
+        return result_message(call_id=call.id, name=call.name, exception=denial(request, decision))
+
+    async def _run_call(self, call: ToolCallPart, context: Any) -> ToolResult:
         try:
             value = await self.acall(call.name, call.arguments, context=context, call_id=call.id)
         except Exception as exc:  # every tool failure is reported to the model
             return result_message(call_id=call.id, name=call.name, exception=exc)
         return result_message(call_id=call.id, name=call.name, value=value)
 
+    async def execute(
+        self, call: ToolCallPart, *, context: Any = None, approve: Approver | None = None
+    ) -> ToolResult:
+        """Run one model tool call; failures become ``is_error`` results, never exceptions.
+        A call that needs approval asks ``approve`` (default: the registry's ``approve``)."""
+        return await self._gate(call, approve) or await self._run_call(call, context)
+
     async def execute_all(
-        self, calls: Sequence[ToolCallPart], *, context: Any = None
+        self,
+        calls: Sequence[ToolCallPart],
+        *,
+        context: Any = None,
+        approve: Approver | None = None,
     ) -> list[ToolResult]:
-        """Run calls concurrently; results come back in the order of ``calls``."""
-        results: list[ToolResult | None] = [None] * len(calls)
+        """Run calls concurrently after asking approvals one by one, in call order; results
+        come back in the order of ``calls``."""
+        results: list[ToolResult | None] = [await self._gate(call, approve) for call in calls]
 
         async def one(i: int, call: ToolCallPart) -> None:
-            results[i] = await self.execute(call, context=context)
+            results[i] = await self._run_call(call, context)
 
         async with anyio.create_task_group() as tg:
             for i, call in enumerate(calls):
-                tg.start_soon(one, i, call)
+                if results[i] is None:
+                    tg.start_soon(one, i, call)
         return [r for r in results if r is not None]
+
+
+def _everything(entry: _Entry) -> bool:
+    return True
