@@ -25,7 +25,6 @@ from .response import Accumulator, ChatResponse
 from .stream import RetryPolicy, stream_events
 from .stream.clients import DEFAULT_LIMITS, DEFAULT_SHARDS, HttpPool, TransportName
 from .stream.fetch import fetch_json
-from .partial_stream import with_partials
 from .stream.sse import DEFAULT_MAX_EVENT_BYTES
 from .structured import parse_response, response_format_of
 from .tool_options import as_specs, tools_cache_point
@@ -182,36 +181,18 @@ class Client:
         messages: Sequence[ChatMessage],
         *,
         rescue_tool_calls: bool | None = None,
-        partial_tool_arguments: bool = False,
         **options: Any,
     ) -> EventStream:
         """Stream normalized events for one model turn (see ``build_request`` for options).
 
         ``rescue_tool_calls``: also turn tool calls a server leaked as text into tool calls
         (``None``: the provider's default, on for llama.cpp, Ollama, vLLM and LM Studio).
-        With a ``response_format``, ``PartialObject`` events carry the value so far;
-        ``partial_tool_arguments=True`` fills ``ToolCallChunk.partial_arguments``.
         """
-        stream = self._open(model, messages, rescue_tool_calls, options)
-        request_format = options.get("response_format") is not None
-        if request_format or partial_tool_arguments:
-            stream._gen = with_partials(
-                stream._gen, objects=request_format, tool_arguments=partial_tool_arguments
-            )
-        return stream
-
-    def _open(
-        self,
-        model: ModelRef,
-        messages: Sequence[ChatMessage],
-        rescue: bool | None,
-        options: Mapping[str, Any],
-    ) -> EventStream:
         self._check_open()
         _check_options(options)
         provider, model_name = self.resolve(model)
         request = self.build_request(model_name, messages, **options)
-        return EventStream(self._stream(provider, request, rescue=rescue), provider)
+        return EventStream(self._stream(provider, request, rescue=rescue_tool_calls), provider)
 
     def stream_request(
         self, provider: Provider, request: ChatRequest, *, rescue: bool | None = None
@@ -342,11 +323,10 @@ class Client:
     ) -> ChatResponse:
         """Stream one turn and fold it into a ``ChatResponse``; with ``response_format`` its
         ``parsed`` holds the validated value (else ``StructuredOutputError``)."""
-        rescue = options.pop("rescue_tool_calls", None)
         fmt = options.get("response_format")
         if fmt is not None:
             fmt = options["response_format"] = response_format_of(fmt)
-        stream = self._open(model, messages, rescue, options)
+        stream = self.stream(model, messages, **options)
         acc = Accumulator(provider=stream.provider.name)
         async with stream:
             async for event in stream:
