@@ -7,6 +7,7 @@ from .errors import *  # noqa: F403
 from .errors import __all__ as _errors_all
 from .events import (
     Finish,
+    PartialObject,
     ProviderItem,
     RateLimit,
     ReasoningDelta,
@@ -109,6 +110,7 @@ __all__ = [
     "Client",
     "EventStream",
     "Finish",
+    "PartialObject",
     "HttpRequest",
     "ImagePart",
     "ModelInfo",

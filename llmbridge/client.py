@@ -19,6 +19,7 @@ import httpx
 from .errors import ConfigurationError, MalformedStreamError, UsageError
 from .events import StreamEvent
 from .model_info import ModelInfo
+from .partial_stream import with_partials
 from .providers.base import CountsTokens, Decoder, ListsModels, Provider, ProviderConfig
 from .providers.registry import create_provider, split_model
 from .response import Accumulator, ChatResponse
@@ -181,18 +182,36 @@ class Client:
         messages: Sequence[ChatMessage],
         *,
         rescue_tool_calls: bool | None = None,
+        partial_tool_arguments: bool = False,
         **options: Any,
     ) -> EventStream:
         """Stream normalized events for one model turn (see ``build_request`` for options).
 
         ``rescue_tool_calls``: also turn tool calls a server leaked as text into tool calls
         (``None``: the provider's default, on for llama.cpp, Ollama, vLLM and LM Studio).
+        With a ``response_format``, ``PartialObject`` events carry the value so far;
+        ``partial_tool_arguments=True`` fills ``ToolCallChunk.partial_arguments``.
         """
+        stream = self._open(model, messages, rescue_tool_calls, options)
+        request_format = options.get("response_format") is not None
+        if request_format or partial_tool_arguments:
+            stream._gen = with_partials(
+                stream._gen, objects=request_format, tool_arguments=partial_tool_arguments
+            )
+        return stream
+
+    def _open(
+        self,
+        model: ModelRef,
+        messages: Sequence[ChatMessage],
+        rescue: bool | None,
+        options: Mapping[str, Any],
+    ) -> EventStream:
         self._check_open()
         _check_options(options)
         provider, model_name = self.resolve(model)
         request = self.build_request(model_name, messages, **options)
-        return EventStream(self._stream(provider, request, rescue=rescue_tool_calls), provider)
+        return EventStream(self._stream(provider, request, rescue=rescue), provider)
 
     def stream_request(
         self, provider: Provider, request: ChatRequest, *, rescue: bool | None = None
@@ -323,10 +342,11 @@ class Client:
     ) -> ChatResponse:
         """Stream one turn and fold it into a ``ChatResponse``; with ``response_format`` its
         ``parsed`` holds the validated value (else ``StructuredOutputError``)."""
+        rescue = options.pop("rescue_tool_calls", None)
         fmt = options.get("response_format")
         if fmt is not None:
             fmt = options["response_format"] = response_format_of(fmt)
-        stream = self.stream(model, messages, **options)
+        stream = self._open(model, messages, rescue, options)
         acc = Accumulator(provider=stream.provider.name)
         async with stream:
             async for event in stream:

@@ -21,6 +21,7 @@ __all__ = [
     "FINISH_REASONS",
     "Finish",
     "FinishReason",
+    "PartialObject",
     "ProviderItem",
     "RateLimit",
     "ReasoningDelta",
@@ -136,6 +137,9 @@ class ToolCallChunk:
     id: str
     index: int
     arguments_delta: str
+    partial_arguments: dict[str, Any] | None = None
+    """The arguments so far as a best-effort partial value (``stream(...,
+    partial_tool_arguments=True)``; ``None`` otherwise). Never run a tool on them."""
 
 
 @dataclass(slots=True)
@@ -170,6 +174,19 @@ class ProviderItem:
 
 
 @dataclass(slots=True)
+class PartialObject:
+    """The structured reply so far (``stream(..., response_format=...)``), yielded when it changed.
+
+    ``value`` is the best-effort partial JSON value of the text so far: objects and arrays
+    closed where the text stops, an unfinished string cut off, a key without its value and an
+    unfinished number left out; a new object each time (see ``llmbridge.partial_json``).
+    """
+
+    type: ClassVar[Literal["partial_object"]] = "partial_object"
+    value: Any
+
+
+@dataclass(slots=True)
 class Finish:
     """The one terminal event of a completed stream."""
 
@@ -189,6 +206,7 @@ StreamEvent: TypeAlias = (
     | ToolCallChunk
     | ToolCallEnd
     | ProviderItem
+    | PartialObject
     | Finish
 )
 
@@ -202,6 +220,7 @@ _BY_TYPE: dict[str, type[StreamEvent]] = {
         ToolCallChunk,
         ToolCallEnd,
         ProviderItem,
+        PartialObject,
         Finish,
     )
 }

@@ -18,6 +18,7 @@ from typing import NoReturn
 from .errors import EventOrderError
 from .events import (
     Finish,
+    PartialObject,
     ProviderItem,
     ReasoningDelta,
     StreamEvent,
@@ -123,6 +124,8 @@ class Accumulator:
                 self._parts.append(RawPart(provider=provider, data=event.data))
             case StreamStart():
                 self._start = event
+            case PartialObject():
+                pass  # a view of the text already folded
             case _:
                 assert_never(event)
 
