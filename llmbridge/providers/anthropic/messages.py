@@ -11,10 +11,11 @@ Rules:
 * Assistant tool calls are ``tool_use`` blocks with an ``input`` object.
 * Reasoning goes back only when this provider made it (``ReasoningPart.provider``):
   ``thinking`` with its signature, or ``redacted_thinking`` with its opaque data. Unsigned
-  or foreign reasoning is dropped (the API rejects it), with a warning.
+  reasoning is dropped (the API rejects it), with a warning; other providers' reasoning never
+  gets here (``request.py`` runs ``providers/history.py`` first, which warns about it).
 * ``RawPart(provider="anthropic")`` blocks (server tool use and results, MCP, code
   execution, unknown blocks: the decoder's ``ProviderItem`` events) are sent verbatim, where
-  they stand in the turn; other providers' raw parts are dropped with a warning.
+  they stand in the turn; other providers' raw parts are left out (by ``history.py`` too).
 * ``TextPart.provider_data`` may carry ``cache_control`` (and, on assistant text,
   ``citations``); an ``anthropic`` key holds extra block fields merged as given.
 * ``DocumentPart`` → a ``document`` block (a PDF as base64 or URL, plain text as a ``text``
@@ -217,7 +218,7 @@ def _blocks(
             if block is not None:
                 out.append(block)
             elif part.text or part.signature or part.provider_data:
-                warnings.append("reasoning from another provider (or unsigned) was not sent back")
+                warnings.append("reasoning without a signature was not sent back")
         elif isinstance(part, RawPart):
             if part.provider == provider_name:
                 out.append(dict(part.data))

@@ -16,6 +16,9 @@ Rules:
 * API version 2026-10-21 removed ``temperature`` / ``top_p`` / ``top_k`` (a 400 even at their
   defaults): they are dropped with a warning unless an older ``api_version`` is configured.
   ``seed`` and the penalties have no Messages API setting: dropped with a warning.
+* The history is first made sendable here (``providers/history.py``): other providers'
+  reasoning and items left out with a warning, tool-call ids rewritten to
+  ``^[a-zA-Z0-9_-]+$``.
 * Settings that cannot be honoured become warnings (``request_warnings``), surfaced on
   ``StreamStart``; only an unbuildable request raises. ``extra`` is merged into the body last
   (``extra["tools"]``, e.g. server tools, is appended to the app's tools).
@@ -27,6 +30,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...types import ChatRequest
+from ..history import ANTHROPIC_IDS, adapt_history
 from .messages import cache_control, encode_messages, limit_cache_points
 from .models import MIN_THINKING_BUDGET, default_max_tokens, effort_budget, supports_adaptive
 from .tools import encode_tool, encode_tool_choice
@@ -80,7 +84,9 @@ def build_body(
     req: ChatRequest, *, provider_name: str, api_version: str
 ) -> tuple[dict[str, Any], list[str]]:
     """The JSON body and the warnings for settings that were dropped or changed."""
-    system, messages, warnings = encode_messages(req.messages, provider_name=provider_name)
+    history = adapt_history(req.messages, provider=provider_name, ids=ANTHROPIC_IDS)
+    system, messages, warnings = encode_messages(history.messages, provider_name=provider_name)
+    warnings[:0] = history.warnings
     body: dict[str, Any] = {"model": req.model, "messages": messages}
     if system is not None:
         body["system"] = system

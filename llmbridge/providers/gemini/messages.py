@@ -20,6 +20,14 @@ rules of https://ai.google.dev/gemini-api/docs/thought-signatures. Rules:
   Reasoning from other providers is dropped (Gemini cannot read it).
 * ``RawPart`` of this provider is sent as the part it is, in place (code execution, server
   tool parts: the decoder's ``ProviderItem`` events, their own ``thoughtSignature`` included).
+* Gemini 3 validates thought signatures on function calls of the *current turn* (every model
+  step since the last user message with ordinary content; a 400 when one is missing): the
+  first ``functionCall`` of each such step that carries no signature of this provider (a call
+  made by another provider, or by a Gemini 2.x model) gets the documented placeholder
+  ``skip_thought_signature_validator`` ("Thought signatures", FAQ: conversations transferred
+  from another model, or calls injected by the client). Earlier turns are not validated and are
+  sent as they are. ``request.py`` runs ``providers/history.py`` first (other providers'
+  reasoning and items are left out there, with a warning).
 """
 
 from __future__ import annotations
@@ -42,7 +50,14 @@ from ...types import (
     ToolResultPart,
 )
 
-__all__ = ["NEXT_PART", "PLACEMENT", "SIGNATURE", "encode_messages", "media_part"]
+__all__ = [
+    "NEXT_PART",
+    "PLACEHOLDER_SIGNATURE",
+    "PLACEMENT",
+    "SIGNATURE",
+    "encode_messages",
+    "media_part",
+]
 
 SIGNATURE = "thoughtSignature"
 """``ToolCallPart.provider_data`` key holding the model's thought signature."""
@@ -50,6 +65,9 @@ SIGNATURE = "thoughtSignature"
 PLACEMENT = "signature_placement"
 """``ReasoningPart.provider_data`` key: ``"next_part"`` when the signature came on the part after."""
 NEXT_PART = "next_part"
+
+PLACEHOLDER_SIGNATURE = "skip_thought_signature_validator"
+"""The signature Google documents for function calls it did not sign (Gemini 3 and later)."""
 
 _ROLES = {"user": "user", "assistant": "model", "tool": "user"}
 
@@ -170,20 +188,43 @@ def _for_next_part(part: ReasoningPart) -> bool:
     return data.get(PLACEMENT) == NEXT_PART
 
 
+def _current_turn_start(messages: list[ChatMessage]) -> int:
+    """Index of the last user message with ordinary content (not only tool results)."""
+    for i in range(len(messages) - 1, -1, -1):
+        message = messages[i]
+        if message.role == "user" and any(
+            not isinstance(p, ToolResultPart) for p in message.content
+        ):
+            return i
+    return -1
+
+
+def _sign_first_call(parts: list[dict[str, Any]]) -> None:
+    for part in parts:
+        if "functionCall" in part:
+            part.setdefault(SIGNATURE, PLACEHOLDER_SIGNATURE)
+            return
+
+
 def encode_messages(
-    messages: list[ChatMessage], *, provider: str
+    messages: list[ChatMessage], *, provider: str, placeholder_signatures: bool = False
 ) -> tuple[dict[str, Any] | None, list[dict[str, Any]]]:
-    """(``systemInstruction`` or None, ``contents``) for ``messages``."""
+    """(``systemInstruction`` or None, ``contents``) for ``messages``; with
+    ``placeholder_signatures`` (Gemini 3), unsigned calls of the current turn get the
+    placeholder."""
     encoder = _Encoder(provider=provider)
     system: list[dict[str, Any]] = []
     contents: list[dict[str, Any]] = []
-    for message in messages:
+    turn_start = _current_turn_start(messages) if placeholder_signatures else len(messages)
+    for index, message in enumerate(messages):
         if message.role == "system":
             system.extend({"text": p.text} for p in message.content if isinstance(p, TextPart))
             continue
         parts = encoder.message_parts(message)
         if not parts:
             continue
+        if message.role == "assistant" and index > turn_start:
+            _sign_first_call(parts)
         role = _ROLES[message.role]
         if contents and contents[-1]["role"] == role:
             contents[-1]["parts"].extend(parts)

@@ -123,7 +123,9 @@ class GeminiProvider:
         return parse_model_list(data, provider=self.name)
 
     def new_decoder(self, request: ChatRequest) -> GeminiDecoder:
-        return GeminiDecoder(provider=self.name, warnings=request_warnings(request))
+        return GeminiDecoder(
+            provider=self.name, warnings=request_warnings(request, provider=self.name)
+        )
 
     def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
         return map_http_error(provider=self.name, status=status, headers=headers, body=body)

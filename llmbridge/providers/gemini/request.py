@@ -15,6 +15,10 @@ Rules:
   (``responseMimeType`` + ``responseSchema`` / ``responseJsonSchema``) and ``thinkingConfig``
   (``includeThoughts``, ``thinkingBudget``; an effort becomes ``thinkingLevel``, or a budget on
   Gemini 2.x models, which have no levels).
+* the history is first made sendable (``providers/history.py``): other providers' reasoning
+  and items are left out, with a warning; on Gemini 3 and later (any model not named
+  ``gemini-1*`` / ``gemini-2*``), unsigned function calls of the current turn get Google's
+  placeholder signature (``messages.py``).
 * ``extra`` is merged into the body last: dict values one level deep (so
   ``extra={"generationConfig": {"topK": 5}}`` adds to what was built), others replace.
 * settings Gemini cannot honour are listed by ``request_warnings`` (the decoder reports them as
@@ -26,11 +30,12 @@ from __future__ import annotations
 from typing import Any
 
 from ...types import CachePoint, ChatRequest, ReasoningConfig, ToolChoice
+from ..history import adapt_history
 from .messages import encode_messages
 from .schema import to_gemini_schema
 from .tools import encode_tool_choice, encode_tools
 
-__all__ = ["EFFORT_BUDGETS", "build_body", "request_warnings"]
+__all__ = ["EFFORT_BUDGETS", "build_body", "request_warnings", "validates_signatures"]
 
 EFFORT_BUDGETS = {"minimal": 512, "low": 1024, "medium": 8192, "high": 24576}
 """Thinking budgets standing in for an effort on Gemini 2.x models (no ``thinkingLevel``)."""
@@ -100,7 +105,10 @@ def build_body(
     stream_arguments: bool = False,
 ) -> dict[str, Any]:
     """The JSON body of ``:streamGenerateContent`` for ``request``."""
-    system, contents = encode_messages(request.messages, provider=provider)
+    history = adapt_history(request.messages, provider=provider)
+    system, contents = encode_messages(
+        history.messages, provider=provider, placeholder_signatures=validates_signatures(request)
+    )
     body: dict[str, Any] = {"contents": contents}
     if system is not None:
         body["systemInstruction"] = system
@@ -125,9 +133,15 @@ def build_body(
     return body
 
 
-def request_warnings(request: ChatRequest) -> list[str]:
+def validates_signatures(request: ChatRequest) -> bool:
+    """Whether the model checks thought signatures on function calls (Gemini 3 and later)."""
+    model = request.model.rpartition("/")[2]
+    return not model.startswith(("gemini-1", "gemini-2"))
+
+
+def request_warnings(request: ChatRequest, *, provider: str = "gemini") -> list[str]:
     """Settings of ``request`` Gemini has no switch for (reported, never silently lost)."""
-    warnings = []
+    warnings = adapt_history(request.messages, provider=provider).warnings
     if request.parallel_tool_calls is False and request.tools:
         warnings.append("parallel_tool_calls=False: Gemini has no setting for it; it was ignored")
     if request.tools_cache_point is not None or any(

@@ -10,7 +10,10 @@ servers' variants (see ``tool_calls.py`` for tool-call fragments). Rules:
 * only choice 0 is followed; text from ``delta.content`` (a string, or a list of typed parts:
   ``text`` / ``thinking`` (Mistral) / ``reasoning`` summaries (Databricks)); reasoning from
   ``reasoning_content`` (DeepSeek, vLLM) else ``reasoning`` (OpenRouter, Groq, Ollama) else
-  ``reasoning_details[]`` text; ``refusal`` deltas are surfaced as text, the finish reason
+  ``reasoning_details[]`` text. ``reasoning_details`` items are also kept whole (merged per
+  ``index``, ``round_trip.py``) and emitted once when the reasoning run ends (before the next
+  text, tool call or the finish) as ``ReasoningDelta("", provider_data={"reasoning_details":
+  [...]})``, so the next turn can send them back; ``refusal`` deltas are surfaced as text, the finish reason
   becomes ``content_filter`` and ``Finish.provider_data["refusal"]`` holds the refusal;
 * ``finish_reason`` closes the open tool calls; ``Finish`` waits for ``[DONE]`` (or the end of
   the body) so the trailing usage chunk (``choices: []``) is merged in. Usage is the last
@@ -30,6 +33,7 @@ from ...errors import LLMBridgeError, MalformedStreamError, StreamTruncatedError
 from ...events import Finish, ReasoningDelta, StreamEvent, StreamStart, TextDelta
 from .errors import stream_error
 from .finish_reasons import map_finish_reason
+from .round_trip import DETAILS, DetailCollector
 from .tool_calls import ToolCallTracker
 from .usage import convert_usage
 
@@ -46,7 +50,8 @@ class ChatCompletionsDecoder:
     ) -> None:
         self._provider = provider
         self._warnings = warnings or []
-        self._calls = ToolCallTracker(use_index=use_index)
+        self._calls = ToolCallTracker(use_index=use_index, provider=provider)
+        self._details = DetailCollector()
         self._started = False
         self._fast = False
         """Started and not halted: ``feed`` may try the hot path."""
@@ -80,7 +85,7 @@ class ChatCompletionsDecoder:
                 ):
                     raise KeyError
                 content = delta.get("content")
-                if type(content) is str:
+                if type(content) is str and not self._details:
                     return [TextDelta(content)] if content else []
                 fragments = delta.get("tool_calls")
                 if type(fragments) is list and len(fragments) == 1:
@@ -178,6 +183,7 @@ class ChatCompletionsDecoder:
             if value:
                 if type(value) is str:
                     if key == "content":
+                        self._end_reasoning(out)
                         out.append(TextDelta(value))
                         continue
                     if key == "reasoning_content" or (
@@ -195,24 +201,31 @@ class ChatCompletionsDecoder:
             self._usage = usage
 
     # -- delta fields (dispatch table below) -----------------------------------------------
+    def _end_reasoning(self, out: list[StreamEvent]) -> None:
+        """Emit the run's whole ``reasoning_details`` (kept for the round trip), if any."""
+        if self._details:
+            out.append(ReasoningDelta("", provider_data={DETAILS: self._details.take()}))
+
     def _content(self, value: Any, delta: dict[str, Any], out: list[StreamEvent]) -> None:
         if isinstance(value, list):  # typed parts (Mistral thinking, Databricks reasoning)
             _content_parts(value, out)
 
     def _reasoning_details(self, value: Any, delta: dict[str, Any], out: list[StreamEvent]) -> None:
         # OpenRouter repeats the text of ``reasoning`` in ``reasoning_details``: read it once.
-        if isinstance(value, list) and not (
-            delta.get("reasoning") or delta.get("reasoning_content")
-        ):
-            _reasoning_details(value, out)
+        if isinstance(value, list):
+            if not (delta.get("reasoning") or delta.get("reasoning_content")):
+                _reasoning_details(value, out)
+            self._details.add(value)
 
     def _refusal_delta(self, value: Any, delta: dict[str, Any], out: list[StreamEvent]) -> None:
         if isinstance(value, str):
+            self._end_reasoning(out)
             self._refusal.append(value)
             out.append(TextDelta(value))
 
     def _tool_calls(self, value: Any, delta: dict[str, Any], out: list[StreamEvent]) -> None:
         if isinstance(value, list):
+            self._end_reasoning(out)
             self._saw_tool_calls = True
             self._calls.feed(value, out, id_prefix=self._id_prefix)
 
@@ -223,6 +236,7 @@ class ChatCompletionsDecoder:
             self._calls.feed([{"index": 0, "function": value}], out, id_prefix=self._id_prefix)
 
     def _finish(self, out: list[StreamEvent]) -> list[StreamEvent]:
+        self._end_reasoning(out)
         self._calls.end_all(out)
         reason = map_finish_reason(self._raw_finish, had_tool_calls=self._calls.count > 0)
         provider_data = None

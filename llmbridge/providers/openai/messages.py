@@ -20,7 +20,11 @@ Follows https://platform.openai.com/docs/api-reference/chat/create (message para
   tool message (named in ``StreamStart.warnings``), so a tool loop goes on; an image in a user
   message to such a model is an ``UnsupportedFeatureError`` before anything is sent.
 
-Parts of other providers (``RawPart``, foreign reasoning) are skipped.
+* this provider's OpenRouter ``reasoning_details`` and Gemini-endpoint ``extra_content`` go
+  back where they came from (``round_trip.py``).
+
+``request.py`` runs ``providers/history.py`` first: parts of other providers (``RawPart``,
+foreign reasoning) are left out there, with a warning, and tool-call ids are made to fit.
 """
 
 from __future__ import annotations
@@ -45,6 +49,7 @@ from ...types import (
     ToolCallPart,
     ToolResultPart,
 )
+from .round_trip import DETAILS, EXTRA_CONTENT, call_extra, reasoning_details
 
 __all__ = [
     "CUSTOM",
@@ -83,11 +88,12 @@ def encode_messages(
     send_reasoning_content: bool,
     images: bool = True,
     cache_points: bool = False,
+    model: str = "",
 ) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
     for message in messages:
         if message.role == "assistant":
-            out.append(_assistant(message, provider, send_reasoning_content))
+            out.append(_assistant(message, provider, send_reasoning_content, model))
             continue
         results = message.tool_results
         if results:
@@ -235,15 +241,23 @@ def _arguments(call: ToolCallPart) -> str:
     return orjson.dumps(call.arguments).decode()
 
 
-def _tool_call(part: ToolCallPart) -> dict[str, Any]:
+def _tool_call(part: ToolCallPart, provider: str) -> dict[str, Any]:
+    call: dict[str, Any]
     if is_custom_call(part):
         custom = {"name": part.name, "input": custom_input(part)}
-        return {"id": part.id, "type": "custom", "custom": custom}
-    function = {"name": part.name, "arguments": _arguments(part)}
-    return {"id": part.id, "type": "function", "function": function}
+        call = {"id": part.id, "type": "custom", "custom": custom}
+    else:
+        function = {"name": part.name, "arguments": _arguments(part)}
+        call = {"id": part.id, "type": "function", "function": function}
+    extra = call_extra(part, provider=provider)
+    if extra is not None:
+        call[EXTRA_CONTENT] = extra
+    return call
 
 
-def _assistant(message: ChatMessage, provider: str, send_reasoning: bool) -> dict[str, Any]:
+def _assistant(
+    message: ChatMessage, provider: str, send_reasoning: bool, model: str
+) -> dict[str, Any]:
     text: list[str] = []
     reasoning: list[str] = []
     calls: list[dict[str, Any]] = []
@@ -251,7 +265,7 @@ def _assistant(message: ChatMessage, provider: str, send_reasoning: bool) -> dic
         if isinstance(part, TextPart):
             text.append(part.text)
         elif isinstance(part, ToolCallPart):
-            calls.append(_tool_call(part))
+            calls.append(_tool_call(part, provider))
         elif isinstance(part, ReasoningPart):
             if send_reasoning and part.provider == provider and part.text:
                 reasoning.append(part.text)
@@ -263,6 +277,9 @@ def _assistant(message: ChatMessage, provider: str, send_reasoning: bool) -> dic
     out: dict[str, Any] = {"role": "assistant", "content": joined}
     if reasoning and calls:  # DeepSeek wants it on tool-call turns (and rejects it elsewhere)
         out["reasoning_content"] = "".join(reasoning)
+    details = reasoning_details(message, provider=provider, model=model)
+    if details:
+        out[DETAILS] = details
     if calls:
         out["tool_calls"] = calls
     return out

@@ -27,6 +27,7 @@ from ...errors import ConfigurationError
 __all__ = ["PRESETS", "Preset", "resolve_preset"]
 
 MaxTokensField = Literal["max_tokens", "max_completion_tokens"]
+ToolCallIds = Literal["any", "openai", "mistral"]
 ReasoningStyle = Literal["effort", "openrouter", "none"]
 
 
@@ -75,6 +76,10 @@ class Preset:
     rescue_tool_calls: bool = False
     """Its servers are known to leak tool calls as text (chat-template markup in ``content``):
     rescue them by default (``llmbridge.fallback``; an app's ``rescue_tool_calls=`` wins)."""
+    tool_call_ids: ToolCallIds = "any"
+    """The tool-call ids it accepts: ``openai`` at most 40 characters, ``mistral`` exactly 9
+    alphanumerics; ids from other providers that do not fit are rewritten
+    (``llmbridge.providers.history``)."""
     auth: Literal["bearer", "api-key"] = "bearer"
     azure: bool = False
     """Azure deployment URLs (``/openai/deployments/{model}/...?api-version=``)."""
@@ -92,7 +97,7 @@ PRESETS: dict[str, Preset] = {
     for p in (
         _p("openai", "https://api.openai.com/v1", "OPENAI_API_KEY",
            max_tokens_field="max_completion_tokens", strict_tools=True, reasoning_style="effort",
-           cache_points=True),
+           cache_points=True, tool_call_ids="openai"),
         _p("openai-compatible", None, "OPENAI_COMPATIBLE_API_KEY", **_LOCAL),
         _p("ollama", "http://localhost:11434/v1", "OLLAMA_API_KEY", **_SELF_HOSTED, reasoning=True,
            reasoning_style="effort"),
@@ -113,11 +118,13 @@ PRESETS: dict[str, Preset] = {
         _p("together", "https://api.together.xyz/v1", "TOGETHER_API_KEY", reasoning=True,
            accepts_stream_options=False, top_k=True),
         _p("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY", reasoning=True,
-           accepts_stream_options=False, sends_index=False, seed_field="random_seed"),
+           accepts_stream_options=False, sends_index=False, seed_field="random_seed",
+           tool_call_ids="mistral"),
         _p("xai", "https://api.x.ai/v1", "XAI_API_KEY", reasoning=True, strict_tools=True,
            reasoning_style="effort"),
         _p("azure", None, "AZURE_OPENAI_API_KEY", auth="api-key", azure=True,
-           max_tokens_field="max_completion_tokens", strict_tools=True, reasoning_style="effort"),
+           max_tokens_field="max_completion_tokens", strict_tools=True, reasoning_style="effort",
+           tool_call_ids="openai"),
         _p("cerebras", "https://api.cerebras.ai/v1", "CEREBRAS_API_KEY", reasoning=True,
            accepts_stream_options=False, max_tokens_field="max_completion_tokens",
            strict_tools=True),

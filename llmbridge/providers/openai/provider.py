@@ -91,7 +91,10 @@ class OpenAIChatProvider:
     def capabilities(self, model: str) -> Capabilities:
         reasoning = self.preset.reasoning or model.startswith(_REASONING_MODEL_PREFIXES)
         return Capabilities(
-            native_tools=self.preset.native_tools, reasoning=reasoning, images=self.preset.images
+            native_tools=self.preset.native_tools,
+            reasoning=reasoning,
+            images=self.preset.images,
+            json_mode="schema" if self.preset.json_schema else "object",
         )
 
     def _auth_headers(self, headers: dict[str, str]) -> dict[str, str]:
@@ -136,7 +139,7 @@ class OpenAIChatProvider:
         return ChatCompletionsDecoder(
             provider=self.name,
             use_index=self.preset.sends_index,
-            warnings=request_warnings(request=request, preset=self.preset),
+            warnings=request_warnings(request=request, preset=self.preset, provider=self.name),
         )
 
     def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:

@@ -10,6 +10,9 @@ Follows https://platform.openai.com/docs/api-reference/chat/create. Rules:
   (OpenAI's reasoning models reject ``max_tokens``; many compatible servers know only it);
 * ``parallel_tool_calls`` and ``tool_choice`` only with tools; ``strict`` only where accepted;
 * reasoning effort as ``reasoning_effort`` (OpenAI, Groq, xAI…) or OpenRouter's ``reasoning``;
+* the history is first made sendable (``providers/history.py``): other providers' reasoning
+  and items left out with a warning, tool-call ids rewritten where the preset's server refuses
+  them (``Preset.tool_call_ids``: OpenAI 40 characters, Mistral 9 alphanumerics);
 * ``ChatRequest.extra`` is merged into the body last, as given (it wins);
 * a setting the preset cannot send is left out of the body and named by ``request_warnings``
   (the decoder puts the warnings on ``StreamStart``): nothing is dropped silently.
@@ -20,22 +23,34 @@ from __future__ import annotations
 from typing import Any
 
 from ...types import CachePoint, ChatRequest
+from ..history import ANY_IDS, CHAT_COMPLETIONS_IDS, MISTRAL_IDS, AdaptedHistory, adapt_history
 from .messages import encode_messages, result_images
 from .presets import Preset
+from .round_trip import foreign_family_details
 from .tools import encode_response_format, encode_tool_choice, encode_tools
 
-__all__ = ["build_body", "request_warnings"]
+__all__ = ["adapted_history", "build_body", "request_warnings"]
+
+_ID_RULES = {"any": ANY_IDS, "openai": CHAT_COMPLETIONS_IDS, "mistral": MISTRAL_IDS}
+
+
+def adapted_history(request: ChatRequest, *, preset: Preset, provider: str) -> AdaptedHistory:
+    """``request.messages`` as this server takes them (``providers/history.py``)."""
+    rule = _ID_RULES[preset.tool_call_ids]
+    return adapt_history(request.messages, provider=provider, ids=rule)
 
 
 def build_body(*, request: ChatRequest, preset: Preset, provider: str) -> dict[str, Any]:
+    history = adapted_history(request, preset=preset, provider=provider)
     body: dict[str, Any] = {
         "model": request.model,
         "messages": encode_messages(
-            messages=request.messages,
+            messages=history.messages,
             provider=provider,
             send_reasoning_content=preset.send_reasoning_content,
             images=preset.images,
             cache_points=preset.cache_points,
+            model=request.model,
         ),
         "stream": True,
     }
@@ -93,10 +108,18 @@ def _reasoning(request: ChatRequest, preset: Preset, body: dict[str, Any]) -> No
         body["reasoning"] = reasoning or {"enabled": True}
 
 
-def request_warnings(*, request: ChatRequest, preset: Preset) -> list[str]:
+def request_warnings(
+    *, request: ChatRequest, preset: Preset, provider: str | None = None
+) -> list[str]:
     """What ``build_body`` could not send as asked, one sentence each."""
-    warnings: list[str] = []
     name = preset.name
+    provider = provider or name
+    warnings = adapted_history(request, preset=preset, provider=provider).warnings
+    if count := foreign_family_details(request.messages, provider=provider, model=request.model):
+        warnings.append(
+            f"history: {count} reasoning detail(s) made by another model family were not sent "
+            f"to {request.model} (only the family that made them can read them)"
+        )
     if request.tools and request.tool_mode != "prompt":
         if not preset.strict_tools and any(tool.strict for tool in request.tools):
             warnings.append(f"strict tool schemas: {name} does not take 'strict'; sent without it")

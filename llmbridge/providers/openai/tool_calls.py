@@ -16,6 +16,9 @@ Rules (each from a server seen in the wild):
   in openai/openai-python#2530 and openai/openai-openapi#576. Its text is ``raw_arguments``,
   its ``arguments`` are ``{"input": <text>}`` (never a JSON error) and
   ``provider_data["custom"] = True`` marks it for the round trip (``messages.py``);
+* ``extra_content`` on a fragment (Gemini's OpenAI endpoint: ``{"google": {"thought_signature":
+  ...}}``) is kept in the call's ``provider_data["extra_content"]``, tagged with
+  ``provider_data["provider"]``, for the round trip (``round_trip.py``);
 * ``arguments`` given as an object is serialized; absent / ``null`` arguments add nothing;
 * ids, positions, chunks and ends are the ledger's (``llmbridge.tool_calls``): missing ids
   are generated (``call_<n>``), the start waits for the name, and calls end only in
@@ -32,6 +35,7 @@ from ...events import StreamEvent, ToolCallChunk
 from ...request import CUSTOM_INPUT
 from ...tool_calls import ToolCall, ToolCallLedger
 from .messages import CUSTOM
+from .round_trip import EXTRA_CONTENT
 
 __all__ = ["ToolCallTracker"]
 
@@ -39,8 +43,9 @@ __all__ = ["ToolCallTracker"]
 class ToolCallTracker:
     """Where each ``delta.tool_calls`` fragment goes (see module docstring)."""
 
-    def __init__(self, *, use_index: bool = True) -> None:
+    def __init__(self, *, use_index: bool = True, provider: str = "openai") -> None:
         self._use_index = use_index
+        self._provider = provider
         self.ledger = ToolCallLedger()
         self._latest: ToolCall | None = None
         self._by_id: dict[str, ToolCall] = {}
@@ -70,6 +75,10 @@ class ToolCallTracker:
             call = self._target(fragment, name, out)
             if custom is not None and not (call.provider_data or {}).get(CUSTOM):
                 call.provider_data = {**(call.provider_data or {}), CUSTOM: True}
+            extra = fragment.get(EXTRA_CONTENT)
+            if isinstance(extra, dict) and extra:
+                data = call.provider_data or {}
+                call.provider_data = {**data, EXTRA_CONTENT: extra, "provider": self._provider}
             if call.name is None and isinstance(name, str) and name:
                 self.ledger.name(call, name, out)
             args = function.get("arguments")
@@ -81,7 +90,12 @@ class ToolCallTracker:
     def continuation(self, fragment: Any) -> list[StreamEvent] | None:
         """The common fragment, decoded fast: no ``id``, the ``index`` of a started call, text
         arguments. ``None`` (nothing changed) for anything else: ``feed`` decodes it then."""
-        if self._use_index and type(fragment) is dict and not fragment.get("id"):
+        if (
+            self._use_index
+            and type(fragment) is dict
+            and not fragment.get("id")
+            and EXTRA_CONTENT not in fragment
+        ):
             index = fragment.get("index")
             if type(index) is int:
                 call = self._by_index.get(index)

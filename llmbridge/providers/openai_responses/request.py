@@ -17,6 +17,8 @@ Rules:
 * Settings the API lacks (``stop``, ``seed``, ``top_k``, the penalties, a reasoning
   ``budget_tokens``) are dropped with a warning
   (``request_warnings``), which the decoder reports on ``StreamStart``.
+* the history is first made sendable (``providers/history.py``): other providers' reasoning
+  and items left out with a warning, tool-call ids over 64 characters rewritten;
 * ``extra`` is merged last, as given; ``include`` lists are united, ``text`` objects merged and
   ``tools`` (built-in tools such as ``web_search``) appended to the function tools.
 """
@@ -26,7 +28,8 @@ from __future__ import annotations
 from typing import Any
 
 from ...types import CachePoint, ChatRequest
-from .messages import encode_messages
+from ..history import RESPONSES_IDS, adapt_history
+from .messages import PROVIDER_NAME, encode_messages
 from .tools import encode_tool, encode_tool_choice
 
 __all__ = [
@@ -51,8 +54,8 @@ def _store(request: ChatRequest) -> bool:
 
 
 def request_warnings(request: ChatRequest) -> list[str]:
-    """Settings this API cannot express (dropped from the body)."""
-    warnings: list[str] = []
+    """Settings this API cannot express (dropped from the body), and history left out."""
+    warnings = adapt_history(request.messages, provider=PROVIDER_NAME, ids=RESPONSES_IDS).warnings
     if request.stop:
         warnings.append("stop sequences are not supported by the Responses API; dropped")
     for setting in ("seed", "top_k", "presence_penalty", "frequency_penalty"):
@@ -80,7 +83,8 @@ def request_warnings(request: ChatRequest) -> list[str]:
 def build_body(request: ChatRequest) -> dict[str, Any]:
     """The JSON body for ``request``."""
     store = _store(request)
-    instructions, items = encode_messages(request.messages, store=store)
+    history = adapt_history(request.messages, provider=PROVIDER_NAME, ids=RESPONSES_IDS)
+    instructions, items = encode_messages(history.messages, store=store)
     body: dict[str, Any] = {"model": request.model, "input": items, "stream": True}
     if instructions is not None:
         body["instructions"] = instructions
