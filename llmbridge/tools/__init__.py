@@ -3,7 +3,7 @@
 Rules: ``ToolSpec`` itself is a request model (``llmbridge.request``, re-exported here and in
 ``llmbridge.tools.spec``); this package holds its builders and everything that uses specs.
 Importing the package is cheap: the decorator, ``ToolContext`` and the errors load eagerly;
-the registry, results, the loop and MCP load on first attribute access. ``mcp`` itself is
+the registry, results, the loop, approvals and MCP load on first attribute access. ``mcp`` itself is
 imported only when an MCP connection is made. Modules here import the shapes from
 ``llmbridge.messages`` / ``llmbridge.request``, never through ``llmbridge.types``.
 """
@@ -18,17 +18,30 @@ from .decorator import Tool, tool
 from .errors import ToolLimitError, ToolSchemaError, ToolSchemaWarning, ToolTimeoutError
 
 if TYPE_CHECKING:
+    from .approval import ApprovalDecision, ApprovalRequest, ToolApprovalError
     from .loop import ToolLoop, run_tool_loop
-    from .mcp import MCPConnection, MCPError, MCPTool, MCPToolError, connect_http, connect_stdio
+    from .mcp import MCPConnection, MCPTool, connect_http, connect_stdio
+    from .mcp_config import MCPConfigError, load_mcp_config
+    from .mcp_errors import MCPConnectionLostError, MCPError, MCPTimeoutError, MCPToolError
+    from .mcp_servers import MCPPrompt, MCPServer, MCPServers, connect_mcp_servers
     from .registry import ToolRegistry
     from .results import ToolOutput, ToolResult
 
 __all__ = [
+    "ApprovalDecision",
+    "ApprovalRequest",
+    "MCPConfigError",
     "MCPConnection",
+    "MCPConnectionLostError",
     "MCPError",
+    "MCPPrompt",
+    "MCPServer",
+    "MCPServers",
+    "MCPTimeoutError",
     "MCPTool",
     "MCPToolError",
     "Tool",
+    "ToolApprovalError",
     "ToolContext",
     "ToolLimitError",
     "ToolLoop",
@@ -40,7 +53,9 @@ __all__ = [
     "ToolSpec",
     "ToolTimeoutError",
     "connect_http",
+    "connect_mcp_servers",
     "connect_stdio",
+    "load_mcp_config",
     "run_tool_loop",
     "tool",
 ]
@@ -52,11 +67,22 @@ _LAZY = {
     "ToolLoop": "loop",
     "run_tool_loop": "loop",
     "MCPConnection": "mcp",
-    "MCPError": "mcp",
     "MCPTool": "mcp",
-    "MCPToolError": "mcp",
     "connect_http": "mcp",
     "connect_stdio": "mcp",
+    "MCPError": "mcp_errors",
+    "MCPToolError": "mcp_errors",
+    "MCPConnectionLostError": "mcp_errors",
+    "MCPTimeoutError": "mcp_errors",
+    "MCPConfigError": "mcp_config",
+    "load_mcp_config": "mcp_config",
+    "MCPPrompt": "mcp_servers",
+    "MCPServer": "mcp_servers",
+    "MCPServers": "mcp_servers",
+    "connect_mcp_servers": "mcp_servers",
+    "ApprovalDecision": "approval",
+    "ApprovalRequest": "approval",
+    "ToolApprovalError": "approval",
 }
 
 

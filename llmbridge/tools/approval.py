@@ -118,9 +118,7 @@ async def ask_approval(approver: Approver | None, request: ApprovalRequest) -> A
         return answer
     if isinstance(answer, bool):
         return ApprovalDecision(answer)
-    raise UsageError(
-        f"the approver must return True, False or an ApprovalDecision, got {answer!r}"
-    )
+    raise UsageError(f"the approver must return True, False or an ApprovalDecision, got {answer!r}")
 
 
 def denial(request: ApprovalRequest, decision: ApprovalDecision) -> ToolApprovalError:

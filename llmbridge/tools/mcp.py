@@ -16,45 +16,62 @@ Rules:
   server that does not answer ``initialize`` within ``timeout`` seconds (silent, or printing
   non-JSON) is an ``MCPError``, never a hang. ``stderr=`` says where the server's stderr goes
   (default: kept for the error message).
-* A call's result becomes a ``ToolOutput`` (text and image parts, ``data`` = structured
-  content); a result flagged ``isError`` raises ``MCPToolError`` with the server's text, which
-  the tool loop turns into an ``is_error`` result.
+* A call's result becomes a ``ToolOutput`` (parts as ``llmbridge.tools.mcp_content`` makes
+  them: text, images, audio, documents, resource links; ``data`` = structured content); a
+  result flagged ``isError`` raises ``MCPToolError`` with the server's text, which the tool
+  loop turns into an ``is_error`` result. A call on a connection that is gone (the process
+  died, the HTTP session dropped) raises ``MCPConnectionLostError``; other protocol errors
+  ``MCPError``. ``timeout=`` bounds one call (``MCPTimeoutError``).
+* ``session_options`` reach the SDK's ``ClientSession`` (``sampling_callback``,
+  ``message_handler``, ...): how ``connect_mcp_servers`` answers sampling and hears
+  ``tools/list_changed``.
 """
 
 from __future__ import annotations
 
-import base64
 import contextlib
+import functools
 import shlex
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, TextIO
 
 import anyio
 
 from ..errors import ConfigurationError, LLMBridgeError
-from ..messages import ImagePart, TextPart
+from ..messages import ChatMessage, TextPart
 from ..request import ToolSpec
-from .results import ToolOutput, to_content
+from .mcp_content import content_parts, field_of, prompt_messages
+from .mcp_errors import (
+    _SPAWNED,
+    MCPConnectionLostError,
+    MCPError,
+    MCPTimeoutError,
+    MCPToolError,
+    _Boundary,
+    _from_the_sdk,
+    _sdk_error_class,
+    _watch_spawns,
+)
+from .results import ToolOutput
 
-__all__ = ["MCPConnection", "MCPError", "MCPTool", "MCPToolError", "connect_http", "connect_stdio"]
+__all__ = [
+    "MCPConnection",
+    "MCPConnectionLostError",
+    "MCPError",
+    "MCPTimeoutError",
+    "MCPTool",
+    "MCPToolError",
+    "connect_http",
+    "connect_stdio",
+]
 
 if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup  # type: ignore[import-not-found,unused-ignore]
 
 DEFAULT_TIMEOUT = 30.0
 """Seconds an MCP server has to answer ``initialize``."""
-
-
-class MCPToolError(LLMBridgeError):
-    """The MCP server reported the tool call as failed (``isError``)."""
-
-
-class MCPError(LLMBridgeError):
-    """An MCP server could not be started or reached, stopped answering, or broke the protocol.
-    The message names the server (its command line or URL) and, for stdio, ends with the tail
-    of what it wrote to stderr."""
 
 
 def _import_mcp() -> Any:
@@ -67,138 +84,160 @@ def _import_mcp() -> Any:
     return mcp
 
 
-def _field(obj: Any, *names: str) -> Any:
-    for name in names:
-        value = obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
-        if value is not None:
-            return value
-    return None
-
-
-def _content_parts(blocks: Sequence[Any]) -> list[TextPart | ImagePart]:
-    parts: list[TextPart | ImagePart] = []
-    for block in blocks:
-        kind = _field(block, "type")
-        if kind == "text":
-            parts.append(TextPart(text=str(_field(block, "text") or "")))
-        elif kind == "image":
-            data = base64.b64decode(str(_field(block, "data") or ""))
-            media = str(_field(block, "mimeType", "mime_type") or "image/png")
-            parts.append(ImagePart(data=data, media_type=media))
-        else:  # audio, resources, links: kept as their JSON for the model to read
-            dump = (
-                block.model_dump(mode="json", by_alias=True)
-                if hasattr(block, "model_dump")
-                else block
-            )
-            parts.extend(to_content(dump))
-    return parts
-
-
 class MCPTool:
-    """One tool of a connected MCP server, ready for ``ToolRegistry.register``."""
+    """One tool of a connected MCP server, ready for ``ToolRegistry.register``.
 
-    def __init__(self, connection: MCPConnection, definition: Any) -> None:
+    ``remote_name`` is the server's name for it; ``name`` the one the model sees (the same,
+    unless ``connect_mcp_servers`` renamed it to stay unique and within provider rules)."""
+
+    def __init__(
+        self,
+        connection: Any,
+        definition: Any,
+        *,
+        name: str | None = None,
+        server: str | None = None,
+    ) -> None:
         self.connection = connection
-        self.tool_spec = ToolSpec.from_mcp(definition)
+        """What ``call`` goes through: an ``MCPConnection`` (or a server that reconnects)."""
+        self.definition = definition
+        self.remote_name = str(field_of(definition, "name"))
+        self.tool_spec = ToolSpec.from_mcp(
+            {
+                "name": name or self.remote_name,
+                "description": field_of(definition, "description"),
+                "inputSchema": field_of(definition, "inputSchema", "input_schema"),
+            }
+        )
         self.name = self.tool_spec.name
         self.description = self.tool_spec.description
+        self.server = server
+        self.approval: str | None = None
+        """Set by ``connect_mcp_servers`` from the server's ``approval`` config."""
 
     async def call(self, arguments: Mapping[str, Any]) -> ToolOutput:
-        return await self.connection.call_tool(self.name, arguments)
+        return await self.connection.call_tool(self.remote_name, arguments)  # type: ignore[no-any-return]
 
     def __repr__(self) -> str:
-        return f"MCPTool({self.name!r})"
+        where = f" of {self.server!r}" if self.server else ""
+        return f"MCPTool({self.name!r}{where})"
+
+
+def _closed_code() -> int:
+    import mcp.types
+
+    return int(getattr(mcp.types, "CONNECTION_CLOSED", -32000))
 
 
 class MCPConnection:
     """An initialised MCP client session (made by ``connect_stdio`` / ``connect_http``)."""
 
-    def __init__(self, session: Any) -> None:
+    def __init__(self, session: Any, *, where: str = "", name: str | None = None) -> None:
         self.session = session
         """The SDK's ``ClientSession`` for anything not wrapped here."""
+        self.where = where
+        self.name = name
+        self.lost = False
+        """True once a request found the connection gone."""
+
+    def _label(self) -> str:
+        return f"{self.name!r} ({self.where})" if self.name else self.where
+
+    def _failed(self, exc: Exception, what: str) -> MCPError:
+        sdk = _sdk_error_class()
+        gone = (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream, OSError)
+        if isinstance(exc, gone) or (
+            isinstance(exc, sdk) and getattr(exc, "code", None) == _closed_code()
+        ):
+            self.lost = True
+            error: MCPError = MCPConnectionLostError(
+                f"MCP server {self._label()} is gone ({what}: {exc}); it is restarted on the "
+                "next call"
+            )
+        else:
+            error = MCPError(f"MCP server {self._label()}: {what} failed: {exc}")
+        error.server, error.where = self.name, self.where
+        return error
+
+    async def _request(self, what: str, make: Any, timeout: float | None = None) -> Any:
+        try:
+            with anyio.fail_after(timeout):
+                return await make()
+        except TimeoutError as exc:
+            error = MCPTimeoutError(
+                f"MCP server {self._label()}: {what} got no answer within {timeout:g} s"
+            )
+            error.server, error.where = self.name, self.where
+            raise error from exc
+        except Exception as exc:
+            if isinstance(exc, LLMBridgeError) or not _from_the_sdk(exc):
+                raise
+            raise self._failed(exc, what) from exc
 
     async def list_tools(self) -> list[MCPTool]:
         """Every tool of the server, following pagination cursors."""
-        mcp = _import_mcp()
-        paginated = getattr(mcp.types, "PaginatedRequestParams", None)
         tools: list[MCPTool] = []
         cursor: str | None = None
         while True:
-            if cursor is None:
-                page = await self.session.list_tools()
-            elif paginated is not None:
-                page = await self.session.list_tools(params=paginated(cursor=cursor))
-            else:  # pragma: no cover - mcp 1.x before PaginatedRequestParams
-                page = await self.session.list_tools(cursor=cursor)
-            tools.extend(MCPTool(self, t) for t in page.tools)
-            cursor = _field(page, "nextCursor", "next_cursor")
+            page = await self._request(
+                "tools/list", functools.partial(self._page, "list_tools", cursor)
+            )
+            tools.extend(MCPTool(self, t, server=self.name) for t in page.tools)
+            cursor = field_of(page, "nextCursor", "next_cursor")
             if not cursor:
                 return tools
 
-    async def call_tool(self, name: str, arguments: Mapping[str, Any]) -> ToolOutput:
+    async def _page(self, method: str, cursor: str | None) -> Any:
+        mcp = _import_mcp()
+        paginated = getattr(mcp.types, "PaginatedRequestParams", None)
+        if cursor is None:
+            return await getattr(self.session, method)()
+        if paginated is not None:
+            return await getattr(self.session, method)(params=paginated(cursor=cursor))
+        return await getattr(self.session, method)(cursor=cursor)  # pragma: no cover - mcp 1.x
+
+    async def call_tool(
+        self, name: str, arguments: Mapping[str, Any], *, timeout: float | None = None
+    ) -> ToolOutput:
         """Call a tool on the server; ``MCPToolError`` when the server flags the result."""
-        result = await self.session.call_tool(name, dict(arguments))
-        parts = _content_parts(_field(result, "content") or [])
-        if _field(result, "isError", "is_error"):
+        result = await self._request(
+            f"tools/call {name!r}", lambda: self.session.call_tool(name, dict(arguments)), timeout
+        )
+        parts = content_parts(field_of(result, "content") or [])
+        if field_of(result, "isError", "is_error"):
             text = "".join(p.text for p in parts if isinstance(p, TextPart)) or "tool failed"
             raise MCPToolError(text)
-        return ToolOutput(parts, data=_field(result, "structuredContent", "structured_content"))
+        return ToolOutput(parts, data=field_of(result, "structuredContent", "structured_content"))
 
+    async def list_prompts(self) -> list[Any]:
+        """Every prompt the server offers (the SDK's ``Prompt`` objects), across pages."""
+        prompts: list[Any] = []
+        cursor: str | None = None
+        while True:
+            listing = functools.partial(self._page, "list_prompts", cursor)
+            page = await self._request("prompts/list", listing)
+            prompts.extend(page.prompts)
+            cursor = field_of(page, "nextCursor", "next_cursor")
+            if not cursor:
+                return prompts
 
-def _leaves(error: BaseException) -> Iterator[BaseException]:
-    if isinstance(error, BaseExceptionGroup):
-        for inner in error.exceptions:
-            yield from _leaves(inner)
-    else:
-        yield error
-
-
-class _Boundary:
-    """Turns what leaves an MCP connection into one exception a caller can catch."""
-
-    def __init__(self, where: str, log: TextIO | None) -> None:
-        self.where = where
-        self.log = log
-
-    def tail(self) -> str:
-        if self.log is None:
-            return ""
-        try:
-            self.log.flush()
-            self.log.seek(0)
-            text = self.log.read()[-2000:].strip()
-        except (OSError, ValueError):
-            return ""
-        return (
-            f"; its stderr ends with: {text[-800:]!r}" if text else "; it wrote nothing to stderr"
+    async def get_prompt(
+        self, name: str, arguments: Mapping[str, str] | None = None
+    ) -> list[ChatMessage]:
+        """A prompt, filled in with ``arguments``, as ``ChatMessage``s."""
+        args = {k: str(v) for k, v in (arguments or {}).items()}
+        result = await self._request(
+            f"prompts/get {name!r}", lambda: self.session.get_prompt(name, args)
         )
-
-    def error(self, what: str, cause: BaseException | None = None) -> MCPError:
-        detail = f": {type(cause).__name__}: {cause}" if cause is not None else ""
-        return MCPError(f"MCP server {self.where} {what}{detail}{self.tail()}")
-
-    def unwrap(self, error: BaseException) -> BaseException:
-        cancelled = anyio.get_cancelled_exc_class()
-        leaves = [e for e in _leaves(error) if not isinstance(e, cancelled)]
-        leaf = leaves[0] if leaves else error
-        if isinstance(leaf, LLMBridgeError) or not _from_the_sdk(leaf):
-            return leaf  # the app's own exception, or one of ours: as it was raised
-        return self.error("failed", leaf)
-
-
-def _from_the_sdk(error: BaseException) -> bool:
-    """Errors of the MCP SDK or of its streams (the server went away), not of the app."""
-    from mcp.shared import exceptions
-
-    sdk = getattr(exceptions, "MCPError", None) or exceptions.McpError  # type: ignore[attr-defined,unused-ignore]  # 2.x / 1.x
-    gone = (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream)
-    return isinstance(error, (sdk, *gone, OSError, EOFError))
+        return prompt_messages(result)
 
 
 @contextlib.asynccontextmanager
 async def _session(
-    streams: Any, boundary: _Boundary, timeout: float | None
+    streams: Any,
+    boundary: _Boundary,
+    timeout: float | None,
+    session_options: Mapping[str, Any] | None,
 ) -> AsyncIterator[MCPConnection]:
     mcp = _import_mcp()
     try:
@@ -206,7 +245,9 @@ async def _session(
             try:
                 opened = await stack.enter_async_context(streams)
                 read, write = opened[0], opened[1]
-                session = await stack.enter_async_context(mcp.ClientSession(read, write))
+                session = await stack.enter_async_context(
+                    mcp.ClientSession(read, write, **dict(session_options or {}))
+                )
                 with anyio.fail_after(timeout):
                     await session.initialize()
             except TimeoutError as exc:
@@ -217,8 +258,9 @@ async def _session(
             except Exception as exc:
                 if isinstance(exc, LLMBridgeError):
                     raise
+                await anyio.sleep(0.05)  # let a process that just died be reaped: exit status
                 raise boundary.error("could not be started or initialised", exc) from exc
-            yield MCPConnection(session)
+            yield MCPConnection(session, where=boundary.where, name=boundary.name)
     except BaseExceptionGroup as group:
         raise boundary.unwrap(group) from group
 
@@ -232,14 +274,18 @@ async def connect_stdio(
     cwd: str | None = None,
     timeout: float | None = DEFAULT_TIMEOUT,
     stderr: TextIO | None = None,
+    name: str | None = None,
+    session_options: Mapping[str, Any] | None = None,
 ) -> AsyncIterator[MCPConnection]:
     """Start an MCP server process and connect to it over stdin/stdout.
 
     ``timeout``: seconds the server has to answer ``initialize``. ``stderr``: a file for the
-    server's stderr (default: a temporary one, whose tail ends any ``MCPError``)."""
+    server's stderr (default: a temporary one, whose tail ends any ``MCPError``). ``name``:
+    the server's name in errors and on its tools."""
     mcp = _import_mcp()
     from mcp.client.stdio import stdio_client
 
+    _watch_spawns()
     params = mcp.StdioServerParameters(
         command=command, args=list(args), env=dict(env) if env is not None else None, cwd=cwd
     )
@@ -249,18 +295,29 @@ async def connect_stdio(
             log = files.enter_context(
                 tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
             )
-        boundary = _Boundary(shlex.join([command, *args]), log if stderr is None else None)
-        async with _session(stdio_client(params, errlog=log), boundary, timeout) as connection:
-            yield connection
+        where = shlex.join([command, *args])
+        boundary = _Boundary(where, log if stderr is None else None, name)
+        token = _SPAWNED.set(boundary.processes)
+        try:
+            transport = stdio_client(params, errlog=log)
+            async with _session(transport, boundary, timeout, session_options) as connection:
+                yield connection
+        finally:
+            _SPAWNED.reset(token)
 
 
 @contextlib.asynccontextmanager
 async def connect_http(
-    url: str, *, headers: Mapping[str, str] | None = None, timeout: float | None = DEFAULT_TIMEOUT
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    name: str | None = None,
+    session_options: Mapping[str, Any] | None = None,
 ) -> AsyncIterator[MCPConnection]:
     """Connect to an MCP server over streamable HTTP (``timeout``: for ``initialize``)."""
     _import_mcp()
-    boundary = _Boundary(url, None)
+    boundary = _Boundary(url, None, name)
     from mcp.client import streamable_http
 
     modern = getattr(streamable_http, "streamable_http_client", None)
@@ -268,10 +325,11 @@ async def connect_http(
         from mcp.shared._httpx_utils import create_mcp_http_client
 
         client = create_mcp_http_client(headers=dict(headers or {}))
-        async with client, _session(modern(url, http_client=client), boundary, timeout) as conn:
+        transport = modern(url, http_client=client)
+        async with client, _session(transport, boundary, timeout, session_options) as conn:
             yield conn
     else:  # pragma: no cover - mcp 1.x
         legacy = getattr(streamable_http, "streamablehttp_client")  # noqa: B009
         transport = legacy(url, headers=dict(headers or {}))
-        async with _session(transport, boundary, timeout) as connection:
+        async with _session(transport, boundary, timeout, session_options) as connection:
             yield connection

@@ -1,6 +1,8 @@
 """Tool results: the ``ToolResult`` event and turning a tool's return value into a message.
 
-Rules: a string is sent as it is; ``TextPart`` / ``ImagePart`` (or a list of them) as parts;
+Rules: a string is sent as it is; ``TextPart`` / ``ImagePart`` / ``DocumentPart`` (or a list of
+them) as parts; an ``AudioPart`` becomes a text note for the model (no provider takes audio in a
+tool result), while the part itself stays in the ``ToolResult``'s ``value``;
 ``ToolOutput`` when the tool wants to set the parts and the error flag itself (MCP results);
 anything else as JSON text (pydantic models, dataclasses, dicts, lists, numbers, ``None`` as
 ``null``). An exception becomes an ``is_error`` result whose text the model can read.
@@ -16,7 +18,10 @@ import orjson
 from pydantic import BaseModel
 
 from ..errors import LLMBridgeError
-from ..messages import ChatMessage, ImagePart, TextPart
+from ..messages import AudioPart, ChatMessage, DocumentPart, ImagePart, TextPart
+
+ResultPart = TextPart | ImagePart | DocumentPart
+"""What a tool result message can hold."""
 
 __all__ = ["ToolOutput", "ToolResult", "error_text", "result_message", "to_content"]
 
@@ -25,7 +30,7 @@ __all__ = ["ToolOutput", "ToolResult", "error_text", "result_message", "to_conte
 class ToolOutput:
     """What a tool may return to choose its result parts and error flag explicitly."""
 
-    content: str | list[TextPart | ImagePart]
+    content: str | list[TextPart | ImagePart | DocumentPart | AudioPart]
     is_error: bool = False
     data: Any = None
     """Structured data next to the content (e.g. MCP ``structuredContent``); not sent."""
@@ -58,18 +63,27 @@ def _default(value: Any) -> Any:
     return str(value)
 
 
-def to_content(value: Any) -> list[TextPart | ImagePart]:
+_PARTS = (TextPart, ImagePart, DocumentPart, AudioPart)
+
+
+def _sendable(part: TextPart | ImagePart | DocumentPart | AudioPart) -> ResultPart:
+    if not isinstance(part, AudioPart):
+        return part
+    size = f"{len(part.data)} bytes" if part.data is not None else str(part.url)
+    return TextPart(
+        text=f"[audio {part.media_type or 'clip'}, {size}: kept by the app, not sent, since "
+        "tool results cannot carry audio]"
+    )
+
+
+def to_content(value: Any) -> list[ResultPart]:
     """The message parts for a tool's return value (see module rules)."""
     if isinstance(value, str):
         return [TextPart(text=value)]
-    if isinstance(value, (TextPart, ImagePart)):
-        return [value]
-    if (
-        isinstance(value, list)
-        and value
-        and all(isinstance(v, (TextPart, ImagePart)) for v in value)
-    ):
-        return list(value)
+    if isinstance(value, _PARTS):
+        return [_sendable(value)]
+    if isinstance(value, list) and value and all(isinstance(v, _PARTS) for v in value):
+        return [_sendable(v) for v in value]
     text = orjson.dumps(value, default=_default, option=orjson.OPT_NON_STR_KEYS).decode()
     return [TextPart(text=text)]
 
@@ -87,7 +101,7 @@ def result_message(
 ) -> ToolResult:
     """Build the ``ToolResult`` for a finished call (``exception`` set means it failed)."""
     if exception is not None:
-        content: list[TextPart | ImagePart] = [TextPart(text=error_text(exception))]
+        content: list[ResultPart] = [TextPart(text=error_text(exception))]
         is_error = True
         value = None
     elif isinstance(value, ToolOutput):

@@ -1,0 +1,204 @@
+"""The ``mcpServers`` config (Claude Desktop / Cursor / VS Code shape), read and checked.
+
+Rules:
+
+* Input is a dict or a path to a JSON file, either ``{"mcpServers": {name: entry}}`` or the
+  inner ``{name: entry}`` (VS Code's ``"servers"`` key is accepted too).
+* An entry is stdio (``command``, ``args``, ``env``, ``cwd``) or streamable HTTP (``url``,
+  ``headers``); ``type`` / ``transport`` may say which (``stdio``, ``http``,
+  ``streamable-http``). ``disabled: true`` leaves it out (unchecked). llmbridge's own keys:
+  ``allowed_tools`` (only these tools of the server), ``approval`` (``"always"``, ``"never"`` or a
+  list of tool names that need approval), ``timeout`` (seconds per request) and
+  ``startup_timeout`` (seconds to answer ``initialize``). Other keys are ignored, as the
+  apps that share these files do.
+* ``${VAR}`` (and ``${VAR:-default}``) in ``command``, ``args``, ``env``, ``cwd``, ``url`` and
+  ``headers`` is replaced from the environment; an unset variable without a default is an
+  error.
+* Every problem is an ``MCPConfigError`` naming the server and the field, raised while
+  loading: before any server starts.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from pathlib import Path
+from typing import Any, Literal, TypeAlias
+
+import orjson
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from ..errors import ConfigurationError
+
+__all__ = [
+    "MCPConfigError",
+    "MCPHttpServerConfig",
+    "MCPServerConfig",
+    "MCPStdioServerConfig",
+    "load_mcp_config",
+]
+
+
+class MCPConfigError(ConfigurationError):
+    """An ``mcpServers`` config that cannot be used; ``server`` and ``field`` say where."""
+
+    def __init__(self, message: str, *, server: str | None = None, field: str | None = None):
+        super().__init__(message)
+        self.server = server
+        self.field = field
+
+
+class _Common(BaseModel):
+    model_config = ConfigDict(extra="ignore", frozen=True)
+
+    disabled: bool = False
+    allowed_tools: list[str] | None = None
+    approval: Literal["always", "never"] | list[str] = "never"
+    timeout: float | None = Field(default=None, gt=0)
+    """Seconds one request (a tool call) may take; ``None``: the connect-time default."""
+    startup_timeout: float | None = Field(default=None, gt=0)
+
+    def approval_for(self, tool: str) -> Literal["always", "never"]:
+        if isinstance(self.approval, list):
+            return "always" if tool in self.approval else "never"
+        return self.approval
+
+
+class MCPStdioServerConfig(_Common):
+    """A server started as a subprocess, spoken to over stdin/stdout."""
+
+    type: Literal["stdio"] = "stdio"
+    command: str = Field(min_length=1)
+    args: list[str] = Field(default_factory=list)
+    env: dict[str, str] | None = None
+    cwd: str | None = None
+
+    @property
+    def where(self) -> str:
+        import shlex
+
+        return shlex.join([self.command, *self.args])
+
+
+class MCPHttpServerConfig(_Common):
+    """A server reached over streamable HTTP."""
+
+    type: Literal["http"] = "http"
+    url: str
+    headers: dict[str, str] = Field(default_factory=dict)
+
+    @field_validator("url")
+    @classmethod
+    def _http_url(cls, url: str) -> str:
+        if not url.startswith(("http://", "https://")):
+            raise ValueError("must start with http:// or https://")
+        return url
+
+    @property
+    def where(self) -> str:
+        return self.url
+
+
+MCPServerConfig: TypeAlias = MCPStdioServerConfig | MCPHttpServerConfig
+
+_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_EXPANDED = ("command", "args", "env", "cwd", "url", "headers")
+_TYPES = {"stdio": "stdio", "http": "http", "streamable-http": "http", "streamableHttp": "http"}
+
+
+def _expand(value: Any, *, server: str, field: str, environ: Mapping[str, str]) -> Any:
+    if isinstance(value, str):
+
+        def one(match: re.Match[str]) -> str:
+            name, default = match.group(1), match.group(2)
+            if name in environ:
+                return environ[name]
+            if default is not None:
+                return default
+            raise MCPConfigError(
+                f"MCP server {server!r}: {field} uses ${{{name}}}, which is not set in the "
+                "environment (set it, or write ${" + name + ":-default})",
+                server=server,
+                field=field,
+            )
+
+        return _VAR.sub(one, value)
+    if isinstance(value, list):
+        return [_expand(v, server=server, field=field, environ=environ) for v in value]
+    if isinstance(value, dict):
+        return {
+            k: _expand(v, server=server, field=f"{field}.{k}", environ=environ)
+            for k, v in value.items()
+        }
+    return value
+
+
+def _entry(name: str, raw: Any, environ: Mapping[str, str]) -> MCPServerConfig:
+    if not isinstance(raw, Mapping):
+        raise MCPConfigError(
+            f"MCP server {name!r}: expected an object with 'command' or 'url', got "
+            f"{type(raw).__name__}",
+            server=name,
+        )
+    data = dict(raw)
+    kind = data.pop("type", None) or data.pop("transport", None)
+    if kind is None:
+        kind = "http" if "url" in data and "command" not in data else "stdio"
+    if kind not in _TYPES:
+        raise MCPConfigError(
+            f"MCP server {name!r}: type {kind!r} is not supported (stdio or http; the old SSE "
+            "transport is not)",
+            server=name,
+            field="type",
+        )
+    if "command" not in data and "url" not in data:
+        raise MCPConfigError(
+            f"MCP server {name!r}: needs 'command' (a stdio server) or 'url' (an HTTP server)",
+            server=name,
+        )
+    for key in _EXPANDED:
+        if key in data:
+            data[key] = _expand(data[key], server=name, field=key, environ=environ)
+    model: type[MCPServerConfig] = (
+        MCPHttpServerConfig if _TYPES[kind] == "http" else MCPStdioServerConfig
+    )
+    try:
+        return model.model_validate(data)
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        field = ".".join(str(p) for p in first["loc"]) or "?"
+        raise MCPConfigError(
+            f"MCP server {name!r}: {field}: {first['msg']} (got {first.get('input')!r})",
+            server=name,
+            field=field,
+        ) from exc
+
+
+def load_mcp_config(
+    config: Mapping[str, Any] | str | os.PathLike[str],
+    *,
+    environ: Mapping[str, str] | None = None,
+) -> dict[str, MCPServerConfig]:
+    """The enabled servers of an ``mcpServers`` config, by name (see module rules)."""
+    if isinstance(config, (str, os.PathLike)):
+        path = Path(config)
+        try:
+            data: Any = orjson.loads(path.read_bytes())
+        except OSError as exc:
+            raise MCPConfigError(f"cannot read the MCP config {str(path)!r}: {exc}") from exc
+        except orjson.JSONDecodeError as exc:
+            raise MCPConfigError(f"the MCP config {str(path)!r} is not JSON: {exc}") from exc
+    else:
+        data = config
+    if not isinstance(data, Mapping):
+        raise MCPConfigError(f"an MCP config is a JSON object, got {type(data).__name__}")
+    servers = data.get("mcpServers", data.get("servers", data))
+    if not isinstance(servers, Mapping):
+        raise MCPConfigError("'mcpServers' must be an object of server name -> entry")
+    env = os.environ if environ is None else environ
+    return {
+        str(name): _entry(str(name), raw, env)
+        for name, raw in servers.items()
+        if not (isinstance(raw, Mapping) and raw.get("disabled") is True)  # not even checked
+    }

@@ -1,0 +1,102 @@
+"""MCP content blocks to llmbridge parts and messages (tool results, prompts, sampling).
+
+Rules: nothing is dropped. ``text`` → ``TextPart``; ``image`` → ``ImagePart``; ``audio`` →
+``AudioPart``; a ``resource_link`` → a ``TextPart`` the model can read (name, URI, media type,
+description); an embedded ``resource`` → its text (headed by its URI), or for a blob an
+``ImagePart`` / ``AudioPart`` / ``DocumentPart`` by media type (other blobs: a text note with
+the URI and size). Unknown block types are kept as their JSON text. Works on the SDK's models
+and on plain dicts (camelCase and snake_case fields alike).
+"""
+
+from __future__ import annotations
+
+import base64
+from collections.abc import Mapping, Sequence
+from typing import Any, TypeAlias
+
+import orjson
+
+from ..messages import AudioPart, ChatMessage, ContentPart, DocumentPart, ImagePart, TextPart
+
+__all__ = ["MCPPart", "content_parts", "field_of", "prompt_messages"]
+
+MCPPart: TypeAlias = TextPart | ImagePart | AudioPart | DocumentPart
+
+
+def field_of(obj: Any, *names: str) -> Any:
+    """The first of ``names`` set on a model or dict."""
+    for name in names:
+        value = obj.get(name) if isinstance(obj, Mapping) else getattr(obj, name, None)
+        if value is not None:
+            return value
+    return None
+
+
+def _media(data: bytes, media: str) -> MCPPart:
+    if media.startswith("image/"):
+        return ImagePart(data=data, media_type=media)
+    if media.startswith("audio/"):
+        return AudioPart(data=data, media_type=media)
+    return DocumentPart(data=data, media_type=media)
+
+
+def _link_text(block: Any) -> str:
+    name = field_of(block, "title", "name") or "resource"
+    media = field_of(block, "mimeType", "mime_type")
+    about = field_of(block, "description")
+    size = field_of(block, "size")
+    extra = ", ".join(x for x in (media, f"{size} bytes" if size else None) if x)
+    text = f"[resource link] {name}: {field_of(block, 'uri')}"
+    text += f" ({extra})" if extra else ""
+    return text + (f" — {about}" if about else "")
+
+
+def _resource(block: Any) -> MCPPart:
+    res = field_of(block, "resource") or {}
+    uri = field_of(res, "uri")
+    media = str(field_of(res, "mimeType", "mime_type") or "")
+    text = field_of(res, "text")
+    if text is not None:
+        return TextPart(text=f"[resource {uri}]\n{text}")
+    data = base64.b64decode(str(field_of(res, "blob") or ""))
+    if media.startswith(("image/", "audio/")) or media in ("application/pdf", "text/plain"):
+        return _media(data, media)
+    return TextPart(text=f"[resource {uri}: {media or 'binary'}, {len(data)} bytes, not shown]")
+
+
+def _one(block: Any) -> MCPPart:
+    kind = field_of(block, "type")
+    if kind == "text":
+        return TextPart(text=str(field_of(block, "text") or ""))
+    if kind in ("image", "audio"):
+        data = base64.b64decode(str(field_of(block, "data") or ""))
+        default = "image/png" if kind == "image" else "audio/wav"
+        return _media(data, str(field_of(block, "mimeType", "mime_type") or default))
+    if kind == "resource_link":
+        return TextPart(text=_link_text(block))
+    if kind == "resource":
+        return _resource(block)
+    dump = block.model_dump(mode="json", by_alias=True) if hasattr(block, "model_dump") else block
+    return TextPart(text=orjson.dumps(dump, default=str).decode())
+
+
+def content_parts(blocks: Sequence[Any] | Any) -> list[MCPPart]:
+    """Parts for MCP content blocks (a list, or one block as sampling and prompts send)."""
+    if blocks is None:
+        return []
+    if not isinstance(blocks, Sequence) or isinstance(blocks, (str, bytes)):
+        blocks = [blocks]
+    return [_one(block) for block in blocks]
+
+
+def prompt_messages(result: Any) -> list[ChatMessage]:
+    """A ``prompts/get`` result (or sampling messages) as ``ChatMessage``s, roles kept."""
+    messages = field_of(result, "messages") or []
+    out: list[ChatMessage] = []
+    for message in messages:
+        parts: list[ContentPart] = list(content_parts(field_of(message, "content")))
+        if field_of(message, "role") == "assistant":
+            out.append(ChatMessage(role="assistant", content=parts))
+        else:
+            out.append(ChatMessage(role="user", content=parts))
+    return out

@@ -1,0 +1,326 @@
+"""``connect_mcp_servers``: every server of an ``mcpServers`` config, one ``ToolRegistry``.
+
+Rules:
+
+* The config is read and checked first (``load_mcp_config``): a bad entry raises before any
+  server starts. Servers then start concurrently; each lives in its own supervisor task (the
+  SDK's task groups and the process stay in that task), so one server's failure or death
+  never cancels the app or the other servers.
+* A server that fails to start is left out and reported in ``failures`` (server name →
+  ``MCPError`` with command, exit status when known and stderr tail); with ``fail_fast=True``
+  the first failure (in config order) is raised once every server is stopped again.
+* Tools are listed once per server and cached; a server's ``notifications/tools/list_changed``
+  or ``await servers.refresh()`` lists them again. Names follow ``mcp_names`` (unique across
+  servers, within provider rules); ``allowed_tools`` hides the rest; ``approval`` and
+  ``timeout`` come from the server's entry (``timeout`` also from ``connect_mcp_servers``).
+* A call to a server whose connection is gone is an ``MCPConnectionLostError`` (the tool loop
+  turns it into an ``is_error`` result); the next call starts it again (stdio: a new process;
+  HTTP: a new session) and lists its tools again.
+* Leaving the ``async with`` (normally, by an exception or by cancellation) stops every server:
+  stdin closed, a grace period, then the process group killed (the SDK's shutdown, shielded
+  from cancellation). No process outlives the block.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sys
+from collections.abc import AsyncIterator, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+import anyio
+from anyio.abc import TaskGroup, TaskStatus
+
+from ..messages import ChatMessage
+from .approval import Approver
+from .mcp import DEFAULT_TIMEOUT, MCPConnection, MCPTool, connect_http, connect_stdio
+from .mcp_config import MCPHttpServerConfig, MCPServerConfig, load_mcp_config
+from .mcp_errors import MCPError, _leaves
+from .mcp_names import assign_tool_names
+from .mcp_sampling import sampling_callback
+from .registry import ToolRegistry
+
+__all__ = ["MCPPrompt", "MCPServer", "MCPServers", "connect_mcp_servers"]
+
+if sys.version_info < (3, 11):  # pragma: no cover
+    from exceptiongroup import BaseExceptionGroup  # type: ignore[import-not-found,unused-ignore]
+
+
+@dataclass(frozen=True, slots=True)
+class MCPPrompt:
+    """A prompt an MCP server offers (fetch it with ``MCPServers.get_prompt``)."""
+
+    server: str
+    name: str
+    description: str | None
+    arguments: list[dict[str, Any]]
+    """``{"name", "description", "required"}`` per argument."""
+
+
+class MCPServer:
+    """One configured server: its live connection, restarted when it is gone."""
+
+    def __init__(self, name: str, config: MCPServerConfig, hub: MCPServers) -> None:
+        self.name = name
+        self.config = config
+        self.connection: MCPConnection | None = None
+        self.definitions: list[Any] = []
+        """The server's tool definitions as last listed (``allowed_tools`` applied)."""
+        self.starts = 0
+        self._hub = hub
+        self._stop = anyio.Event()
+        self._lock = anyio.Lock()
+
+    def _session_options(self) -> dict[str, Any]:
+        options: dict[str, Any] = {"message_handler": self._on_message}
+        hub = self._hub
+        if hub.sampling_model is not None and hub.client is not None:
+            options["sampling_callback"] = sampling_callback(
+                server=self.name, client=hub.client, model=hub.sampling_model, approve=hub.approve
+            )
+        return options
+
+    async def _on_message(self, message: Any) -> None:
+        method = getattr(message, "method", None)
+        if method == "notifications/tools/list_changed":
+            self._hub._tg.start_soon(self._hub._refresh_quietly, self.name)
+
+    def _connect(self) -> contextlib.AbstractAsyncContextManager[MCPConnection]:
+        cfg, hub = self.config, self._hub
+        startup = cfg.startup_timeout or hub.startup_timeout
+        if isinstance(cfg, MCPHttpServerConfig):
+            return connect_http(
+                cfg.url,
+                headers=cfg.headers,
+                timeout=startup,
+                name=self.name,
+                session_options=self._session_options(),
+            )
+        return connect_stdio(
+            cfg.command,
+            cfg.args,
+            env=cfg.env,
+            cwd=cfg.cwd,
+            timeout=startup,
+            name=self.name,
+            session_options=self._session_options(),
+        )
+
+    async def _supervise(self, stop: anyio.Event, *, task_status: TaskStatus[Any]) -> None:
+        started = False
+        try:
+            async with self._connect() as connection:
+                self.connection, started = connection, True
+                task_status.started()
+                await stop.wait()
+        except Exception:
+            if not started:
+                raise  # tg.start() re-raises it to whoever was starting the server
+            # it died after starting: the next call finds the connection lost and restarts it
+
+    async def start(self) -> None:
+        """Start (or restart) the server and list its tools."""
+        self._stop.set()  # the previous incarnation, if any, shuts down in its own task
+        self._stop = stop = anyio.Event()
+        self.connection = None
+        self.starts += 1
+        await self._hub._tg.start(self._supervise, stop)
+        await self.list_tools()
+
+    def stop(self) -> None:
+        self._stop.set()
+
+    async def list_tools(self) -> list[Any]:
+        connection = await self._live()
+        listed = await connection.list_tools()
+        allowed = self.config.allowed_tools
+        self.definitions = [
+            t.definition for t in listed if allowed is None or t.remote_name in allowed
+        ]
+        return self.definitions
+
+    async def _live(self) -> MCPConnection:
+        connection = self.connection
+        if connection is not None and not connection.lost:
+            return connection
+        async with self._lock:
+            if self.connection is None or self.connection.lost:
+                await self.start()
+                self._hub._rebuild()
+            assert self.connection is not None
+            return self.connection
+
+    async def call_tool(self, name: str, arguments: Mapping[str, Any]) -> Any:
+        """Call ``name`` (the server's own tool name), reconnecting first if the server is gone."""
+        connection = await self._live()
+        timeout = self.config.timeout or self._hub.timeout
+        return await connection.call_tool(name, arguments, timeout=timeout)
+
+
+class MCPServers:
+    """What ``connect_mcp_servers`` yields: the servers, their tools, their failures."""
+
+    def __init__(
+        self,
+        configs: Mapping[str, MCPServerConfig],
+        *,
+        approve: Approver | None,
+        client: Any,
+        sampling_model: Any,
+        timeout: float | None,
+        startup_timeout: float | None,
+    ) -> None:
+        self.approve = approve
+        self.client = client
+        self.sampling_model = sampling_model
+        self.timeout = timeout
+        self.startup_timeout = startup_timeout
+        self.registry = ToolRegistry(approve=approve)
+        """Every tool of every running server (``registry.subset(...)`` for one agent's)."""
+        self.failures: dict[str, MCPError] = {}
+        """Servers that could not be started: name → the error (command, status, stderr)."""
+        self.servers = {name: MCPServer(name, cfg, self) for name, cfg in configs.items()}
+        self._mine: set[str] = set()
+        self._tg: TaskGroup
+        for name in configs:
+            self.registry.declare_server(name)
+
+    def subset(self, servers: Any = None, tools: Any = None) -> ToolRegistry:
+        """``registry.subset(servers, tools)``."""
+        return self.registry.subset(servers, tools)
+
+    def connection(self, server: str) -> MCPConnection:
+        """The live connection of a running server (its SDK session is ``.session``)."""
+        connection = self.servers[server].connection
+        if connection is None:
+            raise MCPError(f"MCP server {server!r} is not running")
+        return connection
+
+    async def _start_one(self, server: MCPServer) -> None:
+        try:
+            await server.start()
+        except MCPError as exc:
+            self.failures[server.name] = exc
+        except Exception as exc:  # anything else the SDK let through while starting
+            error = MCPError(f"MCP server {server.name!r} could not be started: {exc!r}")
+            error.server = server.name
+            self.failures[server.name] = error
+
+    async def _start_all(self) -> None:
+        async with anyio.create_task_group() as starters:
+            for server in self.servers.values():
+                starters.start_soon(self._start_one, server)
+        for name in self.failures:
+            self.servers[name].stop()
+        self._rebuild()
+
+    def _stop_all(self) -> None:
+        for server in self.servers.values():
+            server.stop()
+
+    def _rebuild(self) -> None:
+        """Register the cached tool lists again under names unique across servers."""
+        running = {n: s for n, s in self.servers.items() if n not in self.failures}
+        lists = {
+            n: [str(getattr(d, "name", "")) for d in s.definitions] for n, s in running.items()
+        }
+        names = assign_tool_names(lists)
+        for name in self._mine:
+            if name in self.registry:
+                self.registry.unregister(name)
+        self._mine = set()
+        for server_name, server in running.items():
+            for definition in server.definitions:
+                tool = MCPTool(
+                    server,
+                    definition,
+                    name=names[(server_name, str(definition.name))],
+                    server=server_name,
+                )
+                tool.approval = server.config.approval_for(tool.remote_name)
+                self.registry.register(tool)
+                self._mine.add(tool.name)
+
+    async def refresh(self, server: str | None = None) -> None:
+        """List tools again (one server, or every running one) and update the registry."""
+        names = [server] if server is not None else list(self.servers)
+        for name in names:
+            if name not in self.failures:
+                await self.servers[name].list_tools()
+        self._rebuild()
+
+    async def _refresh_quietly(self, server: str) -> None:
+        try:
+            await self.refresh(server)
+        except MCPError:
+            pass  # the server went away meanwhile: its next call restarts and relists it
+
+    async def list_prompts(self) -> list[MCPPrompt]:
+        """Every prompt of every running server."""
+        prompts: list[MCPPrompt] = []
+        for name, server in self.servers.items():
+            if name in self.failures:
+                continue
+            connection = await server._live()
+            for p in await connection.list_prompts():
+                arguments = [
+                    {"name": a.name, "description": a.description, "required": bool(a.required)}
+                    for a in (p.arguments or [])
+                ]
+                prompts.append(MCPPrompt(name, p.name, p.description, arguments))
+        return prompts
+
+    async def get_prompt(
+        self, server: str, name: str, arguments: Mapping[str, str] | None = None
+    ) -> list[ChatMessage]:
+        """A server's prompt, filled in with ``arguments``, as ``ChatMessage``s."""
+        connection = await self.servers[server]._live()
+        return await connection.get_prompt(name, arguments)
+
+
+@contextlib.asynccontextmanager
+async def connect_mcp_servers(
+    config: Mapping[str, Any] | str | os.PathLike[str],
+    *,
+    fail_fast: bool = False,
+    approve: Approver | None = None,
+    client: Any = None,
+    sampling_model: Any = None,
+    timeout: float | None = None,
+    startup_timeout: float | None = DEFAULT_TIMEOUT,
+    environ: Mapping[str, str] | None = None,
+) -> AsyncIterator[MCPServers]:
+    """Start every enabled server of an ``mcpServers`` config (a dict or a JSON file path).
+
+    ``approve``: the app's approver for tools that need approval and for sampling requests.
+    ``client`` + ``sampling_model`` (``"provider:model"`` or any model reference the client
+    takes): answer servers' sampling requests with that model.
+    ``timeout``: seconds per request unless a server's entry says otherwise;
+    ``startup_timeout``: seconds to answer ``initialize``. ``environ``: where ``${VAR}`` is
+    looked up (default ``os.environ``)."""
+    configs = load_mcp_config(config, environ=environ)
+    servers = MCPServers(
+        configs,
+        approve=approve,
+        client=client,
+        sampling_model=sampling_model,
+        timeout=timeout,
+        startup_timeout=startup_timeout,
+    )
+    try:
+        async with anyio.create_task_group() as tg:
+            servers._tg = tg
+            try:
+                await servers._start_all()
+                if fail_fast and servers.failures:
+                    first = next(n for n in configs if n in servers.failures)
+                    raise servers.failures[first]
+                yield servers
+            finally:
+                servers._stop_all()
+    except BaseExceptionGroup as group:  # the task group's wrapping: raise what happened
+        cancelled = anyio.get_cancelled_exc_class()
+        leaves = [e for e in _leaves(group) if not isinstance(e, cancelled)]
+        raise (leaves[0] if leaves else group) from None

@@ -1,0 +1,72 @@
+"""Helpers for the MCP tests: the app server over HTTP, and counting child processes."""
+
+from __future__ import annotations
+
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+
+APP_SERVER = str(Path(__file__).with_name("mcp_app_server.py"))
+
+
+def _children() -> dict[int, list[int]]:
+    tree: dict[int, list[int]] = {}
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            stat = Path(f"/proc/{entry}/stat").read_text()
+        except OSError:
+            continue
+        fields = stat[stat.rindex(")") + 2 :].split()
+        if fields[0] == "Z":  # a zombie is already dead, only not reaped yet
+            continue
+        tree.setdefault(int(fields[1]), []).append(int(entry))
+    return tree
+
+
+def descendants(
+    root: int | None = None, *, exclude: set[int] | frozenset[int] = frozenset()
+) -> set[int]:
+    """Live processes below ``root`` (default: this one), leaving out ``exclude``'s subtrees."""
+    tree = _children()
+    found: set[int] = set()
+    todo = [root or os.getpid()]
+    while todo:
+        for child in tree.get(todo.pop(), []):
+            if child not in exclude and child not in found:
+                found.add(child)
+                todo.append(child)
+    return found
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@contextmanager
+def http_app_server(name: str) -> Iterator[tuple[str, int]]:
+    """The app server over streamable HTTP: yields ``(url, pid)``."""
+    port = free_port()
+    proc = subprocess.Popen([sys.executable, APP_SERVER, name, "http", str(port)])
+    try:
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                break
+            except OSError:
+                time.sleep(0.05)
+        else:
+            raise RuntimeError("the MCP app server did not start")
+        yield f"http://127.0.0.1:{port}/mcp", proc.pid
+    finally:
+        proc.terminate()
+        proc.wait(timeout=10)
