@@ -28,10 +28,12 @@ from .stream.clients import DEFAULT_LIMITS, DEFAULT_SHARDS, HttpPool, TransportN
 from .stream.fetch import fetch_json
 from .stream.sse import DEFAULT_MAX_EVENT_BYTES
 from .structured import parse_response, response_format_of
+from .structured_prompt import WarningDecoder, plan_format
 from .tool_options import as_specs, tools_cache_point
 from .types import (
     ChatMessage,
     ChatRequest,
+    FormatMode,
     ReasoningConfig,
     ResponseFormat,
     ToolChoice,
@@ -147,6 +149,7 @@ class Client:
         presence_penalty: float | None = None,
         frequency_penalty: float | None = None,
         response_format: ResponseFormat | type[Any] | dict[str, Any] | Any = None,
+        format_mode: FormatMode = "auto",
         reasoning: ReasoningConfig | None = None,
         parallel_tool_calls: bool | None = None,
         extra: Mapping[str, Any] | None = None,
@@ -170,6 +173,7 @@ class Client:
                 "response_format": (
                     None if response_format is None else response_format_of(response_format)
                 ),
+                "format_mode": format_mode,
                 "reasoning": reasoning,
                 "parallel_tool_calls": parallel_tool_calls,
                 "extra": dict(extra or {}),
@@ -237,12 +241,20 @@ class Client:
     def _plan(
         self, provider: Provider, request: ChatRequest, *, rescue: bool | None
     ) -> tuple[ChatRequest, Callable[[], Decoder]]:
-        """The wire request and decoder factory: native tools or the prompt fallback."""
-        if not request.tools:  # nothing for the fallback to do: leave it unloaded
-            return request, lambda: provider.new_decoder(request)
-        from .fallback import plan
+        """The wire request and decoder factory: the response format's and the tools' plans
+        (native, or the prompt fallback)."""
+        warning = None
+        if request.response_format is not None:
+            request, warning = plan_format(request, provider.capabilities(request.model))
+        if request.tools:
+            from .fallback import plan
 
-        return plan(request, provider, rescue=rescue)
+            wire, new_decoder = plan(request, provider, rescue=rescue)
+        else:  # nothing for the tool fallback to do: leave it unloaded
+            wire, new_decoder = request, lambda: provider.new_decoder(request)
+        if warning is not None:
+            new_decoder = WarningDecoder.factory(new_decoder, [warning])
+        return wire, new_decoder
 
     def run(
         self,

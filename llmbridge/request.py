@@ -56,6 +56,7 @@ __all__ = [
     "TOOL_NAME_PATTERN",
     "ChatRequest",
     "CustomToolFormat",
+    "FormatMode",
     "ReasoningConfig",
     "ResponseFormat",
     "ToolChoice",
@@ -64,6 +65,9 @@ __all__ = [
 ]
 
 ToolMode: TypeAlias = Literal["auto", "native", "prompt"]
+FormatMode: TypeAlias = Literal["auto", "native", "prompt"]
+"""How a ``response_format`` is asked for: the API's JSON mode, the prompt, or ``auto``
+(the API's when it enforces schemas, else the prompt too; ``llmbridge.structured_prompt``)."""
 TOOL_NAME_PATTERN = r"^[a-zA-Z0-9_-]{1,64}$"
 
 
@@ -375,6 +379,7 @@ class ChatRequest(_Model):
     presence_penalty: float | None = None
     frequency_penalty: float | None = None
     response_format: ResponseFormat | None = None
+    format_mode: FormatMode = "auto"
     reasoning: ReasoningConfig | None = None
     tools_cache_point: CachePoint | None = None
     """Cache the tool definitions too (a ``CachePoint`` given in ``tools=``)."""

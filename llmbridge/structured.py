@@ -7,7 +7,7 @@ Rules:
   ``response_format_of`` turns each into a ``ResponseFormat`` (the schema each provider
   encodes, named after the type) that remembers the type for validation.
 * ``parse_response`` reads the reply text as JSON — the whole text, else the one fenced code
-  block it holds (```` ```json ````) — and validates it: a model instance for a model class,
+  block it holds (```` ```json ````), else the JSON between prose — and validates it: a model instance for a model class,
   the plain JSON value for a schema dict. It raises ``StructuredOutputError`` (raw text,
   pydantic's errors, the response as ``partial``) for a refusal, a reply cut off at the token
   limit, text that is not JSON, or JSON that does not fit.
@@ -56,11 +56,18 @@ def response_format_of(target: Any) -> ResponseFormat:
 
 
 def _json_text(text: str) -> str:
+    """The JSON in a reply: the whole text, the one fenced block, or the span from the first
+    ``{`` / ``[`` to the last ``}`` / ``]`` when prose surrounds it."""
     stripped = text.strip()
-    if stripped.startswith("```") or not stripped.startswith(("{", "[", '"')):
-        blocks = _FENCED.findall(stripped)
-        if len(blocks) == 1:
-            return str(blocks[0]).strip()
+    if stripped.startswith(("{", "[", '"')) and not stripped.startswith("```"):
+        return stripped
+    blocks = _FENCED.findall(stripped)
+    if len(blocks) == 1:
+        return str(blocks[0]).strip()
+    starts = [i for i in (stripped.find("{"), stripped.find("[")) if i >= 0]
+    end = max(stripped.rfind("}"), stripped.rfind("]"))
+    if starts and end > min(starts):
+        return stripped[min(starts) : end + 1]
     return stripped
 
 

@@ -26,6 +26,7 @@ from .messages import (
 )
 from .request import (
     ChatRequest,
+    FormatMode,
     ReasoningConfig,
     ResponseFormat,
     ToolChoice,
@@ -40,6 +41,7 @@ __all__ = [
     "ChatRequest",
     "ContentPart",
     "DocumentPart",
+    "FormatMode",
     "ImagePart",
     "RawPart",
     "ReasoningConfig",

@@ -17,7 +17,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
 import orjson
 
@@ -42,6 +42,7 @@ __all__ = [
     "CountsTokens",
     "Decoder",
     "HttpRequest",
+    "JsonMode",
     "ListsModels",
     "Provider",
     "ProviderConfig",
@@ -145,6 +146,9 @@ class HttpRequest:
         return f"HttpRequest(method={self.method!r}, url={self.url!r}, headers={self.redacted_headers()!r})"
 
 
+JsonMode: TypeAlias = Literal["schema", "object", "none"]
+
+
 @dataclass(frozen=True, slots=True)
 class Capabilities:
     """What a provider's model can do; the client asks this instead of checking names."""
@@ -152,6 +156,9 @@ class Capabilities:
     native_tools: bool = True
     reasoning: bool = False
     images: bool = True
+    json_mode: JsonMode = "schema"
+    """How a ``response_format`` can be sent: ``schema`` (the API enforces a JSON schema),
+    ``object`` (it guarantees JSON but not the schema) or ``none`` (the prompt must ask)."""
 
 
 @runtime_checkable

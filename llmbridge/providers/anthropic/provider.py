@@ -30,6 +30,18 @@ from .usage import read_rate_limit
 
 __all__ = ["DEFAULT_BASE_URL", "AnthropicProvider", "create"]
 
+_NO_STRUCTURED_OUTPUTS = (
+    "claude-2",
+    "claude-instant",
+    "claude-3",
+    "claude-sonnet-4-0",
+    "claude-sonnet-4-2025",
+    "claude-opus-4-0",
+    "claude-opus-4-2025",
+)
+"""Models before structured outputs (``output_config.format``: Opus 4.1, Sonnet 4.5, Haiku 4.5
+and later take it): a ``response_format`` goes into the prompt instead."""
+
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 _AUTH_SCHEMES = ("bearer", "x-api-key")
 
@@ -63,7 +75,13 @@ class AnthropicProvider:
 
     def capabilities(self, model: str) -> Capabilities:
         legacy = model.startswith(("claude-2", "claude-instant", "claude-3-haiku", "claude-3-5"))
-        return Capabilities(native_tools=True, reasoning=not legacy, images=True)
+        json_schema = not model.startswith(_NO_STRUCTURED_OUTPUTS)
+        return Capabilities(
+            native_tools=True,
+            reasoning=not legacy,
+            images=True,
+            json_mode="schema" if json_schema else "none",
+        )
 
     def _request_headers(self, *, accept: str = "text/event-stream") -> dict[str, str]:
         headers = build_headers(

@@ -1,0 +1,99 @@
+"""The prompt fallback for structured output: ask for the JSON in the system prompt.
+
+Rules:
+
+* ``plan_format`` is the one decision, made per request from ``request.format_mode`` and the
+  model's ``Capabilities.json_mode``:
+
+  - ``native``, or ``auto`` on a model whose API enforces a JSON schema: the request as is.
+  - ``auto`` on a model whose API only guarantees JSON (``json_mode == "object"``, e.g.
+    DeepSeek): the schema is also written into the system prompt, and the API's JSON mode stays
+    on (OpenAI-style JSON modes even require the word "JSON" in the prompt).
+  - ``prompt``, or ``auto`` on a model with no JSON mode (``none``, e.g. Claude 3): the schema
+    goes into the system prompt and no ``response_format`` is sent.
+
+* The instructions ask for the JSON value alone; replies that still wrap it in a code fence
+  or prose are read anyway (``llmbridge.structured``, ``llmbridge.partial_json``), and the
+  value is validated against the type the app asked for.
+* ``auto`` falling back to the prompt on a model with no JSON mode is said in
+  ``StreamStart.warnings`` (``WarningDecoder``); a JSON-object mode is the encoder's warning.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+import orjson
+
+from .events import StreamEvent, StreamStart
+from .providers.base import Capabilities, Decoder
+from .request import ChatRequest, ResponseFormat
+
+__all__ = ["WarningDecoder", "format_instructions", "plan_format"]
+
+
+def format_instructions(fmt: ResponseFormat) -> str:
+    """The system-prompt text that asks for a JSON value fitting ``fmt``'s schema."""
+    schema = orjson.dumps(fmt.json_schema, option=orjson.OPT_INDENT_2).decode()
+    return (
+        f"Answer with a single JSON value ({fmt.name}) that conforms to this JSON schema:\n"
+        f"{schema}\n"
+        "Write only the JSON value itself: no explanation before or after it and no code fence."
+    )
+
+
+def plan_format(request: ChatRequest, capabilities: Capabilities) -> tuple[ChatRequest, str | None]:
+    """The request to send for ``request``'s ``response_format``, and a warning (or ``None``)."""
+    fmt = request.response_format
+    if fmt is None or request.format_mode == "native":
+        return request, None
+    mode = capabilities.json_mode
+    if request.format_mode == "auto" and mode == "schema":
+        return request, None
+    from .fallback.instructions import merge_system  # the fallback package loads on demand
+
+    keep_json_mode = request.format_mode == "auto" and mode == "object"
+    update: dict[str, Any] = {"messages": merge_system(request.messages, format_instructions(fmt))}
+    if not keep_json_mode:
+        update["response_format"] = None
+    warning = None  # format_mode="prompt" is the app's word; a JSON mode warns in the encoder
+    if request.format_mode == "auto" and mode == "none":
+        warning = (
+            f"response_format: {request.model} has no JSON mode; the schema was written into "
+            "the system prompt and the reply is validated by llmbridge"
+        )
+    return request.model_copy(update=update), warning
+
+
+class WarningDecoder:
+    """A decoder whose stream also carries ``warnings``: added to its ``StreamStart``, or to
+    one of their own in front of its first events when it sends none."""
+
+    __slots__ = ("_inner", "_pending")
+
+    def __init__(self, inner: Decoder, warnings: Sequence[str]) -> None:
+        self._inner = inner
+        self._pending = list(warnings)
+
+    @classmethod
+    def factory(
+        cls, new_decoder: Callable[[], Decoder], warnings: Sequence[str]
+    ) -> Callable[[], Decoder]:
+        return lambda: cls(new_decoder(), warnings)
+
+    def feed(self, event: str, data: str) -> list[StreamEvent]:
+        out = self._inner.feed(event, data)
+        return self._warn(out) if self._pending and out else out
+
+    def close(self) -> list[StreamEvent]:
+        out = self._inner.close()
+        return self._warn(out) if self._pending else out
+
+    def _warn(self, out: list[StreamEvent]) -> list[StreamEvent]:
+        pending, self._pending = self._pending, []
+        for event in out:
+            if isinstance(event, StreamStart):
+                event.warnings = [*event.warnings, *pending]
+                return out
+        return [StreamStart(warnings=pending), *out]
