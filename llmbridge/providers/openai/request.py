@@ -129,6 +129,7 @@ def request_warnings(
         warnings.append(
             f"response_format: {name} takes no JSON schema; sent as json_object, "
             "so the schema is not enforced"
+            + ("" if request.format_mode == "native" else " (it is in the system prompt)")
         )
     if not preset.images and (count := result_images(request.messages)):
         warnings.append(
