@@ -167,7 +167,7 @@ def _entry(name: str, raw: Any, environ: Mapping[str, str]) -> MCPServerConfig:
         return model.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
-        field = ".".join(str(p) for p in first["loc"]) or "?"
+        field = str(first["loc"][0]) if first["loc"] else "?"  # the entry's key
         raise MCPConfigError(
             f"MCP server {name!r}: {field}: {first['msg']} (got {first.get('input')!r})",
             server=name,

@@ -58,3 +58,44 @@ async def test_server_everything_round_trip(npx: str) -> None:
             fixed, per_tool = instructions_size(registry.specs(), dialect=FUNCTION_CALL)
     # The prompt fallback with all 13 tools must leave room in a 2,048-token context.
     assert fixed + sum(per_tool.values()) < 5_000, (fixed, per_tool)
+
+
+async def test_everything_with_two_mcp_package_servers_in_one_config(npx: str) -> None:
+    """server-everything (npm), a stdio and a streamable-HTTP server written with the ``mcp``
+    package, in one config: one registry, prompts, resource links, no process left behind."""
+    import sys
+
+    from tests.tools.mcp_helpers import APP_SERVER, descendants, http_app_server
+
+    with http_app_server("web") as (url, web_pid):
+        config = {
+            "mcpServers": {
+                "everything": {"command": npx, "args": SERVER[1], "startup_timeout": 120},
+                "alpha": {"command": sys.executable, "args": [APP_SERVER, "alpha", "stdio"]},
+                "web": {"url": url, "allowed_tools": ["search"]},
+            }
+        }
+        before = descendants(exclude={web_pid})
+        with anyio.fail_after(150):
+            async with lb.connect_mcp_servers(config) as servers:
+                if "everything" in servers.failures:
+                    pytest.skip(f"server-everything could not start: {servers.failures}")
+                assert servers.failures == {}
+                registry = servers.registry
+                assert registry.server_of("echo") == "everything"
+                assert registry.server_of("alpha__search") == "alpha"
+                assert registry.server_of("web__search") == "web"
+                echoed: Any = await registry.acall("echo", {"message": "hi"})
+                assert "hi" in echoed.content[0].text
+                links: Any = await registry.acall("get-resource-links", {"count": 2})
+                texts = [p.text for p in links.content if isinstance(p, lb.TextPart)]
+                assert sum(t.startswith("[resource link]") for t in texts) == 2
+                found: Any = await registry.acall("web__search", {"query": "x"})
+                assert found.content[0].text == "web found x"
+                everything = servers.subset(servers=["everything"])
+                assert "echo" in everything and "alpha__search" not in everything
+                prompts = {(p.server, p.name) for p in await servers.list_prompts()}
+                assert {("everything", "args-prompt"), ("alpha", "greet")} <= prompts
+                filled = await servers.get_prompt("everything", "args-prompt", {"city": "Paris"})
+                assert filled and "Paris" in filled[0].text
+        assert descendants(exclude={web_pid}) == before  # npx and node are gone too
