@@ -24,6 +24,7 @@ Rules:
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import sys
 from collections.abc import AsyncIterator, Mapping
@@ -33,6 +34,7 @@ from typing import Any
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
 
+from ..errors import LLMBridgeError
 from ..messages import ChatMessage
 from .approval import Approver
 from .mcp import DEFAULT_TIMEOUT, MCPConnection, MCPTool, connect_http, connect_stdio
@@ -43,6 +45,8 @@ from .mcp_sampling import sampling_callback
 from .registry import ToolRegistry
 
 __all__ = ["MCPPrompt", "MCPServer", "MCPServers", "connect_mcp_servers"]
+
+_log = logging.getLogger("llmbridge.mcp")
 
 if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup  # type: ignore[import-not-found,unused-ignore]
@@ -233,12 +237,18 @@ class MCPServers:
         self._mine = set()
         for server_name, server in running.items():
             for definition in server.definitions:
-                tool = MCPTool(
-                    server,
-                    definition,
-                    name=names[(server_name, str(definition.name))],
-                    server=server_name,
-                )
+                try:
+                    tool = MCPTool(
+                        server,
+                        definition,
+                        name=names[(server_name, str(definition.name))],
+                        server=server_name,
+                    )
+                except LLMBridgeError as exc:  # a schema no provider accepts: leave it out
+                    _log.warning(
+                        "MCP server %r: tool %r left out: %s", server_name, definition.name, exc
+                    )
+                    continue
                 tool.approval = server.config.approval_for(tool.remote_name)
                 self.registry.register(tool)
                 self._mine.add(tool.name)

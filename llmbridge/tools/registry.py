@@ -34,21 +34,14 @@ from typing import Any
 import anyio
 import anyio.to_thread
 
-from ..errors import ToolArgumentsError, UsageError
+from ..errors import UsageError
 from ..messages import ToolCallPart
 from ..request import ToolSpec
-from .approval import (
-    ApprovalRequest,
-    ApprovalRule,
-    Approver,
-    ask_approval,
-    check_rule,
-    denial,
-    needs_approval,
-)
+from .approval import ApprovalRule, Approver, check_rule
 from .context import ToolContext
 from .decorator import tool_spec_of
 from .errors import ToolLimitError, ToolTimeoutError
+from .gate import gate, refusal
 from .results import ToolResult, result_message
 
 __all__ = ["ToolRegistry"]
@@ -351,21 +344,7 @@ class ToolRegistry:
         return result
 
     def _refusal(self, call: ToolCallPart) -> ToolResult | None:
-        """The error result for a call that cannot run at all (bad JSON, unknown tool)."""
-        if call.error is not None:
-            exc: Exception = ToolArgumentsError(
-                f"Could not read the arguments of tool {call.name!r}: {call.error}. "
-                "Call the tool again with a valid JSON object.",
-                tool_name=call.name,
-            )
-            return result_message(call_id=call.id, name=call.name, exception=exc)
-        if call.name not in self._entries:
-            known = ", ".join(self._entries) or "none"
-            exc = ToolArgumentsError(
-                f"Unknown tool {call.name!r}. Available tools: {known}.", tool_name=call.name
-            )
-            return result_message(call_id=call.id, name=call.name, exception=exc)
-        return None
+        return refusal(self._entries, call)
 
     async def _gate(self, call: ToolCallPart, approve: Approver | None) -> ToolResult | None:
         """``None`` when the call may run; else its error result (bad arguments, denied)."""
@@ -373,21 +352,7 @@ class ToolRegistry:
         if refused is not None:
             return refused
         entry = self._entries[call.name]
-        if entry.approval is None or entry.approval == "never":
-            return None
-        try:
-            arguments = entry.spec.validate_arguments(call.arguments)
-            if not needs_approval(entry.approval, arguments):
-                return None
-        except Exception as exc:  # bad arguments (or a rule that chokes on them)
-            return result_message(call_id=call.id, name=call.name, exception=exc)
-        request = ApprovalRequest(
-            "tool_call", call.name, dict(call.arguments), server=entry.server, call_id=call.id
-        )
-        decision = await ask_approval(approve or self.approve, request)
-        if decision.approved:
-            return None
-        return result_message(call_id=call.id, name=call.name, exception=denial(request, decision))
+        return await gate(entry.spec, entry.approval, entry.server, call, approve or self.approve)
 
     async def _run_call(self, call: ToolCallPart, context: Any) -> ToolResult:
         try:
