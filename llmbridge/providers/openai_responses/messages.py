@@ -7,7 +7,9 @@ Rules:
 * Leading system messages become ``instructions`` (joined by a blank line); a system message
   later in the conversation stays in place as a ``system`` message item.
 * User content is ``input_text`` / ``input_image`` (``detail: "auto"``); earlier assistant text
-  is an assistant ``message`` with ``output_text`` content.
+  is an assistant ``message`` whose ``content`` is the text (the SDK's
+  ``EasyInputMessageParam``: its ``output_text`` form, ``ResponseOutputMessageParam``, needs the
+  item ``id`` and ``status`` of a stored response, which a stateless or foreign turn lacks).
 * Tool calls are ``function_call`` items (``call_id``, ``name``, ``arguments`` as the raw string
   the model wrote, or the parsed arguments re-serialized when the call was flagged as
   malformed, so the API gets valid JSON); tool results are ``function_call_output`` items (a string, or a list of
@@ -133,16 +135,16 @@ def _function_call(part: ToolCallPart, *, with_id: bool) -> dict[str, Any]:
 def _assistant_items(msg: ChatMessage, *, store: bool) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     reasoning_sent = store
-    text: list[dict[str, Any]] = []
+    text: list[str] = []
 
     def flush_text() -> None:
         if text:
-            items.append({"type": "message", "role": "assistant", "content": list(text)})
+            items.append({"type": "message", "role": "assistant", "content": "".join(text)})
             text.clear()
 
     for part in msg.content:
         if isinstance(part, TextPart):
-            text.append({"type": "output_text", "text": part.text, "annotations": []})
+            text.append(part.text)
             continue
         flush_text()
         if isinstance(part, ReasoningPart):

@@ -161,11 +161,7 @@ def test_raw_parts_of_this_provider_go_back_verbatim() -> None:
     b = body(ChatMessage.user("q"), msg)
     assert b["input"][1:] == [
         item,
-        {
-            "type": "message",
-            "role": "assistant",
-            "content": [{"type": "output_text", "text": "ok", "annotations": []}],
-        },
+        {"type": "message", "role": "assistant", "content": "ok"},
     ]
 
 

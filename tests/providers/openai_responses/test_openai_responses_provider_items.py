@@ -56,11 +56,7 @@ def test_web_search_item_round_trips_in_output_order() -> None:
     items = sent["input"]
     assert items[1:] == [
         *searches,
-        {
-            "type": "message",
-            "role": "assistant",
-            "content": [{"type": "output_text", "text": resp.text, "annotations": []}],
-        },
+        {"type": "message", "role": "assistant", "content": resp.text},
         {
             "type": "message",
             "role": "user",

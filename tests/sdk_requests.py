@@ -1,0 +1,96 @@
+"""Request bodies checked against the official SDKs' request types (dev dependencies).
+
+``check_body(api, body)`` validates a whole request body the way each SDK types it, and fails
+on anything the type does not know: for the OpenAI and Anthropic ``TypedDict`` params the
+validated value (lazy ``Iterable`` fields made lists) must equal the body, so an unknown key
+(which pydantic drops from a ``TypedDict``) or a wrong shape is an error; Google's models
+forbid extra fields themselves. ``EXTENSIONS`` lists the documented fields of compatible
+servers that the OpenAI SDK does not type; they are checked for shape here and removed first.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from pydantic import TypeAdapter
+
+__all__ = ["EXTENSIONS", "check_body"]
+
+EXTENSIONS = {
+    # DeepSeek / llama.cpp: https://api-docs.deepseek.com/guides/thinking_mode (tool calls)
+    "reasoning_content": str,
+    # OpenRouter: https://openrouter.ai/docs/use-cases/reasoning-tokens (preserving reasoning)
+    "reasoning_details": list,
+}
+"""Assistant-message fields of OpenAI-compatible servers, absent from the SDK's types."""
+CALL_EXTENSIONS = {"extra_content": dict}
+"""Tool-call fields (Gemini's OpenAI endpoint ``extra_content.google.thought_signature``)."""
+
+
+def _plain(value: Any) -> Any:
+    """The validated value with pydantic's lazy iterators turned into lists."""
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [_plain(v) for v in value]
+    if isinstance(value, str | bytes | int | float | bool) or value is None:
+        return value
+    if isinstance(value, Iterator) or type(value).__name__ == "ValidatorIterator":
+        return [_plain(v) for v in value]
+    return value
+
+
+def _strict(adapter: TypeAdapter[Any], value: Any) -> None:
+    assert _plain(adapter.validate_python(value)) == value
+
+
+def _without_extensions(body: dict[str, Any]) -> dict[str, Any]:
+    messages = []
+    for message in body["messages"]:
+        message = dict(message)
+        for field, kind in EXTENSIONS.items():
+            if field in message:
+                assert message["role"] == "assistant"
+                assert isinstance(message.pop(field), kind)
+        if "tool_calls" in message:
+            calls = []
+            for call in message["tool_calls"]:
+                call = dict(call)
+                for field, kind in CALL_EXTENSIONS.items():
+                    if field in call:
+                        assert isinstance(call.pop(field), kind)
+                calls.append(call)
+            message["tool_calls"] = calls
+        messages.append(message)
+    return {**body, "messages": messages}
+
+
+def check_body(api: str, body: dict[str, Any]) -> None:
+    """``body`` is what the SDK of ``api`` types (see module docstring)."""
+    if api == "anthropic":
+        params = pytest.importorskip("anthropic.types.message_create_params")
+        _strict(TypeAdapter(params.MessageCreateParamsStreaming), body)
+    elif api == "chat":
+        params = pytest.importorskip("openai.types.chat.completion_create_params")
+        _strict(TypeAdapter(params.CompletionCreateParamsStreaming), _without_extensions(body))
+    elif api == "responses":
+        params = pytest.importorskip("openai.types.responses.response_create_params")
+        _strict(TypeAdapter(params.ResponseCreateParamsStreaming), body)
+    elif api == "gemini":
+        types = pytest.importorskip("google.genai.types")
+        known = {"contents", "systemInstruction", "tools", "toolConfig", "generationConfig"}
+        assert body.keys() <= known
+        for content in body["contents"]:
+            types.Content.model_validate(content)
+        if "systemInstruction" in body:
+            types.Content.model_validate(body["systemInstruction"])
+        for tool in body.get("tools", []):
+            types.Tool.model_validate(tool)
+        if "toolConfig" in body:
+            types.ToolConfig.model_validate(body["toolConfig"])
+        if "generationConfig" in body:
+            types.GenerationConfig.model_validate(body["generationConfig"])
+    else:
+        raise AssertionError(f"no SDK types for {api!r}")
