@@ -27,8 +27,10 @@ json_values = st.recursive(
     | st.integers(-(10**9), 10**9)
     | st.floats(allow_nan=False, allow_infinity=False, width=32)
     | st.text(st.characters(codec="utf-8"), max_size=12),
-    lambda inner: st.lists(inner, max_size=4)
-    | st.dictionaries(st.text(st.characters(codec="utf-8"), max_size=6), inner, max_size=4),
+    lambda inner: (
+        st.lists(inner, max_size=4)
+        | st.dictionaries(st.text(st.characters(codec="utf-8"), max_size=6), inner, max_size=4)
+    ),
     max_leaves=20,
 )
 containers = st.one_of(
@@ -179,8 +181,7 @@ async def test_no_partial_events_without_a_response_format() -> None:
     body = _chunk({"content": WEATHER}) + _chunk({}, "stop") + b"data: [DONE]\n\n"
     async with _client(body) as client:
         kinds = [
-            e.type
-            async for e in client.stream("openai:gpt-4.1-mini", [lb.ChatMessage.user("x")])
+            e.type async for e in client.stream("openai:gpt-4.1-mini", [lb.ChatMessage.user("x")])
         ]
     assert "partial_object" not in kinds
 

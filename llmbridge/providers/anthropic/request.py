@@ -33,6 +33,7 @@ from ...types import ChatRequest
 from ..history import ANTHROPIC_IDS, adapt_history
 from .messages import cache_control, encode_messages, limit_cache_points
 from .models import MIN_THINKING_BUDGET, default_max_tokens, effort_budget, supports_adaptive
+from .schema import output_schema
 from .tools import encode_tool, encode_tool_choice
 
 __all__ = [
@@ -123,7 +124,13 @@ def build_body(
         body["thinking"] = extras["thinking"]
     output_config: dict[str, Any] = dict(extras.get("output_config", {}))
     if req.response_format is not None:
-        output_config["format"] = {"type": "json_schema", "schema": req.response_format.json_schema}
+        schema, moved = output_schema(req.response_format.json_schema)
+        output_config["format"] = {"type": "json_schema", "schema": schema}
+        if moved:
+            warnings.append(
+                "response_format: keywords structured outputs cannot enforce were moved into "
+                f"descriptions ({'; '.join(moved)}); llmbridge validates the reply against them"
+            )
     if output_config:
         body["output_config"] = output_config
     blocks: list[dict[str, Any]] = list(body.get("tools", []))  # prompt order: tools first

@@ -27,7 +27,12 @@ from ..history import ANY_IDS, CHAT_COMPLETIONS_IDS, MISTRAL_IDS, AdaptedHistory
 from .messages import encode_messages, result_images
 from .presets import Preset
 from .round_trip import foreign_family_details
-from .tools import encode_response_format, encode_tool_choice, encode_tools
+from .tools import (
+    encode_response_format,
+    encode_tool_choice,
+    encode_tools,
+    response_schema_warning,
+)
 
 __all__ = ["adapted_history", "build_body", "request_warnings"]
 
@@ -125,6 +130,10 @@ def request_warnings(
             warnings.append(f"strict tool schemas: {name} does not take 'strict'; sent without it")
         if request.parallel_tool_calls is not None and not preset.parallel_tool_calls:
             warnings.append(f"parallel_tool_calls: {name} does not take it; it was left out")
+    if request.response_format is not None and preset.json_schema:
+        strict = response_schema_warning(request.response_format)
+        if strict is not None:
+            warnings.append(strict)
     if request.response_format is not None and not preset.json_schema:
         warnings.append(
             f"response_format: {name} takes no JSON schema; sent as json_object, "

@@ -21,22 +21,66 @@ from typing import Any
 from ...request import CustomToolFormat
 from ...types import ResponseFormat, ToolChoice, ToolSpec
 
-__all__ = ["encode_response_format", "encode_tool_choice", "encode_tools", "strict_schema"]
+__all__ = [
+    "encode_response_format",
+    "encode_tool_choice",
+    "encode_tools",
+    "response_schema",
+    "response_schema_warning",
+    "strict_schema",
+]
 
 _SUBSCHEMA_LISTS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SUBSCHEMA_MAPS = ("$defs", "definitions")
 
 
-def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
-    """A copy of ``schema`` that OpenAI strict mode accepts (see module docstring)."""
+def strict_schema(
+    schema: dict[str, Any],
+    *,
+    nullable_optional: bool = True,
+    notes: list[str] | None = None,
+    _root: dict[str, Any] | None = None,
+    _path: str = "$",
+) -> dict[str, Any]:
+    """A copy of ``schema`` that OpenAI strict mode accepts (see module docstring).
+
+    ``nullable_optional=False`` (response formats, as the openai SDK's ``.parse()`` sends
+    them): properties that were optional become required but not nullable, so a typed reply
+    still validates. ``notes`` collects what changed, for the request's warnings."""
+    root = schema if _root is None else _root
     out = dict(schema)
+    ref = out.get("$ref")
+    if isinstance(ref, str) and len(out) > 1:  # strict mode takes no siblings beside a $ref
+        resolved = _resolve(root, ref)
+        if resolved is not None:
+            del out["$ref"]
+            out = {**resolved, **out}
+    all_of = out.get("allOf")
+    if isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], dict):
+        del out["allOf"]
+        out = {**all_of[0], **out}
+    if "default" in out and out["default"] is None:
+        del out["default"]
+
+    def sub(value: Any, where: str) -> Any:
+        if not isinstance(value, dict):
+            return value
+        return strict_schema(
+            value, nullable_optional=nullable_optional, notes=notes, _root=root, _path=where
+        )
+
     props = out.get("properties")
     if isinstance(props, dict) and (out.get("type") == "object" or "type" not in out):
         required = set(out.get("required") or ())
         new_props: dict[str, Any] = {}
-        for name, sub in props.items():
-            sub = strict_schema(sub) if isinstance(sub, dict) else sub
-            new_props[name] = sub if name in required else _nullable(sub)
+        for name, value in props.items():
+            value = sub(value, f"{_path}.{name}")
+            if name not in required and nullable_optional:
+                value = _nullable(value)
+            new_props[name] = value
+        optional = [name for name in props if name not in required]
+        if optional and notes is not None:
+            notes.append(f"{_path}: {', '.join(optional)}")
         out["properties"] = new_props
         out["required"] = list(props)
         out["additionalProperties"] = False
@@ -44,18 +88,26 @@ def strict_schema(schema: dict[str, Any]) -> dict[str, Any]:
         out.setdefault("properties", {})
         out["required"] = []
         out["additionalProperties"] = False
-    items = out.get("items")
-    if isinstance(items, dict):
-        out["items"] = strict_schema(items)
+    if isinstance(out.get("items"), dict):
+        out["items"] = sub(out["items"], f"{_path}[]")
     for key in _SUBSCHEMA_LISTS:
         subs = out.get(key)
         if isinstance(subs, list):
-            out[key] = [strict_schema(s) if isinstance(s, dict) else s for s in subs]
+            out[key] = [sub(s, f"{_path}.{key}.{i}") for i, s in enumerate(subs)]
     for key in _SUBSCHEMA_MAPS:
         defs = out.get(key)
         if isinstance(defs, dict):
-            out[key] = {k: strict_schema(v) if isinstance(v, dict) else v for k, v in defs.items()}
+            out[key] = {k: sub(v, f"{_path}.{key}.{k}") for k, v in defs.items()}
     return out
+
+
+def _resolve(root: dict[str, Any], ref: str) -> dict[str, Any] | None:
+    if not ref.startswith("#/"):
+        return None
+    node: Any = root
+    for key in ref[2:].split("/"):
+        node = node.get(key) if isinstance(node, dict) else None
+    return node if isinstance(node, dict) else None
 
 
 def _nullable(schema: Any) -> Any:
@@ -121,11 +173,34 @@ def encode_tool_choice(
     return choice.mode  # auto / none / required
 
 
+def response_schema(fmt: ResponseFormat, notes: list[str] | None = None) -> dict[str, Any]:
+    """The schema of a response format as sent (Chat and Responses alike), strict-mode rules
+    applied. Optional properties become required: nullable for a plain schema (the model can
+    still leave them out), as they are for a type (as the openai SDK's ``.parse()`` sends a
+    model: a field with a default does not take ``null``)."""
+    if not fmt.strict:
+        return fmt.json_schema
+    typed = fmt._target is not None
+    return strict_schema(fmt.json_schema, nullable_optional=not typed, notes=notes)
+
+
 def encode_response_format(*, fmt: ResponseFormat, json_schema: bool) -> dict[str, Any]:
     if not json_schema:
         return {"type": "json_object"}
-    schema = strict_schema(fmt.json_schema) if fmt.strict else fmt.json_schema
     return {
         "type": "json_schema",
-        "json_schema": {"name": fmt.name, "schema": schema, "strict": fmt.strict},
+        "json_schema": {"name": fmt.name, "schema": response_schema(fmt), "strict": fmt.strict},
     }
+
+
+def response_schema_warning(fmt: ResponseFormat) -> str | None:
+    """What strict mode changed in ``fmt``'s schema, said once (``None``: nothing)."""
+    notes: list[str] = []
+    response_schema(fmt, notes)
+    if not notes:
+        return None
+    how = "required" if fmt._target is not None else "required and nullable"
+    return (
+        "response_format: strict mode needs every property required; these optional ones "
+        f"were sent as {how} ({'; '.join(notes)})"
+    )

@@ -29,6 +29,7 @@ from typing import Any
 
 from ...types import CachePoint, ChatRequest
 from ..history import RESPONSES_IDS, adapt_history
+from ..openai.tools import response_schema, response_schema_warning
 from .messages import PROVIDER_NAME, encode_messages
 from .tools import encode_tool, encode_tool_choice
 
@@ -58,6 +59,10 @@ def request_warnings(request: ChatRequest) -> list[str]:
     warnings = adapt_history(request.messages, provider=PROVIDER_NAME, ids=RESPONSES_IDS).warnings
     if request.stop:
         warnings.append("stop sequences are not supported by the Responses API; dropped")
+    if request.response_format is not None:
+        strict = response_schema_warning(request.response_format)
+        if strict is not None:
+            warnings.append(strict)
     for setting in ("seed", "top_k", "presence_penalty", "frequency_penalty"):
         if getattr(request, setting) is not None:
             warnings.append(f"{setting} is not supported by the Responses API; dropped")
@@ -118,7 +123,7 @@ def build_body(request: ChatRequest) -> dict[str, Any]:
             "format": {
                 "type": "json_schema",
                 "name": fmt.name,
-                "schema": fmt.json_schema,
+                "schema": response_schema(fmt),
                 "strict": fmt.strict,
             }
         }

@@ -268,7 +268,8 @@ def test_thinking_and_max_tokens_defaults(
 def test_response_format_goes_to_output_config() -> None:
     schema = {"type": "object", "properties": {"a": {"type": "integer"}}}
     b = body(req(ChatMessage.user("q"), response_format={"schema": schema}))
-    assert b["output_config"] == {"format": {"type": "json_schema", "schema": schema}}
+    sent = {**schema, "additionalProperties": False}  # the only value the API takes
+    assert b["output_config"] == {"format": {"type": "json_schema", "schema": sent}}
 
 
 def test_thinking_tool_use_response_round_trips_into_next_request() -> None:

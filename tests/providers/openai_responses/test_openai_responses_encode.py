@@ -199,7 +199,12 @@ def test_tools_choice_format_and_options() -> None:
         "format": {
             "type": "json_schema",
             "name": "r",
-            "schema": {"type": "object"},
+            "schema": {  # strict mode: a closed object
+                "type": "object",
+                "properties": {},
+                "required": [],
+                "additionalProperties": False,
+            },
             "strict": True,
         },
         "verbosity": "low",
