@@ -280,6 +280,9 @@ class Client:
 
         registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
         provider, model_name = self.resolve(model)
+        fmt = options.get("response_format")
+        if fmt is not None:
+            fmt = options["response_format"] = response_format_of(fmt)
 
         def turn(conversation: list[ChatMessage]) -> AsyncIterator[StreamEvent]:
             return self.stream((provider, model_name), conversation, tools=registry, **options)
@@ -292,6 +295,7 @@ class Client:
             context=context,
             provider=provider.name,
             approve=approve,
+            response_format=fmt,
         )
 
     async def count_tokens(

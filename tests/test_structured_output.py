@@ -122,3 +122,59 @@ async def test_a_refusal_is_reported_as_one() -> None:
 def test_types_pydantic_cannot_describe_are_a_usage_error() -> None:
     with pytest.raises(lb.UsageError, match="response_format"):
         lb.Client().build_request("m", [lb.ChatMessage.user("x")], response_format=object())
+
+
+async def test_run_gives_the_final_answer_typed_after_tool_turns() -> None:
+    call = sse(
+        {"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
+                         "function": {"name": "temperature", "arguments": '{"city": "Oslo"}'}}]},
+        finish="tool_calls",
+    )  # fmt: skip
+    bodies = [call, text_stream('{"city": "Oslo", "celsius": -3.5}')]
+    sent: list[dict[str, Any]] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(json.loads(request.content))
+        body = bodies[len(sent) - 1]
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+    def temperature(city: str) -> float:
+        """Current temperature in Celsius."""
+        return -3.5
+
+    async with lb.Client(
+        http_client=httpx.AsyncClient(transport=httpx.MockTransport(answer)),
+        providers={"openai": {"api_key": "k"}},
+    ) as client:
+        loop = client.run(
+            "openai:gpt-4.1-mini",
+            [lb.ChatMessage.user("Weather in Oslo?")],
+            tools=[temperature],
+            response_format=Weather,
+        )
+        kinds = [event.type async for event in loop]
+    assert loop.stop_reason == "final" and loop.steps == 2
+    assert loop.response is not None
+    assert loop.response.parsed == Weather(city="Oslo", celsius=-3.5)
+    assert "partial_object" in kinds
+    assert all(body["response_format"]["type"] == "json_schema" for body in sent)
+
+
+def test_sync_client_complete_gives_the_typed_value() -> None:
+    server = Server(text_stream('{"city": "Oslo", "celsius": 1}'))
+    with lb.SyncClient(
+        http_client=httpx.AsyncClient(transport=httpx.MockTransport(server)),
+        providers={"openai": {"api_key": "k"}},
+    ) as client:
+        response = client.complete(
+            "openai:gpt-4.1-mini", [lb.ChatMessage.user("Oslo?")], response_format=Weather
+        )
+        partials = [
+            e.value
+            for e in client.stream(
+                "openai:gpt-4.1-mini", [lb.ChatMessage.user("Oslo?")], response_format=Weather
+            )
+            if isinstance(e, lb.PartialObject)
+        ]
+    assert response.parsed == Weather(city="Oslo", celsius=1)
+    assert partials[-1] == {"city": "Oslo", "celsius": 1}

@@ -13,6 +13,9 @@ Rules:
   loop while ``approve`` (or the registry's own approver) is asked; a denied call is an
   ``is_error`` result the model reads.
 * A turn without tool calls is the final answer: the loop ends, ``stop_reason == "final"``.
+  With a ``response_format`` its ``response.parsed`` is the validated value (else the loop
+  raises ``StructuredOutputError``, as ``complete()`` does); turns that call tools are not
+  parsed.
 * Step limit: after ``max_steps`` turns the loop ends even if the last turn called tools.
   Those calls are still executed and their results yielded and appended, so ``loop.messages``
   is a valid conversation the app can continue with another run; ``stop_reason ==
@@ -29,7 +32,9 @@ from typing import Any, Literal, TypeAlias
 from ..errors import UsageError
 from ..events import StreamEvent
 from ..messages import ChatMessage
+from ..request import ResponseFormat
 from ..response import Accumulator, ChatResponse
+from ..structured import parse_response
 from .approval import Approver
 from .registry import ToolRegistry
 from .results import ToolResult
@@ -54,6 +59,7 @@ class ToolLoop:
         context: Any = None,
         provider: str | None = None,
         approve: Approver | None = None,
+        response_format: ResponseFormat | None = None,
     ) -> None:
         if max_steps < 1:
             raise UsageError(f"max_steps must be at least 1, got {max_steps}")
@@ -73,6 +79,7 @@ class ToolLoop:
         self._start = len(self.messages)
         self._stream = stream
         self._provider = provider
+        self._format = response_format
         self._events = self._run()
 
     @property
@@ -112,6 +119,11 @@ class ToolLoop:
             calls = self.response.tool_calls
             if not calls:
                 self.stop_reason = "final"
+                if self._format is not None:  # the answer, typed (StructuredOutputError)
+                    provider = self._provider or "unknown"
+                    self.response.parsed = parse_response(
+                        self.response, self._format, provider=provider
+                    )
                 return
             results = await self.registry.execute_all(
                 calls, context=self.context, approve=self.approve
@@ -133,6 +145,7 @@ def run_tool_loop(
     context: Any = None,
     provider: str | None = None,
     approve: Approver | None = None,
+    response_format: ResponseFormat | None = None,
 ) -> ToolLoop:
     """Run the tool loop; iterate the result with ``async for`` (see module rules)."""
     return ToolLoop(
@@ -143,4 +156,5 @@ def run_tool_loop(
         context=context,
         provider=provider,
         approve=approve,
+        response_format=response_format,
     )
