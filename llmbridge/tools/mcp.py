@@ -20,7 +20,8 @@ Rules:
   them: text, images, audio, documents, resource links; ``data`` = structured content); a
   result flagged ``isError`` raises ``MCPToolError`` with the server's text, which the tool
   loop turns into an ``is_error`` result. A call on a connection that is gone (the process
-  died, the HTTP session dropped) raises ``MCPConnectionLostError``; other protocol errors
+  died, the HTTP session dropped or was forgotten by a restarted server: a failed request is
+  followed by a ping to tell) raises ``MCPConnectionLostError``; other protocol errors
   ``MCPError``. ``timeout=`` bounds one call (``MCPTimeoutError``).
 * ``session_options`` reach the SDK's ``ClientSession`` (``sampling_callback``,
   ``message_handler``, ...): how ``connect_mcp_servers`` answers sampling and hears
@@ -72,6 +73,8 @@ if sys.version_info < (3, 11):  # pragma: no cover
 
 DEFAULT_TIMEOUT = 30.0
 """Seconds an MCP server has to answer ``initialize``."""
+_PING_TIMEOUT = 5.0
+"""Seconds a server has to answer the ping that follows a failed request."""
 
 
 def _import_mcp() -> Any:
@@ -112,8 +115,8 @@ class MCPTool:
         self.name = self.tool_spec.name
         self.description = self.tool_spec.description
         self.server = server
-        self.approval: str | None = None
-        """Set by ``connect_mcp_servers`` from the server's ``approval`` config."""
+        self.approval: Any = None
+        """An approval rule, set by ``connect_mcp_servers`` from the server's config."""
 
     async def call(self, arguments: Mapping[str, Any]) -> ToolOutput:
         return await self.connection.call_tool(self.remote_name, arguments)  # type: ignore[no-any-return]
@@ -143,12 +146,25 @@ class MCPConnection:
     def _label(self) -> str:
         return f"{self.name!r} ({self.where})" if self.name else self.where
 
-    def _failed(self, exc: Exception, what: str) -> MCPError:
-        sdk = _sdk_error_class()
+    def _is_gone(self, exc: Exception) -> bool:
         gone = (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream, OSError)
-        if isinstance(exc, gone) or (
-            isinstance(exc, sdk) and getattr(exc, "code", None) == _closed_code()
-        ):
+        if isinstance(exc, gone):
+            return True
+        return isinstance(exc, _sdk_error_class()) and getattr(exc, "code", None) == _closed_code()
+
+    async def _answers_ping(self) -> bool:
+        """Whether the session still works: how a request error is told apart from a
+        connection that is gone without reading error texts (an HTTP server that restarted
+        answers every request of the old session with an error, pings included)."""
+        try:
+            with anyio.fail_after(_PING_TIMEOUT):
+                await self.session.send_ping()
+        except Exception:
+            return False
+        return True
+
+    async def _failed(self, exc: Exception, what: str) -> MCPError:
+        if self._is_gone(exc) or not await self._answers_ping():
             self.lost = True
             error: MCPError = MCPConnectionLostError(
                 f"MCP server {self._label()} is gone ({what}: {exc}); it is restarted on the "
@@ -172,7 +188,7 @@ class MCPConnection:
         except Exception as exc:
             if isinstance(exc, LLMBridgeError) or not _from_the_sdk(exc):
                 raise
-            raise self._failed(exc, what) from exc
+            raise await self._failed(exc, what) from exc
 
     async def list_tools(self) -> list[MCPTool]:
         """Every tool of the server, following pagination cursors."""

@@ -29,16 +29,16 @@ import os
 import sys
 from collections.abc import AsyncIterator, Mapping
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeAlias
 
 import anyio
 from anyio.abc import TaskGroup, TaskStatus
 
 from ..errors import LLMBridgeError
 from ..messages import ChatMessage
-from .approval import Approver
+from .approval import ApprovalRule, Approver, check_rule
 from .mcp import DEFAULT_TIMEOUT, MCPConnection, MCPTool, connect_http, connect_stdio
-from .mcp_config import MCPHttpServerConfig, MCPServerConfig, load_mcp_config
+from .mcp_config import MCPConfigError, MCPHttpServerConfig, MCPServerConfig, load_mcp_config
 from .mcp_errors import MCPError, _leaves
 from .mcp_names import assign_tool_names
 from .mcp_sampling import sampling_callback
@@ -50,6 +50,10 @@ _log = logging.getLogger("llmbridge.mcp")
 
 if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup  # type: ignore[import-not-found,unused-ignore]
+
+
+ServerApproval: TypeAlias = "ApprovalRule | list[str] | Mapping[str, ApprovalRule]"
+"""Which of a server's tools need approval (``connect_mcp_servers(approval={server: ...})``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +80,18 @@ class MCPServer:
         self._hub = hub
         self._stop = anyio.Event()
         self._lock = anyio.Lock()
+
+    def approval_for(self, tool: str) -> ApprovalRule | None:
+        """The approval rule of one of this server's tools: ``connect_mcp_servers(approval=)``
+        first, then the config's ``approval``."""
+        rule = self._hub.approval.get(self.name)
+        if rule is None:
+            return self.config.approval_for(tool)
+        if isinstance(rule, Mapping):
+            return check_rule(rule.get(tool), where=f"{self.name}/{tool}")
+        if isinstance(rule, (list, tuple, set, frozenset)):
+            return "always" if tool in rule else "never"
+        return check_rule(rule, where=f"MCP server {self.name!r}")
 
     def _session_options(self) -> dict[str, Any]:
         options: dict[str, Any] = {"message_handler": self._on_message}
@@ -130,7 +146,14 @@ class MCPServer:
         self._stop = stop = anyio.Event()
         self.connection = None
         self.starts += 1
-        await self._hub._tg.start(self._supervise, stop)
+        try:
+            await self._hub._tg.start(self._supervise, stop)
+        except Exception as exc:
+            if isinstance(exc, LLMBridgeError):
+                raise
+            error = MCPError(f"MCP server {self.name!r} could not be started: {exc!r}")
+            error.server, error.where = self.name, self.config.where
+            raise error from exc
         await self.list_tools()
 
     def stop(self) -> None:
@@ -171,12 +194,14 @@ class MCPServers:
         configs: Mapping[str, MCPServerConfig],
         *,
         approve: Approver | None,
+        approval: Mapping[str, ServerApproval] | None = None,
         client: Any,
         sampling_model: Any,
         timeout: float | None,
         startup_timeout: float | None,
     ) -> None:
         self.approve = approve
+        self.approval = dict(approval or {})
         self.client = client
         self.sampling_model = sampling_model
         self.timeout = timeout
@@ -186,7 +211,8 @@ class MCPServers:
         self.failures: dict[str, MCPError] = {}
         """Servers that could not be started: name → the error (command, status, stderr)."""
         self.servers = {name: MCPServer(name, cfg, self) for name, cfg in configs.items()}
-        self._mine: set[str] = set()
+        self._mine: dict[str, tuple[str, Any]] = {}
+        """Registered name → (server, definition) of the tools this object registered."""
         self._tg: TaskGroup
         for name in configs:
             self.registry.declare_server(name)
@@ -207,10 +233,6 @@ class MCPServers:
             await server.start()
         except MCPError as exc:
             self.failures[server.name] = exc
-        except Exception as exc:  # anything else the SDK let through while starting
-            error = MCPError(f"MCP server {server.name!r} could not be started: {exc!r}")
-            error.server = server.name
-            self.failures[server.name] = error
 
     async def _start_all(self) -> None:
         async with anyio.create_task_group() as starters:
@@ -231,27 +253,31 @@ class MCPServers:
             n: [str(getattr(d, "name", "")) for d in s.definitions] for n, s in running.items()
         }
         names = assign_tool_names(lists)
-        for name in self._mine:
-            if name in self.registry:
-                self.registry.unregister(name)
-        self._mine = set()
+        wanted = {
+            names[(server_name, str(d.name))]: (server_name, d)
+            for server_name, server in running.items()
+            for d in server.definitions
+        }
+        for name, origin in list(self._mine.items()):
+            if wanted.get(name) != origin:  # gone, renamed or redefined: made again below
+                del self._mine[name]
+                if name in self.registry:
+                    self.registry.unregister(name)
         for server_name, server in running.items():
             for definition in server.definitions:
+                name = names[(server_name, str(definition.name))]
+                if name in self._mine:
+                    continue  # unchanged: keeps its registry entry, and so its counts
                 try:
-                    tool = MCPTool(
-                        server,
-                        definition,
-                        name=names[(server_name, str(definition.name))],
-                        server=server_name,
-                    )
+                    tool = MCPTool(server, definition, name=name, server=server_name)
                 except LLMBridgeError as exc:  # a schema no provider accepts: leave it out
                     _log.warning(
                         "MCP server %r: tool %r left out: %s", server_name, definition.name, exc
                     )
                     continue
-                tool.approval = server.config.approval_for(tool.remote_name)
+                tool.approval = server.approval_for(tool.remote_name)
                 self.registry.register(tool)
-                self._mine.add(tool.name)
+                self._mine[name] = (server_name, definition)
 
     async def refresh(self, server: str | None = None) -> None:
         """List tools again (one server, or every running one) and update the registry."""
@@ -296,6 +322,7 @@ async def connect_mcp_servers(
     *,
     fail_fast: bool = False,
     approve: Approver | None = None,
+    approval: Mapping[str, ServerApproval] | None = None,
     client: Any = None,
     sampling_model: Any = None,
     timeout: float | None = None,
@@ -305,15 +332,25 @@ async def connect_mcp_servers(
     """Start every enabled server of an ``mcpServers`` config (a dict or a JSON file path).
 
     ``approve``: the app's approver for tools that need approval and for sampling requests.
+    ``approval``: per server, which tools need approval, overriding the config's ``approval``:
+    ``"always"``, ``"never"``, a list of tool names, or ``{tool: rule}`` (rules as for
+    ``@tool(approval=...)``, so callables on the arguments work here).
     ``client`` + ``sampling_model`` (``"provider:model"`` or any model reference the client
     takes): answer servers' sampling requests with that model.
     ``timeout``: seconds per request unless a server's entry says otherwise;
     ``startup_timeout``: seconds to answer ``initialize``. ``environ``: where ``${VAR}`` is
     looked up (default ``os.environ``)."""
     configs = load_mcp_config(config, environ=environ)
+    unknown = set(approval or {}) - set(configs)
+    if unknown:
+        raise MCPConfigError(
+            f"approval= names server(s) {sorted(unknown)} that the config does not enable "
+            f"(enabled: {sorted(configs)})"
+        )
     servers = MCPServers(
         configs,
         approve=approve,
+        approval=approval,
         client=client,
         sampling_model=sampling_model,
         timeout=timeout,

@@ -52,9 +52,9 @@ def free_port() -> int:
 
 
 @contextmanager
-def http_app_server(name: str) -> Iterator[tuple[str, int]]:
+def http_app_server(name: str, port: int | None = None) -> Iterator[tuple[str, int]]:
     """The app server over streamable HTTP: yields ``(url, pid)``."""
-    port = free_port()
+    port = port or free_port()
     proc = subprocess.Popen([sys.executable, APP_SERVER, name, "http", str(port)])
     try:
         deadline = time.monotonic() + 20

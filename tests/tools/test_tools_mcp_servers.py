@@ -4,6 +4,7 @@ one over streamable HTTP, and one that cannot start, in one config; on asyncio, 
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections.abc import AsyncIterator, Iterator
 from typing import Any
@@ -18,7 +19,7 @@ from llmbridge.events import Finish, StreamEvent, ToolCallEnd, ToolCallStart
 from llmbridge.tools import ApprovalRequest, MCPConnectionLostError, ToolResult, run_tool_loop
 from llmbridge.tools.results import ToolOutput
 from tests.fakes import FakeProvider, mock_client, sse_body, sse_response
-from tests.tools.mcp_helpers import APP_SERVER, descendants, http_app_server
+from tests.tools.mcp_helpers import APP_SERVER, descendants, free_port, http_app_server
 
 pytestmark = pytest.mark.anyio
 
@@ -80,7 +81,10 @@ async def test_many_servers_one_registry(web: tuple[str, int]) -> None:
     before = descendants(exclude={web_pid})
     with anyio.fail_after(40):
         async with lb.connect_mcp_servers(
-            config(url), approve=approve, environ={"SECRET": "s3"}
+            config(url),
+            approve=approve,
+            approval={"web": {"search": lambda args: args["query"].startswith("rm ")}},
+            environ={"SECRET": "s3"},
         ) as servers:
             # the broken server is reported, the others run
             assert set(servers.failures) == {"broken"}
@@ -111,13 +115,18 @@ async def test_many_servers_one_registry(web: tuple[str, int]) -> None:
                         ("3", "web__slow", {"seconds": 5}),
                         ("4", "alpha__speak", {}),
                         ("5", "web__link", {}),
+                        ("6", "web__search", {"query": "rm -rf"}),
                     ),
                     turn(),
                 ],
             )
             by_id = {r.id: r for r in results}
             assert by_id["1"].message.tool_results[0].text.startswith("alpha secret=s3")
-            assert [a.name for a in asked] == ["whoami"] and asked[0].server == "alpha"
+            assert [(a.name, a.server) for a in asked] == [
+                ("whoami", "alpha"),
+                ("web__search", "web"),  # the rule in code: only for queries starting "rm "
+            ]
+            assert by_id["6"].message.tool_results[0].text == "web found rm -rf"
             assert by_id["2"].message.tool_results[0].text == "web found q"
             assert by_id["3"].is_error and "within 1 s" in by_id["3"].message.tool_results[0].text
             # audio is kept in the value and described to the model
@@ -138,12 +147,15 @@ async def test_many_servers_one_registry(web: tuple[str, int]) -> None:
             assert again.split("pid=")[1] != first_pid and servers.servers["alpha"].starts == 2
             assert len(descendants(exclude={web_pid}) - before) == 1  # the dead one is reaped
 
-            # tools/list_changed: the cached list is refreshed, views follow
+            # tools/list_changed: the cached list is refreshed, views follow; tools that did
+            # not change keep their registry entries (and so their call counts)
+            kept = registry._entries["alpha__search"]
             await registry.acall("grow", {})
             with anyio.fail_after(10):
                 while "extra" not in registry:  # noqa: ASYNC110 - polling the registry itself
                     await anyio.sleep(0.02)
             assert "extra" in servers.subset(servers=["alpha"])
+            assert registry._entries["alpha__search"] is kept
 
             # prompts, as ChatMessages
             prompts = await servers.list_prompts()
@@ -217,3 +229,30 @@ async def test_sampling_answers_with_the_apps_model(web: tuple[str, int]) -> Non
                 with pytest.raises(lb.LLMBridgeError, match="denied"):
                     await servers.registry.acall("ask_llm", {"question": "?"})
     assert len(seen) == 1
+
+
+async def test_a_restarted_http_server_gets_a_new_session() -> None:
+    port = free_port()
+
+    async def whoami(servers: Any) -> str:
+        return str((await servers.registry.acall("whoami", {})).content[0].text)
+
+    with contextlib.ExitStack() as running:
+        url, _ = running.enter_context(http_app_server("web", port))
+        cfg = {"mcpServers": {"web": {"url": url, "timeout": 10}}}
+        with anyio.fail_after(60):
+            async with lb.connect_mcp_servers(cfg) as servers:
+                first = await whoami(servers)
+                running.close()  # a new process on the same URL, which never saw our session
+                running.enter_context(http_app_server("web", port))
+                with pytest.raises(MCPConnectionLostError):
+                    await whoami(servers)
+                second = await whoami(servers)  # a new session
+                assert second != first and servers.servers["web"].starts == 2
+
+                running.close()  # down: calls are error results, not crashes
+                for _ in range(2):
+                    [down] = await run_turns(servers.registry, [turn(("x", "whoami", {})), turn()])
+                    assert down.is_error and isinstance(down.exception, lb.MCPError)
+                running.enter_context(http_app_server("web", port))
+                assert await whoami(servers) not in (first, second)
