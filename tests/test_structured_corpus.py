@@ -15,7 +15,7 @@ from typing import Any
 
 import httpx
 import pytest
-from pydantic import BaseModel
+from pydantic import BaseModel, Field
 
 import llmbridge as lb
 from llmbridge.testing import iter_sse, load_fixture
@@ -157,10 +157,25 @@ def test_the_corpus_has_structured_recordings_of_three_apis() -> None:
     assert providers == {"anthropic", "openai", "gemini"}
 
 
-async def test_chat_completions_fixture_parses_as_the_openai_sdk_parses_it() -> None:
+class City(BaseModel):
+    name: str
+    country: str
+    population_millions: float
+
+
+CHAT_FIXTURES = [
+    ("openai", "openai/structured_weather", Weather),
+    ("llamacpp", "llamacpp/structured_city", City),  # recorded from the real llama-server
+]
+
+
+@pytest.mark.parametrize(("provider", "name", "target"), CHAT_FIXTURES, ids=lambda v: str(v))
+async def test_chat_completions_fixtures_parse_as_the_openai_sdk_parses_them(
+    provider: str, name: str, target: type[BaseModel]
+) -> None:
     openai = pytest.importorskip("openai")
-    fx = load_fixture(FIXTURES / "openai" / "structured_weather")
-    parsed, partials = await read_both_ways("openai", "gpt-4.1-mini", fx.body, Weather)
+    fx = load_fixture(FIXTURES / name)
+    parsed, partials = await read_both_ways(provider, fx.model.split(":", 1)[1], fx.body, target)
 
     def answer(request: httpx.Request) -> httpx.Response:
         return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=fx.body)
@@ -170,20 +185,49 @@ async def test_chat_completions_fixture_parses_as_the_openai_sdk_parses_it() -> 
         base_url="http://sdk.test/v1",
         http_client=httpx.Client(transport=httpx.MockTransport(answer)),
     )
-    sdk_partials = []
-    with sdk.chat.completions.stream(
-        model="gpt-4.1-mini", messages=[], response_format=Weather
-    ) as stream:
+    sdk_values = []
+    with sdk.chat.completions.stream(model="m", messages=[], response_format=target) as stream:
         for event in stream:
             if event.type == "content.delta" and event.parsed is not None:
-                sdk_partials.append(event.parsed)
+                sdk_values.append(event.parsed)
         final = stream.get_final_completion().choices[0].message.parsed
-    assert parsed == final == Weather(city="Oslo", celsius=-3.5)
-    sdk_values = [p.model_dump() if isinstance(p, BaseModel) else p for p in sdk_partials]
+    assert isinstance(parsed, target) and parsed == final
     assert partials[-1] == sdk_values[-1] == parsed.model_dump()
-    # Where the two differ on purpose: the SDK's partial values show a number before it is
-    # complete (celsius -3, then gone, then -3.5); ours never show a value the final one
-    # contradicts, and they show strings as they grow.
-    final = parsed.model_dump()
+    assert all(consistent(p, parsed.model_dump()) for p in partials)
+
+
+def test_the_openai_sdks_partials_contradict_the_final_value_where_ours_do_not() -> None:
+    """Where the two differ on purpose: the SDK shows a number before it is complete
+    (celsius -3, then gone, then -3.5); ours never show a value the final one contradicts."""
+    openai = pytest.importorskip("openai")
+    fx = load_fixture(FIXTURES / "openai" / "structured_weather")
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=fx.body)
+
+    sdk = openai.OpenAI(
+        api_key="k",
+        base_url="http://sdk.test/v1",
+        http_client=httpx.Client(transport=httpx.MockTransport(answer)),
+    )
+    with sdk.chat.completions.stream(model="m", messages=[], response_format=Weather) as stream:
+        sdk_values = [e.parsed for e in stream if e.type == "content.delta"]
     assert {"city": "Oslo", "celsius": -3} in sdk_values
-    assert all(consistent(p, final) for p in partials)
+
+
+class Recipe(BaseModel):
+    title: str
+    minutes: int = Field(ge=1, description="Total time")
+    steps: list[str]
+
+
+async def test_anthropic_fixture_parses_as_the_anthropic_sdk_parses_it() -> None:
+    fx = load_fixture(FIXTURES / "anthropic" / "structured_output")
+    model = fx.model.split(":", 1)[1]
+    parsed, partials = await read_both_ways("anthropic", model, fx.body, Recipe)
+    assert parsed == sdk_parsed("anthropic", fx.body, Recipe, model)
+    assert parsed.steps == ["Roast the tomatoes", "Blend with stock", "Season and serve"]
+    assert partials[0] == {} and partials[-1] == parsed.model_dump()
+    assert {"title": "Tomato soup", "minutes": 25, "steps": ["Roast the tomatoes", "Blend"]} in (
+        partials
+    )  # a list item shows as it streams
