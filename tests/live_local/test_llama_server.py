@@ -327,3 +327,32 @@ async def test_a_typed_response_format_comes_back_validated(llama: Server) -> No
             temperature=0,
         )
     assert isinstance(response.parsed, City) and response.parsed.name
+
+
+async def test_partial_objects_stream_from_the_real_server(llama: Server) -> None:
+    """Each partial value is a prefix-consistent shape of the final one, which is the reply's
+    JSON; the last partial value and the validated value agree."""
+    from pydantic import BaseModel
+
+    from tests.test_partial_values import consistent
+
+    class City(BaseModel):
+        name: str
+        country: str
+
+    events = []
+    async with client_for(llama) as client:
+        async for event in client.stream(
+            "llamacpp:gemma",
+            [lb.ChatMessage.user("Name one city in Italy as JSON.")],
+            response_format=City,
+            max_tokens=80,
+            temperature=0,
+        ):
+            events.append(event)
+    text = "".join(e.text for e in events if isinstance(e, lb.TextDelta))
+    partials = [e.value for e in events if isinstance(e, lb.PartialObject)]
+    final = json.loads(text)
+    assert len(partials) >= 2 and partials[-1] == final
+    assert all(consistent(p, final) for p in partials)
+    assert City.model_validate(final).name
