@@ -7,6 +7,7 @@ from .errors import *  # noqa: F403
 from .errors import __all__ as _errors_all
 from .events import (
     Finish,
+    ModelSwitch,
     PartialObject,
     ProviderItem,
     RateLimit,
@@ -22,6 +23,7 @@ from .events import (
 
 if _TYPE_CHECKING:
     from .client import Client, EventStream
+    from .model_chain import ModelOption
     from .model_info import ModelInfo
     from .providers import Capabilities, HttpRequest, Provider, ProviderConfig, register_provider
     from .response import Accumulator, ChatResponse, accumulate
@@ -62,6 +64,7 @@ if _TYPE_CHECKING:
 
 _LAZY = {
     ".client": ("Client", "EventStream"),
+    ".model_chain": ("ModelOption",),
     ".model_info": ("ModelInfo",),
     ".providers": (
         "Capabilities",
@@ -130,6 +133,8 @@ __all__ = [
     "MCPConfigError",
     "MCPError",
     "ModelInfo",
+    "ModelOption",
+    "ModelSwitch",
     "Provider",
     "ProviderConfig",
     "ProviderItem",

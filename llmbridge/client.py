@@ -18,6 +18,7 @@ import httpx
 
 from .errors import ConfigurationError, MalformedStreamError, UsageError
 from .events import StreamEvent
+from .model_chain import ModelOption, first_model, is_chain, open_chain
 from .model_info import ModelInfo
 from .partial_stream import with_partials
 from .providers.base import CountsTokens, Decoder, ListsModels, Provider, ProviderConfig
@@ -45,10 +46,12 @@ if TYPE_CHECKING:
     from .tools.loop import ToolLoop
     from .tools.registry import ToolRegistry
 
-__all__ = ["Client", "EventStream", "ModelRef"]
+__all__ = ["Client", "EventStream", "ModelRef", "Models"]
 
 ModelRef = str | Provider | tuple[Provider, str]
 """``"provider:model"``, a provider object with a ``model`` attribute, or ``(provider, model)``."""
+Models = ModelRef | ModelOption | Sequence[ModelRef | ModelOption]
+"""One model, or a fallback chain: a list of them (``ModelOption`` adds options for one)."""
 
 
 class EventStream:
@@ -182,7 +185,7 @@ class Client:
 
     def stream(
         self,
-        model: ModelRef,
+        model: Models,
         messages: Sequence[ChatMessage],
         *,
         rescue_tool_calls: bool | None = None,
@@ -195,6 +198,8 @@ class Client:
         (``None``: the provider's default, on for llama.cpp, Ollama, vLLM and LM Studio).
         With a ``response_format``, ``PartialObject`` events carry the value so far;
         ``partial_tool_arguments=True`` fills ``ToolCallChunk.partial_arguments``.
+        A list of models is a fallback chain (``restart=``, ``fallback_on=``: see
+        ``llmbridge.model_chain``).
         """
         stream = self._open(model, messages, rescue_tool_calls, options)
         request_format = options.get("response_format") is not None
@@ -206,14 +211,16 @@ class Client:
 
     def _open(
         self,
-        model: ModelRef,
+        model: Models,
         messages: Sequence[ChatMessage],
         rescue: bool | None,
         options: Mapping[str, Any],
     ) -> EventStream:
         self._check_open()
+        if is_chain(model):
+            return open_chain(self, model, messages, rescue=rescue, options=options)
         _check_options(options)
-        provider, model_name = self.resolve(model)
+        provider, model_name = self.resolve(model)  # type: ignore[arg-type]
         request = self.build_request(model_name, messages, **options)
         return EventStream(self._stream(provider, request, rescue=rescue), provider)
 
@@ -258,7 +265,7 @@ class Client:
 
     def run(
         self,
-        model: ModelRef,
+        model: Models,
         messages: Sequence[ChatMessage],
         *,
         tools: ToolRegistry | Sequence[Any],
@@ -279,13 +286,15 @@ class Client:
         from .tools.registry import ToolRegistry
 
         registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
-        provider, model_name = self.resolve(model)
+        chain = is_chain(model)
+        provider, model_name = self.resolve(first_model(model) if chain else model)  # type: ignore[arg-type]
+        target: Models = model if chain else (provider, model_name)
         fmt = options.get("response_format")
         if fmt is not None:
             fmt = options["response_format"] = response_format_of(fmt)
 
         def turn(conversation: list[ChatMessage]) -> AsyncIterator[StreamEvent]:
-            return self.stream((provider, model_name), conversation, tools=registry, **options)
+            return self.stream(target, conversation, tools=registry, **options)
 
         return run_tool_loop(
             turn,
@@ -354,7 +363,7 @@ class Client:
         )
 
     async def complete(
-        self, model: ModelRef, messages: Sequence[ChatMessage], **options: Any
+        self, model: Models, messages: Sequence[ChatMessage], **options: Any
     ) -> ChatResponse:
         """Stream one turn and fold it into a ``ChatResponse``; with ``response_format`` its
         ``parsed`` holds the validated value (else ``StructuredOutputError``)."""

@@ -7,6 +7,7 @@
     │   └── UsageError                  an API given what it does not take (also TypeError/ValueError)
     ├── UnsupportedFeatureError         the request cannot be expressed for this provider
     ├── ToolArgumentsError              tool arguments fail the tool's schema (message fit for the model)
+    ├── AllModelsFailedError            every model of a fallback chain failed; .errors has each one's
     ├── APIError                        the provider answered with an error (HTTP status or in-stream event)
     │   ├── AuthenticationError         401
     │   ├── PermissionDeniedError       403
@@ -40,6 +41,7 @@ if TYPE_CHECKING:
 
 __all__ = [
     "APIError",
+    "AllModelsFailedError",
     "AuthenticationError",
     "CertificateError",
     "ConfigurationError",
@@ -143,6 +145,30 @@ class ToolArgumentsError(LLMBridgeError):
     def __init__(self, message: str, *, tool_name: str | None = None) -> None:
         super().__init__(message)
         self.tool_name = tool_name
+
+
+class AllModelsFailedError(LLMBridgeError):
+    """Every model of a fallback chain (``stream([...])``) failed. ``errors`` holds each
+    model's error in order, as ``(model, error)``; ``provider``, ``status`` and ``request_id``
+    are the last one's, ``partial`` the latest partial response any of them left."""
+
+    def __init__(self, errors: list[tuple[str, LLMBridgeError]]) -> None:
+        lines = "; ".join(f"{model}: {type(e).__name__}: {e}" for model, e in errors)
+        last = errors[-1][1] if errors else None
+        partial = next((e.partial for _, e in reversed(errors) if e.partial is not None), None)
+        super().__init__(
+            f"all {len(errors)} models failed ({lines})",
+            provider=last.provider if last else None,
+            status=last.status if last else None,
+            request_id=last.request_id if last else None,
+            partial=partial,
+        )
+        self.errors = list(errors)
+
+    @property
+    def retryable(self) -> bool:  # type: ignore[override]
+        """True when every model failed in a way worth trying again later."""
+        return bool(self.errors) and all(e.retryable for _, e in self.errors)
 
 
 class APIError(LLMBridgeError):

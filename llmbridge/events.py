@@ -15,12 +15,16 @@ Rules this module keeps (see DESIGN.md, "Normalized events"):
 from __future__ import annotations
 
 from dataclasses import dataclass, field, fields
-from typing import Any, ClassVar, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, ClassVar, Literal, TypeAlias
+
+if TYPE_CHECKING:
+    from .errors import LLMBridgeError
 
 __all__ = [
     "FINISH_REASONS",
     "Finish",
     "FinishReason",
+    "ModelSwitch",
     "PartialObject",
     "ProviderItem",
     "RateLimit",
@@ -96,6 +100,8 @@ class StreamStart:
     """The provider's id of the HTTP request (its request-id header), for support tickets."""
     rate_limit: RateLimit | None = None
     """The rate-limit headers of the response, where the provider sends them."""
+    provider: str | None = None
+    """The provider answering, when a fallback chain says so (``None``: the one asked)."""
 
 
 @dataclass(slots=True)
@@ -187,6 +193,20 @@ class PartialObject:
 
 
 @dataclass(slots=True)
+class ModelSwitch:
+    """A fallback model takes over after the previous one's events were yielded
+    (``stream([...], restart=True)``): discard what was shown; the next model starts afresh."""
+
+    type: ClassVar[Literal["model_switch"]] = "model_switch"
+    from_model: str
+    """The model that failed (``"provider:model"``)."""
+    to_model: str
+    """The model whose events follow."""
+    error: LLMBridgeError
+    """Why ``from_model`` failed (its ``partial`` holds what it had produced)."""
+
+
+@dataclass(slots=True)
 class Finish:
     """The one terminal event of a completed stream."""
 
@@ -207,6 +227,7 @@ StreamEvent: TypeAlias = (
     | ToolCallEnd
     | ProviderItem
     | PartialObject
+    | ModelSwitch
     | Finish
 )
 
@@ -221,6 +242,7 @@ _BY_TYPE: dict[str, type[StreamEvent]] = {
         ToolCallEnd,
         ProviderItem,
         PartialObject,
+        ModelSwitch,
         Finish,
     )
 }
@@ -235,6 +257,8 @@ def event_to_dict(event: StreamEvent) -> dict[str, Any]:
             continue
         if isinstance(value, Usage | RateLimit):
             value = {u.name: getattr(value, u.name) for u in fields(value)}
+        elif isinstance(value, BaseException):  # ModelSwitch.error
+            value = {"class": type(value).__name__, "message": getattr(value, "message", "")}
         out[f.name] = value
     return out
 
@@ -249,4 +273,16 @@ def event_from_dict(data: dict[str, Any]) -> StreamEvent:
     limit = kwargs.get("rate_limit")
     if isinstance(limit, dict):
         kwargs["rate_limit"] = RateLimit(**limit)
+    error = kwargs.get("error")
+    if isinstance(error, dict):  # ModelSwitch.error: the class by name, with its message
+        from . import errors
+
+        kind = getattr(errors, str(error.get("class")), None)
+        if not (isinstance(kind, type) and issubclass(kind, errors.LLMBridgeError)):
+            kind = errors.LLMBridgeError
+        message = str(error.get("message", ""))
+        try:
+            kwargs["error"] = kind(message)
+        except TypeError:  # a class that needs more than a message
+            kwargs["error"] = errors.LLMBridgeError(message)
     return cls(**kwargs)

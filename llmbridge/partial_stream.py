@@ -18,7 +18,15 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator
 
-from .events import Finish, PartialObject, StreamEvent, TextDelta, ToolCallChunk, ToolCallEnd
+from .events import (
+    Finish,
+    ModelSwitch,
+    PartialObject,
+    StreamEvent,
+    TextDelta,
+    ToolCallChunk,
+    ToolCallEnd,
+)
 from .partial_json import PartialJson
 
 __all__ = ["with_partials"]
@@ -47,6 +55,9 @@ async def with_partials(
                     event = ToolCallChunk(event.id, event.index, event.arguments_delta, value)
             elif isinstance(event, ToolCallEnd):
                 calls.pop(event.id, None)
+            elif isinstance(event, ModelSwitch):  # a fallback model starts afresh
+                text = PartialJson() if objects else None
+                calls.clear()
             elif isinstance(event, Finish) and text is not None and text.finish():
                 yield PartialObject(text.value)
             yield event

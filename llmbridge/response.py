@@ -5,7 +5,9 @@ Rules: the accumulator is the single place that turns events into a response. It
 checks the event invariants of DESIGN.md as it folds and raises ``EventOrderError`` when a
 decoder breaks one (that is a decoder bug, never a provider quirk to hide). ``add`` matches
 every event class and ends in ``assert_never``, so a new event type is a type error here, not
-an event silently dropped. ``ChatResponse`` is a ground-floor shape (``llmbridge.messages``),
+an event silently dropped. A ``ModelSwitch`` (a fallback model took over) starts the fold
+afresh, and a ``StreamStart`` naming its ``provider`` says whose reasoning and items follow, so
+only the answering model's events are folded and they are tagged with its provider. ``ChatResponse`` is a ground-floor shape (``llmbridge.messages``),
 re-exported here.
 """
 
@@ -18,6 +20,7 @@ from typing import NoReturn
 from .errors import EventOrderError
 from .events import (
     Finish,
+    ModelSwitch,
     PartialObject,
     ProviderItem,
     ReasoningDelta,
@@ -64,6 +67,9 @@ class Accumulator:
 
     def __init__(self, *, provider: str | None = None) -> None:
         self.provider = provider
+        self._reset()
+
+    def _reset(self) -> None:
         self._parts: list[ContentPart | None] = []
         self._text: list[str] | None = None  # open text run
         self._text_slot = -1
@@ -79,6 +85,9 @@ class Accumulator:
         return self._finish is not None
 
     def add(self, event: StreamEvent) -> None:
+        if type(event) is ModelSwitch:  # a fallback model starts afresh: fold only its events
+            self._reset()
+            return
         if self._finish is not None:
             raise EventOrderError(f"{event.type} after finish")
         # Deltas are nearly every event: exact type tests take them first, since on Python 3.11
@@ -124,8 +133,12 @@ class Accumulator:
                 self._parts.append(RawPart(provider=provider, data=event.data))
             case StreamStart():
                 self._start = event
+                if event.provider is not None:  # a fallback chain's model answers
+                    self.provider = event.provider
             case PartialObject():
                 pass  # a view of the text already folded
+            case ModelSwitch():
+                pass  # handled first, above
             case _:
                 assert_never(event)
 

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any
 import anyio
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
-from .client import Client, ModelRef
+from .client import Client, ModelRef, Models
 from .errors import UsageError
 from .events import StreamEvent
 from .model_info import ModelInfo
@@ -98,7 +98,7 @@ class SyncClient:
         return f"Sync{self._client!r}"
 
     def stream(
-        self, model: ModelRef, messages: Sequence[ChatMessage], **options: Any
+        self, model: Models, messages: Sequence[ChatMessage], **options: Any
     ) -> Iterator[StreamEvent]:
         self._check_open()
         events = self._client.stream(model, messages, **options)
@@ -112,13 +112,13 @@ class SyncClient:
         finally:
             self._portal.call(events.aclose)
 
-    def run(self, model: ModelRef, messages: Sequence[ChatMessage], **options: Any) -> SyncToolLoop:
+    def run(self, model: Models, messages: Sequence[ChatMessage], **options: Any) -> SyncToolLoop:
         """The tool loop (see ``Client.run``): iterate it for events and tool results."""
         self._check_open()
         return SyncToolLoop(self._portal, self._client.run(model, messages, **options))
 
     def complete(
-        self, model: ModelRef, messages: Sequence[ChatMessage], **options: Any
+        self, model: Models, messages: Sequence[ChatMessage], **options: Any
     ) -> ChatResponse:
         self._check_open()
         return self._portal.call(partial(self._client.complete, model, messages, **options))

@@ -15,6 +15,7 @@ from collections.abc import Callable, Iterable, Sequence
 from ..errors import LLMBridgeError
 from ..events import (
     Finish,
+    ModelSwitch,
     ReasoningDelta,
     StreamEvent,
     TextDelta,
@@ -40,6 +41,11 @@ def check_invariants(events: Sequence[StreamEvent], *, complete: bool = True) ->
     seen_ids: set[str] = set()
     finishes = 0
     for i, ev in enumerate(events):
+        if isinstance(ev, ModelSwitch):  # a fallback model starts afresh
+            assert finishes == 0, f"event {i}: model_switch after finish"
+            open_calls.clear()
+            seen_ids.clear()
+            continue
         assert finishes == 0, f"event {i} ({ev.type}) after finish"
         if isinstance(ev, ToolCallStart):
             assert ev.id, f"event {i}: tool call without id"

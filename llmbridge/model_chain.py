@@ -1,0 +1,219 @@
+"""Fallback models: ``client.stream(["anthropic:…", "openai:…"], messages)`` tries each in turn.
+
+Rules (issue 23; ``docs/across-providers.md``, "Fallback models"):
+
+* A chain is a list (or tuple) of model references, each a ``"provider:model"`` string, a
+  provider object, ``(provider, model)`` or a ``ModelOption`` carrying options for that model
+  alone (they override the call's options, e.g. a smaller ``max_tokens``). Every model's
+  request is built before anything is sent, so a bad option fails at once.
+* A model *fails over* to the next when its error is retryable (429, 5xx, overloaded, network;
+  after that model's own retries), a ``StreamError`` (its stream broke), or matches the
+  caller's ``fallback_on`` (exception classes, or a predicate). Any other error (a 400, a bad
+  key) is raised at once, as it is: the next model would not make it right (unless it was the
+  last model: then every model was tried, see below).
+* Before a model's first event the move is silent (a ``StreamStart`` is held back until
+  something else comes, so a stream that fails right after starting still counts as "before").
+  The answering model's ``StreamStart`` then names it (``provider``) and says in ``warnings``
+  which models failed and why.
+* After events were yielded, the error is raised with its ``partial`` (as without a chain),
+  unless ``restart=True``: then a ``ModelSwitch`` (``from_model``, ``to_model``, ``error``) is
+  yielded right before the next model's first event, so the app can discard what it showed;
+  ``complete()`` and ``run()`` fold only the last model's events (``Accumulator`` starts afresh
+  on a ``ModelSwitch``).
+* When the last model fails too (before its first event, or after it with ``restart=True``),
+  ``AllModelsFailedError`` carries every model's error, in order.
+* The ``EventStream.provider`` is the provider answering at the moment.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+from .errors import AllModelsFailedError, LLMBridgeError, StreamError, UsageError
+from .events import ModelSwitch, StreamEvent, StreamStart
+from .providers.base import Provider
+from .types import ChatMessage, ChatRequest
+
+if TYPE_CHECKING:
+    from .client import Client, EventStream, ModelRef
+
+__all__ = ["CHAIN_OPTIONS", "FallbackOn", "ModelOption", "first_model", "is_chain", "open_chain"]
+
+FallbackOn: TypeAlias = (
+    type[BaseException] | tuple[type[BaseException], ...] | Callable[[LLMBridgeError], bool] | None
+)
+CHAIN_OPTIONS = frozenset({"restart", "fallback_on"})
+"""Options of a chain itself (never sent to a model)."""
+
+
+class ModelOption:
+    """A model of a fallback chain with options for it alone:
+    ``ModelOption("openai:gpt-4.1-mini", max_tokens=512)``."""
+
+    __slots__ = ("model", "options")
+
+    def __init__(self, model: ModelRef, **options: Any) -> None:
+        if isinstance(model, ModelOption | list):
+            raise UsageError("ModelOption takes one model, not a ModelOption or a list")
+        self.model = model
+        self.options: dict[str, Any] = options
+
+    def __repr__(self) -> str:
+        opts = "".join(f", {k}={v!r}" for k, v in self.options.items())
+        return f"ModelOption({self.model!r}{opts})"
+
+
+def is_chain(model: Any) -> bool:
+    """Whether ``model`` is a fallback chain (or one ``ModelOption``), not one model."""
+    if isinstance(model, ModelOption | list):
+        return True
+    if isinstance(model, tuple):  # (provider, "model") is one model; anything else a chain
+        return not (
+            len(model) == 2 and isinstance(model[1], str) and isinstance(model[0], Provider)
+        )
+    return False
+
+
+def first_model(models: Any) -> ModelRef:
+    """The first model of a chain (whose provider a tool loop starts with)."""
+    items = [models] if isinstance(models, ModelOption) else list(models)
+    if not items:
+        raise UsageError("a fallback chain needs at least one model")
+    first = items[0]
+    return first.model if isinstance(first, ModelOption) else first
+
+
+@dataclasses.dataclass(slots=True)
+class _Link:
+    label: str
+    provider: Provider
+    request: ChatRequest
+
+
+def _links(
+    client: Client,
+    models: ModelRef | ModelOption | Sequence[ModelRef | ModelOption],
+    messages: Sequence[ChatMessage],
+    options: Mapping[str, Any],
+) -> list[_Link]:
+    from .client import _check_options
+
+    items = [models] if isinstance(models, ModelOption) else list(models)  # type: ignore[arg-type]
+    if not items:
+        raise UsageError("a fallback chain needs at least one model")
+    links = []
+    for item in items:
+        own = item.options if isinstance(item, ModelOption) else {}
+        model = item.model if isinstance(item, ModelOption) else item
+        if is_chain(model):
+            raise UsageError(f"a fallback chain holds models, not chains: {model!r}")
+        if own.keys() & CHAIN_OPTIONS:
+            raise UsageError("restart= and fallback_on= belong to the call, not to one model")
+        merged = {**options, **own}
+        _check_options(merged)
+        provider, name = client.resolve(model)
+        request = client.build_request(name, messages, **merged)
+        links.append(_Link(f"{provider.name}:{name}", provider, request))
+    return links
+
+
+def _moves_on(error: LLMBridgeError, fallback_on: FallbackOn) -> bool:
+    if error.retryable or isinstance(error, StreamError):
+        return True
+    if fallback_on is None:
+        return False
+    if isinstance(fallback_on, type | tuple):
+        return isinstance(error, fallback_on)
+    return bool(fallback_on(error))
+
+
+def open_chain(
+    client: Client,
+    models: ModelRef | ModelOption | Sequence[ModelRef | ModelOption],
+    messages: Sequence[ChatMessage],
+    *,
+    rescue: bool | None,
+    options: Mapping[str, Any],
+) -> EventStream:
+    """The ``EventStream`` of a fallback chain (see module docstring)."""
+    from .client import EventStream
+
+    opts = dict(options)
+    restart = bool(opts.pop("restart", False))
+    fallback_on: FallbackOn = opts.pop("fallback_on", None)
+    links = _links(client, models, messages, opts)
+    stream = EventStream(_never(), links[0].provider)
+    stream._gen = _chain(client, links, stream, rescue=rescue, restart=restart, on=fallback_on)
+    return stream
+
+
+async def _never() -> AsyncIterator[StreamEvent]:  # placeholder until the chain is built
+    return
+    yield
+
+
+async def _chain(
+    client: Client,
+    links: list[_Link],
+    stream: EventStream,
+    *,
+    rescue: bool | None,
+    restart: bool,
+    on: FallbackOn,
+) -> AsyncIterator[StreamEvent]:
+    errors: list[tuple[str, LLMBridgeError]] = []
+    switch: ModelSwitch | None = None  # owed to the app before the next model's first event
+    for n, link in enumerate(links):
+        stream.provider = link.provider
+        held: list[StreamStart] = []
+        shown = False
+        try:
+            async with client.stream_request(link.provider, link.request, rescue=rescue) as events:
+                async for event in events:
+                    if not shown:
+                        if type(event) is StreamStart:
+                            held.append(event)
+                            continue
+                        shown = True
+                        if switch is not None:
+                            yield dataclasses.replace(switch, to_model=link.label)
+                            switch = None
+                        for start in _announce(held, link, errors, n):
+                            yield start
+                    yield event
+                if not shown:  # a stream with nothing but its start
+                    for start in _announce(held, link, errors, n):
+                        yield start
+            return
+        except LLMBridgeError as error:
+            errors.append((link.label, error))
+            last = n == len(links) - 1
+            moves_on = _moves_on(error, on)
+            if shown and not (restart and moves_on):
+                raise  # as without a chain: the error with its partial
+            if last:
+                raise AllModelsFailedError(errors) from error
+            if not moves_on:
+                raise  # the next model would not make it right
+            if shown:
+                switch = ModelSwitch(from_model=link.label, to_model="", error=error)
+
+
+def _announce(
+    held: list[StreamStart], link: _Link, errors: list[tuple[str, LLMBridgeError]], n: int
+) -> list[StreamStart]:
+    """The held ``StreamStart`` (made if the stream had none, once a model failed), naming the
+    answering provider and, in ``warnings``, the models that failed before it."""
+    if n == 0 and not errors:
+        return held
+    notes = [
+        f"fallback: {label} failed ({type(e).__name__}: {e}); {link.label} answers"
+        for label, e in errors
+    ]
+    first = held[0] if held else StreamStart()
+    first = dataclasses.replace(
+        first, provider=link.provider.name, warnings=[*notes, *first.warnings]
+    )
+    return [first, *held[1:]]
