@@ -72,7 +72,9 @@ class Fixture:
         self.path.mkdir(parents=True, exist_ok=True)
         inp = self.request.model_dump(mode="json", exclude_none=True, by_alias=True)
         inp = {
-            k: v for k, v in inp.items() if v not in ([], {}) and (k, v) != ("tool_mode", "auto")
+            k: v
+            for k, v in inp.items()
+            if v not in ([], {}) and (k, v) not in (("tool_mode", "auto"), ("format_mode", "auto"))
         }
         inp["model"] = self.model
         if self.provider_config:

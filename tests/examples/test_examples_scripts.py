@@ -48,6 +48,19 @@ def test_streaming_chat_replays_without_a_key_even_without_the_flag() -> None:
     assert "replaying" in proc.stderr and "wide sea." in proc.stdout
 
 
+def test_structured_output_shows_the_recipe_filling_in_then_validated() -> None:
+    proc = run_example("structured_output.py", "--replay")
+    assert proc.returncode == 0, proc.stderr
+    lines = proc.stdout.splitlines()
+    assert lines[0] == "… {}"
+    assert '… {"title": "Tomato soup"}' in lines
+    assert lines[-1] == "Tomato soup: 25 min, 3 steps"
+    values = [json.loads(line[2:]) for line in lines[:-1]]
+    assert [len(v.get("steps", [])) for v in values] == sorted(
+        len(v.get("steps", [])) for v in values
+    )
+
+
 def test_tool_loop_runs_the_tool_with_its_context_and_answers() -> None:
     proc = run_example("tool_loop.py", "--replay")
     assert proc.returncode == 0, proc.stderr
