@@ -6,7 +6,7 @@
 Sections: per-event overhead (``bench_stream``), peers (``bench_peers``; peers not installed
 are skipped), prompt-fallback parser throughput (``bench_fallback``), 1,000 concurrent streams
 (``bench_concurrency``, in its own process so its peak RSS is its own), import time
-(``bench_import``). Each script also runs on its own. ``--readme`` rewrites the part of the
+(``bench_import``), partial values (``bench_partial``). Each script also runs on its own. ``--readme`` rewrites the part of the
 README between ``<!-- perf:start -->`` and ``<!-- perf:end -->`` from the same run.
 """
 
@@ -24,6 +24,7 @@ import bench_concurrency
 import bench_fallback
 import bench_hostile
 import bench_import
+import bench_partial
 import bench_peers
 import bench_stream
 from harness import machine_note
@@ -57,6 +58,8 @@ def measure_all(*, quick: bool) -> dict[str, Any]:
         data["concurrency"].append(json.loads(out))
     data["import"] = bench_import.measure(runs["import"], peers=not quick)
     data["hostile"] = bench_hostile.measure()
+    runs["partial"] = 1 if quick else 5
+    data["partial"] = bench_partial.measure(runs["partial"])
     return data
 
 
@@ -91,6 +94,10 @@ def report(data: dict[str, Any]) -> str:
         "## Hostile tool schemas and arguments",
         "",
         bench_hostile.markdown(data["hostile"]),
+        "",
+        "## Partial values (structured output)",
+        "",
+        bench_partial.markdown(data["partial"], runs["partial"]),
     ]
     return "\n".join(sections) + "\n"
 
