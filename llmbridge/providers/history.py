@@ -32,7 +32,8 @@ Id rules, each from the provider's documentation or its API's error messages:
   long. Expected a string with maximum length 40");
 * OpenAI Responses: ``call_id`` at most 64 characters;
 * Anthropic: ``tool_use.id`` matches ``^[a-zA-Z0-9_-]+$`` (the Messages API's 400 names the
-  pattern);
+  pattern); we also keep new ones within 64 characters (no documented limit; its own ids are
+  about 30);
 * Mistral: exactly 9 characters of ``a-z``, ``A-Z``, ``0-9`` (its 400: "Tool call id was ...
   but must be a-z, A-Z, 0-9, with a length of 9").
 """
