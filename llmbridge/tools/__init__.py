@@ -23,7 +23,8 @@ if TYPE_CHECKING:
     from .mcp import MCPConnection, MCPTool, connect_http, connect_stdio
     from .mcp_config import MCPConfigError, load_mcp_config
     from .mcp_errors import MCPConnectionLostError, MCPError, MCPTimeoutError, MCPToolError
-    from .mcp_servers import MCPPrompt, MCPServer, MCPServers, connect_mcp_servers
+    from .mcp_server import MCPServer
+    from .mcp_servers import MCPPrompt, MCPServers, connect_mcp_servers
     from .registry import ToolRegistry
     from .results import ToolOutput, ToolResult
 
@@ -77,7 +78,7 @@ _LAZY = {
     "MCPConfigError": "mcp_config",
     "load_mcp_config": "mcp_config",
     "MCPPrompt": "mcp_servers",
-    "MCPServer": "mcp_servers",
+    "MCPServer": "mcp_server",
     "MCPServers": "mcp_servers",
     "connect_mcp_servers": "mcp_servers",
     "ApprovalDecision": "approval",

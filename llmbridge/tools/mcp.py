@@ -142,6 +142,9 @@ class MCPConnection:
         self.name = name
         self.lost = False
         """True once a request found the connection gone."""
+        self.timeout: float | None = None
+        """Seconds any request may take when the caller gives no ``timeout`` (``None``: no
+        limit)."""
 
     def _label(self) -> str:
         return f"{self.name!r} ({self.where})" if self.name else self.where
@@ -176,6 +179,7 @@ class MCPConnection:
         return error
 
     async def _request(self, what: str, make: Any, timeout: float | None = None) -> Any:
+        timeout = self.timeout if timeout is None else timeout
         try:
             with anyio.fail_after(timeout):
                 return await make()

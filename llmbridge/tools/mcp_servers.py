@@ -32,19 +32,19 @@ from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 import anyio
-from anyio.abc import TaskGroup, TaskStatus
+from anyio.abc import TaskGroup
 
 from ..errors import LLMBridgeError
 from ..messages import ChatMessage
-from .approval import ApprovalRule, Approver, check_rule
-from .mcp import DEFAULT_TIMEOUT, MCPConnection, MCPTool, connect_http, connect_stdio
-from .mcp_config import MCPConfigError, MCPHttpServerConfig, MCPServerConfig, load_mcp_config
+from .approval import ApprovalRule, Approver
+from .mcp import DEFAULT_TIMEOUT, MCPConnection, MCPTool, _import_mcp
+from .mcp_config import MCPConfigError, MCPServerConfig, load_mcp_config
 from .mcp_errors import MCPError, _leaves
 from .mcp_names import assign_tool_names
-from .mcp_sampling import sampling_callback
+from .mcp_server import MCPServer
 from .registry import ToolRegistry
 
-__all__ = ["MCPPrompt", "MCPServer", "MCPServers", "connect_mcp_servers"]
+__all__ = ["MCPPrompt", "MCPServers", "ServerApproval", "connect_mcp_servers"]
 
 _log = logging.getLogger("llmbridge.mcp")
 
@@ -65,125 +65,6 @@ class MCPPrompt:
     description: str | None
     arguments: list[dict[str, Any]]
     """``{"name", "description", "required"}`` per argument."""
-
-
-class MCPServer:
-    """One configured server: its live connection, restarted when it is gone."""
-
-    def __init__(self, name: str, config: MCPServerConfig, hub: MCPServers) -> None:
-        self.name = name
-        self.config = config
-        self.connection: MCPConnection | None = None
-        self.definitions: list[Any] = []
-        """The server's tool definitions as last listed (``allowed_tools`` applied)."""
-        self.starts = 0
-        self._hub = hub
-        self._stop = anyio.Event()
-        self._lock = anyio.Lock()
-
-    def approval_for(self, tool: str) -> ApprovalRule | None:
-        """The approval rule of one of this server's tools: ``connect_mcp_servers(approval=)``
-        first, then the config's ``approval``."""
-        rule = self._hub.approval.get(self.name)
-        if rule is None:
-            return self.config.approval_for(tool)
-        if isinstance(rule, Mapping):
-            return check_rule(rule.get(tool), where=f"{self.name}/{tool}")
-        if isinstance(rule, (list, tuple, set, frozenset)):
-            return "always" if tool in rule else "never"
-        return check_rule(rule, where=f"MCP server {self.name!r}")
-
-    def _session_options(self) -> dict[str, Any]:
-        options: dict[str, Any] = {"message_handler": self._on_message}
-        hub = self._hub
-        if hub.sampling_model is not None and hub.client is not None:
-            options["sampling_callback"] = sampling_callback(
-                server=self.name, client=hub.client, model=hub.sampling_model, approve=hub.approve
-            )
-        return options
-
-    async def _on_message(self, message: Any) -> None:
-        method = getattr(message, "method", None)
-        if method == "notifications/tools/list_changed":
-            self._hub._tg.start_soon(self._hub._refresh_quietly, self.name)
-
-    def _connect(self) -> contextlib.AbstractAsyncContextManager[MCPConnection]:
-        cfg, hub = self.config, self._hub
-        startup = cfg.startup_timeout or hub.startup_timeout
-        if isinstance(cfg, MCPHttpServerConfig):
-            return connect_http(
-                cfg.url,
-                headers=cfg.headers,
-                timeout=startup,
-                name=self.name,
-                session_options=self._session_options(),
-            )
-        return connect_stdio(
-            cfg.command,
-            cfg.args,
-            env=cfg.env,
-            cwd=cfg.cwd,
-            timeout=startup,
-            name=self.name,
-            session_options=self._session_options(),
-        )
-
-    async def _supervise(self, stop: anyio.Event, *, task_status: TaskStatus[Any]) -> None:
-        started = False
-        try:
-            async with self._connect() as connection:
-                self.connection, started = connection, True
-                task_status.started()
-                await stop.wait()
-        except Exception:
-            if not started:
-                raise  # tg.start() re-raises it to whoever was starting the server
-            # it died after starting: the next call finds the connection lost and restarts it
-
-    async def start(self) -> None:
-        """Start (or restart) the server and list its tools."""
-        self._stop.set()  # the previous incarnation, if any, shuts down in its own task
-        self._stop = stop = anyio.Event()
-        self.connection = None
-        self.starts += 1
-        try:
-            await self._hub._tg.start(self._supervise, stop)
-        except Exception as exc:
-            if isinstance(exc, LLMBridgeError):
-                raise
-            error = MCPError(f"MCP server {self.name!r} could not be started: {exc!r}")
-            error.server, error.where = self.name, self.config.where
-            raise error from exc
-        await self.list_tools()
-
-    def stop(self) -> None:
-        self._stop.set()
-
-    async def list_tools(self) -> list[Any]:
-        connection = await self._live()
-        listed = await connection.list_tools()
-        allowed = self.config.allowed_tools
-        self.definitions = [
-            t.definition for t in listed if allowed is None or t.remote_name in allowed
-        ]
-        return self.definitions
-
-    async def _live(self) -> MCPConnection:
-        connection = self.connection
-        if connection is not None and not connection.lost:
-            return connection
-        async with self._lock:
-            if self.connection is None or self.connection.lost:
-                await self.start()
-                self._hub._rebuild()
-            assert self.connection is not None
-            return self.connection
-
-    async def call_tool(self, name: str, arguments: Mapping[str, Any]) -> Any:
-        """Call ``name`` (the server's own tool name), reconnecting first if the server is gone."""
-        connection = await self._live()
-        timeout = self.config.timeout or self._hub.timeout
-        return await connection.call_tool(name, arguments, timeout=timeout)
 
 
 class MCPServers:
@@ -341,6 +222,7 @@ async def connect_mcp_servers(
     ``startup_timeout``: seconds to answer ``initialize``. ``environ``: where ``${VAR}`` is
     looked up (default ``os.environ``)."""
     configs = load_mcp_config(config, environ=environ)
+    _import_mcp()  # without the extra: one clear error, before anything starts
     unknown = set(approval or {}) - set(configs)
     if unknown:
         raise MCPConfigError(

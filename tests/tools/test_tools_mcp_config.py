@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import functools
 import json
 import re
+import sys
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 import llmbridge as lb
@@ -113,3 +116,18 @@ def test_names_are_unique_predictable_and_within_every_providers_rules() -> None
         ("a", "b"): "a__b_2",
         ("y", "b"): "y__b",
     }
+
+
+def test_connect_checks_before_starting_anything(monkeypatch: pytest.MonkeyPatch) -> None:
+    async def enter(config: Any, **kw: Any) -> None:
+        async with lb.connect_mcp_servers(config, **kw):
+            pytest.fail("nothing may start")
+
+    good = {"mcpServers": {"a": {"command": "never-started"}}}
+    with pytest.raises(lb.MCPConfigError, match=r"approval= names server\(s\) \['b'\]"):
+        anyio.run(functools.partial(enter, good, approval={"b": "always"}))
+    with pytest.raises(lb.MCPConfigError, match="'a'"):
+        anyio.run(functools.partial(enter, {"mcpServers": {"a": {"url": "x"}}}))
+    monkeypatch.setitem(sys.modules, "mcp", None)
+    with pytest.raises(lb.ConfigurationError, match=r"pip install 'llmbridge\[mcp\]'"):
+        anyio.run(functools.partial(enter, good))
