@@ -9,8 +9,8 @@ Rules:
 * ``parse_response`` reads the reply text as JSON — the whole text, else the one fenced code
   block it holds (```` ```json ````), else the JSON between prose — and validates it: a model instance for a model class,
   the plain JSON value for a schema dict. It raises ``StructuredOutputError`` (raw text,
-  pydantic's errors, the response as ``partial``) for a refusal, a reply cut off at the token
-  limit, text that is not JSON, or JSON that does not fit.
+  pydantic's errors, the response as ``partial``) for a refusal (the provider's refusal
+  field, or a reply its content filter stopped), a reply cut off at the token limit, text that is not JSON, or JSON that does not fit.
 """
 
 from __future__ import annotations
@@ -84,6 +84,12 @@ def parse_response(response: ChatResponse, fmt: ResponseFormat, *, provider: str
     if isinstance(refusal, str) and refusal:
         raise fail(
             f"the model refused to answer in the requested format: {refusal}", refusal=refusal
+        )
+    if response.finish_reason == "content_filter":
+        raise fail(
+            "the provider stopped the reply (a refusal or its content filter) before a value "
+            "came back",
+            refusal=text or "content_filter",
         )
     if response.finish_reason == "length":
         raise fail("the reply was cut off at the token limit before its JSON ended")

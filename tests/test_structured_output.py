@@ -178,3 +178,13 @@ def test_sync_client_complete_gives_the_typed_value() -> None:
         ]
     assert response.parsed == Weather(city="Oslo", celsius=1)
     assert partials[-1] == {"city": "Oslo", "celsius": 1}
+
+
+async def test_a_reply_stopped_by_the_content_filter_is_a_refusal() -> None:
+    server = Server(text_stream('{"city": "Os', finish="content_filter"))
+    with pytest.raises(lb.StructuredOutputError, match="refusal or its content filter") as caught:
+        await complete(server, Weather)
+    assert caught.value.refusal == '{"city": "Os'
+    assert caught.value.partial is not None and caught.value.partial.finish_reason == (
+        "content_filter"
+    )

@@ -106,3 +106,15 @@ def test_a_typed_reply_to_the_strict_schema_validates() -> None:
         "code": "ABC",
     }
     assert Person.model_validate(reply).pets[0].name == "Mia"
+
+
+def test_gemini_says_which_keywords_its_schema_dialect_dropped() -> None:
+    from llmbridge.providers.gemini.request import request_warnings
+
+    request = lb.Client().build_request("gemini-2.5-flash", [lb.ChatMessage.user("x")])
+    typed = request.model_copy(update={"response_format": response_format_of(Person)})
+    (warning,) = request_warnings(typed)
+    assert "has no multipleOf;" in warning
+    assert request_warnings(typed, json_schema=True) == []  # full JSON Schema: nothing dropped
+    plain = request.model_copy(update={"response_format": response_format_of(Plain)})
+    assert request_warnings(plain) == []

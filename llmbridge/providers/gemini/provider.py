@@ -124,7 +124,10 @@ class GeminiProvider:
 
     def new_decoder(self, request: ChatRequest) -> GeminiDecoder:
         return GeminiDecoder(
-            provider=self.name, warnings=request_warnings(request, provider=self.name)
+            provider=self.name,
+            warnings=request_warnings(
+                request, provider=self.name, json_schema=self._json_schema, vertex=self._vertex
+            ),
         )
 
     def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:

@@ -32,7 +32,7 @@ from typing import Any
 from ...types import CachePoint, ChatRequest, ReasoningConfig, ToolChoice
 from ..history import adapt_history
 from .messages import encode_messages
-from .schema import to_gemini_schema
+from .schema import dropped_keywords, to_gemini_schema
 from .tools import encode_tool_choice, encode_tools
 
 __all__ = ["EFFORT_BUDGETS", "build_body", "request_warnings", "validates_signatures"]
@@ -139,9 +139,24 @@ def validates_signatures(request: ChatRequest) -> bool:
     return not model.startswith(("gemini-1", "gemini-2"))
 
 
-def request_warnings(request: ChatRequest, *, provider: str = "gemini") -> list[str]:
+def request_warnings(
+    request: ChatRequest,
+    *,
+    provider: str = "gemini",
+    json_schema: bool = False,
+    vertex: bool = False,
+) -> list[str]:
     """Settings of ``request`` Gemini has no switch for (reported, never silently lost)."""
     warnings = adapt_history(request.messages, provider=provider).warnings
+    if request.response_format is not None and not json_schema:
+        schema = request.response_format.json_schema
+        dropped = dropped_keywords(schema, additional_properties=vertex)
+        if dropped:
+            warnings.append(
+                f"response_format: Gemini's responseSchema has no {', '.join(dropped)}; left out "
+                "(llmbridge validates the reply against them; the json_schema option sends "
+                "the full JSON Schema)"
+            )
     if request.parallel_tool_calls is False and request.tools:
         warnings.append("parallel_tool_calls=False: Gemini has no setting for it; it was ignored")
     if request.tools_cache_point is not None or any(

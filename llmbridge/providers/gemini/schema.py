@@ -21,7 +21,7 @@ from __future__ import annotations
 
 from typing import Any
 
-__all__ = ["KEPT_KEYWORDS", "to_gemini_schema"]
+__all__ = ["KEPT_KEYWORDS", "dropped_keywords", "to_gemini_schema"]
 
 KEPT_KEYWORDS = frozenset(
     {
@@ -42,11 +42,19 @@ _TYPES = {
 }
 
 
+_READ = KEPT_KEYWORDS | {
+    "$ref", "$defs", "definitions", "$schema", "allOf", "oneOf", "const", "additionalProperties",
+}  # fmt: skip
+"""Keywords the conversion reads (kept, or mapped onto kept ones); any other is dropped."""
+
+
 class _Converter:
     def __init__(self, defs: dict[str, Any], *, additional_properties: bool) -> None:
         self.defs = defs
         self.additional_properties = additional_properties
         self.resolving: list[str] = []
+        self.dropped: set[str] = set()
+        """Keywords of the input with no place in Gemini's ``Schema``."""
 
     def resolve(self, ref: str) -> dict[str, Any]:
         name = ref.rsplit("/", 1)[-1]
@@ -67,6 +75,9 @@ class _Converter:
             extra = {k: v for k, v in schema.items() if k != "$ref"}
             return {**resolved, **self.convert(extra)} if extra else resolved
         schema = _merge_all_of(schema)
+        self.dropped.update(k for k in schema if k not in _READ)
+        if "additionalProperties" in schema and not self.additional_properties:
+            self.dropped.add("additionalProperties")
         out: dict[str, Any] = {}
         nullable = bool(schema.get("nullable"))
         kind = schema.get("type")
@@ -158,12 +169,23 @@ def _merge_all_of(schema: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def to_gemini_schema(
-    schema: dict[str, Any], *, additional_properties: bool = False
-) -> dict[str, Any]:
-    """Convert a JSON schema to Gemini's ``Schema`` (pure; ``schema`` is left untouched)."""
+def _converter(schema: dict[str, Any], additional_properties: bool) -> _Converter:
     defs: dict[str, Any] = {}
     for key in ("definitions", "$defs"):
         if isinstance(schema.get(key), dict):
             defs.update(schema[key])
-    return _Converter(defs, additional_properties=additional_properties).convert(schema)
+    return _Converter(defs, additional_properties=additional_properties)
+
+
+def to_gemini_schema(
+    schema: dict[str, Any], *, additional_properties: bool = False
+) -> dict[str, Any]:
+    """Convert a JSON schema to Gemini's ``Schema`` (pure; ``schema`` is left untouched)."""
+    return _converter(schema, additional_properties).convert(schema)
+
+
+def dropped_keywords(schema: dict[str, Any], *, additional_properties: bool = False) -> list[str]:
+    """The keywords of ``schema`` that ``to_gemini_schema`` leaves out, sorted."""
+    converter = _converter(schema, additional_properties)
+    converter.convert(schema)
+    return sorted(converter.dropped)
