@@ -142,6 +142,8 @@ class MCPConnection:
         self.name = name
         self.lost = False
         """True once a request found the connection gone."""
+        self.capabilities: Any = None
+        """What the server said it offers in its ``initialize`` answer (tools, prompts...)."""
         self.timeout: float | None = None
         """Seconds any request may take when the caller gives no ``timeout`` (``None``: no
         limit)."""
@@ -230,7 +232,10 @@ class MCPConnection:
         return ToolOutput(parts, data=field_of(result, "structuredContent", "structured_content"))
 
     async def list_prompts(self) -> list[Any]:
-        """Every prompt the server offers (the SDK's ``Prompt`` objects), across pages."""
+        """Every prompt the server offers (the SDK's ``Prompt`` objects), across pages; none
+        for a server that did not announce the prompts capability."""
+        if self.capabilities is not None and field_of(self.capabilities, "prompts") is None:
+            return []
         prompts: list[Any] = []
         cursor: str | None = None
         while True:
@@ -269,7 +274,7 @@ async def _session(
                     mcp.ClientSession(read, write, **dict(session_options or {}))
                 )
                 with anyio.fail_after(timeout):
-                    await session.initialize()
+                    initialized = await session.initialize()
             except TimeoutError as exc:
                 raise boundary.error(
                     f"did not answer 'initialize' within {timeout:g} s (silent, or not speaking "
@@ -280,7 +285,9 @@ async def _session(
                     raise
                 await anyio.sleep(0.05)  # let a process that just died be reaped: exit status
                 raise boundary.error("could not be started or initialised", exc) from exc
-            yield MCPConnection(session, where=boundary.where, name=boundary.name)
+            connection = MCPConnection(session, where=boundary.where, name=boundary.name)
+            connection.capabilities = field_of(initialized, "capabilities")
+            yield connection
     except BaseExceptionGroup as group:
         raise boundary.unwrap(group) from group
 

@@ -65,6 +65,7 @@ class MCPServer:
         return options
 
     async def _on_message(self, message: Any) -> None:
+        message = getattr(message, "root", message)  # mcp 1.x wraps notifications
         method = getattr(message, "method", None)
         if method == "notifications/tools/list_changed":
             self._hub._tg.start_soon(self._hub._refresh_quietly, self.name)

@@ -27,7 +27,7 @@ import contextlib
 import logging
 import os
 import sys
-from collections.abc import AsyncIterator, Mapping
+from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any, TypeAlias
 
@@ -98,7 +98,9 @@ class MCPServers:
         for name in configs:
             self.registry.declare_server(name)
 
-    def subset(self, servers: Any = None, tools: Any = None) -> ToolRegistry:
+    def subset(
+        self, servers: Iterable[str] | None = None, tools: Iterable[str] | None = None
+    ) -> ToolRegistry:
         """``registry.subset(servers, tools)``."""
         return self.registry.subset(servers, tools)
 
@@ -171,8 +173,8 @@ class MCPServers:
     async def _refresh_quietly(self, server: str) -> None:
         try:
             await self.refresh(server)
-        except MCPError:
-            pass  # the server went away meanwhile: its next call restarts and relists it
+        except MCPError as exc:  # gone meanwhile: its next call restarts and relists it
+            _log.warning("MCP server %r: listing its tools again failed: %s", server, exc)
 
     async def list_prompts(self) -> list[MCPPrompt]:
         """Every prompt of every running server."""

@@ -7,6 +7,7 @@ from __future__ import annotations
 import contextlib
 import sys
 from collections.abc import AsyncIterator, Iterator
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -23,6 +24,7 @@ from tests.tools.mcp_helpers import APP_SERVER, descendants, free_port, http_app
 
 pytestmark = pytest.mark.anyio
 
+PAGED = str(Path(__file__).with_name("mcp_server_fixture.py"))
 BROKEN = "import sys; print('config missing: TOKEN', file=sys.stderr); sys.exit(4)"
 
 
@@ -32,7 +34,7 @@ def web() -> Iterator[tuple[str, int]]:
         yield server
 
 
-def config(url: str) -> dict[str, Any]:
+def config(url: str, *, paged: bool = False) -> dict[str, Any]:
     return {
         "mcpServers": {
             "alpha": {
@@ -48,9 +50,18 @@ def config(url: str) -> dict[str, Any]:
                 "timeout": 1,
             },
             "broken": {"command": sys.executable, "args": ["-c", BROKEN]},
+            "paged": {
+                "command": sys.executable,
+                "args": [PAGED, "stdio"],  # one tool per page of tools/list
+                "disabled": not paged,
+            },
             "off": {"command": "does-not-exist", "disabled": True},
         }
     }
+
+
+def registry_server(servers: Any, name: str) -> str | None:
+    return servers.registry.server_of(name)  # type: ignore[no-any-return]
 
 
 def turn(*calls: tuple[str, str, dict[str, Any]]) -> list[StreamEvent]:
@@ -81,7 +92,7 @@ async def test_many_servers_one_registry(web: tuple[str, int]) -> None:
     before = descendants(exclude={web_pid})
     with anyio.fail_after(40):
         async with lb.connect_mcp_servers(
-            config(url),
+            config(url, paged=True),
             approve=approve,
             approval={"web": {"search": lambda args: args["query"].startswith("rm ")}},
             environ={"SECRET": "s3"},
@@ -91,7 +102,14 @@ async def test_many_servers_one_registry(web: tuple[str, int]) -> None:
             failure = servers.failures["broken"]
             assert failure.exit_status == 4 and failure.server == "broken"
             assert "config missing: TOKEN" in str(failure) and "-c" in str(failure)
-            assert len(descendants(exclude={web_pid}) - before) == 1  # alpha's process
+            assert len(descendants(exclude={web_pid}) - before) == 2  # alpha and paged
+            assert [
+                n for n in servers.registry.names if registry_server(servers, n) == "paged"
+            ] == [
+                "add",
+                "fail",
+                "pixel",
+            ]  # every page of tools/list followed
 
             registry = servers.registry
             described = registry.describe()
@@ -145,7 +163,7 @@ async def test_many_servers_one_registry(web: tuple[str, int]) -> None:
             assert died.is_error and isinstance(died.exception, MCPConnectionLostError)
             again = (await registry.acall("whoami", {})).content[0].text
             assert again.split("pid=")[1] != first_pid and servers.servers["alpha"].starts == 2
-            assert len(descendants(exclude={web_pid}) - before) == 1  # the dead one is reaped
+            assert len(descendants(exclude={web_pid}) - before) == 2  # the dead one is reaped
 
             # tools/list_changed: the cached list is refreshed, views follow; tools that did
             # not change keep their registry entries (and so their call counts)
