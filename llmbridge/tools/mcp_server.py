@@ -92,17 +92,20 @@ class MCPServer:
         )
 
     async def _supervise(self, stop: anyio.Event, *, task_status: TaskStatus[Any]) -> None:
-        started = False
+        connection: MCPConnection | None = None
         try:
             async with self._connect() as connection:
                 connection.timeout = self.config.timeout or self._hub.timeout
-                self.connection, started = connection, True
+                self.connection = connection
                 task_status.started()
                 await stop.wait()
         except Exception:
-            if not started:
+            if connection is None:
                 raise  # tg.start() re-raises it to whoever was starting the server
             # it died after starting: the next call finds the connection lost and restarts it
+        finally:
+            if connection is not None:
+                connection.lost = True  # whatever ended this incarnation, it is over
 
     async def start(self) -> None:
         """Start (or restart) the server and list its tools."""
@@ -142,6 +145,10 @@ class MCPServer:
         return self.definitions
 
     async def _live(self) -> MCPConnection:
+        if self._hub.closed:
+            raise MCPError(
+                f"MCP server {self.name!r} was stopped: its connect_mcp_servers block has ended"
+            )
         connection = self.connection
         if connection is not None and not connection.lost:
             return connection

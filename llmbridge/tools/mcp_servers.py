@@ -95,6 +95,8 @@ class MCPServers:
         self._mine: dict[str, tuple[str, Any]] = {}
         """Registered name → (server, definition) of the tools this object registered."""
         self._tg: TaskGroup
+        self.closed = False
+        """True once the ``connect_mcp_servers`` block has ended (every server stopped)."""
         for name in configs:
             self.registry.declare_server(name)
 
@@ -106,8 +108,8 @@ class MCPServers:
 
     def connection(self, server: str) -> MCPConnection:
         """The live connection of a running server (its SDK session is ``.session``)."""
-        connection = self.servers[server].connection
-        if connection is None:
+        connection = self._running(server).connection
+        if connection is None or connection.lost:
             raise MCPError(f"MCP server {server!r} is not running")
         return connection
 
@@ -126,6 +128,7 @@ class MCPServers:
         self._rebuild()
 
     def _stop_all(self) -> None:
+        self.closed = True
         for server in self.servers.values():
             server.stop()
 
@@ -195,8 +198,15 @@ class MCPServers:
         self, server: str, name: str, arguments: Mapping[str, str] | None = None
     ) -> list[ChatMessage]:
         """A server's prompt, filled in with ``arguments``, as ``ChatMessage``s."""
-        connection = await self.servers[server]._live()
+        connection = await self._running(server)._live()
         return await connection.get_prompt(name, arguments)
+
+    def _running(self, server: str) -> MCPServer:
+        if server in self.failures:
+            raise self.failures[server]
+        if server not in self.servers:
+            raise MCPError(f"no MCP server named {server!r} here (servers: {sorted(self.servers)})")
+        return self.servers[server]
 
 
 @contextlib.asynccontextmanager

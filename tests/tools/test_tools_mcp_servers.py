@@ -184,6 +184,10 @@ async def test_many_servers_one_registry(web: tuple[str, int]) -> None:
                 ("assistant", "Hi!"),
             ]
     assert descendants(exclude={web_pid}) == before  # nothing left behind
+    with pytest.raises(lb.MCPError, match="block has ended"):  # a tool kept after the block
+        await registry.acall("whoami", {})
+    with pytest.raises(lb.MCPError, match="config missing"):
+        await servers.get_prompt("broken", "greet")
 
 
 async def test_fail_fast_and_errors_stop_everything(web: tuple[str, int]) -> None:
