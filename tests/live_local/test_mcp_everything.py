@@ -99,3 +99,34 @@ async def test_everything_with_two_mcp_package_servers_in_one_config(npx: str) -
                 filled = await servers.get_prompt("everything", "args-prompt", {"city": "Paris"})
                 assert filled and "Paris" in filled[0].text
         assert descendants(exclude={web_pid}) == before  # npx and node are gone too
+
+
+async def test_sampling_is_answered_by_the_real_llama_server(llama: Any) -> None:
+    """A server's ``sampling/createMessage`` answered by a real model (llama-server), after the
+    app approved it."""
+    import sys
+
+    from tests.tools.mcp_helpers import APP_SERVER
+
+    asked: list[lb.ApprovalRequest] = []
+
+    def approve(request: lb.ApprovalRequest) -> bool:
+        asked.append(request)
+        return True
+
+    config = {
+        "mcpServers": {"alpha": {"command": sys.executable, "args": [APP_SERVER, "a", "stdio"]}}
+    }
+    client = lb.Client(
+        providers={"llamacpp": {"base_url": llama.base_url}},
+        retry=lb.RetryPolicy(max_attempts=1),
+    )
+    async with client:
+        with anyio.fail_after(120):
+            async with lb.connect_mcp_servers(
+                config, client=client, sampling_model="llamacpp:gemma", approve=approve
+            ) as servers:
+                answer: Any = await servers.registry.acall("ask_llm", {"question": "Say hello."})
+    text = answer.content[0].text
+    assert text.startswith("model ") and " said: " in text and text.split(" said: ", 1)[1].strip()
+    assert [(a.kind, a.server) for a in asked] == [("sampling", "alpha")]
