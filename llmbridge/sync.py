@@ -27,6 +27,7 @@ from .types import ChatMessage
 
 if TYPE_CHECKING:
     from .tools.loop import LoopEvent, ToolLoop
+    from .tools.mcp_sync import SyncMCPServers
 
 __all__ = ["SyncClient", "SyncToolLoop"]
 
@@ -130,6 +131,17 @@ class SyncClient:
     def list_models(self, provider: str | Provider) -> list[ModelInfo]:
         self._check_open()
         return self._portal.call(self._client.list_models, provider)
+
+    def connect_mcp_servers(
+        self, config: Any, **options: Any
+    ) -> AbstractContextManager[SyncMCPServers]:
+        """``lb.connect_mcp_servers`` on this client's event loop, as a ``with`` block; the
+        client answers sampling requests (``sampling_model=``) unless ``client=`` says else."""
+        from .tools.mcp_sync import sync_mcp_servers
+
+        self._check_open()
+        options.setdefault("client", self._client)
+        return sync_mcp_servers(self._portal, config, options)
 
     def close(self) -> None:
         if self._closed:
