@@ -25,6 +25,11 @@ EXTENSIONS = {
     "reasoning_details": list,
 }
 """Assistant-message fields of OpenAI-compatible servers, absent from the SDK's types."""
+BODY_EXTENSIONS = {
+    # OpenRouter: https://openrouter.ai/docs/use-cases/reasoning-tokens (the request setting)
+    "reasoning": dict,
+}
+"""Body fields of OpenAI-compatible servers, absent from the SDK's types."""
 CALL_EXTENSIONS = {"extra_content": dict}
 """Tool-call fields (Gemini's OpenAI endpoint ``extra_content.google.thought_signature``)."""
 
@@ -64,7 +69,11 @@ def _without_extensions(body: dict[str, Any]) -> dict[str, Any]:
                 calls.append(call)
             message["tool_calls"] = calls
         messages.append(message)
-    return {**body, "messages": messages}
+    out = {**body, "messages": messages}
+    for field, kind in BODY_EXTENSIONS.items():
+        if field in out:
+            assert isinstance(out.pop(field), kind)
+    return out
 
 
 def check_body(api: str, body: dict[str, Any]) -> None:

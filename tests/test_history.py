@@ -202,3 +202,65 @@ def test_openrouter_reasoning_details_merge_and_go_back_to_the_same_family() -> 
     anthropic = create_provider("anthropic", ProviderConfig.from_mapping({"api_key": "k"}))
     body = anthropic.build_request(lb.ChatRequest(model="claude-sonnet-4-5", messages=history)).json
     assert "SIG" not in orjson.dumps(body).decode()
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "openai-compatible/gemini_endpoint_thought_signature",
+        "openrouter/reasoning_details_tool_round_trip",
+    ],
+)
+def test_round_trip_fixtures_send_what_the_sdk_types_plus_the_documented_extension(
+    name: str,
+) -> None:
+    from pathlib import Path
+
+    from tests.sdk_requests import check_body
+
+    recorded = orjson.loads(
+        (Path(__file__).parents[1] / "fixtures" / name / "request.json").read_bytes()
+    )
+    check_body("chat", recorded["body"])
+    assistant = recorded["body"]["messages"][1]
+    assert "extra_content" in assistant["tool_calls"][0] or "reasoning_details" in assistant
+
+
+def _gemini_body(model: str, messages: list[lb.ChatMessage]) -> dict[str, Any]:
+    gemini = create_provider("gemini", ProviderConfig.from_mapping({"api_key": "k"}))
+    body = gemini.build_request(lb.ChatRequest(model=model, messages=messages)).json
+    assert body is not None
+    return body
+
+
+def test_gemini_3_placeholder_goes_on_the_current_turn_only() -> None:
+    def call(i: str) -> lb.ChatMessage:
+        calls = [lb.ToolCallPart(id=f"toolu_{i}{n}", name="f", arguments={}) for n in (1, 2)]
+        return lb.ChatMessage.assistant(tool_calls=calls)
+
+    messages = [
+        lb.ChatMessage.user("first question"),
+        call("a"),  # an earlier turn: not validated, sent as it is
+        lb.ChatMessage.tool_result("toolu_a1", "1"),
+        lb.ChatMessage.tool_result("toolu_a2", "2"),
+        lb.ChatMessage.assistant("done"),
+        lb.ChatMessage.user("second question"),
+        call("b"),  # the current turn: step 1
+        lb.ChatMessage.tool_result("toolu_b1", "1"),
+        lb.ChatMessage.tool_result("toolu_b2", "2"),
+        call("c"),  # step 2
+        lb.ChatMessage.tool_result("toolu_c1", "1"),
+        lb.ChatMessage.tool_result("toolu_c2", "2"),
+    ]
+
+    def signatures(model: str) -> list[list[str | None]]:
+        contents = _gemini_body(model, messages)["contents"]
+        return [
+            [p.get("thoughtSignature") for p in c["parts"] if "functionCall" in p]
+            for c in contents
+            if c["role"] == "model" and any("functionCall" in p for p in c["parts"])
+        ]
+
+    skip = "skip_thought_signature_validator"
+    assert signatures("gemini-3-pro-preview") == [[None, None], [skip, None], [skip, None]]
+    assert signatures("gemini-2.5-flash") == [[None, None], [None, None], [None, None]]
