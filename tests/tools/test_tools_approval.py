@@ -190,3 +190,31 @@ async def test_subset_is_a_live_view_sharing_limits() -> None:
         full.subset(tools=["typo"])
     with pytest.raises(lb.UsageError, match="full registry"):
         view.register(pay)
+
+
+async def test_client_run_asks_the_approver_over_a_replayed_openai_conversation() -> None:
+    from pathlib import Path
+
+    from llmbridge.testing import replay_client
+
+    examples = Path(__file__).resolve().parents[2] / "examples" / "fixtures" / "openai"
+    turns = [examples / "weather_call", examples / "weather_answer"]
+
+    @lb.tool(approval="always")
+    def get_weather(city: str) -> str:
+        """Current weather for a city."""
+        return "Sunny, 22 °C"
+
+    asked: list[ApprovalRequest] = []
+
+    async def approve(request: ApprovalRequest) -> bool:
+        asked.append(request)
+        return True
+
+    messages = [ChatMessage.system("Be brief."), ChatMessage.user("What's the weather in Paris?")]
+    http = replay_client(turns)
+    async with lb.Client(http_client=http, providers={"openai": {"api_key": "k"}}) as client:
+        loop = client.run("openai:gpt-4.1-mini", messages, tools=[get_weather], approve=approve)
+        results = [e async for e in loop if isinstance(e, ToolResult)]
+    assert [(a.name, a.arguments) for a in asked] == [("get_weather", {"city": "Paris"})]
+    assert [r.value for r in results] == ["Sunny, 22 °C"] and loop.stop_reason == "final"
