@@ -49,6 +49,7 @@ class Target:
     ids: IdRule
     reply: str
     """A recorded plain-text stream in this provider's format (the mock's answer)."""
+    config: tuple[tuple[str, str], ...] = ()
 
     @property
     def provider(self) -> str:
@@ -69,6 +70,13 @@ TARGETS = {
     "openrouter": Target(
         "openrouter:anthropic/claude-sonnet-4.5", "chat", ANY_IDS, "openai/plain_text"
     ),
+    "gemini-openai": Target(  # Gemini's OpenAI endpoint
+        "openai-compatible:gemini-3-pro-preview",
+        "chat",
+        ANY_IDS,
+        "openai/plain_text",
+        (("base_url", "https://generativelanguage.googleapis.com/v1beta/openai"),),
+    ),
 }
 
 REPO_SOURCES = {
@@ -79,7 +87,10 @@ REPO_SOURCES = {
     "gemini": "gemini/parallel_calls",  # Gemini 3: a thoughtSignature on the first call
     "mistral": "mistral/thinking_parts_and_tool_call",  # magistral thinking + 9-char id
     "groq": "groq/whole_call_one_chunk",  # reasoning + a whole call in one chunk
-    "openrouter": "openrouter/reasoning_details_keepalive",  # signed reasoning_details
+    "openrouter": "openrouter/reasoning_details_tool_round_trip",  # signed reasoning_details
+    # (the answer of a tool turn: the history sent for it held a tool call)
+    "openrouter-text": "openrouter/reasoning_details_keepalive",  # the same, no tool call
+    "gemini-openai": "openai-compatible/gemini_endpoint_thought_signature",  # extra_content
 }
 CORPUS_SOURCES = {
     "C_anthropic/test_a_real_anthropic_run_streams_thinking_and_a_tool_call__i0__c7cd2fc.sse": (
@@ -93,8 +104,14 @@ CORPUS_SOURCES = {
 }
 
 
-def _decode(provider_name: str, body: bytes, request: lb.ChatRequest) -> lb.ChatMessage:
-    provider = create_provider(provider_name, ProviderConfig.from_mapping({"api_key": "k"}))
+def _decode(
+    provider_name: str,
+    body: bytes,
+    request: lb.ChatRequest,
+    config: dict[str, Any] | None = None,
+) -> lb.ChatMessage:
+    options = {**(config or {}), "api_key": "k"}
+    provider = create_provider(provider_name, ProviderConfig.from_mapping(options))
     events, error = decode_collect(provider.new_decoder(request), [body])
     assert error is None, error
     return accumulate(events, provider=provider_name).message
@@ -102,7 +119,7 @@ def _decode(provider_name: str, body: bytes, request: lb.ChatRequest) -> lb.Chat
 
 def _repo_turn(name: str) -> tuple[str, lb.ChatMessage]:
     fx = load_fixture(FIXTURES / REPO_SOURCES[name])
-    return fx.provider, _decode(fx.provider, fx.body, fx.request)
+    return fx.provider, _decode(fx.provider, fx.body, fx.request, fx.provider_config)
 
 
 def _corpus_turn(file: str) -> tuple[str, lb.ChatMessage]:
@@ -150,7 +167,7 @@ def continue_on(
         return sse_response(reply)
 
     async def main() -> list[str]:
-        providers = {name: {"api_key": "k"} for name in TARGETS}
+        providers = {t.provider: {"api_key": "k", **dict(t.config)} for t in TARGETS.values()}
         async with lb.Client(http_client=mock_client(handler), providers=providers) as client:
             response = await client.complete(target.model, messages, tools=tools)
         return response.warnings
@@ -292,4 +309,7 @@ def test_the_sources_hold_what_the_matrix_is_about() -> None:
     assert (encrypted[0].provider_data or {}).get("encrypted_content")
     details = [p for p in turns["openrouter"].content if isinstance(p, lb.ReasoningPart)]
     assert any((p.provider_data or {}).get("reasoning_details") for p in details)
-    assert all(len(turns[n].tool_calls) >= 1 for n in REPO_SOURCES if n != "openrouter")
+    no_calls = {"openrouter", "openrouter-text"}  # their reasoning_details are the point
+    assert all(len(turns[n].tool_calls) >= 1 for n in REPO_SOURCES if n not in no_calls)
+    extra = turns["gemini-openai"].tool_calls[0].provider_data or {}
+    assert extra["extra_content"]["google"]["thought_signature"]
