@@ -144,20 +144,19 @@ def open_chain(
     restart = bool(opts.pop("restart", False))
     fallback_on: FallbackOn = opts.pop("fallback_on", None)
     links = _links(client, models, messages, opts)
-    stream = EventStream(_never(), links[0].provider)
-    stream._gen = _chain(client, links, stream, rescue=rescue, restart=restart, on=fallback_on)
+
+    def answering(provider: Provider) -> None:
+        stream.provider = provider
+
+    events = _chain(client, links, answering, rescue=rescue, restart=restart, on=fallback_on)
+    stream = EventStream(events, links[0].provider)
     return stream
-
-
-async def _never() -> AsyncIterator[StreamEvent]:  # placeholder until the chain is built
-    return
-    yield
 
 
 async def _chain(
     client: Client,
     links: list[_Link],
-    stream: EventStream,
+    answering: Callable[[Provider], None],
     *,
     rescue: bool | None,
     restart: bool,
@@ -166,7 +165,7 @@ async def _chain(
     errors: list[tuple[str, LLMBridgeError]] = []
     switch: ModelSwitch | None = None  # owed to the app before the next model's first event
     for n, link in enumerate(links):
-        stream.provider = link.provider
+        answering(link.provider)
         held: list[StreamStart] = []
         shown = False
         try:

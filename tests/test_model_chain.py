@@ -230,7 +230,11 @@ async def test_a_stream_that_fails_right_after_its_start_counts_as_before_any_ev
 
     providers = {"anthropic": {"api_key": "a"}, "openai": {"api_key": "o"}}
     async with lb.Client(http_client=mock_client(handler), providers=providers) as client:
-        events = await _events(client, ["anthropic:claude-opus-4-7", "openai:gpt-4.1"])
+        stream = client.stream(["anthropic:claude-opus-4-7", "openai:gpt-4.1"], USER)
+        assert stream.provider.name == "anthropic"
+        async with stream:
+            events = [event async for event in stream]
+        assert stream.provider.name == "openai"  # the provider answering
     assert not any(isinstance(e, lb.ModelSwitch) for e in events)
     starts = [e for e in events if isinstance(e, lb.StreamStart)]
     assert len(starts) == 1 and starts[0].provider == "openai"  # anthropic's start held back
