@@ -272,6 +272,10 @@ def check_continuation(source: str, turn: lb.ChatMessage, target_name: str) -> N
             assert first["thoughtSignature"] == PLACEHOLDER_SIGNATURE
         else:
             assert first["thoughtSignature"] != PLACEHOLDER_SIGNATURE
+    if target.model == TARGETS["gemini-openai"].model and turn.tool_calls:
+        calls = [c for m in body["messages"] for c in m.get("tool_calls", [])]
+        signature = calls[0]["extra_content"]["google"]["thought_signature"]
+        assert (signature == PLACEHOLDER_SIGNATURE) != own
     # what was left out is named
     foreign_reasoning = any(
         isinstance(p, lb.ReasoningPart) and (p.text or p.signature or p.provider_data)

@@ -264,3 +264,38 @@ def test_gemini_3_placeholder_goes_on_the_current_turn_only() -> None:
     skip = "skip_thought_signature_validator"
     assert signatures("gemini-3-pro-preview") == [[None, None], [skip, None], [skip, None]]
     assert signatures("gemini-2.5-flash") == [[None, None], [None, None], [None, None]]
+
+
+GOOGLE_OPENAI = "https://generativelanguage.googleapis.com/v1beta/openai"
+
+
+@pytest.mark.parametrize(
+    ("base_url", "options", "model", "placeholder"),
+    [
+        (GOOGLE_OPENAI, {}, "gemini-3-pro-preview", True),
+        (GOOGLE_OPENAI, {}, "gemini-2.5-flash", False),  # Gemini 2.x does not validate
+        (GOOGLE_OPENAI, {"gemini_signatures": False}, "gemini-3-pro-preview", False),
+        ("http://127.0.0.1:4000/v1", {}, "gemini-3-pro-preview", False),  # not Google's
+        ("http://127.0.0.1:4000/v1", {"gemini_signatures": True}, "gemini-3-pro-preview", True),
+    ],
+)
+def test_gemini_openai_endpoint_gets_the_placeholder_on_foreign_calls(
+    base_url: str, options: dict[str, Any], model: str, placeholder: bool
+) -> None:
+    foreign = lb.ToolCallPart(id="toolu_01", name="f", arguments={})
+    messages = [
+        lb.ChatMessage.user("q"),
+        lb.ChatMessage.assistant(tool_calls=[foreign]),
+        lb.ChatMessage.tool_result("toolu_01", "1"),
+    ]
+    config = {"api_key": "k", "base_url": base_url, **options}
+    provider = create_provider("openai-compatible", ProviderConfig.from_mapping(config))
+    body = provider.build_request(lb.ChatRequest(model=model, messages=messages)).json
+    assert body is not None
+    (call,) = body["messages"][1]["tool_calls"]
+    if placeholder:
+        signature = {"google": {"thought_signature": "skip_thought_signature_validator"}}
+        assert call["extra_content"] == signature
+    else:
+        assert "extra_content" not in call
+    assert foreign.provider_data is None  # the history is never changed

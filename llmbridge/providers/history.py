@@ -25,6 +25,13 @@ the next one. Pure: no IO, the same messages give the same result. Rules:
 * Provider data on tool calls (Gemini ``thoughtSignature``, OpenAI-compatible
   ``extra_content``, Responses item ids) stays on the part: each encoder sends only its own
   (the data is tagged with the provider that made it, or is read only by that provider).
+* Gemini 3 (https://ai.google.dev/gemini-api/docs/thought-signatures) validates a thought
+  signature on the first function call of every model step of the *current turn* (the steps
+  since the last user message with ordinary content, ``current_turn_start``); a call it did not
+  sign gets ``PLACEHOLDER_SIGNATURE``, the value Google documents for calls transferred from
+  another model or injected by the client. Models named ``gemini-1*`` / ``gemini-2*`` do not
+  validate (``validates_thought_signatures``). Both Gemini wires use these: the native API
+  (``thoughtSignature``) and the OpenAI endpoint (``extra_content.google.thought_signature``).
 
 Id rules, each from the provider's documentation or its API's error messages:
 
@@ -59,11 +66,17 @@ __all__ = [
     "ANY_IDS",
     "CHAT_COMPLETIONS_IDS",
     "MISTRAL_IDS",
+    "PLACEHOLDER_SIGNATURE",
     "RESPONSES_IDS",
     "AdaptedHistory",
     "IdRule",
     "adapt_history",
+    "current_turn_start",
+    "validates_thought_signatures",
 ]
+
+PLACEHOLDER_SIGNATURE = "skip_thought_signature_validator"
+"""The thought signature Google documents for function calls Gemini did not sign."""
 
 _ALNUM = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz"
 
@@ -191,3 +204,21 @@ def _map_ids(messages: Sequence[ChatMessage], rule: IdRule) -> dict[str, str]:
         taken.add(new)
         mapping[old] = new
     return mapping
+
+
+def current_turn_start(messages: Sequence[ChatMessage]) -> int:
+    """Index of the last user message with ordinary content (not only tool results); -1 if
+    none: every message after it is in the current turn."""
+    for i in range(len(messages) - 1, -1, -1):
+        message = messages[i]
+        if message.role == "user" and any(
+            not isinstance(p, ToolResultPart) for p in message.content
+        ):
+            return i
+    return -1
+
+
+def validates_thought_signatures(model: str) -> bool:
+    """Whether a Gemini model checks thought signatures on function calls (Gemini 3 on)."""
+    name = model.rpartition("/")[2]
+    return not name.startswith(("gemini-1", "gemini-2"))

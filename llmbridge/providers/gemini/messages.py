@@ -49,6 +49,7 @@ from ...types import (
     ToolCallPart,
     ToolResultPart,
 )
+from ..history import PLACEHOLDER_SIGNATURE, current_turn_start
 
 __all__ = [
     "NEXT_PART",
@@ -66,8 +67,6 @@ PLACEMENT = "signature_placement"
 """``ReasoningPart.provider_data`` key: ``"next_part"`` when the signature came on the part after."""
 NEXT_PART = "next_part"
 
-PLACEHOLDER_SIGNATURE = "skip_thought_signature_validator"
-"""The signature Google documents for function calls it did not sign (Gemini 3 and later)."""
 
 _ROLES = {"user": "user", "assistant": "model", "tool": "user"}
 
@@ -188,17 +187,6 @@ def _for_next_part(part: ReasoningPart) -> bool:
     return data.get(PLACEMENT) == NEXT_PART
 
 
-def _current_turn_start(messages: list[ChatMessage]) -> int:
-    """Index of the last user message with ordinary content (not only tool results)."""
-    for i in range(len(messages) - 1, -1, -1):
-        message = messages[i]
-        if message.role == "user" and any(
-            not isinstance(p, ToolResultPart) for p in message.content
-        ):
-            return i
-    return -1
-
-
 def _sign_first_call(parts: list[dict[str, Any]]) -> None:
     for part in parts:
         if "functionCall" in part:
@@ -215,7 +203,7 @@ def encode_messages(
     encoder = _Encoder(provider=provider)
     system: list[dict[str, Any]] = []
     contents: list[dict[str, Any]] = []
-    turn_start = _current_turn_start(messages) if placeholder_signatures else len(messages)
+    turn_start = current_turn_start(messages) if placeholder_signatures else len(messages)
     for index, message in enumerate(messages):
         if message.role == "system":
             system.extend({"text": p.text} for p in message.content if isinstance(p, TextPart))

@@ -30,12 +30,12 @@ from __future__ import annotations
 from typing import Any
 
 from ...types import CachePoint, ChatRequest, ReasoningConfig, ToolChoice
-from ..history import adapt_history
+from ..history import adapt_history, validates_thought_signatures
 from .messages import encode_messages
 from .schema import dropped_keywords, to_gemini_schema
 from .tools import encode_tool_choice, encode_tools
 
-__all__ = ["EFFORT_BUDGETS", "build_body", "request_warnings", "validates_signatures"]
+__all__ = ["EFFORT_BUDGETS", "build_body", "request_warnings"]
 
 EFFORT_BUDGETS = {"minimal": 512, "low": 1024, "medium": 8192, "high": 24576}
 """Thinking budgets standing in for an effort on Gemini 2.x models (no ``thinkingLevel``)."""
@@ -107,7 +107,9 @@ def build_body(
     """The JSON body of ``:streamGenerateContent`` for ``request``."""
     history = adapt_history(request.messages, provider=provider)
     system, contents = encode_messages(
-        history.messages, provider=provider, placeholder_signatures=validates_signatures(request)
+        history.messages,
+        provider=provider,
+        placeholder_signatures=validates_thought_signatures(request.model),
     )
     body: dict[str, Any] = {"contents": contents}
     if system is not None:
@@ -131,12 +133,6 @@ def build_body(
         body["generationConfig"] = generation
     _merge(body, request.extra)
     return body
-
-
-def validates_signatures(request: ChatRequest) -> bool:
-    """Whether the model checks thought signatures on function calls (Gemini 3 and later)."""
-    model = request.model.rpartition("/")[2]
-    return not model.startswith(("gemini-1", "gemini-2"))
 
 
 def request_warnings(

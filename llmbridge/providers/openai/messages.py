@@ -21,7 +21,9 @@ Follows https://platform.openai.com/docs/api-reference/chat/create (message para
   message to such a model is an ``UnsupportedFeatureError`` before anything is sent.
 
 * this provider's OpenRouter ``reasoning_details`` and Gemini-endpoint ``extra_content`` go
-  back where they came from (``round_trip.py``).
+  back where they came from (``round_trip.py``); on Gemini's endpoint
+  (``Preset.gemini_signatures``) with a Gemini 3 model, the first call of each step of the
+  current turn that carries no signature gets Google's placeholder there.
 
 ``request.py`` runs ``providers/history.py`` first: parts of other providers (``RawPart``,
 foreign reasoning) are left out there, with a warning, and tool-call ids are made to fit.
@@ -49,7 +51,8 @@ from ...types import (
     ToolCallPart,
     ToolResultPart,
 )
-from .round_trip import DETAILS, EXTRA_CONTENT, call_extra, reasoning_details
+from ..history import current_turn_start
+from .round_trip import DETAILS, EXTRA_CONTENT, call_extra, reasoning_details, sign_first_call
 
 __all__ = [
     "CUSTOM",
@@ -89,11 +92,15 @@ def encode_messages(
     images: bool = True,
     cache_points: bool = False,
     model: str = "",
+    placeholder_signatures: bool = False,
 ) -> list[dict[str, Any]]:
     out: list[dict[str, Any]] = []
-    for message in messages:
+    turn_start = current_turn_start(messages) if placeholder_signatures else len(messages)
+    for index, message in enumerate(messages):
         if message.role == "assistant":
             out.append(_assistant(message, provider, send_reasoning_content, model))
+            if index > turn_start:
+                sign_first_call(out[-1])
             continue
         results = message.tool_results
         if results:

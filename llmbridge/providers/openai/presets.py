@@ -76,6 +76,10 @@ class Preset:
     rescue_tool_calls: bool = False
     """Its servers are known to leak tool calls as text (chat-template markup in ``content``):
     rescue them by default (``llmbridge.fallback``; an app's ``rescue_tool_calls=`` wins)."""
+    gemini_signatures: bool = False
+    """Gemini's OpenAI endpoint: a Gemini 3 model validates thought signatures on the current
+    turn's calls, so calls it did not sign get Google's placeholder in ``extra_content``. On by
+    default when the base URL is ``generativelanguage.googleapis.com``."""
     tool_call_ids: ToolCallIds = "any"
     """The tool-call ids it accepts: ``openai`` at most 40 characters, ``mistral`` exactly 9
     alphanumerics; ids from other providers that do not fit are rewritten

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 from urllib.parse import quote
 
@@ -33,6 +34,7 @@ AZURE_API_VERSION = "2024-10-21"
 """Latest GA Azure OpenAI data-plane version; override with ``api_version``."""
 
 _REASONING_MODEL_PREFIXES = ("o1", "o3", "o4", "gpt-5")
+_GEMINI_HOST = "generativelanguage.googleapis.com"
 
 
 class OpenAIChatProvider:
@@ -69,6 +71,8 @@ class OpenAIChatProvider:
                 "{'base_url': 'http://host:port/v1'}}",
                 provider=name,
             )
+        if _GEMINI_HOST in base_url and "gemini_signatures" not in config.options:
+            preset = replace(preset, gemini_signatures=True)  # Gemini's OpenAI endpoint
         key = config.key(*preset.key_vars, provider=name, required=preset.key_required)
         api_version = None
         if preset.azure:

@@ -23,7 +23,14 @@ from __future__ import annotations
 from typing import Any
 
 from ...types import CachePoint, ChatRequest
-from ..history import ANY_IDS, CHAT_COMPLETIONS_IDS, MISTRAL_IDS, AdaptedHistory, adapt_history
+from ..history import (
+    ANY_IDS,
+    CHAT_COMPLETIONS_IDS,
+    MISTRAL_IDS,
+    AdaptedHistory,
+    adapt_history,
+    validates_thought_signatures,
+)
 from .messages import encode_messages, result_images
 from .presets import Preset
 from .round_trip import foreign_family_details
@@ -56,6 +63,8 @@ def build_body(*, request: ChatRequest, preset: Preset, provider: str) -> dict[s
             images=preset.images,
             cache_points=preset.cache_points,
             model=request.model,
+            placeholder_signatures=preset.gemini_signatures
+            and validates_thought_signatures(request.model),
         ),
         "stream": True,
     }

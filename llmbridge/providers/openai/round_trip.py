@@ -19,7 +19,10 @@ Two extensions of Chat Completions carry reasoning state that a tool loop must s
   (https://ai.google.dev/gemini-api/docs/thought-signatures, OpenAI compatibility): a tool call
   carries ``extra_content: {"google": {"thought_signature": ...}}``. The tool-call tracker keeps
   it in ``ToolCallPart.provider_data["extra_content"]`` tagged with the provider name, and the
-  encoder puts it back on the same call, for that provider only.
+  encoder puts it back on the same call, for that provider only. A Gemini 3 model validates
+  the signature on the first call of each step of the current turn: a call it did not sign
+  (made by another provider) gets the documented placeholder (``sign_first_call``, the rule in
+  ``providers/history.py``).
 """
 
 from __future__ import annotations
@@ -27,6 +30,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...messages import ChatMessage, ReasoningPart, ToolCallPart
+from ..history import PLACEHOLDER_SIGNATURE
 
 __all__ = [
     "DETAILS",
@@ -35,6 +39,7 @@ __all__ = [
     "call_extra",
     "foreign_family_details",
     "reasoning_details",
+    "sign_first_call",
 ]
 
 DETAILS = "reasoning_details"
@@ -131,3 +136,16 @@ def call_extra(part: ToolCallPart, *, provider: str) -> dict[str, Any] | None:
     if data.get("provider") == provider and isinstance(extra, dict):
         return extra
     return None
+
+
+def sign_first_call(message: dict[str, Any]) -> None:
+    """Give the first tool call of an encoded assistant message Google's placeholder
+    signature when it has none."""
+    calls = message.get("tool_calls")
+    if not calls:
+        return
+    extra = dict(calls[0].get(EXTRA_CONTENT) or {})  # copies: never the history's own dicts
+    google = dict(extra.get("google") or {})
+    if not google.get("thought_signature"):
+        google["thought_signature"] = PLACEHOLDER_SIGNATURE
+        calls[0][EXTRA_CONTENT] = {**extra, "google": google}
