@@ -76,6 +76,7 @@ _LAZY = {
     ".response": ("Accumulator", "ChatResponse", "accumulate"),
     ".stream": ("RetryPolicy",),
     ".sync": ("SyncClient",),
+    ".telemetry": ("Telemetry",),
     ".tools": (
         "ApprovalDecision",
         "ApprovalRequest",
@@ -148,6 +149,7 @@ __all__ = [
     "StreamEvent",
     "StreamStart",
     "SyncClient",
+    "Telemetry",
     "TextDelta",
     "TextPart",
     "ToolCallChunk",

@@ -30,6 +30,7 @@ from .stream.fetch import fetch_json
 from .stream.sse import DEFAULT_MAX_EVENT_BYTES
 from .structured import parse_response, response_format_of
 from .structured_prompt import WarningDecoder, plan_format
+from .telemetry import Telemetry, telemetry_from
 from .tool_options import as_specs, tools_cache_point
 from .types import (
     ChatMessage,
@@ -100,12 +101,16 @@ class Client:
         limits: httpx.Limits = DEFAULT_LIMITS,
         shards: int = DEFAULT_SHARDS,
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        telemetry: bool | Telemetry = False,
     ) -> None:
         """``http_client``: any ``httpx.AsyncClient`` (replay, proxies, tests), used as given.
         Otherwise the client makes its own per event loop: ``transport="httpx"`` (httpcore, any
         loop) or ``"aiohttp"`` (the aiohttp extra, asyncio/uvloop; best for thousands of
-        concurrent streams), with ``limits`` as totals. ``max_event_bytes`` bounds one SSE event."""
+        concurrent streams), with ``limits`` as totals. ``max_event_bytes`` bounds one SSE event.
+        ``telemetry``: OpenTelemetry GenAI spans and metrics (``True``, or an ``lb.Telemetry``;
+        the ``otel`` extra)."""
         self._http = HttpPool(http_client, transport=transport, limits=limits, shards=shards)
+        self.telemetry = telemetry_from(telemetry)
         self._closed = False
         self._max_event_bytes = max_event_bytes
         self._configs = {
@@ -235,14 +240,26 @@ class Client:
         self, provider: Provider, request: ChatRequest, *, rescue: bool | None
     ) -> AsyncIterator[StreamEvent]:
         wire_request, new_decoder = self._plan(provider, request, rescue=rescue)
+        http_request = provider.build_request(wire_request)
+        observer = None
+        if self.telemetry is not None:
+            from .telemetry.otel import ChatObserver, instruments
+
+            observer = ChatObserver(
+                instruments(self.telemetry),
+                provider=provider.name,
+                request=request,
+                url=http_request.url,
+            )
         return stream_events(
             http=self._http,
             provider=provider,
-            request=provider.build_request(wire_request),
+            request=http_request,
             new_decoder=new_decoder,
             retry=self.retry,
             timeout=self._timeout,
             max_event_bytes=self._max_event_bytes,
+            observer=observer,
         )
 
     def _plan(
@@ -305,6 +322,7 @@ class Client:
             provider=provider.name,
             approve=approve,
             response_format=fmt,
+            telemetry=self.telemetry,
         )
 
     async def count_tokens(

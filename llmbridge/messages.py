@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import base64
 from collections.abc import Sequence
+from decimal import Decimal
 from typing import Annotated, Any, ClassVar, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
@@ -292,10 +293,20 @@ class ChatResponse(BaseModel):
     """The validated structured output (``complete(..., response_format=...)``): a model
     instance for a model class, else the JSON value."""
     provider_data: dict[str, Any] | None = None
+    provider: str | None = None
+    """The llmbridge provider that answered (``openai``, ``anthropic``...), where known."""
 
     @property
     def text(self) -> str:
         return self.message.text
+
+    @property
+    def cost(self) -> Decimal | None:
+        """What this response cost in USD, from ``usage`` and genai-prices' table (the
+        ``llmbridge[prices]`` extra); ``None`` without it, or for an unknown model or provider."""
+        from .cost import cost_of
+
+        return cost_of(self.usage, model=self.model, provider=self.provider)
 
     @property
     def reasoning(self) -> str:

@@ -238,6 +238,7 @@ class Accumulator:
             request_id=start.request_id if start else None,
             rate_limit=start.rate_limit if start else None,
             provider_data=finish.provider_data if finish else None,
+            provider=self.provider,
         )
 
 

@@ -26,9 +26,9 @@ from __future__ import annotations
 import logging
 import ssl
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 import httpx
@@ -275,6 +275,16 @@ def _attach(error: LLMBridgeError, provider: str, seen: list[StreamEvent]) -> LL
     return error
 
 
+class StreamObserver(Protocol):
+    """What telemetry hears of a stream (``llmbridge.telemetry``): never per event."""
+
+    def start(self) -> None: ...
+
+    def first_event(self) -> None: ...
+
+    def end(self, seen: Sequence[StreamEvent], error: BaseException | None) -> None: ...
+
+
 async def stream_events(
     *,
     http: Any,
@@ -285,64 +295,79 @@ async def stream_events(
     timeout: Any = None,
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     sleep: Sleep = anyio.sleep,
+    observer: StreamObserver | None = None,
 ) -> AsyncIterator[StreamEvent]:
     """Yield the normalized events of one streamed provider response (retrying before the first).
 
-    ``http`` is an ``HttpPool`` or any ``httpx.AsyncClient``-like client.
+    ``http`` is an ``HttpPool`` or any ``httpx.AsyncClient``-like client. ``observer`` (the
+    telemetry) hears when the stream starts, its first event, and once how it ended.
     """
     name = provider.name
     attempt = 0
     seen: list[StreamEvent] = []
     scrub = _secrets(request)
     pool = http if isinstance(http, HttpPool) else HttpPool(http)
-    while True:
-        attempt += 1
-        response = body = events = None
-        shards = pool.for_loop()
-        shard = shards.acquire()
-        try:
-            response = await _open(shards.clients[shard], provider, request, timeout)
-            stamp = _stamp(provider, response.headers)
-            decoder = new_decoder()
-            body = BoundedBody(response, limit=max_event_bytes, provider=name)
-            events = body.events()
-            # The hot loop: attribute lookups hoisted; httpx-sse names unnamed events "message".
-            feed, keep = decoder.feed, seen.append
-            with _translate(name, request.url, midway=True):
-                async for sse in events:
-                    kind = sse.event
-                    for event in feed("" if kind == "message" else kind, sse.data):
-                        if stamp is not None and event.__class__ is StreamStart:
-                            event.request_id, event.rate_limit = stamp
-                            stamp = None
+    if observer is not None:
+        observer.start()
+    first, ended = observer, None
+    try:
+        while True:
+            attempt += 1
+            response = body = events = None
+            shards = pool.for_loop()
+            shard = shards.acquire()
+            try:
+                response = await _open(shards.clients[shard], provider, request, timeout)
+                stamp = _stamp(provider, response.headers)
+                decoder = new_decoder()
+                body = BoundedBody(response, limit=max_event_bytes, provider=name)
+                events = body.events()
+                # The hot loop: attribute lookups hoisted; httpx-sse names unnamed events "message".
+                feed, keep = decoder.feed, seen.append
+                with _translate(name, request.url, midway=True):
+                    async for sse in events:
+                        kind = sse.event
+                        for event in feed("" if kind == "message" else kind, sse.data):
+                            if stamp is not None and event.__class__ is StreamStart:
+                                event.request_id, event.rate_limit = stamp
+                                stamp = None
+                            if first is not None:  # one clock reading, not per event
+                                first.first_event()
+                                first = None
+                            keep(event)
+                            yield event
+                    for event in decoder.close():
                         keep(event)
                         yield event
-                for event in decoder.close():
-                    keep(event)
-                    yield event
-            return
-        except LLMBridgeError as exc:
-            _scrub(exc, scrub)
-            delay = None if seen else retry.delay(attempt=attempt, error=exc)
-            if delay is None:
-                _attach(exc, name, seen)
-                raise
-            log.debug(
-                "llmbridge: %s failed (%s); retry %d in %.2fs",
-                name,
-                type(exc).__name__,
-                attempt,
-                delay,
-            )
-        finally:
-            with anyio.CancelScope(shield=True):
-                try:
-                    if events is not None:
-                        await events.aclose()  # type: ignore[attr-defined]
-                    if body is not None:
-                        await body.aclose()
-                    if response is not None:
-                        await response.aclose()
-                finally:
-                    shards.release(shard)
-        await sleep(delay)
+                return
+            except LLMBridgeError as exc:
+                _scrub(exc, scrub)
+                delay = None if seen else retry.delay(attempt=attempt, error=exc)
+                if delay is None:
+                    _attach(exc, name, seen)
+                    raise
+                log.debug(
+                    "llmbridge: %s failed (%s); retry %d in %.2fs",
+                    name,
+                    type(exc).__name__,
+                    attempt,
+                    delay,
+                )
+            finally:
+                with anyio.CancelScope(shield=True):
+                    try:
+                        if events is not None:
+                            await events.aclose()  # type: ignore[attr-defined]
+                        if body is not None:
+                            await body.aclose()
+                        if response is not None:
+                            await response.aclose()
+                    finally:
+                        shards.release(shard)
+            await sleep(delay)
+    except BaseException as exc:  # failed, closed early or cancelled: the observer says which
+        ended = exc
+        raise
+    finally:
+        if observer is not None:
+            observer.end(seen, ended)

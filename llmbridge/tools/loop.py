@@ -35,6 +35,7 @@ from ..messages import ChatMessage
 from ..request import ResponseFormat
 from ..response import Accumulator, ChatResponse
 from ..structured import parse_response
+from ..telemetry import Telemetry
 from .approval import Approver
 from .registry import ToolRegistry
 from .results import ToolResult
@@ -60,6 +61,7 @@ class ToolLoop:
         provider: str | None = None,
         approve: Approver | None = None,
         response_format: ResponseFormat | None = None,
+        telemetry: Telemetry | None = None,
     ) -> None:
         if max_steps < 1:
             raise UsageError(f"max_steps must be at least 1, got {max_steps}")
@@ -80,6 +82,7 @@ class ToolLoop:
         self._stream = stream
         self._provider = provider
         self._format = response_format
+        self._telemetry = telemetry
         self._events = self._run()
 
     @property
@@ -126,7 +129,7 @@ class ToolLoop:
                     )
                 return
             results = await self.registry.execute_all(
-                calls, context=self.context, approve=self.approve
+                calls, context=self.context, approve=self.approve, telemetry=self._telemetry
             )
             for result in results:
                 self.messages.append(result.message)
@@ -146,6 +149,7 @@ def run_tool_loop(
     provider: str | None = None,
     approve: Approver | None = None,
     response_format: ResponseFormat | None = None,
+    telemetry: Telemetry | None = None,
 ) -> ToolLoop:
     """Run the tool loop; iterate the result with ``async for`` (see module rules)."""
     return ToolLoop(
@@ -157,4 +161,5 @@ def run_tool_loop(
         provider=provider,
         approve=approve,
         response_format=response_format,
+        telemetry=telemetry,
     )

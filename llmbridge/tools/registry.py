@@ -37,6 +37,7 @@ import anyio.to_thread
 from ..errors import UsageError
 from ..messages import ToolCallPart
 from ..request import ToolSpec
+from ..telemetry import Telemetry
 from .approval import ApprovalRule, Approver, check_rule
 from .context import ToolContext
 from .decorator import tool_spec_of
@@ -374,13 +375,22 @@ class ToolRegistry:
         *,
         context: Any = None,
         approve: Approver | None = None,
+        telemetry: Telemetry | None = None,
     ) -> list[ToolResult]:
         """Run calls concurrently after asking approvals one by one, in call order; results
-        come back in the order of ``calls``."""
+        come back in the order of ``calls``. ``telemetry``: an ``execute_tool`` span per run."""
         results: list[ToolResult | None] = [await self._gate(call, approve) for call in calls]
 
         async def one(i: int, call: ToolCallPart) -> None:
-            results[i] = await self._run_call(call, context)
+            if telemetry is None:
+                results[i] = await self._run_call(call, context)
+                return
+            from ..telemetry.otel import instruments, mark_tool_result, tool_span
+
+            inst = instruments(telemetry)
+            with tool_span(inst, call) as span:
+                results[i] = result = await self._run_call(call, context)
+                mark_tool_result(inst, span, result)
 
         async with anyio.create_task_group() as tg:
             for i, call in enumerate(calls):

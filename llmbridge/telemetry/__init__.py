@@ -1,0 +1,44 @@
+"""OpenTelemetry for llmbridge: GenAI spans and metrics (optional extra ``llmbridge[otel]``).
+
+Rules:
+
+* Off unless the app turns it on: ``lb.Client(telemetry=True)`` (the global tracer and meter
+  providers) or ``lb.Client(telemetry=lb.Telemetry(...))``. Off, nothing here runs and
+  ``opentelemetry`` is never imported; on, it is imported when the first stream starts.
+* One span per ``stream`` / ``complete`` call (retries included), ``chat {model}``, following
+  the GenAI semantic conventions (``llmbridge.telemetry.otel``); one ``execute_tool {name}``
+  span per tool call the tool loop runs. Work happens when a stream starts and ends, plus one
+  clock reading at its first event: nothing per event.
+* Prompt and completion content go on the span only with ``record_content=True``.
+* Telemetry never changes what the app gets: a failure inside it is logged, not raised.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Telemetry", "telemetry_from"]
+
+
+@dataclass(frozen=True, slots=True)
+class Telemetry:
+    """What to emit, and where (``None``: OpenTelemetry's global providers)."""
+
+    tracer_provider: Any = None
+    meter_provider: Any = None
+    record_content: bool = False
+    """Put prompts and completions on the span (``gen_ai.input.messages``, ...)."""
+    cost: bool = True
+    """Put ``gen_ai.usage.cost`` (USD) on the span when the ``prices`` extra knows the model."""
+
+
+def telemetry_from(option: bool | Telemetry | None) -> Telemetry | None:
+    """The ``Client(telemetry=...)`` option as a ``Telemetry`` (``None``: off)."""
+    if option is None or option is False:
+        return None
+    if option is True:
+        return Telemetry()
+    if isinstance(option, Telemetry):
+        return option
+    raise TypeError(f"telemetry= takes True, False or an llmbridge.Telemetry, not {option!r}")
