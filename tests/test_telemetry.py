@@ -262,3 +262,32 @@ def test_every_attribute_and_metric_name_is_the_conventions() -> None:
     assert not_in_conventions == {"gen_ai.usage.cost"}  # no convention for it yet
     values = {v.value for v in attributes.GenAiProviderNameValues}
     assert set(otel.PROVIDER_NAMES.values()) <= values
+
+
+async def test_a_cancelled_stream_ends_its_span_without_error() -> None:
+    import anyio
+
+    from tests.fakes import ChunkedBody
+
+    fx = load_fixture(FIXTURES / "openai" / "plain_text")
+    body = ChunkedBody([fx.body[: fx.body.index(b"\n\n") + 2], b""], hang_after=1)
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=body)
+
+    otel = Otel()
+    async with lb.Client(
+        http_client=httpx.AsyncClient(transport=httpx.MockTransport(answer)),
+        providers={"openai": {"api_key": "k"}},
+        telemetry=otel.config,
+    ) as client:
+        seen = []
+        with anyio.move_on_after(0.2) as scope:
+            async for event in client.stream(fx.model, fx.request.messages):
+                seen.append(event)
+    assert scope.cancelled_caught and seen  # the first event came, then the server hung
+    span = otel.span(f"chat {fx.request.model}")
+    assert span.status.status_code == StatusCode.UNSET
+    assert span.attributes["llmbridge.stream.ended"] == "closed"
+    (first,) = otel.points("gen_ai.client.operation.time_to_first_chunk")
+    assert first.sum < 0.2
