@@ -169,22 +169,24 @@ CHAT_FIXTURES = [
 ]
 
 
+def openai_sdk(body: bytes) -> Any:
+    """The official openai client, answered with ``body`` as a stream."""
+    openai = pytest.importorskip("openai")
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+    http = httpx.Client(transport=httpx.MockTransport(answer))
+    return openai.OpenAI(api_key="k", base_url="http://sdk.test/v1", http_client=http)
+
+
 @pytest.mark.parametrize(("provider", "name", "target"), CHAT_FIXTURES, ids=lambda v: str(v))
 async def test_chat_completions_fixtures_parse_as_the_openai_sdk_parses_them(
     provider: str, name: str, target: type[BaseModel]
 ) -> None:
-    openai = pytest.importorskip("openai")
     fx = load_fixture(FIXTURES / name)
     parsed, partials = await read_both_ways(provider, fx.model.split(":", 1)[1], fx.body, target)
-
-    def answer(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=fx.body)
-
-    sdk = openai.OpenAI(
-        api_key="k",
-        base_url="http://sdk.test/v1",
-        http_client=httpx.Client(transport=httpx.MockTransport(answer)),
-    )
+    sdk = openai_sdk(fx.body)
     sdk_values = []
     with sdk.chat.completions.stream(model="m", messages=[], response_format=target) as stream:
         for event in stream:
@@ -199,17 +201,8 @@ async def test_chat_completions_fixtures_parse_as_the_openai_sdk_parses_them(
 def test_the_openai_sdks_partials_contradict_the_final_value_where_ours_do_not() -> None:
     """Where the two differ on purpose: the SDK shows a number before it is complete
     (celsius -3, then gone, then -3.5); ours never show a value the final one contradicts."""
-    openai = pytest.importorskip("openai")
     fx = load_fixture(FIXTURES / "openai" / "structured_weather")
-
-    def answer(request: httpx.Request) -> httpx.Response:
-        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=fx.body)
-
-    sdk = openai.OpenAI(
-        api_key="k",
-        base_url="http://sdk.test/v1",
-        http_client=httpx.Client(transport=httpx.MockTransport(answer)),
-    )
+    sdk = openai_sdk(fx.body)
     with sdk.chat.completions.stream(model="m", messages=[], response_format=Weather) as stream:
         sdk_values = [e.parsed for e in stream if e.type == "content.delta"]
     assert {"city": "Oslo", "celsius": -3} in sdk_values
