@@ -356,3 +356,46 @@ async def test_partial_objects_stream_from_the_real_server(llama: Server) -> Non
     assert len(partials) >= 2 and partials[-1] == final
     assert all(consistent(p, final) for p in partials)
     assert City.model_validate(final).name
+
+
+async def test_telemetry_on_a_real_stream(llama: Server) -> None:
+    """The span and metrics of a real stream: the server's host and port, its model name,
+    real token counts, a first chunk before the end; no cost for a self-hosted server."""
+    sdk_trace = pytest.importorskip("opentelemetry.sdk.trace")
+    from opentelemetry.sdk.metrics import MeterProvider
+    from opentelemetry.sdk.metrics.export import InMemoryMetricReader
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    spans = InMemorySpanExporter()
+    tracing = sdk_trace.TracerProvider()
+    tracing.add_span_processor(SimpleSpanProcessor(spans))
+    reader = InMemoryMetricReader()
+    telemetry = lb.Telemetry(
+        tracer_provider=tracing, meter_provider=MeterProvider(metric_readers=[reader])
+    )
+    async with lb.Client(
+        providers={"llamacpp": {"base_url": llama.base_url}}, telemetry=telemetry
+    ) as client:
+        response = await client.complete("llamacpp:gemma", GREETING, max_tokens=8)
+    (span,) = spans.get_finished_spans()
+    attrs = span.attributes
+    assert span.name == "chat gemma"
+    assert attrs["server.address"] == "127.0.0.1"
+    assert attrs["server.port"] == int(llama.base_url.rsplit(":", 1)[1].split("/")[0])
+    assert attrs["gen_ai.provider.name"] == "llamacpp"
+    assert attrs["gen_ai.response.model"] == response.model
+    assert response.usage is not None and response.usage.output_tokens > 0
+    assert attrs["gen_ai.usage.output_tokens"] == response.usage.output_tokens
+    assert "gen_ai.usage.cost" not in attrs and response.cost is None
+    names = {
+        m.name
+        for r in reader.get_metrics_data().resource_metrics
+        for s in r.scope_metrics
+        for m in s.metrics
+    }
+    assert names == {
+        "gen_ai.client.token.usage",
+        "gen_ai.client.operation.duration",
+        "gen_ai.client.operation.time_to_first_chunk",
+    }
