@@ -282,7 +282,9 @@ def _assistant(
     # "" rather than null beside tool calls: the SDK's types allow both, and some servers
     # (llama-cpp-python) answer 500 to null.
     out: dict[str, Any] = {"role": "assistant", "content": joined}
-    if reasoning and calls:  # DeepSeek wants it on tool-call turns (and rejects it elsewhere)
+    if send_reasoning and calls:  # DeepSeek wants it on tool-call turns (and rejects it
+        # elsewhere): the field must be there even when the turn has none of this provider's
+        # reasoning (a turn from another provider), else its API answers 400
         out["reasoning_content"] = "".join(reasoning)
     details = reasoning_details(message, provider=provider, model=model)
     if details:
