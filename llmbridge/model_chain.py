@@ -176,15 +176,13 @@ async def _chain(
                             held.append(event)
                             continue
                         shown = True
-                        if switch is not None:
-                            yield dataclasses.replace(switch, to_model=link.label)
-                            switch = None
-                        for start in _announce(held, link, errors, n):
-                            yield start
+                        for first in _opening(switch, held, link, errors, n):
+                            yield first
+                        switch = None
                     yield event
                 if not shown:  # a stream with nothing but its start
-                    for start in _announce(held, link, errors, n):
-                        yield start
+                    for first in _opening(switch, held, link, errors, n):
+                        yield first
             return
         except LLMBridgeError as error:
             errors.append((link.label, error))
@@ -200,13 +198,21 @@ async def _chain(
                 switch = ModelSwitch(from_model=link.label, to_model="", error=error)
 
 
-def _announce(
-    held: list[StreamStart], link: _Link, errors: list[tuple[str, LLMBridgeError]], n: int
-) -> list[StreamStart]:
-    """The held ``StreamStart`` (made if the stream had none, once a model failed), naming the
-    answering provider and, in ``warnings``, the models that failed before it."""
+def _opening(
+    switch: ModelSwitch | None,
+    held: list[StreamStart],
+    link: _Link,
+    errors: list[tuple[str, LLMBridgeError]],
+    n: int,
+) -> list[StreamEvent]:
+    """What comes before a model's first event: the ``ModelSwitch`` owed to the app, if any,
+    then the held ``StreamStart`` (made if the stream had none, once a model failed), naming
+    the answering provider and, in ``warnings``, the models that failed before it."""
     if n == 0 and not errors:
-        return held
+        return list(held)
+    opening: list[StreamEvent] = []
+    if switch is not None:
+        opening.append(dataclasses.replace(switch, to_model=link.label))
     notes = [
         f"fallback: {label} failed ({type(e).__name__}: {e}); {link.label} answers"
         for label, e in errors
@@ -215,4 +221,4 @@ def _announce(
     first = dataclasses.replace(
         first, provider=link.provider.name, warnings=[*notes, *first.warnings]
     )
-    return [first, *held[1:]]
+    return [*opening, first, *held[1:]]
