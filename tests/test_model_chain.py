@@ -351,3 +351,17 @@ def test_model_switch_is_an_event_like_the_others() -> None:
     (part,) = [p for p in response.message.content if isinstance(p, lb.ReasoningPart)]
     assert part.provider == "openai"
     check_invariants(events)
+
+
+async def test_a_switch_skips_a_model_that_failed_silently() -> None:
+    server = Server()
+    async with server.client() as client:
+        events = await _events(client, ["fake:midway", "fake:busy", "fake:ok"], restart=True)
+    switches = [e for e in events if isinstance(e, lb.ModelSwitch)]
+    assert [(s.from_model, s.to_model) for s in switches] == [("fake:midway", "fake:ok")]
+    start = next(e for e in events if isinstance(e, lb.StreamStart))
+    assert [w.split(" failed")[0] for w in start.warnings] == [
+        "fallback: fake:midway",
+        "fallback: fake:busy",
+    ]
+    assert lb.accumulate(events).text == "Hello"
