@@ -344,12 +344,9 @@ class ToolRegistry:
             result = await result
         return result
 
-    def _refusal(self, call: ToolCallPart) -> ToolResult | None:
-        return refusal(self._entries, call)
-
     async def _gate(self, call: ToolCallPart, approve: Approver | None) -> ToolResult | None:
         """``None`` when the call may run; else its error result (bad arguments, denied)."""
-        refused = self._refusal(call)
+        refused = refusal(self._entries, call)
         if refused is not None:
             return refused
         entry = self._entries[call.name]
