@@ -31,7 +31,7 @@ from .stream.sse import DEFAULT_MAX_EVENT_BYTES
 from .structured import parse_response, response_format_of
 from .structured_prompt import WarningDecoder, plan_format
 from .telemetry import Telemetry, telemetry_from
-from .tool_options import as_specs, tools_cache_point
+from .tool_options import as_specs, hosted_tools, tools_cache_point
 from .types import (
     ChatMessage,
     ChatRequest,
@@ -167,6 +167,7 @@ class Client:
                 "model": model_name,
                 "messages": list(messages),
                 "tools": as_specs(tools),
+                "hosted_tools": hosted_tools(tools),
                 "tools_cache_point": tools_cache_point(tools),
                 "tool_choice": tool_choice,
                 "tool_mode": tool_mode,
@@ -267,6 +268,13 @@ class Client:
     ) -> tuple[ChatRequest, Callable[[], Decoder]]:
         """The wire request and decoder factory: the response format's and the tools' plans
         (native, or the prompt fallback)."""
+        if request.hosted_tools:  # provider-run tools: refused here, before anything is sent
+            from .hosted import check_runs_on
+
+            kinds = provider.capabilities(request.model).hosted_tools
+            check_runs_on(
+                request.hosted_tools, provider=provider.name, model=request.model, kinds=kinds
+            )
         warning = None
         if request.response_format is not None:
             request, warning = plan_format(request, provider.capabilities(request.model))

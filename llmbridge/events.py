@@ -22,8 +22,12 @@ if TYPE_CHECKING:
 
 __all__ = [
     "FINISH_REASONS",
+    "ApprovalRequest",
+    "Citation",
+    "CodeOutput",
     "Finish",
     "FinishReason",
+    "GeneratedImage",
     "ModelSwitch",
     "PartialObject",
     "ProviderItem",
@@ -180,6 +184,71 @@ class ProviderItem:
 
 
 @dataclass(slots=True)
+class Citation:
+    """A source the answer cites (web search, fetched pages, search grounding), in stream order.
+
+    Emitted where the provider says it (next to the text it backs); ``ChatResponse.citations``
+    collects them. The provider's own citation data stays where it was (raw items, metadata).
+    """
+
+    type: ClassVar[Literal["citation"]] = "citation"
+    url: str
+    title: str | None = None
+    cited_text: str | None = None
+    """The answer's text (or the source's) the citation backs, where the provider gives it."""
+
+
+@dataclass(slots=True)
+class ApprovalRequest:
+    """A remote MCP server's tool call that the provider holds until the app approves it.
+
+    Answer it in the next user message with ``ApprovalResponse(id, approve=...)``; the request
+    itself stays in the assistant message as a raw part, so history round-trips.
+    """
+
+    type: ClassVar[Literal["approval_request"]] = "approval_request"
+    id: str
+    server: str
+    """The MCP server's label (``HostedMCP.name``)."""
+    tool: str
+    arguments: dict[str, Any]
+
+
+@dataclass(slots=True)
+class CodeOutput:
+    """What provider-run code printed and made (code execution / code interpreter)."""
+
+    type: ClassVar[Literal["code_output"]] = "code_output"
+    stdout: str = ""
+    stderr: str = ""
+    exit_code: int | None = None
+    """``None`` where the provider does not say (it may give only an outcome)."""
+    files: list[str] = field(default_factory=list)
+    """Ids (or URLs) of files the code wrote, to fetch with the provider's files API."""
+    code: str | None = None
+    """The code that ran, where the provider sends it with the output."""
+
+
+@dataclass(slots=True)
+class GeneratedImage:
+    """An image a provider-run tool made: base64 bytes (``data``) or a ``url``."""
+
+    type: ClassVar[Literal["generated_image"]] = "generated_image"
+    b64: str | None = None
+    """The image as the provider sent it, base64 (``data`` decodes it)."""
+    url: str | None = None
+    media_type: str | None = None
+    revised_prompt: str | None = None
+
+    @property
+    def data(self) -> bytes | None:
+        """The image's bytes (``None`` when only a URL was given)."""
+        import base64
+
+        return None if self.b64 is None else base64.b64decode(self.b64)
+
+
+@dataclass(slots=True)
 class PartialObject:
     """The structured reply so far (``stream(..., response_format=...)``), yielded when it changed.
 
@@ -226,6 +295,10 @@ StreamEvent: TypeAlias = (
     | ToolCallChunk
     | ToolCallEnd
     | ProviderItem
+    | Citation
+    | ApprovalRequest
+    | CodeOutput
+    | GeneratedImage
     | PartialObject
     | ModelSwitch
     | Finish
@@ -241,6 +314,10 @@ _BY_TYPE: dict[str, type[StreamEvent]] = {
         ToolCallChunk,
         ToolCallEnd,
         ProviderItem,
+        Citation,
+        ApprovalRequest,
+        CodeOutput,
+        GeneratedImage,
         PartialObject,
         ModelSwitch,
         Finish,

@@ -17,9 +17,18 @@ from typing import Annotated, Any, ClassVar, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .events import FinishReason, RateLimit, Usage
+from .events import (
+    ApprovalRequest,
+    Citation,
+    CodeOutput,
+    FinishReason,
+    GeneratedImage,
+    RateLimit,
+    Usage,
+)
 
 __all__ = [
+    "ApprovalResponse",
     "AudioPart",
     "CachePoint",
     "ChatMessage",
@@ -179,6 +188,27 @@ class RawPart(_Model):
     data: dict[str, Any]
 
 
+class ApprovalResponse(_Model):
+    """The app's answer to an ``ApprovalRequest`` (a remote MCP tool call the provider holds),
+    sent in the next user message: ``ChatMessage.user(ApprovalResponse(req.id, approve=True))``.
+
+    Only the provider that asked reads it (Responses ``mcp_approval_response``); other
+    providers' encoders skip it.
+    """
+
+    type: Literal["approval_response"] = "approval_response"
+    id: str
+    """The ``ApprovalRequest.id`` answered."""
+    approve: bool
+    reason: str | None = None
+    """Why, if the app wants the model to know (sent when the provider takes it)."""
+
+    def __init__(self, id: str | None = None, /, **data: Any) -> None:
+        if id is not None:
+            data["id"] = id
+        super().__init__(**data)
+
+
 ContentPart: TypeAlias = Annotated[
     TextPart
     | ImagePart
@@ -188,11 +218,12 @@ ContentPart: TypeAlias = Annotated[
     | ToolCallPart
     | ToolResultPart
     | ReasoningPart
-    | RawPart,
+    | RawPart
+    | ApprovalResponse,
     Field(discriminator="type"),
 ]
 UserPart: TypeAlias = TextPart | ImagePart | DocumentPart | AudioPart | CachePoint
-"""What a user (or system) message holds besides tool results."""
+"""What a user (or system) message holds besides tool results (and ``ApprovalResponse``s)."""
 
 
 class ChatMessage(_Model):
@@ -215,7 +246,7 @@ class ChatMessage(_Model):
         return cls(role="system", content=[TextPart(text=text), *(_as_part(m) for m in more)])
 
     @classmethod
-    def user(cls, *content: str | UserPart) -> ChatMessage:
+    def user(cls, *content: str | UserPart | ApprovalResponse) -> ChatMessage:
         return cls(role="user", content=[_as_part(c) for c in content])
 
     @classmethod
@@ -267,7 +298,7 @@ class ChatMessage(_Model):
         return [p for p in self.content if isinstance(p, ToolResultPart)]
 
 
-def _as_part(content: str | UserPart) -> UserPart:
+def _as_part(content: str | UserPart | ApprovalResponse) -> UserPart | ApprovalResponse:
     return TextPart(text=content) if isinstance(content, str) else content
 
 
@@ -295,6 +326,14 @@ class ChatResponse(BaseModel):
     provider_data: dict[str, Any] | None = None
     provider: str | None = None
     """The llmbridge provider that answered (``openai``, ``anthropic``...), where known."""
+    citations: list[Citation] = Field(default_factory=list)
+    """Sources the answer cites (``Citation`` events, in stream order)."""
+    approval_requests: list[ApprovalRequest] = Field(default_factory=list)
+    """Remote MCP calls waiting for the app's ``ApprovalResponse`` (next user message)."""
+    code_outputs: list[CodeOutput] = Field(default_factory=list)
+    """What provider-run code printed and made, in order."""
+    images: list[GeneratedImage] = Field(default_factory=list)
+    """Images provider-run tools made, in order."""
 
     @property
     def text(self) -> str:

@@ -1,6 +1,7 @@
 """What the app asks for: ``ToolSpec``, tool choice, response format, reasoning, ``ChatRequest``.
 
-Rules: these are plain data on the ground floor (they import only ``llmbridge.messages``).
+Rules: these are plain data on the ground floor (they import only ``llmbridge.messages`` and
+``llmbridge.hosted``, the provider-run tool specs).
 ``ToolSpec``'s builders and argument validation live in ``llmbridge.tools.spec``; its
 classmethods and methods (contract) reach them through function-local imports, so the tools
 package loads when a spec is built from a function, model or schema, or validates arguments,
@@ -46,6 +47,7 @@ from pydantic import (
     model_validator,
 )
 
+from .hosted import HostedTool
 from .messages import CachePoint, ChatMessage, _Model
 
 if TYPE_CHECKING:
@@ -366,6 +368,8 @@ class ChatRequest(_Model):
     """The provider's model name (without the ``provider:`` prefix)."""
     messages: list[ChatMessage]
     tools: list[ToolSpec] = Field(default_factory=list)
+    hosted_tools: list[HostedTool] = Field(default_factory=list)
+    """Tools the provider runs itself (``llmbridge.hosted``: web search, code execution, ...)."""
     tool_choice: ToolChoice | None = None
     tool_mode: ToolMode = "auto"
     parallel_tool_calls: bool | None = None

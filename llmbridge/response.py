@@ -19,7 +19,11 @@ from typing import NoReturn
 
 from .errors import EventOrderError
 from .events import (
+    ApprovalRequest,
+    Citation,
+    CodeOutput,
     Finish,
+    GeneratedImage,
     ModelSwitch,
     PartialObject,
     ProviderItem,
@@ -79,6 +83,7 @@ class Accumulator:
         self._seen_ids: set[str] = set()
         self._finish: Finish | None = None
         self._start: StreamStart | None = None
+        self._hosted: list[Citation | ApprovalRequest | CodeOutput | GeneratedImage] = []
 
     @property
     def finished(self) -> bool:
@@ -135,6 +140,8 @@ class Accumulator:
                 self._start = event
                 if event.provider is not None:  # a fallback chain's model answers
                     self.provider = event.provider
+            case Citation() | ApprovalRequest() | CodeOutput() | GeneratedImage():
+                self._hosted.append(event)  # typed views: the raw items hold the round trip
             case PartialObject():
                 pass  # a view of the text already folded
             case ModelSwitch():
@@ -239,6 +246,10 @@ class Accumulator:
             rate_limit=start.rate_limit if start else None,
             provider_data=finish.provider_data if finish else None,
             provider=self.provider,
+            citations=[e for e in self._hosted if type(e) is Citation],
+            approval_requests=[e for e in self._hosted if type(e) is ApprovalRequest],
+            code_outputs=[e for e in self._hosted if type(e) is CodeOutput],
+            images=[e for e in self._hosted if type(e) is GeneratedImage],
         )
 
 

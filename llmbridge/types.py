@@ -11,6 +11,7 @@ one, so the tools package never reaches back into itself through here.
 from __future__ import annotations
 
 from .messages import (
+    ApprovalResponse,
     AudioPart,
     CachePoint,
     ChatMessage,
@@ -35,6 +36,7 @@ from .request import (
 )
 
 __all__ = [
+    "ApprovalResponse",
     "AudioPart",
     "CachePoint",
     "ChatMessage",

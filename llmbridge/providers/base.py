@@ -159,6 +159,9 @@ class Capabilities:
     json_mode: JsonMode = "schema"
     """How a ``response_format`` can be sent: ``schema`` (the API enforces a JSON schema),
     ``object`` (it guarantees JSON but not the schema) or ``none`` (the prompt must ask)."""
+    hosted_tools: frozenset[str] = frozenset()
+    """The provider-run tool specs this model can run, by their ``type`` (``web_search``,
+    ``code_execution``...: ``llmbridge.hosted``); others are refused before sending."""
 
 
 @runtime_checkable

@@ -33,6 +33,10 @@ Rules:
   generation, shell, item types newer than this code) are not tool-call
   events: each ``output_item.done`` item becomes a ``ProviderItem`` holding the item verbatim,
   in stream order, so ``resp.message`` sends it back where it was (``messages.py``).
+* Typed views of provider-run work (``hosted.py``), next to the ``ProviderItem``: an MCP
+  approval request → ``ApprovalRequest``, code interpreter output → ``CodeOutput``, a made
+  image → ``GeneratedImage``; ``output_text.annotation.added`` ``url_citation`` →
+  ``Citation`` (the cited span read from the text streamed so far).
 * ``response.completed`` → ``Finish`` (``tool_calls`` if calls were emitted, else ``stop``);
   ``response.incomplete`` → reason from ``incomplete_details.reason``. Open calls are closed
   first. ``error`` and ``response.failed`` raise a typed ``APIError`` (a spliced stream a
@@ -58,6 +62,7 @@ from ...events import (
 )
 from .errors import stream_error
 from .finish_reasons import map_finish_reason
+from .hosted import citation, item_events
 from .messages import PROVIDER_NAME
 from .shapes import Key, item_key, str_or_none, texts
 from .tool_calls import ToolCalls
@@ -212,6 +217,11 @@ class ResponsesDecoder:
             self._item_text = True
             out.append(TextDelta(final[len(streamed) :]))
 
+    def _on_annotation(self, obj: dict[str, Any], out: _Out) -> None:
+        found = citation(obj.get("annotation"), "".join(self._text_buf))
+        if found is not None:
+            out.append(found)
+
     def _on_refusal_delta(self, obj: dict[str, Any], out: _Out) -> None:
         delta = obj.get("delta")
         if isinstance(delta, str) and delta:
@@ -256,6 +266,7 @@ class ResponsesDecoder:
             handler(self, obj, item, out)
         else:  # run by the provider (web search, MCP, code interpreter, ...): kept in order
             out.append(ProviderItem(item))
+            out.extend(item_events(item))  # its typed view, if any (approval, code, image)
 
     def _function_call_done(self, obj: dict[str, Any], item: dict[str, Any], out: _Out) -> None:
         self._calls.done(obj, item, out)
@@ -271,6 +282,12 @@ class ResponsesDecoder:
             self._refusal.append(refusal)
         if text:
             out.append(TextDelta(text))
+        for part in content if isinstance(content, list) else ():
+            notes = part.get("annotations") if isinstance(part, dict) else None
+            for note in notes if isinstance(notes, list) else ():
+                found = citation(note, str(part.get("text") or ""))
+                if found is not None:
+                    out.append(found)
 
     def _reasoning_done(self, obj: dict[str, Any], item: dict[str, Any], out: _Out) -> None:
         text = ""
@@ -301,6 +318,7 @@ _HANDLERS: dict[str, _Handler] = {
     "response.output_text.delta": ResponsesDecoder._on_text_delta,
     "response.output_text.done": ResponsesDecoder._on_text_done,
     "response.refusal.delta": ResponsesDecoder._on_refusal_delta,
+    "response.output_text.annotation.added": ResponsesDecoder._on_annotation,
     "response.reasoning_summary_text.delta": ResponsesDecoder._on_reasoning_delta,
     "response.reasoning_text.delta": ResponsesDecoder._on_reasoning_delta,
     "response.output_item.added": ResponsesDecoder._on_item_added,

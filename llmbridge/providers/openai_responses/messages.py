@@ -27,6 +27,8 @@ Rules:
   raw parts of other providers are dropped.
 * Output item ids (``fc_...``) go back only when the turn's reasoning item went back too: the
   API rejects a function call id whose reasoning item is missing.
+* An ``ApprovalResponse`` part (the app's answer to an MCP approval request) is an
+  ``mcp_approval_response`` item, after the turn's tool results (``hosted.py``).
 * ``DocumentPart`` → ``input_file`` (``file_data`` + ``filename``, or ``file_url``), in user
   content and in function outputs. ``AudioPart`` is an ``UnsupportedFeatureError``: the SDK's
   message content types hold no audio. A ``CachePoint`` in user content marks the part before
@@ -41,6 +43,7 @@ import orjson
 
 from ...errors import UnsupportedFeatureError
 from ...types import (
+    ApprovalResponse,
     AudioPart,
     CachePoint,
     ChatMessage,
@@ -53,6 +56,7 @@ from ...types import (
     ToolResultPart,
 )
 from ..openai.messages import cache_breakpoint, custom_input, document_name, is_custom_call
+from .hosted import approval_item
 
 __all__ = ["PROVIDER_NAME", "encode_messages"]
 
@@ -196,6 +200,7 @@ def encode_messages(
             continue
         # user and tool turns: tool results first (they answer the previous calls), then content
         items.extend(_tool_output(p, custom) for p in msg.tool_results)
+        items.extend(approval_item(p) for p in msg.content if isinstance(p, ApprovalResponse))
         content = _user_content(msg)
         if content or (msg.role == "user" and not msg.tool_results):
             items.append({"type": "message", "role": "user", "content": content})

@@ -23,6 +23,7 @@ from ..openai.model_list import parse_model_list
 from ..openai.usage import read_rate_limit
 from .decode import ResponsesDecoder
 from .errors import map_http_error
+from .hosted import HOSTED_TOOLS
 from .messages import PROVIDER_NAME
 from .request import build_body, count_tokens_body, request_warnings
 
@@ -55,7 +56,11 @@ class OpenAIResponsesProvider:
         return f"OpenAIResponsesProvider(base_url={self.base_url!r})"
 
     def capabilities(self, model: str) -> Capabilities:
-        return Capabilities(native_tools=True, reasoning=model.startswith(_REASONING_PREFIXES))
+        return Capabilities(
+            native_tools=True,
+            reasoning=model.startswith(_REASONING_PREFIXES),
+            hosted_tools=HOSTED_TOOLS,
+        )
 
     def _auth_headers(self, headers: dict[str, str]) -> dict[str, str]:
         if self._key is not None:

@@ -19,6 +19,8 @@ Rules:
   (``request_warnings``), which the decoder reports on ``StreamStart``.
 * the history is first made sendable (``providers/history.py``): other providers' reasoning
   and items left out with a warning, tool-call ids over 64 characters rewritten;
+* provider-run tool specs (``ChatRequest.hosted_tools``) follow the function tools as built-in
+  tools, with the ``include`` entries they need (``hosted.py``);
 * ``extra`` is merged last, as given; ``include`` lists are united, ``text`` objects merged and
   ``tools`` (built-in tools such as ``web_search``) appended to the function tools.
 """
@@ -30,6 +32,7 @@ from typing import Any
 from ...types import CachePoint, ChatRequest
 from ..history import RESPONSES_IDS, adapt_history
 from ..openai.tools import response_schema, response_schema_warning
+from .hosted import encode_hosted, hosted_warnings
 from .messages import PROVIDER_NAME, encode_messages
 from .tools import encode_tool, encode_tool_choice
 
@@ -70,6 +73,7 @@ def request_warnings(request: ChatRequest) -> list[str]:
         warnings.append(
             "reasoning budget_tokens is not supported by the Responses API (use effort); dropped"
         )
+    warnings.extend(hosted_warnings(request.hosted_tools))
     if request.tools_cache_point is not None:
         warnings.append(
             "a CachePoint among the tools: the Responses API has no breakpoint for tool "
@@ -101,13 +105,16 @@ def build_body(request: ChatRequest) -> dict[str, Any]:
             body["tool_choice"] = encode_tool_choice(request.tool_choice, request.tools)
         if request.parallel_tool_calls is not None:
             body["parallel_tool_calls"] = request.parallel_tool_calls
+    include: list[str] = []
+    if request.hosted_tools:  # provider-run tools (hosted.py), after the function tools
+        hosted, include = encode_hosted(request.hosted_tools)
+        body["tools"] = [*body.get("tools", []), *hosted]
     if request.temperature is not None:
         body["temperature"] = request.temperature
     if request.top_p is not None:
         body["top_p"] = request.top_p
     if request.max_tokens is not None:
         body["max_output_tokens"] = request.max_tokens
-    include: list[str] = []
     if request.reasoning is not None:
         reasoning: dict[str, Any] = {}
         if request.reasoning.effort is not None:
