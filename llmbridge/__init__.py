@@ -29,12 +29,13 @@ if _TYPE_CHECKING:
     from .response import Accumulator, ChatResponse, accumulate
     from .stream import RetryPolicy
     from .sync import SyncClient
+    from .telemetry import Telemetry
     from .tools import (
         ApprovalDecision,
-        ApprovalRequest,
         MCPConfigError,
         MCPError,
         ToolApprovalError,
+        ToolApprovalRequest,
         ToolContext,
         ToolLimitError,
         ToolRegistry,
@@ -79,7 +80,7 @@ _LAZY = {
     ".telemetry": ("Telemetry",),
     ".tools": (
         "ApprovalDecision",
-        "ApprovalRequest",
+        "ToolApprovalRequest",
         "MCPConfigError",
         "MCPError",
         "ToolApprovalError",
@@ -120,7 +121,7 @@ __all__ = [
     "DocumentPart",
     "Accumulator",
     "ApprovalDecision",
-    "ApprovalRequest",
+    "ToolApprovalRequest",
     "Capabilities",
     "ChatMessage",
     "ChatRequest",

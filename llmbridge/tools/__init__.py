@@ -18,7 +18,7 @@ from .decorator import Tool, tool
 from .errors import ToolLimitError, ToolSchemaError, ToolSchemaWarning, ToolTimeoutError
 
 if TYPE_CHECKING:
-    from .approval import ApprovalDecision, ApprovalRequest, ToolApprovalError
+    from .approval import ApprovalDecision, ToolApprovalError, ToolApprovalRequest
     from .loop import ToolLoop, run_tool_loop
     from .mcp import MCPConnection, MCPTool, connect_http, connect_stdio
     from .mcp_config import MCPConfigError, load_mcp_config
@@ -30,7 +30,6 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ApprovalDecision",
-    "ApprovalRequest",
     "MCPConfigError",
     "MCPConnection",
     "MCPConnectionLostError",
@@ -43,6 +42,7 @@ __all__ = [
     "MCPToolError",
     "Tool",
     "ToolApprovalError",
+    "ToolApprovalRequest",
     "ToolContext",
     "ToolLimitError",
     "ToolLoop",
@@ -82,7 +82,7 @@ _LAZY = {
     "MCPServers": "mcp_servers",
     "connect_mcp_servers": "mcp_servers",
     "ApprovalDecision": "approval",
-    "ApprovalRequest": "approval",
+    "ToolApprovalRequest": "approval",
     "ToolApprovalError": "approval",
 }
 

@@ -7,7 +7,7 @@ Rules:
   this call needs approval (``lambda args: args["amount"] > 100``). Rules come from
   ``@tool(approval=...)``, ``ToolRegistry.register(..., approval=...)`` or an MCP server's
   ``approval`` in the config (``"always"``, ``"never"`` or a list of its tool names).
-* The *approver* is the app's callback: it receives an ``ApprovalRequest`` and returns ``True``
+* The *approver* is the app's callback: it receives an ``ToolApprovalRequest`` and returns ``True``
   (go ahead), ``False`` (denied) or an ``ApprovalDecision`` carrying a reason the model reads.
   Sync callbacks run in a worker thread (they may block on ``input()``); async ones are awaited.
 * Only calls the *model* makes are gated (the tool loop, ``ToolRegistry.execute``); an app that
@@ -31,10 +31,10 @@ from ..errors import LLMBridgeError, UsageError
 
 __all__ = [
     "ApprovalDecision",
-    "ApprovalRequest",
     "ApprovalRule",
     "Approver",
     "ToolApprovalError",
+    "ToolApprovalRequest",
     "ask_approval",
     "check_rule",
     "denial",
@@ -46,7 +46,7 @@ ApprovalRule: TypeAlias = Literal["always", "never"] | Callable[[Mapping[str, An
 
 
 @dataclass(frozen=True, slots=True)
-class ApprovalRequest:
+class ToolApprovalRequest:
     """What the app's approver is asked about."""
 
     kind: Literal["tool_call", "sampling"]
@@ -71,7 +71,7 @@ class ApprovalDecision:
 
 
 Approver: TypeAlias = Callable[
-    [ApprovalRequest], "bool | ApprovalDecision | Awaitable[bool | ApprovalDecision]"
+    [ToolApprovalRequest], "bool | ApprovalDecision | Awaitable[bool | ApprovalDecision]"
 ]
 """The app's callback, sync or async."""
 
@@ -102,7 +102,7 @@ def needs_approval(rule: ApprovalRule | None, arguments: Mapping[str, Any]) -> b
     return bool(rule(arguments))
 
 
-async def ask_approval(approver: Approver | None, request: ApprovalRequest) -> ApprovalDecision:
+async def ask_approval(approver: Approver | None, request: ToolApprovalRequest) -> ApprovalDecision:
     """Ask the app; no approver means denied."""
     if approver is None:
         return ApprovalDecision(False, "it needs approval and this app gave no approver")
@@ -121,7 +121,7 @@ async def ask_approval(approver: Approver | None, request: ApprovalRequest) -> A
     raise UsageError(f"the approver must return True, False or an ApprovalDecision, got {answer!r}")
 
 
-def denial(request: ApprovalRequest, decision: ApprovalDecision) -> ToolApprovalError:
+def denial(request: ToolApprovalRequest, decision: ApprovalDecision) -> ToolApprovalError:
     """The error the model reads for a denied call."""
     why = f": {decision.reason}" if decision.reason else ""
     return ToolApprovalError(

@@ -12,9 +12,9 @@ from ..errors import ToolArgumentsError
 from ..messages import ToolCallPart
 from ..request import ToolSpec
 from .approval import (
-    ApprovalRequest,
     ApprovalRule,
     Approver,
+    ToolApprovalRequest,
     ask_approval,
     denial,
     needs_approval,
@@ -58,7 +58,7 @@ async def gate(
             return None
     except Exception as exc:  # bad arguments (or a rule that chokes on them)
         return result_message(call_id=call.id, name=call.name, exception=exc)
-    request = ApprovalRequest(
+    request = ToolApprovalRequest(
         "tool_call", call.name, dict(call.arguments), server=server, call_id=call.id
     )
     decision = await ask_approval(approve, request)

@@ -2,7 +2,7 @@
 
 Rules: only when the app passed ``sampling_model="provider:model"`` and a ``Client`` to
 ``connect_mcp_servers``; otherwise the SDK's default answer (sampling not supported) stands.
-Each request asks the app's approver first (``ApprovalRequest(kind="sampling")`` with the
+Each request asks the app's approver first (``ToolApprovalRequest(kind="sampling")`` with the
 server's messages, system prompt and ``max_tokens``) when there is one; a denial is a JSON-RPC
 error the server sees. The request becomes one ``client.complete`` call: ``systemPrompt`` →
 system message, messages → ``ChatMessage``s (text, images, audio), ``maxTokens``,
@@ -18,7 +18,7 @@ from typing import Any
 
 from ..errors import LLMBridgeError
 from ..messages import ChatMessage
-from .approval import ApprovalRequest, Approver, ask_approval
+from .approval import Approver, ToolApprovalRequest, ask_approval
 from .mcp_content import field_of, prompt_messages
 
 __all__ = ["sampling_callback"]
@@ -39,7 +39,7 @@ def sampling_callback(
         system = field_of(params, "systemPrompt", "system_prompt")
         max_tokens = field_of(params, "maxTokens", "max_tokens")
         if approve is not None:
-            request = ApprovalRequest(
+            request = ToolApprovalRequest(
                 "sampling",
                 label,
                 {

@@ -108,9 +108,9 @@ async def test_sampling_is_answered_by_the_real_llama_server(llama: Any) -> None
 
     from tests.tools.mcp_helpers import APP_SERVER
 
-    asked: list[lb.ApprovalRequest] = []
+    asked: list[lb.ToolApprovalRequest] = []
 
-    def approve(request: lb.ApprovalRequest) -> bool:
+    def approve(request: lb.ToolApprovalRequest) -> bool:
         asked.append(request)
         return True
 

@@ -12,7 +12,7 @@ import pytest
 import llmbridge as lb
 from llmbridge.events import Finish, StreamEvent, ToolCallEnd, ToolCallStart
 from llmbridge.tools import ToolRegistry, ToolResult, run_tool_loop
-from llmbridge.tools.approval import ApprovalDecision, ApprovalRequest
+from llmbridge.tools.approval import ApprovalDecision, ToolApprovalRequest
 from llmbridge.types import ChatMessage, ToolCallPart
 
 pytestmark = pytest.mark.anyio
@@ -51,9 +51,9 @@ def _clear() -> None:
 
 
 async def test_calls_needing_approval_ask_the_app_in_order_and_denials_are_errors() -> None:
-    asked: list[ApprovalRequest] = []
+    asked: list[ToolApprovalRequest] = []
 
-    def approve(request: ApprovalRequest) -> bool:  # sync: runs in a worker thread
+    def approve(request: ToolApprovalRequest) -> bool:  # sync: runs in a worker thread
         asked.append(request)
         return request.arguments.get("path") != "/etc/passwd"
 
@@ -87,7 +87,7 @@ async def test_no_approver_fails_closed_and_a_reason_reaches_the_model() -> None
     [result] = await registry.execute_all(calls(("delete_file", {"path": "x"})))
     assert result.is_error and "gave no approver" in result.message.tool_results[0].text
 
-    async def approve(request: ApprovalRequest) -> ApprovalDecision:
+    async def approve(request: ToolApprovalRequest) -> ApprovalDecision:
         await anyio.lowlevel.checkpoint()
         return ApprovalDecision(False, "the user is away")
 
@@ -126,7 +126,7 @@ async def test_client_run_approve_pauses_the_loop() -> None:
         for event in turns.pop(0):
             yield event
 
-    async def approve(request: ApprovalRequest) -> bool:
+    async def approve(request: ToolApprovalRequest) -> bool:
         assert ran == []  # asked before the tool runs
         return False
 
@@ -205,9 +205,9 @@ async def test_client_run_asks_the_approver_over_a_replayed_openai_conversation(
         """Current weather for a city."""
         return "Sunny, 22 °C"
 
-    asked: list[ApprovalRequest] = []
+    asked: list[ToolApprovalRequest] = []
 
-    async def approve(request: ApprovalRequest) -> bool:
+    async def approve(request: ToolApprovalRequest) -> bool:
         asked.append(request)
         return True
 

@@ -17,7 +17,7 @@ pytest.importorskip("mcp")
 
 import llmbridge as lb
 from llmbridge.events import Finish, StreamEvent, ToolCallEnd, ToolCallStart
-from llmbridge.tools import ApprovalRequest, MCPConnectionLostError, ToolResult, run_tool_loop
+from llmbridge.tools import MCPConnectionLostError, ToolApprovalRequest, ToolResult, run_tool_loop
 from llmbridge.tools.results import ToolOutput
 from tests.fakes import FakeProvider, mock_client, sse_body, sse_response
 from tests.tools.mcp_helpers import APP_SERVER, descendants, free_port, http_app_server
@@ -83,9 +83,9 @@ async def run_turns(registry: Any, turns: list[list[StreamEvent]], **kw: Any) ->
 
 async def test_many_servers_one_registry(web: tuple[str, int]) -> None:
     url, web_pid = web
-    asked: list[ApprovalRequest] = []
+    asked: list[ToolApprovalRequest] = []
 
-    async def approve(request: ApprovalRequest) -> bool:
+    async def approve(request: ToolApprovalRequest) -> bool:
         asked.append(request)
         return True
 
@@ -223,9 +223,9 @@ async def test_sampling_answers_with_the_apps_model(web: tuple[str, int]) -> Non
         seen.append(request.content)
         return sse_response(sse_body({"text": "forty-two"}, {"finish": "stop"}))
 
-    asked: list[ApprovalRequest] = []
+    asked: list[ToolApprovalRequest] = []
 
-    def approve(request: ApprovalRequest) -> bool:
+    def approve(request: ToolApprovalRequest) -> bool:
         asked.append(request)
         return request.kind == "sampling" and request.server == "web"
 

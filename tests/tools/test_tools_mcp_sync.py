@@ -19,7 +19,7 @@ def test_servers_from_a_sync_script() -> None:
     def handler(request: Any) -> Any:
         return sse_response(sse_body({"text": "hello from the app"}, {"finish": "stop"}))
 
-    def approve(request: lb.ApprovalRequest) -> bool:
+    def approve(request: lb.ToolApprovalRequest) -> bool:
         time.sleep(0.01)  # a blocking approver (input()) runs in a worker thread
         return True
 
