@@ -19,6 +19,8 @@ and the block types of https://platform.claude.com/docs/en/api/messages. Rules:
   ``ProviderItem`` holding the block as the API wants it sent back (``input_json_delta``
   parsed into ``input``, other string deltas appended to their field). Input that does not
   parse leaves ``input`` as streamed at start and is noted in ``input_errors``.
+* Typed views (``hosted.py``): a citation naming a URL is also a ``Citation`` event where it
+  arrives; a code execution result block is followed by its ``CodeOutput``.
 * Unknown delta types are skipped.
 * A delta or stop for the index right after the block started last, which no block started
   with, is recovered by position, as the anthropic SDK reads it: it belongs to that block if it
@@ -37,6 +39,7 @@ import orjson
 from ...errors import MalformedStreamError
 from ...events import ProviderItem, ReasoningDelta, StreamEvent, TextDelta, ToolCallChunk
 from ...tool_calls import ToolCall, ToolCallLedger, parse_arguments
+from .hosted import block_events, cited_citation
 
 __all__ = ["KEPT", "TEXT", "TOOL", "Block", "ContentBlocks"]
 
@@ -113,10 +116,14 @@ class ContentBlocks:
     def _text_start(self, index: int, block: dict[str, Any]) -> _Events:
         self.open[index] = Block(TEXT)
         cites = block.get("citations")
+        out: _Events = []
+        text = block.get("text")
+        if type(text) is str and text:
+            out.append(TextDelta(text))
         if type(cites) is list:
             self.citations.extend({"index": index, "citation": c} for c in cites)
-        text = block.get("text")
-        return [TextDelta(text)] if type(text) is str and text else []
+            out.extend(c for c in map(cited_citation, cites) if c is not None)
+        return out
 
     def _tool_start(self, index: int, block: dict[str, Any]) -> _Events:
         call_id, name, caller = block.get("id"), block.get("name"), block.get("caller")
@@ -193,9 +200,11 @@ class ContentBlocks:
         return []
 
     def _citations_delta(self, b: Block, index: int, delta: dict[str, Any]) -> _Events:
-        if "citation" in delta:
-            self.citations.append({"index": index, "citation": delta["citation"]})
-        return []
+        if "citation" not in delta:
+            return []
+        self.citations.append({"index": index, "citation": delta["citation"]})
+        found = cited_citation(delta["citation"])
+        return [found] if found is not None else []
 
     # -- stop ----------------------------------------------------------------------------
     def stop(self, index: Any) -> _Events:
@@ -226,7 +235,7 @@ class ContentBlocks:
                 block["input"] = parsed
             else:
                 self.input_errors.append({"index": index, "raw_input": raw, "error": error})
-        return [ProviderItem(block)]
+        return [ProviderItem(block), *block_events(block)]
 
     def _recover(self, index: int) -> Block | None:
         """The block started last, moved to ``index`` (see module docstring), or ``None``."""

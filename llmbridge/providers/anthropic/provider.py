@@ -24,6 +24,7 @@ from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, Secret, read_token_count
 from .decode import AnthropicDecoder
 from .errors import map_http_error
+from .hosted import HOSTED_TOOLS, encode_hosted
 from .model_list import PAGE_SIZE, parse_model_list
 from .request import API_VERSION, build_body, build_headers, count_tokens_body
 from .usage import read_rate_limit
@@ -41,6 +42,16 @@ _NO_STRUCTURED_OUTPUTS = (
 )
 """Models before structured outputs (``output_config.format``: Opus 4.1, Sonnet 4.5, Haiku 4.5
 and later take it): a ``response_format`` goes into the prompt instead."""
+
+_NO_SERVER_TOOLS = (
+    "claude-2",
+    "claude-instant",
+    "claude-3-opus",
+    "claude-3-sonnet",
+    "claude-3-haiku",
+)
+"""Models before Anthropic's server tools (web search came with Claude 3.5): hosted tool specs
+are refused for them."""
 
 DEFAULT_BASE_URL = "https://api.anthropic.com"
 _AUTH_SCHEMES = ("bearer", "x-api-key")
@@ -81,14 +92,17 @@ class AnthropicProvider:
             reasoning=not legacy,
             images=True,
             json_mode="schema" if json_schema else "none",
+            hosted_tools=frozenset() if model.startswith(_NO_SERVER_TOOLS) else HOSTED_TOOLS,
         )
 
-    def _request_headers(self, *, accept: str = "text/event-stream") -> dict[str, str]:
+    def _request_headers(
+        self, *, accept: str = "text/event-stream", betas: list[str] | None = None
+    ) -> dict[str, str]:
         headers = build_headers(
             key=self._key.reveal(),
             api_version=self._api_version,
             auth=self._auth,
-            betas=self._betas,
+            betas=[*self._betas, *(betas or [])],
             extra=self._headers,
         )
         headers["accept"] = accept
@@ -96,14 +110,16 @@ class AnthropicProvider:
 
     def build_request(self, request: ChatRequest) -> HttpRequest:
         body, _ = build_body(request, provider_name=self.name, api_version=self._api_version)
-        headers = self._request_headers()
+        betas = encode_hosted(request.hosted_tools).betas if request.hosted_tools else None
+        headers = self._request_headers(betas=betas)
         return HttpRequest(
             method="POST", url=f"{self._base_url}/v1/messages", headers=headers, json=body
         )
 
     def count_tokens_request(self, request: ChatRequest) -> HttpRequest:
         body = count_tokens_body(request, provider_name=self.name, api_version=self._api_version)
-        headers = self._request_headers(accept="application/json")
+        betas = encode_hosted(request.hosted_tools).betas if request.hosted_tools else None
+        headers = self._request_headers(accept="application/json", betas=betas)
         url = f"{self._base_url}/v1/messages/count_tokens"
         return HttpRequest(method="POST", url=url, headers=headers, json=body)
 

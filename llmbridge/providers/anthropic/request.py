@@ -19,6 +19,9 @@ Rules:
 * The history is first made sendable here (``providers/history.py``): other providers'
   reasoning and items left out with a warning, tool-call ids rewritten to
   ``^[a-zA-Z0-9_-]+$``.
+* Provider-run tool specs (``ChatRequest.hosted_tools``) follow the app's tools as server
+  tools, remote MCP servers go to ``mcp_servers`` (``hosted.py``; its beta flag is added to
+  the headers by the provider).
 * Settings that cannot be honoured become warnings (``request_warnings``), surfaced on
   ``StreamStart``; only an unbuildable request raises. ``extra`` is merged into the body last
   (``extra["tools"]``, e.g. server tools, is appended to the app's tools).
@@ -31,6 +34,7 @@ from typing import Any
 
 from ...types import ChatRequest
 from ..history import ANTHROPIC_IDS, adapt_history
+from .hosted import encode_hosted
 from .messages import cache_control, encode_messages, limit_cache_points
 from .models import MIN_THINKING_BUDGET, default_max_tokens, effort_budget, supports_adaptive
 from .schema import output_schema
@@ -105,6 +109,13 @@ def build_body(
         choice = encode_tool_choice(req.tool_choice, parallel=req.parallel_tool_calls)
         if choice is not None:
             body["tool_choice"] = choice
+    if req.hosted_tools:  # provider-run tools (hosted.py) after the app's
+        hosted = encode_hosted(req.hosted_tools)
+        warnings.extend(hosted.warnings)
+        if hosted.tools:
+            body["tools"] = [*body.get("tools", []), *hosted.tools]
+        if hosted.mcp_servers:
+            body["mcp_servers"] = hosted.mcp_servers
     if req.stop:
         body["stop_sequences"] = list(req.stop)
     sampling = {"temperature": req.temperature, "top_p": req.top_p, "top_k": req.top_k}

@@ -23,6 +23,8 @@ event is one whole ``GenerateContentResponse``; there is no terminal marker but 
   tool calls, generated media, part types newer than this code) are never tool-call events:
   each becomes a ``ProviderItem`` holding the part exactly as received (its
   ``thoughtSignature`` included), in stream order, so ``resp.message`` sends it back in place;
+* typed views (``hosted.py``): a code execution result part is followed by a ``CodeOutput``, an
+  image part by a ``GeneratedImage``; grounding supports become ``Citation`` events (once each);
 * grounding / citation / URL-context metadata, ``finishMessage`` and a blocking
   ``promptFeedback`` are kept in ``Finish.provider_data``;
 * ``usageMetadata`` is cumulative: the last one wins, and ``Finish`` is emitted by ``close()``
@@ -50,6 +52,7 @@ from ...events import (
 from ...tool_calls import ToolCall, ToolCallLedger
 from .errors import stream_error
 from .finish_reasons import map_finish_reason
+from .hosted import grounding_citations, part_events
 from .messages import NEXT_PART, PLACEMENT, SIGNATURE
 from .partial_args import ArgumentsBuilder
 from .usage import convert_usage
@@ -84,6 +87,7 @@ class GeminiDecoder:
         self._blocked: str | None = None
         self._usage: dict[str, Any] | None = None
         self._extra: dict[str, Any] = {}
+        self._cited: set[tuple[str, str | None]] = set()
 
     # -- feeding -----------------------------------------------------------------------
     def feed(self, event: str, data: str) -> list[StreamEvent]:
@@ -163,6 +167,8 @@ class GeminiDecoder:
             for key, name in _METADATA:
                 if candidate.get(key) is not None:
                     self._extra[name] = candidate[key]
+            if "groundingMetadata" in candidate:
+                out.extend(grounding_citations(candidate["groundingMetadata"], self._cited))
         return out
 
     def _start(self, chunk: dict[str, Any], out: list[StreamEvent]) -> None:
@@ -207,6 +213,7 @@ class GeminiDecoder:
             out.append(TextDelta(text))
         else:  # code execution, server tool calls, generated media: the provider's own part,
             out.append(ProviderItem(part))  # kept whole (its signature included), in order
+            out.extend(part_events(part))  # its typed view (code output, image), if any
 
     # -- tool calls ----------------------------------------------------------------------
     def _function_call(

@@ -26,6 +26,7 @@ from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, Secret, read_token_count
 from .decode import GeminiDecoder
 from .errors import map_http_error
+from .hosted import GEMINI_TOOLS, VERTEX_TOOLS
 from .model_list import PAGE_SIZE, parse_model_list
 from .request import build_body, request_warnings
 
@@ -72,7 +73,9 @@ class GeminiProvider:
 
     def capabilities(self, model: str) -> Capabilities:
         thinking = any(tag in model for tag in ("2.5", "gemini-3", "thinking"))
-        return Capabilities(native_tools=True, reasoning=thinking, images=True)
+        legacy = model.removeprefix("models/").startswith(("gemini-1", "gemini-pro"))
+        hosted = frozenset() if legacy else (VERTEX_TOOLS if self._vertex else GEMINI_TOOLS)
+        return Capabilities(native_tools=True, reasoning=thinking, images=True, hosted_tools=hosted)
 
     def _url(self, model: str) -> str:
         return f"{self._base}/{_model_path(model)}:streamGenerateContent?alt=sse"

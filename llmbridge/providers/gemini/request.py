@@ -19,6 +19,9 @@ Rules:
   and items are left out, with a warning; on Gemini 3 and later (any model not named
   ``gemini-1*`` / ``gemini-2*``), unsigned function calls of the current turn get Google's
   placeholder signature (``messages.py``).
+* provider-run tool specs (``ChatRequest.hosted_tools``) → one ``Tool`` entry each after the
+  function declarations (``googleSearch``, ``urlContext``, ``codeExecution``, ``fileSearch``:
+  ``hosted.py``);
 * ``extra`` is merged into the body last: dict values one level deep (so
   ``extra={"generationConfig": {"topK": 5}}`` adds to what was built), others replace.
 * settings Gemini cannot honour are listed by ``request_warnings`` (the decoder reports them as
@@ -31,6 +34,7 @@ from typing import Any
 
 from ...types import CachePoint, ChatRequest, ReasoningConfig, ToolChoice
 from ..history import adapt_history, validates_thought_signatures
+from .hosted import encode_hosted
 from .messages import encode_messages
 from .schema import dropped_keywords, to_gemini_schema
 from .tools import encode_tool_choice, encode_tools
@@ -128,6 +132,9 @@ def build_body(
             body["toolConfig"] = encode_tool_choice(
                 choice, stream_arguments=stream_arguments and vertex
             )
+    if request.hosted_tools:  # provider-run tools (hosted.py): a Tool entry each
+        hosted, _ = encode_hosted(request.hosted_tools, provider=provider)
+        body["tools"] = [*body.get("tools", []), *hosted]
     generation = _generation_config(request, json_schema=json_schema, vertex=vertex)
     if generation:
         body["generationConfig"] = generation
@@ -153,6 +160,8 @@ def request_warnings(
                 "(llmbridge validates the reply against them; the json_schema option sends "
                 "the full JSON Schema)"
             )
+    if request.hosted_tools:
+        warnings.extend(encode_hosted(request.hosted_tools, provider=provider)[1])
     if request.parallel_tool_calls is False and request.tools:
         warnings.append("parallel_tool_calls=False: Gemini has no setting for it; it was ignored")
     if request.tools_cache_point is not None or any(
