@@ -6,7 +6,10 @@ from ._version import __version__
 from .errors import *  # noqa: F403
 from .errors import __all__ as _errors_all
 from .events import (
+    Citation,
+    CodeOutput,
     Finish,
+    GeneratedImage,
     ModelSwitch,
     PartialObject,
     ProviderItem,
@@ -23,6 +26,15 @@ from .events import (
 
 if _TYPE_CHECKING:
     from .client import Client, EventStream
+    from .hosted import (
+        CodeExecution,
+        FileSearch,
+        HostedMCP,
+        ImageGeneration,
+        UserLocation,
+        WebFetch,
+        WebSearch,
+    )
     from .model_chain import ModelOption
     from .model_info import ModelInfo
     from .providers import Capabilities, HttpRequest, Provider, ProviderConfig, register_provider
@@ -46,6 +58,7 @@ if _TYPE_CHECKING:
         tool,
     )
     from .types import (
+        ApprovalResponse,
         AudioPart,
         CachePoint,
         ChatMessage,
@@ -65,6 +78,15 @@ if _TYPE_CHECKING:
 
 _LAZY = {
     ".client": ("Client", "EventStream"),
+    ".hosted": (
+        "CodeExecution",
+        "FileSearch",
+        "HostedMCP",
+        "ImageGeneration",
+        "UserLocation",
+        "WebFetch",
+        "WebSearch",
+    ),
     ".model_chain": ("ModelOption",),
     ".model_info": ("ModelInfo",),
     ".providers": (
@@ -94,6 +116,7 @@ _LAZY = {
         "tool",
     ),
     ".types": (
+        "ApprovalResponse",
         "AudioPart",
         "CachePoint",
         "DocumentPart",
@@ -116,7 +139,18 @@ a little, not pydantic's model machinery (which the first ``ChatMessage`` or ``C
 _WHERE = {name: module for module, names in _LAZY.items() for name in names}
 
 __all__ = [
+    "ApprovalResponse",
     "AudioPart",
+    "Citation",
+    "CodeExecution",
+    "CodeOutput",
+    "FileSearch",
+    "GeneratedImage",
+    "HostedMCP",
+    "ImageGeneration",
+    "UserLocation",
+    "WebFetch",
+    "WebSearch",
     "CachePoint",
     "DocumentPart",
     "Accumulator",

@@ -18,6 +18,7 @@ import httpx
 
 from .errors import ConfigurationError, MalformedStreamError, UsageError
 from .events import StreamEvent
+from .hosted import is_hosted
 from .model_chain import ModelOption, first_model, is_chain, open_chain
 from .model_info import ModelInfo
 from .partial_stream import with_partials
@@ -310,7 +311,11 @@ class Client:
         from .tools.loop import run_tool_loop
         from .tools.registry import ToolRegistry
 
-        registry = tools if isinstance(tools, ToolRegistry) else ToolRegistry(tools)
+        hosted = hosted_tools(tools)  # provider-run tools: sent every turn, never run here
+        if isinstance(tools, ToolRegistry):
+            registry = tools
+        else:
+            registry = ToolRegistry([t for t in tools if not is_hosted(t)])
         chain = is_chain(model)
         provider, model_name = self.resolve(first_model(model) if chain else model)  # type: ignore[arg-type]
         target: Models = model if chain else (provider, model_name)
@@ -319,7 +324,8 @@ class Client:
             fmt = options["response_format"] = response_format_of(fmt)
 
         def turn(conversation: list[ChatMessage]) -> AsyncIterator[StreamEvent]:
-            return self.stream(target, conversation, tools=registry, **options)
+            offered: Any = [*registry.specs(), *hosted] if hosted else registry
+            return self.stream(target, conversation, tools=offered, **options)
 
         return run_tool_loop(
             turn,
