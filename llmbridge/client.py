@@ -10,27 +10,27 @@ with ``async for``, or use ``async with`` to close the HTTP response determinist
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncIterator, Callable, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from .errors import ConfigurationError, MalformedStreamError, UsageError
+from . import queries
+from .errors import UsageError
 from .events import StreamEvent
 from .hosted import is_hosted
 from .model_chain import ModelOption, first_model, is_chain, open_chain
 from .model_info import ModelInfo
 from .partial_stream import with_partials
-from .providers.base import CountsTokens, Decoder, ListsModels, Provider, ProviderConfig
+from .pipeline import open_events
+from .providers.base import Provider, ProviderConfig
 from .providers.registry import create_provider, split_model
 from .response import Accumulator, ChatResponse
-from .stream import RetryPolicy, stream_events
+from .stream import RetryPolicy
 from .stream.clients import DEFAULT_LIMITS, DEFAULT_SHARDS, HttpPool, TransportName
-from .stream.fetch import fetch_json
 from .stream.sse import DEFAULT_MAX_EVENT_BYTES
 from .structured import parse_response, response_format_of
-from .structured_prompt import WarningDecoder, plan_format
 from .telemetry import Telemetry, telemetry_from
 from .tool_options import as_specs, hosted_tools, tools_cache_point
 from .types import (
@@ -241,53 +241,16 @@ class Client:
     def _stream(
         self, provider: Provider, request: ChatRequest, *, rescue: bool | None
     ) -> AsyncIterator[StreamEvent]:
-        wire_request, new_decoder = self._plan(provider, request, rescue=rescue)
-        http_request = provider.build_request(wire_request)
-        observer = None
-        if self.telemetry is not None:
-            from .telemetry.otel import ChatObserver, instruments
-
-            observer = ChatObserver(
-                instruments(self.telemetry),
-                provider=provider.name,
-                request=request,
-                url=http_request.url,
-            )
-        return stream_events(
+        return open_events(
             http=self._http,
             provider=provider,
-            request=http_request,
-            new_decoder=new_decoder,
+            request=request,
+            rescue=rescue,
             retry=self.retry,
             timeout=self._timeout,
             max_event_bytes=self._max_event_bytes,
-            observer=observer,
+            telemetry=self.telemetry,
         )
-
-    def _plan(
-        self, provider: Provider, request: ChatRequest, *, rescue: bool | None
-    ) -> tuple[ChatRequest, Callable[[], Decoder]]:
-        """The wire request and decoder factory: the response format's and the tools' plans
-        (native, or the prompt fallback)."""
-        if request.hosted_tools:  # provider-run tools: refused here, before anything is sent
-            from .hosted import check_runs_on
-
-            kinds = provider.capabilities(request.model).hosted_tools
-            check_runs_on(
-                request.hosted_tools, provider=provider.name, model=request.model, kinds=kinds
-            )
-        warning = None
-        if request.response_format is not None:
-            request, warning = plan_format(request, provider.capabilities(request.model))
-        if request.tools:
-            from .fallback import plan
-
-            wire, new_decoder = plan(request, provider, rescue=rescue)
-        else:  # nothing for the tool fallback to do: leave it unloaded
-            wire, new_decoder = request, lambda: provider.new_decoder(request)
-        if warning is not None:
-            new_decoder = WarningDecoder.factory(new_decoder, [warning])
-        return wire, new_decoder
 
     def run(
         self,
@@ -348,50 +311,22 @@ class Client:
         self._check_open()
         _check_options(options)
         provider, model_name = self.resolve(model)
-        if not isinstance(provider, CountsTokens):
-            raise ConfigurationError(
-                f"provider {provider.name!r} has no token-counting endpoint "
-                "(Anthropic, Gemini and the OpenAI Responses API have one)",
-                provider=provider.name,
-            )
         request = self.build_request(model_name, messages, **options)
-        wire, _ = self._plan(provider, request, rescue=False)
-        data = await fetch_json(
+        return await queries.count_tokens(
             http=self._http,
             provider=provider,
-            request=provider.count_tokens_request(wire),
+            request=request,
             retry=self.retry,
             timeout=self._timeout,
         )
-        return provider.parse_token_count(data)
 
     async def list_models(self, provider: str | Provider) -> list[ModelInfo]:
         """The models ``provider`` (a name such as ``"openai"`` or ``"llamacpp"``, or a provider
         object) lists, every page; a provider that cannot list is a ``ConfigurationError``."""
         self._check_open()
         target = self.provider(provider) if isinstance(provider, str) else provider
-        if not isinstance(target, ListsModels):
-            raise ConfigurationError(
-                f"provider {target.name!r} cannot list its models (no models_request)",
-                provider=target.name,
-            )
-        models: list[ModelInfo] = []
-        cursor: str | None = None
-        for _ in range(_MAX_MODEL_PAGES):
-            data = await fetch_json(
-                http=self._http,
-                provider=target,
-                request=target.models_request(cursor),
-                retry=self.retry,
-                timeout=self._timeout,
-            )
-            page, cursor = target.parse_models(data)
-            models.extend(page)
-            if cursor is None:
-                return models
-        raise MalformedStreamError(
-            f"{target.name}: the model list did not end after {_MAX_MODEL_PAGES} pages",
-            provider=target.name,
+        return await queries.list_models(
+            http=self._http, provider=target, retry=self.retry, timeout=self._timeout
         )
 
     async def complete(
@@ -445,9 +380,6 @@ def _check_options(options: Mapping[str, Any]) -> None:
             f"take {', '.join(sorted(_REQUEST_OPTIONS))} (provider-specific fields: extra=)"
         )
 
-
-_MAX_MODEL_PAGES = 100
-"""A model list longer than this many pages is a server that never says it is done."""
 
 _REQUEST_OPTIONS = frozenset(
     name

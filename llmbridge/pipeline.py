@@ -1,0 +1,85 @@
+"""One request's way to a stream of events: its plans, its wire request, telemetry and the IO.
+
+Rules:
+
+* ``plan_request`` is the one decision per request, made before anything is sent:
+  provider-run tools are checked against what the provider runs (``llmbridge.hosted``); the
+  response format is asked natively or in the prompt (``llmbridge.structured_prompt``); the
+  tools are sent natively, rescued or written into the prompt (``llmbridge.fallback``, loaded
+  only when there are tools). It gives the wire request and a decoder factory (a fresh
+  decoder per attempt: retries start over).
+* ``open_events`` builds the HTTP request once, attaches the telemetry observer when it is on
+  (``llmbridge.telemetry``, loaded only then) and hands everything to ``stream_events``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from typing import Any
+
+from .events import StreamEvent
+from .providers.base import Decoder, Provider
+from .request import ChatRequest
+from .stream import RetryPolicy, stream_events
+from .structured_prompt import WarningDecoder, plan_format
+from .telemetry import Telemetry
+
+__all__ = ["open_events", "plan_request"]
+
+
+def plan_request(
+    provider: Provider, request: ChatRequest, *, rescue: bool | None
+) -> tuple[ChatRequest, Callable[[], Decoder]]:
+    """The wire request and the decoder factory for ``request`` (see module rules)."""
+    if request.hosted_tools:  # provider-run tools: refused here, before anything is sent
+        from .hosted import check_runs_on
+
+        kinds = provider.capabilities(request.model).hosted_tools
+        check_runs_on(
+            request.hosted_tools, provider=provider.name, model=request.model, kinds=kinds
+        )
+    warning = None
+    if request.response_format is not None:
+        request, warning = plan_format(request, provider.capabilities(request.model))
+    if request.tools:
+        from .fallback import plan
+
+        wire, new_decoder = plan(request, provider, rescue=rescue)
+    else:  # nothing for the tool fallback to do: leave it unloaded
+        wire, new_decoder = request, lambda: provider.new_decoder(request)
+    if warning is not None:
+        new_decoder = WarningDecoder.factory(new_decoder, [warning])
+    return wire, new_decoder
+
+
+def open_events(
+    *,
+    http: Any,
+    provider: Provider,
+    request: ChatRequest,
+    rescue: bool | None,
+    retry: RetryPolicy,
+    timeout: Any,
+    max_event_bytes: int,
+    telemetry: Telemetry | None,
+) -> AsyncIterator[StreamEvent]:
+    """The normalized events of ``request`` sent through ``provider`` (see module rules)."""
+    wire, new_decoder = plan_request(provider, request, rescue=rescue)
+    http_request = provider.build_request(wire)
+    observer = None
+    if telemetry is not None:
+        from .telemetry.otel import ChatObserver, instruments
+
+        observer = ChatObserver(
+            instruments(telemetry), provider=provider.name, request=request, url=http_request.url
+        )
+    return stream_events(
+        http=http,
+        provider=provider,
+        request=http_request,
+        new_decoder=new_decoder,
+        retry=retry,
+        timeout=timeout,
+        max_event_bytes=max_event_bytes,
+        observer=observer,
+    )
