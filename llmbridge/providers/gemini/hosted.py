@@ -13,8 +13,9 @@ Follows https://ai.google.dev/gemini-api/docs/google-search, ``code-execution``,
   (no files: ``file_ids`` refused); ``FileSearch`` → ``{"fileSearch":
   {"fileSearchStoreNames", "topK"}}`` (Gemini API only).
 * ``provider_options["gemini"]`` (or ``["vertex"]``) is merged into the inner object last.
-* Decoding: ``groundingMetadata`` → one ``Citation`` per (grounding support, web chunk) pair
-  (``cited_text`` the support's segment text), each only once per stream; a
+* Decoding: ``groundingMetadata`` → one ``Citation`` per (grounding support, chunk with a URI:
+  ``web``, or a ``retrievedContext`` that has one) pair (``cited_text`` the support's segment
+  text), each only once per stream; a
   ``codeExecutionResult`` part → ``CodeOutput`` (``OUTCOME_OK`` output is stdout, any other
   outcome's is stderr); an ``inlineData`` image part → ``GeneratedImage``.
 """
@@ -130,7 +131,9 @@ def grounding_citations(metadata: Any, seen: set[tuple[str, str | None]]) -> lis
         if type(index) is not int or not 0 <= index < len(chunks):
             return
         chunk = chunks[index]
-        web = chunk.get("web") if isinstance(chunk, dict) else None
+        web = (
+            (chunk.get("web") or chunk.get("retrievedContext")) if isinstance(chunk, dict) else None
+        )
         url = web.get("uri") if isinstance(web, dict) else None
         if not isinstance(url, str) or (url, text) in seen:
             return

@@ -200,8 +200,9 @@ def encode_messages(
             continue
         # user and tool turns: tool results first (they answer the previous calls), then content
         items.extend(_tool_output(p, custom) for p in msg.tool_results)
-        items.extend(approval_item(p) for p in msg.content if isinstance(p, ApprovalResponse))
+        answers = [approval_item(p) for p in msg.content if isinstance(p, ApprovalResponse)]
+        items.extend(answers)
         content = _user_content(msg)
-        if content or (msg.role == "user" and not msg.tool_results):
+        if content or (msg.role == "user" and not msg.tool_results and not answers):
             items.append({"type": "message", "role": "user", "content": content})
     return ("\n\n".join(instructions) if instructions else None), items
