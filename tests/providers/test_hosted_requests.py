@@ -7,6 +7,8 @@ tool type, version string or field the SDK does not know fails the test.
 
 from __future__ import annotations
 
+import json
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -289,3 +291,23 @@ def test_gemini_maps_each_spec_to_its_own_tool_entry(provider: str) -> None:
 def test_gemini_refuses_what_it_cannot_honour(tool: Any, why: str) -> None:
     with pytest.raises(lb.ConfigurationError, match=why):
         _request("gemini", "gemini-2.5-flash", tool)
+
+
+# -- the hand-built fixtures' request bodies ------------------------------------------------
+FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
+_API = {"openai-responses": "responses", "anthropic": "anthropic", "gemini": "gemini"}
+HOSTED_FIXTURES = sorted(FIXTURES.glob("*/hosted_*/request.json"))
+
+
+@pytest.mark.parametrize(
+    "path",
+    HOSTED_FIXTURES,
+    ids=[f"{p.parent.parent.name}/{p.parent.name}" for p in HOSTED_FIXTURES],
+)
+def test_hosted_fixture_requests_are_sdk_valid(path: Path) -> None:
+    body = json.loads(path.read_text())["body"]
+    check_body(_API[path.parent.parent.name], body)
+
+
+def test_there_are_hosted_fixtures_for_each_wire() -> None:
+    assert {p.parent.parent.name for p in HOSTED_FIXTURES} == set(_API)
