@@ -124,3 +124,16 @@ def sse_response(body: bytes | list[bytes], status: int = 200, **headers: str) -
 
 def mock_client(handler: Callable[[httpx.Request], httpx.Response]) -> httpx.AsyncClient:
     return httpx.AsyncClient(transport=httpx.MockTransport(handler))
+
+
+class RecordingServer:
+    """An ``httpx.MockTransport`` handler answering every request with ``body`` as SSE and
+    keeping each request's JSON body in ``sent``."""
+
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+        self.sent: list[dict[str, Any]] = []
+
+    def __call__(self, request: httpx.Request) -> httpx.Response:
+        self.sent.append(orjson.loads(request.content))
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=self.body)

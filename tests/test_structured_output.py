@@ -11,6 +11,7 @@ import pytest
 from pydantic import BaseModel
 
 import llmbridge as lb
+from tests.fakes import RecordingServer as Server
 
 pytestmark = pytest.mark.anyio
 
@@ -49,16 +50,6 @@ def text_stream(text: str, finish: str = "stop") -> bytes:
     return sse(
         {"content": text[: len(text) // 2]}, {"content": text[len(text) // 2 :]}, finish=finish
     )
-
-
-class Server:
-    def __init__(self, body: bytes) -> None:
-        self.body = body
-        self.sent: list[dict[str, Any]] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.sent.append(json.loads(request.content))
-        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=self.body)
 
 
 async def complete(server: Server, response_format: Any) -> lb.ChatResponse:

@@ -15,6 +15,7 @@ import pytest
 from pydantic import BaseModel
 
 import llmbridge as lb
+from tests.fakes import RecordingServer as Server
 
 pytestmark = pytest.mark.anyio
 
@@ -66,16 +67,6 @@ def anthropic_body(text: str) -> bytes:
         event("message_stop", {}),
     ]
     return b"".join(out)
-
-
-class Server:
-    def __init__(self, body: bytes) -> None:
-        self.body = body
-        self.sent: list[dict[str, Any]] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.sent.append(json.loads(request.content))
-        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=self.body)
 
 
 def client(server: Server, provider: str) -> lb.Client:

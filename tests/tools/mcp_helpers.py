@@ -52,10 +52,11 @@ def free_port() -> int:
 
 
 @contextmanager
-def http_app_server(name: str, port: int | None = None) -> Iterator[tuple[str, int]]:
-    """The app server over streamable HTTP: yields ``(url, pid)``."""
+def http_server(script: str, *args: str, port: int | None = None) -> Iterator[tuple[str, int]]:
+    """``python script *args http PORT`` until the block ends: yields ``(url, pid)`` once the
+    port answers (within 20 s)."""
     port = port or free_port()
-    proc = subprocess.Popen([sys.executable, APP_SERVER, name, "http", str(port)])
+    proc = subprocess.Popen([sys.executable, script, *args, "http", str(port)])
     try:
         deadline = time.monotonic() + 20
         while time.monotonic() < deadline:
@@ -65,8 +66,15 @@ def http_app_server(name: str, port: int | None = None) -> Iterator[tuple[str, i
             except OSError:
                 time.sleep(0.05)
         else:
-            raise RuntimeError("the MCP app server did not start")
+            raise RuntimeError(f"the MCP server {script} did not start")
         yield f"http://127.0.0.1:{port}/mcp", proc.pid
     finally:
         proc.terminate()
         proc.wait(timeout=10)
+
+
+@contextmanager
+def http_app_server(name: str, port: int | None = None) -> Iterator[tuple[str, int]]:
+    """The app server over streamable HTTP: yields ``(url, pid)``."""
+    with http_server(APP_SERVER, name, port=port) as started:
+        yield started

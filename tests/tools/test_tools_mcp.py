@@ -2,10 +2,7 @@
 
 from __future__ import annotations
 
-import socket
-import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,6 +17,7 @@ from llmbridge.tools import ToolRegistry, ToolResult, run_tool_loop
 from llmbridge.tools.mcp import MCPToolError, connect_http, connect_stdio
 from llmbridge.tools.results import ToolOutput
 from llmbridge.types import ChatMessage, ImagePart, TextPart
+from tests.tools.mcp_helpers import http_server
 
 SERVER = str(Path(__file__).with_name("mcp_server_fixture.py"))
 
@@ -73,30 +71,10 @@ async def test_stdio_round_trip() -> None:
         await check_round_trip(connection)
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
 @pytest.fixture(scope="module")
 def http_url() -> Iterator[str]:
-    port = _free_port()
-    proc = subprocess.Popen([sys.executable, SERVER, "http", str(port)])
-    try:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
-                break
-            except OSError:
-                time.sleep(0.1)
-        else:
-            pytest.fail("the MCP test server did not start")
-        yield f"http://127.0.0.1:{port}/mcp"
-    finally:
-        proc.terminate()
-        proc.wait(timeout=10)
+    with http_server(SERVER) as (url, _pid):
+        yield url
 
 
 @pytest.mark.anyio
