@@ -118,3 +118,20 @@ def test_gemini_says_which_keywords_its_schema_dialect_dropped() -> None:
     assert request_warnings(typed, json_schema=True) == []  # full JSON Schema: nothing dropped
     plain = request.model_copy(update={"response_format": response_format_of(Plain)})
     assert request_warnings(plain) == []
+
+
+class Inventory(BaseModel):
+    shop: str
+    counts: dict[str, int]
+
+
+def test_a_dict_field_cannot_be_strict_so_it_is_sent_non_strict_with_a_warning() -> None:
+    from llmbridge.providers.openai.tools import encode_response_format
+
+    fmt = response_format_of(Inventory)
+    sent = encode_response_format(fmt=fmt, json_schema=True)["json_schema"]
+    assert sent["strict"] is False
+    assert sent["schema"]["properties"]["counts"]["additionalProperties"] == {"type": "integer"}
+    assert "open maps (dict fields at $.counts)" in (response_schema_warning(fmt) or "")
+    reply = Inventory.model_validate_json('{"shop": "A", "counts": {"pears": 3}}')
+    assert reply.counts == {"pears": 3}  # what the non-strict schema lets the model say

@@ -27,6 +27,7 @@ __all__ = [
     "encode_tools",
     "response_schema",
     "response_schema_warning",
+    "sends_strict",
     "strict_schema",
 ]
 
@@ -173,12 +174,35 @@ def encode_tool_choice(
     return choice.mode  # auto / none / required
 
 
+def open_maps(schema: Any, path: str = "$") -> list[str]:
+    """Where ``schema`` has an object with open keys (``additionalProperties`` a schema or
+    true: a ``dict[str, X]``), which strict mode cannot express."""
+    if isinstance(schema, list):
+        return [p for i, s in enumerate(schema) for p in open_maps(s, f"{path}.{i}")]
+    if not isinstance(schema, dict):
+        return []
+    extra = schema.get("additionalProperties")
+    found = [path] if extra is True or isinstance(extra, dict) else []
+    for key, value in schema.items():
+        if key in ("properties", "$defs", "definitions") and isinstance(value, dict):
+            found += [p for k, s in value.items() for p in open_maps(s, f"{path}.{k}")]
+        elif key in ("items", *_SUBSCHEMA_LISTS):
+            found += open_maps(value, f"{path}[]" if key == "items" else f"{path}.{key}")
+    return found
+
+
+def sends_strict(fmt: ResponseFormat) -> bool:
+    """Whether ``fmt`` goes out in strict mode: asked for, and expressible."""
+    return fmt.strict and not open_maps(fmt.json_schema)
+
+
 def response_schema(fmt: ResponseFormat, notes: list[str] | None = None) -> dict[str, Any]:
     """The schema of a response format as sent (Chat and Responses alike), strict-mode rules
     applied. Optional properties become required: nullable for a plain schema (the model can
     still leave them out), as they are for a type (as the openai SDK's ``.parse()`` sends a
-    model: a field with a default does not take ``null``)."""
-    if not fmt.strict:
+    model: a field with a default does not take ``null``). A schema with open maps
+    (``dict[str, X]``) cannot be strict: it is sent as written, with ``strict: false``."""
+    if not sends_strict(fmt):
         return fmt.json_schema
     typed = fmt._target is not None
     return strict_schema(fmt.json_schema, nullable_optional=not typed, notes=notes)
@@ -189,12 +213,21 @@ def encode_response_format(*, fmt: ResponseFormat, json_schema: bool) -> dict[st
         return {"type": "json_object"}
     return {
         "type": "json_schema",
-        "json_schema": {"name": fmt.name, "schema": response_schema(fmt), "strict": fmt.strict},
+        "json_schema": {
+            "name": fmt.name,
+            "schema": response_schema(fmt),
+            "strict": sends_strict(fmt),
+        },
     }
 
 
 def response_schema_warning(fmt: ResponseFormat) -> str | None:
     """What strict mode changed in ``fmt``'s schema, said once (``None``: nothing)."""
+    if fmt.strict and (maps := open_maps(fmt.json_schema)):
+        return (
+            "response_format: strict mode takes no open maps (dict fields at "
+            f"{', '.join(maps)}); sent with strict false, and llmbridge validates the reply"
+        )
     notes: list[str] = []
     response_schema(fmt, notes)
     if not notes:

@@ -31,7 +31,7 @@ from typing import Any
 
 from ...types import CachePoint, ChatRequest
 from ..history import RESPONSES_IDS, adapt_history
-from ..openai.tools import response_schema, response_schema_warning
+from ..openai.tools import response_schema, response_schema_warning, sends_strict
 from .hosted import encode_hosted, hosted_warnings
 from .messages import PROVIDER_NAME, encode_messages
 from .tools import encode_tool, encode_tool_choice
@@ -131,7 +131,7 @@ def build_body(request: ChatRequest) -> dict[str, Any]:
                 "type": "json_schema",
                 "name": fmt.name,
                 "schema": response_schema(fmt),
-                "strict": fmt.strict,
+                "strict": sends_strict(fmt),
             }
         }
     extra = dict(request.extra)
