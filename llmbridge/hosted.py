@@ -198,7 +198,14 @@ HostedTool: TypeAlias = Annotated[
 _KINDS = (WebSearch, WebFetch, CodeExecution, FileSearch, ImageGeneration, HostedMCP)
 
 RUNS_ON: dict[str, tuple[str, ...]] = {
-    "web_search": ("openai-responses", "anthropic", "gemini", "vertex"),
+    "web_search": (
+        "openai-responses",
+        "anthropic",
+        "gemini",
+        "vertex",
+        "openai (search models)",
+        "openrouter",
+    ),
     "web_fetch": ("anthropic", "gemini", "vertex"),
     "code_execution": ("openai-responses", "anthropic", "gemini", "vertex"),
     "file_search": ("openai-responses", "gemini"),

@@ -410,3 +410,41 @@ def test_gemini_generated_image_is_the_sdks_inline_data() -> None:
     assert expected
     assert [(i.data, i.media_type) for i in images] == expected
     assert base64.b64decode(images[0].b64 or "") == images[0].data
+
+
+# -- OpenRouter (Chat Completions) --------------------------------------------------------
+OPENROUTER = [
+    "E_openrouter/test_openrouter_web_search_annotations_stream__i0.sse",
+    "E_openrouter/test_openrouter_web_search_annotations_stream__i0__0e65a72.sse",
+]
+
+
+@pytest.mark.parametrize("name", OPENROUTER)
+def test_openrouter_annotations_are_citations(name: str) -> None:
+    from llmbridge.providers.openai.decode import ChatCompletionsDecoder
+
+    chat = pytest.importorskip("openai.types.chat.chat_completion_message")
+    body = _body(name)
+    events, error = decode_collect(ChatCompletionsDecoder(provider="openrouter"), [body])
+    assert error is None
+    expected = []
+    for payload in _payloads(body):
+        for choice in payload.get("choices") or ():
+            for note in (choice.get("delta") or {}).get("annotations") or ():
+                sdk = chat.Annotation.model_validate(note).url_citation  # the SDK's reading
+                expected.append(
+                    lb.Citation(sdk.url, sdk.title or None, note["url_citation"].get("content"))
+                )
+    assert expected
+    assert _of(events, lb.Citation) == expected
+
+
+def test_openrouter_recorded_request_matches_our_encoding() -> None:
+    p = create_provider("openrouter", ProviderConfig.from_mapping({"api_key": "k"}))
+    req = lb.ChatRequest(
+        model="deepseek/deepseek-chat",
+        messages=[lb.ChatMessage.user("x")],
+        hosted_tools=[lb.WebSearch(max_uses=1, context_size="medium")],
+    )
+    rec = _request("E_openrouter/test_openrouter_web_search_annotations_stream__i0")
+    assert p.build_request(req).json["tools"] == rec["tools"]

@@ -15,6 +15,7 @@ servers' variants (see ``tool_calls.py`` for tool-call fragments). Rules:
   text, tool call or the finish) as ``ReasoningDelta("", provider_data={"reasoning_details":
   [...]})``, so the next turn can send them back; ``refusal`` deltas are surfaced as text, the finish reason
   becomes ``content_filter`` and ``Finish.provider_data["refusal"]`` holds the refusal;
+* ``annotations`` ``url_citation`` (search models, OpenRouter's web plugin) → ``Citation``;
 * ``finish_reason`` closes the open tool calls; ``Finish`` waits for ``[DONE]`` (or the end of
   the body) so the trailing usage chunk (``choices: []``) is merged in. Usage is the last
   snapshot seen (also on chunks with choices, or in Groq's ``x_groq``), never a sum;
@@ -33,6 +34,7 @@ from ...errors import LLMBridgeError, MalformedStreamError, StreamTruncatedError
 from ...events import Finish, ReasoningDelta, StreamEvent, StreamStart, TextDelta
 from .errors import stream_error
 from .finish_reasons import map_finish_reason
+from .hosted import annotation_citations
 from .round_trip import DETAILS, DetailCollector
 from .tool_calls import ToolCallTracker
 from .usage import convert_usage
@@ -223,6 +225,9 @@ class ChatCompletionsDecoder:
             self._refusal.append(value)
             out.append(TextDelta(value))
 
+    def _annotations(self, value: Any, delta: dict[str, Any], out: list[StreamEvent]) -> None:
+        out.extend(annotation_citations(value))  # url_citation (search models, OpenRouter)
+
     def _tool_calls(self, value: Any, delta: dict[str, Any], out: list[StreamEvent]) -> None:
         if isinstance(value, list):
             self._end_reasoning(out)
@@ -271,6 +276,7 @@ _DELTA_FIELDS: dict[str, _DeltaHandler] = {
     "content": ChatCompletionsDecoder._content,
     "reasoning_details": ChatCompletionsDecoder._reasoning_details,
     "refusal": ChatCompletionsDecoder._refusal_delta,
+    "annotations": ChatCompletionsDecoder._annotations,
     "tool_calls": ChatCompletionsDecoder._tool_calls,
     "function_call": ChatCompletionsDecoder._function_call,
 }

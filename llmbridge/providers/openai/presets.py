@@ -29,6 +29,7 @@ __all__ = ["PRESETS", "Preset", "resolve_preset"]
 MaxTokensField = Literal["max_tokens", "max_completion_tokens"]
 ToolCallIds = Literal["any", "openai", "mistral"]
 ReasoningStyle = Literal["effort", "openrouter", "none"]
+WebSearchStyle = Literal["options", "openrouter", "none"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -84,6 +85,10 @@ class Preset:
     """The tool-call ids it accepts: ``openai`` at most 40 characters, ``mistral`` exactly 9
     alphanumerics; ids from other providers that do not fit are rewritten
     (``llmbridge.providers.history``)."""
+    web_search: WebSearchStyle = "none"
+    """How it runs the ``lb.WebSearch`` spec (``hosted.py``): ``options`` (``openai``: its search
+    models, a name holding ``search``, take ``web_search_options``), ``openrouter`` (every
+    model, through the ``openrouter:web_search`` server tool) or ``none`` (refused)."""
     auth: Literal["bearer", "api-key"] = "bearer"
     azure: bool = False
     """Azure deployment URLs (``/openai/deployments/{model}/...?api-version=``)."""
@@ -101,7 +106,7 @@ PRESETS: dict[str, Preset] = {
     for p in (
         _p("openai", "https://api.openai.com/v1", "OPENAI_API_KEY",
            max_tokens_field="max_completion_tokens", strict_tools=True, reasoning_style="effort",
-           cache_points=True, tool_call_ids="openai"),
+           cache_points=True, tool_call_ids="openai", web_search="options"),
         _p("openai-compatible", None, "OPENAI_COMPATIBLE_API_KEY", **_LOCAL),
         _p("ollama", "http://localhost:11434/v1", "OLLAMA_API_KEY", **_SELF_HOSTED, reasoning=True,
            reasoning_style="effort"),
@@ -118,7 +123,8 @@ PRESETS: dict[str, Preset] = {
         _p("deepseek", "https://api.deepseek.com", "DEEPSEEK_API_KEY", reasoning=True,
            images=False, json_schema=False, send_reasoning_content=True),
         _p("openrouter", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY", reasoning=True,
-           strict_tools=True, reasoning_style="openrouter", top_k=True),
+           strict_tools=True, reasoning_style="openrouter", top_k=True,
+           web_search="openrouter"),
         _p("together", "https://api.together.xyz/v1", "TOGETHER_API_KEY", reasoning=True,
            accepts_stream_options=False, top_k=True),
         _p("mistral", "https://api.mistral.ai/v1", "MISTRAL_API_KEY", reasoning=True,

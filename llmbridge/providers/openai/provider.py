@@ -23,6 +23,7 @@ from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, ProviderFactory, Secret
 from .decode import ChatCompletionsDecoder
 from .errors import map_http_error
+from .hosted import search_tools
 from .model_list import parse_model_list
 from .presets import PRESETS, Preset, resolve_preset
 from .request import build_body, request_warnings
@@ -99,6 +100,7 @@ class OpenAIChatProvider:
             reasoning=reasoning,
             images=self.preset.images,
             json_mode="schema" if self.preset.json_schema else "object",
+            hosted_tools=search_tools(model, style=self.preset.web_search),
         )
 
     def _auth_headers(self, headers: dict[str, str]) -> dict[str, str]:

@@ -13,6 +13,8 @@ Follows https://platform.openai.com/docs/api-reference/chat/create. Rules:
 * the history is first made sendable (``providers/history.py``): other providers' reasoning
   and items left out with a warning, tool-call ids rewritten where the preset's server refuses
   them (``Preset.tool_call_ids``: OpenAI 40 characters, Mistral 9 alphanumerics);
+* ``lb.WebSearch`` → ``web_search_options`` (OpenAI's search models) or OpenRouter's
+  ``openrouter:web_search`` server tool, as ``Preset.web_search`` says (``hosted.py``);
 * ``ChatRequest.extra`` is merged into the body last, as given (it wins);
 * a setting the preset cannot send is left out of the body and named by ``request_warnings``
   (the decoder puts the warnings on ``StreamStart``): nothing is dropped silently.
@@ -31,6 +33,7 @@ from ..history import (
     adapt_history,
     validates_thought_signatures,
 )
+from .hosted import add_web_search
 from .messages import encode_messages, result_images
 from .presets import Preset
 from .round_trip import foreign_family_details
@@ -101,6 +104,8 @@ def build_body(*, request: ChatRequest, preset: Preset, provider: str) -> dict[s
         if preset.json_without_thinking and request.reasoning is None:
             body["chat_template_kwargs"] = {"enable_thinking": False}
     _reasoning(request, preset, body)
+    if request.hosted_tools:  # web search (hosted.py); other specs were refused before
+        add_web_search(body, request.hosted_tools, style=preset.web_search, provider=provider)
     body.update(request.extra)
     return body
 
@@ -129,6 +134,10 @@ def request_warnings(
     name = preset.name
     provider = provider or name
     warnings = adapted_history(request, preset=preset, provider=provider).warnings
+    if request.hosted_tools:
+        warnings.extend(
+            add_web_search({}, request.hosted_tools, style=preset.web_search, provider=provider)
+        )
     if count := foreign_family_details(request.messages, provider=provider, model=request.model):
         warnings.append(
             f"history: {count} reasoning detail(s) made by another model family were not sent "
