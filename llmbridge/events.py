@@ -226,7 +226,8 @@ class CodeOutput:
     files: list[str] = field(default_factory=list)
     """Ids (or URLs) of files the code wrote, to fetch with the provider's files API."""
     code: str | None = None
-    """The code that ran, where the provider sends it with the output."""
+    """The code (or shell command) that ran: the item's own (Responses), or that of the call
+    the result answers (Anthropic ``server_tool_use``, Gemini ``executableCode``)."""
 
 
 @dataclass(slots=True)

@@ -83,6 +83,11 @@ ANTHROPIC_CODE = [
 def test_anthropic_code_output_is_the_sdks_result_blocks(name: str) -> None:
     events, message = _anthropic(name)
     expected = []
+    ran = {  # what each server_tool_use ran, by id (the SDK parsed its input)
+        b.id: b.input.get("code") or b.input.get("command")
+        for b in message.content
+        if b.type == "server_tool_use" and isinstance(b.input, dict)
+    }
     for block in message.content:
         if block.type not in ("code_execution_tool_result", "bash_code_execution_tool_result"):
             continue
@@ -95,10 +100,12 @@ def test_anthropic_code_output_is_the_sdks_result_blocks(name: str) -> None:
                 stderr=result.stderr,
                 exit_code=result.return_code,
                 files=[f.file_id for f in result.content],
+                code=ran.get(block.tool_use_id),
             )
         )
     assert of_type(events, lb.CodeOutput) == expected
     assert expected, "each recording runs code"
+    assert all(c.code for c in expected), "each result answers a call whose code we know"
 
 
 ANTHROPIC_MCP = [
@@ -189,17 +196,20 @@ GEMINI_CODE = [
 @pytest.mark.parametrize("name", GEMINI_CODE)
 def test_gemini_code_output_is_the_sdks_result_parts(name: str) -> None:
     events, chunks = _gemini(name)
-    expected = [
-        lb.CodeOutput(stdout=r.output or "")
-        if r.outcome == "OUTCOME_OK"
-        else lb.CodeOutput(stderr=r.output or "")
-        for chunk in chunks
-        for cand in chunk.candidates or ()
-        if cand.content
-        for part in cand.content.parts or ()
-        if (r := part.code_execution_result) is not None
-    ]
-    assert expected
+    expected, code = [], None
+    parts = [p for c in chunks for cand in c.candidates or () if cand.content
+             for p in cand.content.parts or ()]  # fmt: skip
+    for part in parts:
+        if part.executable_code is not None:
+            code = part.executable_code.code
+        elif (r := part.code_execution_result) is not None:
+            ok = r.outcome == "OUTCOME_OK"
+            out = r.output or ""
+            expected.append(
+                lb.CodeOutput(stdout=out if ok else "", stderr="" if ok else out, code=code)
+            )
+            code = None
+    assert expected and all(c.code for c in expected)
     assert of_type(events, lb.CodeOutput) == expected
 
 

@@ -39,7 +39,7 @@ import orjson
 from ...errors import MalformedStreamError
 from ...events import ProviderItem, ReasoningDelta, StreamEvent, TextDelta, ToolCallChunk
 from ...tool_calls import ToolCall, ToolCallLedger, parse_arguments
-from .hosted import block_events, cited_citation
+from .hosted import BlockViews, cited_citation
 
 __all__ = ["KEPT", "TEXT", "TOOL", "Block", "ContentBlocks"]
 
@@ -83,6 +83,7 @@ class ContentBlocks:
         self.citations: list[dict[str, Any]] = []
         self.input_errors: list[dict[str, Any]] = []
         self.warnings: list[str] = []
+        self.views = BlockViews()
         self._last: tuple[int, Block] | None = None
         """The index and block started last."""
         self._used: set[int] = set()
@@ -235,7 +236,7 @@ class ContentBlocks:
                 block["input"] = parsed
             else:
                 self.input_errors.append({"index": index, "raw_input": raw, "error": error})
-        return [ProviderItem(block), *block_events(block)]
+        return [ProviderItem(block), *self.views.events(block)]
 
     def _recover(self, index: int) -> Block | None:
         """The block started last, moved to ``index`` (see module docstring), or ``None``."""

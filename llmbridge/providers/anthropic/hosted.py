@@ -18,9 +18,10 @@ the beta ``BetaRequestMCPServerURLDefinitionParam`` (``mcp_servers``, beta
   headers only ``Authorization: Bearer <token>`` (sent as ``authorization_token``).
 * Newer tool versions (``web_search_20260209``...) are one ``provider_options`` away:
   ``{"anthropic": {"type": "web_search_20260209"}}`` is merged into the entry last.
-* Decoding (``block_events``): a kept ``code_execution_tool_result`` /
+* Decoding (``BlockViews``): a kept ``code_execution_tool_result`` /
   ``bash_code_execution_tool_result`` block with a result (not an error) is a ``CodeOutput``
-  (stdout, stderr, ``return_code``, the ``file_id`` of each output file); a text block's
+  (stdout, stderr, ``return_code``, the ``file_id`` of each output file, and as ``code`` the
+  ``code`` / ``command`` of the ``server_tool_use`` it answers); a text block's
   ``web_search_result_location`` / ``search_result_location`` citation (with a URL) is a
   ``Citation`` (``cited_citation``).
 """
@@ -47,8 +48,8 @@ from ...hosted import (
 __all__ = [
     "HOSTED_TOOLS",
     "MCP_BETA",
+    "BlockViews",
     "HostedRequest",
-    "block_events",
     "cited_citation",
     "encode_hosted",
 ]
@@ -187,34 +188,44 @@ def cited_citation(citation: Any) -> Citation | None:
     return Citation(url, _str(citation.get("title")), _str(citation.get("cited_text")))
 
 
-def _code_result(block: dict[str, Any]) -> list[StreamEvent]:
-    result = block.get("content")
-    if not isinstance(result, dict) or "error_code" in result:
-        return []  # an error result: the raw block says which
-    files = result.get("content")
-    code = result.get("return_code")
-    return [
-        CodeOutput(
-            stdout=_str(result.get("stdout")) or "",
-            stderr=_str(result.get("stderr")) or "",
-            exit_code=code if type(code) is int else None,
-            files=[
-                f["file_id"]
-                for f in (files if isinstance(files, list) else ())
-                if isinstance(f, dict) and isinstance(f.get("file_id"), str)
-            ],
-        )
-    ]
+_CODE_RESULTS = frozenset({"code_execution_tool_result", "bash_code_execution_tool_result"})
 
 
-_BLOCKS: dict[str, Callable[[dict[str, Any]], list[StreamEvent]]] = {
-    "code_execution_tool_result": _code_result,
-    "bash_code_execution_tool_result": _code_result,
-}
+class BlockViews:
+    """Typed events of the provider-run blocks of one response (it remembers the code each
+    ``server_tool_use`` ran, by id, for the result that answers it)."""
 
+    __slots__ = ("_code",)
 
-def block_events(block: dict[str, Any]) -> list[StreamEvent]:
-    """The typed events of a provider-run block (besides its ``ProviderItem``), if any."""
-    kind = block.get("type")
-    reader = _BLOCKS.get(kind) if isinstance(kind, str) else None
-    return reader(block) if reader is not None else []
+    def __init__(self) -> None:
+        self._code: dict[str, str] = {}
+
+    def events(self, block: dict[str, Any]) -> list[StreamEvent]:
+        """The typed events of ``block`` (besides its ``ProviderItem``), if any."""
+        kind = block.get("type")
+        if kind == "server_tool_use":
+            given = block.get("input")
+            code = given.get("code") or given.get("command") if isinstance(given, dict) else None
+            if isinstance(block.get("id"), str) and isinstance(code, str):
+                self._code[block["id"]] = code
+            return []
+        if kind not in _CODE_RESULTS:
+            return []
+        result = block.get("content")
+        if not isinstance(result, dict) or "error_code" in result:
+            return []  # an error result: the raw block says which
+        files = result.get("content")
+        status = result.get("return_code")
+        return [
+            CodeOutput(
+                stdout=_str(result.get("stdout")) or "",
+                stderr=_str(result.get("stderr")) or "",
+                exit_code=status if type(status) is int else None,
+                files=[
+                    f["file_id"]
+                    for f in (files if isinstance(files, list) else ())
+                    if isinstance(f, dict) and isinstance(f.get("file_id"), str)
+                ],
+                code=self._code.get(str(block.get("tool_use_id"))),
+            )
+        ]

@@ -52,7 +52,7 @@ from ...events import (
 from ...tool_calls import ToolCall, ToolCallLedger
 from .errors import stream_error
 from .finish_reasons import map_finish_reason
-from .hosted import grounding_citations, part_events
+from .hosted import PartViews, grounding_citations
 from .messages import NEXT_PART, PLACEMENT, SIGNATURE
 from .partial_args import ArgumentsBuilder
 from .usage import convert_usage
@@ -88,6 +88,7 @@ class GeminiDecoder:
         self._usage: dict[str, Any] | None = None
         self._extra: dict[str, Any] = {}
         self._cited: set[tuple[str, str | None]] = set()
+        self._views = PartViews()
 
     # -- feeding -----------------------------------------------------------------------
     def feed(self, event: str, data: str) -> list[StreamEvent]:
@@ -213,7 +214,7 @@ class GeminiDecoder:
             out.append(TextDelta(text))
         else:  # code execution, server tool calls, generated media: the provider's own part,
             out.append(ProviderItem(part))  # kept whole (its signature included), in order
-            out.extend(part_events(part))  # its typed view (code output, image), if any
+            out.extend(self._views.events(part))  # its typed view (code output, image), if any
 
     # -- tool calls ----------------------------------------------------------------------
     def _function_call(

@@ -17,7 +17,7 @@ Follows https://ai.google.dev/gemini-api/docs/google-search, ``code-execution``,
   ``web``, or a ``retrievedContext`` that has one) pair (``cited_text`` the support's segment
   text), each only once per stream; a
   ``codeExecutionResult`` part → ``CodeOutput`` (``OUTCOME_OK`` output is stdout, any other
-  outcome's is stderr); an ``inlineData`` image part → ``GeneratedImage``.
+  outcome's is stderr; ``code`` the ``executableCode`` part before it); an ``inlineData`` image part → ``GeneratedImage``.
 """
 
 from __future__ import annotations
@@ -38,7 +38,7 @@ from ...hosted import (
     unsupported,
 )
 
-__all__ = ["GEMINI_TOOLS", "VERTEX_TOOLS", "encode_hosted", "grounding_citations", "part_events"]
+__all__ = ["GEMINI_TOOLS", "VERTEX_TOOLS", "PartViews", "encode_hosted", "grounding_citations"]
 
 GEMINI_TOOLS = frozenset({"web_search", "web_fetch", "code_execution", "file_search"})
 VERTEX_TOOLS = frozenset({"web_search", "web_fetch", "code_execution"})
@@ -153,16 +153,6 @@ def grounding_citations(metadata: Any, seen: set[tuple[str, str | None]]) -> lis
     return out
 
 
-def _code_result(result: Any) -> list[StreamEvent]:
-    if not isinstance(result, dict):
-        return []
-    output = result.get("output")
-    output = output if isinstance(output, str) else ""
-    if result.get("outcome") == "OUTCOME_OK":
-        return [CodeOutput(stdout=output)]
-    return [CodeOutput(stderr=output)]
-
-
 def _inline(data: Any) -> list[StreamEvent]:
     if not isinstance(data, dict):
         return []
@@ -172,15 +162,31 @@ def _inline(data: Any) -> list[StreamEvent]:
     return [GeneratedImage(b64=b64, media_type=mime)]
 
 
-_PARTS: dict[str, Callable[[Any], list[StreamEvent]]] = {
-    "codeExecutionResult": _code_result,
-    "inlineData": _inline,
-}
+class PartViews:
+    """Typed events of the provider-made parts of one stream (it remembers the code last run)."""
 
+    __slots__ = ("_code",)
 
-def part_events(part: dict[str, Any]) -> list[StreamEvent]:
-    """The typed events of a provider-made part (besides its ``ProviderItem``), if any."""
-    for key, reader in _PARTS.items():
-        if key in part:
-            return reader(part[key])
-    return []
+    def __init__(self) -> None:
+        self._code: str | None = None
+
+    def events(self, part: dict[str, Any]) -> list[StreamEvent]:
+        """The typed events of ``part`` (besides its ``ProviderItem``), if any."""
+        if "executableCode" in part:
+            code = part["executableCode"]
+            text = code.get("code") if isinstance(code, dict) else None
+            self._code = text if isinstance(text, str) else None
+            return []
+        if "codeExecutionResult" in part:
+            result = part["codeExecutionResult"]
+            if not isinstance(result, dict):
+                return []
+            output = result.get("output")
+            output = output if isinstance(output, str) else ""
+            code, self._code = self._code, None
+            if result.get("outcome") == "OUTCOME_OK":
+                return [CodeOutput(stdout=output, code=code)]
+            return [CodeOutput(stderr=output, code=code)]
+        if "inlineData" in part:
+            return _inline(part["inlineData"])
+        return []
