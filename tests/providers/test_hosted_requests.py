@@ -293,79 +293,6 @@ def test_gemini_refuses_what_it_cannot_honour(tool: Any, why: str) -> None:
         _request("gemini", "gemini-2.5-flash", tool)
 
 
-# -- Chat Completions: OpenAI's search models, OpenRouter ----------------------------------
-def test_openai_search_models_take_web_search_options() -> None:
-    p, req, built = _request(
-        "openai",
-        "gpt-4o-search-preview",
-        lb.WebSearch(
-            context_size="low",
-            max_uses=2,
-            user_location=lb.UserLocation(city="Lisbon", country="PT"),
-        ),
-    )
-    assert built.json["web_search_options"] == {
-        "search_context_size": "low",
-        "user_location": {
-            "type": "approximate",
-            "approximate": {"city": "Lisbon", "country": "PT"},
-        },
-    }
-    check_body("chat", built.json)
-    assert any("max_uses=2" in w for w in p.new_decoder(req)._warnings)
-    assert p.capabilities("gpt-4o-search-preview").hosted_tools == {"web_search"}
-    assert p.capabilities("gpt-4.1").hosted_tools == frozenset()
-
-
-def test_openrouter_runs_web_search_as_its_server_tool() -> None:
-    p, _, built = _request(
-        "openrouter", "deepseek/deepseek-chat", lb.WebSearch(max_uses=1, context_size="medium")
-    )
-    assert built.json["tools"][1:] == [
-        {
-            "type": "openrouter:web_search",
-            "parameters": {"max_uses": 1, "search_context_size": "medium"},
-        }
-    ]
-    assert p.capabilities("any/model").hosted_tools == {"web_search"}
-    # the rest of the body is what the SDK types (the server tool is OpenRouter's extension)
-    check_body("chat", {**built.json, "tools": built.json["tools"][:1]})
-
-
-@pytest.mark.parametrize("provider", ["openai", "openrouter"])
-def test_chat_web_search_refuses_domain_filters(provider: str) -> None:
-    with pytest.raises(lb.ConfigurationError, match="no domain filters"):
-        _request(provider, "gpt-4o-search-preview", lb.WebSearch(allowed_domains=["a.com"]))
-
-
-@pytest.mark.parametrize("preset", ["groq", "ollama", "vllm", "deepseek", "mistral", "xai"])
-def test_other_presets_run_no_hosted_tools(preset: str) -> None:
-    p = create_provider(
-        preset, ProviderConfig.from_mapping({"api_key": "k", "base_url": "http://x/v1"})
-    )
-    assert p.capabilities("some-search-model").hosted_tools == frozenset()
-
-
-def test_chat_annotations_become_citations() -> None:
-    from llmbridge.providers.openai.decode import ChatCompletionsDecoder
-
-    decoder = ChatCompletionsDecoder(provider="openai")
-    note = {"type": "url_citation", "url_citation": {"url": "https://a.example", "title": "",
-            "start_index": 0, "end_index": 5, "content": "cited"}}  # fmt: skip
-    chunks = [
-        {"id": "c1", "model": "m", "choices": [{"index": 0, "delta": {"content": "Hello"},
-                                                "finish_reason": None}]},
-        {"id": "c1", "model": "m", "choices": [{"index": 0, "delta": {"annotations": [note]},
-                                                "finish_reason": None}]},
-        {"id": "c1", "model": "m", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]},
-    ]  # fmt: skip
-    events = [e for c in chunks for e in decoder.feed("", json.dumps(c))]
-    events += decoder.feed("", "[DONE]") + decoder.close()
-    assert [e for e in events if isinstance(e, lb.Citation)] == [
-        lb.Citation("https://a.example", None, "cited")
-    ]
-
-
 # -- the hand-built fixtures' request bodies ------------------------------------------------
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
 _API = {"openai-responses": "responses", "anthropic": "anthropic", "gemini": "gemini"}
@@ -384,3 +311,39 @@ def test_hosted_fixture_requests_are_sdk_valid(path: Path) -> None:
 
 def test_there_are_hosted_fixtures_for_each_wire() -> None:
     assert {p.parent.parent.name for p in HOSTED_FIXTURES} == set(_API)
+
+
+def test_anthropic_count_tokens_body_keeps_the_mcp_servers() -> None:
+    p = create_provider("anthropic", ProviderConfig.from_mapping({"api_key": "k"}))
+    mcp = lb.HostedMCP("https://m.example/mcp", name="m", approval="never")
+    req = lb.ChatRequest(
+        model="claude-sonnet-4-5", messages=USER, hosted_tools=[mcp, lb.WebSearch()]
+    )
+    body = p.count_tokens_request(req).json
+    assert body["mcp_servers"] == [{"type": "url", "url": "https://m.example/mcp", "name": "m"}]
+    assert body["tools"] == [{"type": "web_search_20250305", "name": "web_search"}]
+    params = pytest.importorskip("anthropic.types.beta.message_count_tokens_params")
+    assert _plain(TypeAdapter(params.MessageCountTokensParams).validate_python(body)) == body
+
+
+@pytest.mark.anyio
+async def test_hosted_specs_still_go_natively_when_function_tools_use_the_prompt() -> None:
+    """tool_mode="prompt" writes the app's tools into the prompt; the provider-run ones are
+    still the API's own tools (the provider runs them, not the model's tool calling)."""
+    import httpx
+
+    sent: list[dict[str, Any]] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        sent.append(json.loads(request.content))
+        return httpx.Response(400, json={"type": "error", "error": {"type": "invalid_request_error",
+                                                                       "message": "stop here"}})  # fmt: skip
+
+    http = httpx.AsyncClient(transport=httpx.MockTransport(answer))
+    async with lb.Client(http_client=http, providers={"anthropic": {"api_key": "k"}}) as client:
+        with pytest.raises(lb.APIError):
+            await client.complete("anthropic:claude-sonnet-4-5", USER, tools=[FN, lb.WebSearch()],
+                                  tool_mode="prompt")  # fmt: skip
+    (body,) = sent
+    assert body["tools"] == [{"type": "web_search_20250305", "name": "web_search"}]
+    assert "lookup" in json.dumps(body["system"])

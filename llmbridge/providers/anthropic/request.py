@@ -158,8 +158,9 @@ def build_body(
 
 
 COUNT_FIELDS = frozenset(
-    {"model", "messages", "system", "tools", "tool_choice", "thinking", "output_config"}
-)
+    {"model", "messages", "system", "tools", "tool_choice", "thinking", "output_config",
+     "mcp_servers"}
+)  # fmt: skip
 """What ``/v1/messages/count_tokens`` takes of a Messages body (no sampling, no limits)."""
 
 
