@@ -4,6 +4,7 @@ sending, and what comes back (typed events folded into ``ChatResponse``)."""
 from __future__ import annotations
 
 import base64
+from pathlib import Path
 
 import httpx
 import pytest
@@ -16,6 +17,7 @@ from llmbridge.response import accumulate
 from llmbridge.tool_options import as_specs, hosted_tools
 
 USER = [lb.ChatMessage.user("hi")]
+FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 
 
 def weather(city: str) -> str:
@@ -155,3 +157,33 @@ def test_other_providers_skip_an_approval_response(model: str) -> None:
         name, [*USER, lb.ChatMessage.user("go on", lb.ApprovalResponse("a", approve=True))]
     )
     assert provider.build_request(answered).json == provider.build_request(plain).json
+
+
+@pytest.mark.anyio
+async def test_recording_scrubs_a_remote_mcp_servers_token(tmp_path: Path) -> None:
+    """A token in a hosted spec travels in the request *body* (Responses ``headers``): the
+    recorder treats credential-named body fields like credential headers."""
+    from llmbridge.testing import load_fixture, record_fixture
+
+    token = "mcp-token-abcdefgh12345678"
+    body = (FIXTURES / "openai-responses" / "hosted_mcp_approval" / "response.sse").read_bytes()
+
+    def upstream(request: httpx.Request) -> httpx.Response:
+        assert token in request.content.decode()  # the real request carries it
+        return httpx.Response(200, content=body, headers={"content-type": "text/event-stream"})
+
+    path = tmp_path / "openai-responses" / "mcp"
+    docs = lb.HostedMCP(
+        "https://docs.example.com/mcp", headers={"Authorization": f"Bearer {token}"}
+    )
+    await record_fixture(
+        path,
+        "openai-responses:gpt-5",
+        USER,
+        client_options={"providers": {"openai-responses": {"api_key": "sk-abcdefgh12345678"}}},
+        transport=httpx.MockTransport(upstream),
+        tools=[docs],
+    )
+    written = "".join(p.read_text() for p in path.iterdir())
+    assert token not in written and "sk-abcdefgh12345678" not in written
+    assert [e.type for e in load_fixture(path).events or []][-2:] == ["approval_request", "finish"]

@@ -8,7 +8,7 @@ folder (input, request, response, golden events, and the error if the stream end
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -61,6 +61,20 @@ class _Tee(httpx.AsyncByteStream):
         await self._inner.aclose()
 
 
+def _named_strings(value: Any) -> Iterator[tuple[str, Any]]:
+    """Every ``(key, value)`` pair of the JSON ``value``'s objects, nested ones included (a
+    body's credentials are named like headers: ``authorization``, ``authorization_token``)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, str):
+                yield key, item
+            else:
+                yield from _named_strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _named_strings(item)
+
+
 class RecordingTransport(httpx.AsyncBaseTransport):
     def __init__(
         self, inner: httpx.AsyncBaseTransport | None = None, *, redact: bool = True
@@ -79,6 +93,7 @@ class RecordingTransport(httpx.AsyncBaseTransport):
             body: Any = orjson.loads(content) if content else None
         except orjson.JSONDecodeError:
             body = content.decode("utf-8", "replace")
+        self.secrets |= named_secrets(_named_strings(body))  # e.g. a remote MCP server's token
         recording = Recording(
             request={
                 "method": request.method,
