@@ -6,6 +6,7 @@ from ._version import __version__
 from .errors import *  # noqa: F403
 from .errors import __all__ as _errors_all
 from .events import (
+    ApprovalRequest,
     Citation,
     CodeOutput,
     Finish,
@@ -139,6 +140,7 @@ a little, not pydantic's model machinery (which the first ``ChatMessage`` or ``C
 _WHERE = {name: module for module, names in _LAZY.items() for name in names}
 
 __all__ = [
+    "ApprovalRequest",
     "ApprovalResponse",
     "AudioPart",
     "Citation",
