@@ -11,7 +11,23 @@ CONTRACT = {
     "Client", "ChatMessage", "ChatResponse", "ToolSpec", "LLMBridgeError", "TextDelta",
     "ReasoningDelta", "ToolCallStart", "ToolCallChunk", "ToolCallEnd", "Finish", "Usage",
     "SyncClient", "ToolArgumentsError",
+    # structured output, MCP, across providers, hosted tools (issues 20, 21, 23, 25)
+    "PartialObject", "StructuredOutputError", "connect_mcp_servers", "ToolRegistry",
+    "ModelSwitch", "WebSearch", "CodeExecution", "FileSearch", "ImageGeneration",
+    "HostedMCP", "Citation", "ApprovalRequest", "ApprovalResponse", "Telemetry",
 }  # fmt: skip
+
+
+def test_contract_events_carry_their_type_names() -> None:
+    kinds = {
+        lb.PartialObject: "partial_object",
+        lb.ModelSwitch: "model_switch",
+        lb.ApprovalRequest: "approval_request",
+    }
+    for cls, kind in kinds.items():
+        assert cls.type == kind
+    assert {"id", "server", "tool", "arguments"} <= set(lb.ApprovalRequest.__dataclass_fields__)
+    assert {"url", "title", "cited_text"} <= set(lb.Citation.__dataclass_fields__)
 
 
 def test_contract_names_are_exported() -> None:
