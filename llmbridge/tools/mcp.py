@@ -198,16 +198,21 @@ class MCPConnection:
 
     async def list_tools(self) -> list[MCPTool]:
         """Every tool of the server, following pagination cursors."""
-        tools: list[MCPTool] = []
+        return [MCPTool(self, t, server=self.name) for t in await self.tool_definitions()]
+
+    async def tool_definitions(self) -> list[Any]:
+        """Every tool definition as the server sent it (the SDK's ``Tool`` objects), across
+        pages: unlike ``list_tools``, nothing is built from their schemas yet."""
+        definitions: list[Any] = []
         cursor: str | None = None
         while True:
             page = await self._request(
                 "tools/list", functools.partial(self._page, "list_tools", cursor)
             )
-            tools.extend(MCPTool(self, t, server=self.name) for t in page.tools)
+            definitions.extend(page.tools)
             cursor = field_of(page, "nextCursor", "next_cursor")
             if not cursor:
-                return tools
+                return definitions
 
     async def _page(self, method: str, cursor: str | None) -> Any:
         mcp = _import_mcp()

@@ -20,6 +20,7 @@ from ..errors import LLMBridgeError
 from .approval import ApprovalRule, check_rule
 from .mcp import MCPConnection, connect_http, connect_stdio
 from .mcp_config import MCPHttpServerConfig, MCPServerConfig
+from .mcp_content import field_of
 from .mcp_errors import MCPError, MCPTimeoutError
 from .mcp_sampling import sampling_callback
 
@@ -137,10 +138,10 @@ class MCPServer:
 
     async def list_tools(self) -> list[Any]:
         connection = await self._live()
-        listed = await connection.list_tools()
+        listed = await connection.tool_definitions()  # bad schemas: left out by _rebuild
         allowed = self.config.allowed_tools
         self.definitions = [
-            t.definition for t in listed if allowed is None or t.remote_name in allowed
+            d for d in listed if allowed is None or str(field_of(d, "name")) in allowed
         ]
         return self.definitions
 
