@@ -308,12 +308,14 @@ async def connect_stdio(
     stderr: TextIO | None = None,
     name: str | None = None,
     session_options: Mapping[str, Any] | None = None,
+    where: str | None = None,
 ) -> AsyncIterator[MCPConnection]:
     """Start an MCP server process and connect to it over stdin/stdout.
 
     ``timeout``: seconds the server has to answer ``initialize``. ``stderr``: a file for the
     server's stderr (default: a temporary one, whose tail ends any ``MCPError``). ``name``:
-    the server's name in errors and on its tools."""
+    the server's name in errors and on its tools. ``where``: how errors show the server
+    (default: its command line; pass one without secrets if ``args`` hold any)."""
     mcp = _import_mcp()
     from mcp.client.stdio import stdio_client
 
@@ -327,7 +329,7 @@ async def connect_stdio(
             log = files.enter_context(
                 tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
             )
-        where = shlex.join([command, *args])
+        where = where or shlex.join([command, *args])
         boundary = _Boundary(where, log if stderr is None else None, name)
         token = _SPAWNED.set(boundary.processes)
         try:
@@ -346,10 +348,12 @@ async def connect_http(
     timeout: float | None = DEFAULT_TIMEOUT,
     name: str | None = None,
     session_options: Mapping[str, Any] | None = None,
+    where: str | None = None,
 ) -> AsyncIterator[MCPConnection]:
-    """Connect to an MCP server over streamable HTTP (``timeout``: for ``initialize``)."""
+    """Connect to an MCP server over streamable HTTP (``timeout``: for ``initialize``;
+    ``where``: how errors show the server, default its URL)."""
     _import_mcp()
-    boundary = _Boundary(url, None, name)
+    boundary = _Boundary(where or url, None, name)
     from mcp.client import streamable_http
 
     modern = getattr(streamable_http, "streamable_http_client", None)

@@ -13,7 +13,8 @@ Rules:
   apps that share these files do.
 * ``${VAR}`` (and ``${VAR:-default}``) in ``command``, ``args``, ``env``, ``cwd``, ``url`` and
   ``headers`` is replaced from the environment; an unset variable without a default is an
-  error.
+  error. Expanded values never show: reprs, ``where`` and errors use the entry as written
+  (``${VAR}``), and reprs show only the names of ``env`` and ``headers``.
 * Every problem is an ``MCPConfigError`` naming the server and the field, raised while
   loading: before any server starts.
 """
@@ -22,12 +23,12 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from pathlib import Path
 from typing import Any, Literal, TypeAlias
 
 import orjson
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from ..errors import ConfigurationError
 
@@ -58,6 +59,20 @@ class _Common(BaseModel):
     timeout: float | None = Field(default=None, gt=0)
     """Seconds one request (a tool call) may take; ``None``: the connect-time default."""
     startup_timeout: float | None = Field(default=None, gt=0)
+    _written: dict[str, Any] = PrivateAttr(default_factory=dict)
+    """The fields ``${VAR}`` may appear in, as written (before expansion)."""
+
+    def _as_written(self, field: str) -> Any:
+        return self._written.get(field, getattr(self, field))
+
+    def __repr_args__(self) -> Iterator[tuple[str | None, Any]]:
+        for name, value in super().__repr_args__():
+            if name in ("env", "headers") and isinstance(value, dict):
+                yield name, {key: "***" for key in value}
+            elif name in _EXPANDED:
+                yield name, self._as_written(name)
+            else:
+                yield name, value
 
     def approval_for(self, tool: str) -> Literal["always", "never"]:
         if isinstance(self.approval, list):
@@ -78,7 +93,7 @@ class MCPStdioServerConfig(_Common):
     def where(self) -> str:
         import shlex
 
-        return shlex.join([self.command, *self.args])
+        return shlex.join([self._as_written("command"), *self._as_written("args")])
 
 
 class MCPHttpServerConfig(_Common):
@@ -97,7 +112,7 @@ class MCPHttpServerConfig(_Common):
 
     @property
     def where(self) -> str:
-        return self.url
+        return str(self._as_written("url"))
 
 
 MCPServerConfig: TypeAlias = MCPStdioServerConfig | MCPHttpServerConfig
@@ -157,22 +172,35 @@ def _entry(name: str, raw: Any, environ: Mapping[str, str]) -> MCPServerConfig:
             f"MCP server {name!r}: needs 'command' (a stdio server) or 'url' (an HTTP server)",
             server=name,
         )
-    for key in _EXPANDED:
-        if key in data:
-            data[key] = _expand(data[key], server=name, field=key, environ=environ)
+    written = {key: data[key] for key in _EXPANDED if key in data}
+    for key in written:
+        data[key] = _expand(data[key], server=name, field=key, environ=environ)
     model: type[MCPServerConfig] = (
         MCPHttpServerConfig if _TYPES[kind] == "http" else MCPStdioServerConfig
     )
     try:
-        return model.model_validate(data)
+        entry = model.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         field = str(first["loc"][0]) if first["loc"] else "?"  # the entry's key
+        got = _at(raw, first["loc"]) if field in written else first.get("input")  # no secrets
         raise MCPConfigError(
-            f"MCP server {name!r}: {field}: {first['msg']} (got {first.get('input')!r})",
+            f"MCP server {name!r}: {field}: {first['msg']} (got {got!r})",
             server=name,
             field=field,
         ) from exc
+    entry._written = written
+    return entry
+
+
+def _at(value: Any, loc: tuple[int | str, ...]) -> Any:
+    """What ``loc`` points at in the entry as written."""
+    for key in loc:
+        try:
+            value = value[key]
+        except (KeyError, IndexError, TypeError):
+            return "?"
+    return value
 
 
 def load_mcp_config(

@@ -81,6 +81,7 @@ class MCPServer:
                 timeout=startup,
                 name=self.name,
                 session_options=self._session_options(),
+                where=cfg.where,
             )
         return connect_stdio(
             cfg.command,
@@ -90,6 +91,7 @@ class MCPServer:
             timeout=startup,
             name=self.name,
             session_options=self._session_options(),
+            where=cfg.where,
         )
 
     async def _supervise(self, stop: anyio.Event, *, task_status: TaskStatus[Any]) -> None:

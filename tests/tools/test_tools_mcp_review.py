@@ -1,18 +1,23 @@
-"""``connect_mcp_servers`` edge cases found in review: one server's unusable tool."""
+"""``connect_mcp_servers`` edge cases found in review: one server's unusable tool, and secrets
+from ``${VAR}`` kept out of errors and reprs."""
 
 from __future__ import annotations
 
 import logging
 import sys
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 
 import llmbridge as lb
-from tests.tools.mcp_helpers import APP_SERVER
+from llmbridge.tools.mcp_config import load_mcp_config
+from tests.tools.mcp_helpers import APP_SERVER, free_port
 
 BAD_SCHEMA = str(Path(__file__).with_name("mcp_bad_schema_server.py"))
+SECRET = "sk-live-0123456789"
+ENV = {"TOKEN": SECRET}
 
 
 @pytest.mark.anyio
@@ -31,3 +36,48 @@ async def test_a_tool_no_provider_accepts_is_left_out_not_fatal(
             assert "whoami" in servers.registry  # the other server is untouched
             assert (await servers.registry.acall("ok", {})).content[0].text == "ok"
     assert "'huge' left out" in caplog.text
+
+
+@pytest.mark.parametrize(
+    "entry",
+    [
+        {"url": "https://x.example/mcp", "headers": "Bearer ${TOKEN}"},
+        {"command": "srv", "env": ["KEY=${TOKEN}"]},
+        {"url": "${TOKEN}"},
+    ],
+)
+def test_config_errors_show_the_entry_as_written_not_the_secret(entry: Any) -> None:
+    with pytest.raises(lb.MCPConfigError) as info:
+        load_mcp_config({"mcpServers": {"s": entry}}, environ=ENV)
+    assert SECRET not in str(info.value) and "${TOKEN}" in str(info.value)
+
+
+def test_config_reprs_hide_secrets() -> None:
+    configs = load_mcp_config(
+        {
+            "web": {"url": "https://x.example/mcp?key=${TOKEN}", "headers": {"X-Key": "literal"}},
+            "cli": {"command": "srv", "args": ["--token", "${TOKEN}"], "env": {"K": "${TOKEN}"}},
+        },
+        environ=ENV,
+    )
+    shown = repr(configs)
+    assert SECRET not in shown and "literal" not in shown
+    assert "${TOKEN}" in shown and "X-Key" in shown
+    web, cli = configs.values()
+    assert web.where == "https://x.example/mcp?key=${TOKEN}"  # type: ignore[union-attr]
+    assert cli.where == "srv --token '${TOKEN}'"
+
+
+@pytest.mark.anyio
+async def test_start_up_failures_do_not_show_expanded_secrets() -> None:
+    pytest.importorskip("mcp")
+    config = {
+        "cli": {"command": sys.executable, "args": ["-c", "raise SystemExit(3)", "${TOKEN}"]},
+        "web": {"url": f"http://127.0.0.1:{free_port()}/mcp?key=${{TOKEN}}", "timeout": 5},
+    }
+    with anyio.fail_after(30):
+        async with lb.connect_mcp_servers(config, environ=ENV, startup_timeout=10) as servers:
+            assert set(servers.failures) == {"cli", "web"}
+            for error in servers.failures.values():
+                assert SECRET not in str(error) and "${TOKEN}" in str(error.where)
+            assert servers.failures["cli"].exit_status == 3
