@@ -17,8 +17,8 @@ Rules:
   non-JSON) is an ``MCPError``, never a hang. ``stderr=`` says where the server's stderr goes
   (default: kept for the error message).
 * A call's result becomes a ``ToolOutput`` (parts as ``llmbridge.tools.mcp_content`` makes
-  them: text, images, audio, documents, resource links; ``data`` = structured content); a
-  result flagged ``isError`` raises ``MCPToolError`` with the server's text, which the tool
+  them: text, images, audio, documents, resource links; ``data`` = structured content, also
+  sent as JSON text when the server gave no content blocks); a result flagged ``isError`` raises ``MCPToolError`` with the server's text, which the tool
   loop turns into an ``is_error`` result. A call on a connection that is gone (the process
   died, the HTTP session dropped or was forgotten by a restarted server: a failed request is
   followed by a ping to tell) raises ``MCPConnectionLostError``; other protocol errors
@@ -39,6 +39,7 @@ from collections.abc import AsyncIterator, Mapping, Sequence
 from typing import Any, TextIO
 
 import anyio
+import orjson
 
 from ..errors import ConfigurationError, LLMBridgeError
 from ..messages import ChatMessage, TextPart
@@ -234,7 +235,10 @@ class MCPConnection:
         if field_of(result, "isError", "is_error"):
             text = "".join(p.text for p in parts if isinstance(p, TextPart)) or "tool failed"
             raise MCPToolError(text)
-        return ToolOutput(parts, data=field_of(result, "structuredContent", "structured_content"))
+        data = field_of(result, "structuredContent", "structured_content")
+        if not parts and data is not None:  # no text copy of it (optional): the model reads JSON
+            parts = [TextPart(text=orjson.dumps(data).decode())]
+        return ToolOutput(parts, data=data)
 
     async def list_prompts(self) -> list[Any]:
         """Every prompt the server offers (the SDK's ``Prompt`` objects), across pages; none

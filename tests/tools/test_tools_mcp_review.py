@@ -81,3 +81,19 @@ async def test_start_up_failures_do_not_show_expanded_secrets() -> None:
             for error in servers.failures.values():
                 assert SECRET not in str(error) and "${TOKEN}" in str(error.where)
             assert servers.failures["cli"].exit_status == 3
+
+
+@pytest.mark.anyio
+async def test_a_result_with_only_structured_content_reaches_the_model() -> None:
+    pytest.importorskip("mcp")
+    from llmbridge.tools.mcp import MCPConnection
+    from llmbridge.tools.results import result_message
+
+    class Session:  # a server that sends structuredContent without the (optional) text copy
+        async def call_tool(self, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+            return {"content": [], "structuredContent": {"sum": 3}}
+
+    output = await MCPConnection(Session(), where="test").call_tool("add", {"a": 1, "b": 2})
+    assert output.data == {"sum": 3}
+    result = result_message(call_id="1", name="add", value=output)
+    assert result.message.tool_results[0].text == '{"sum":3}'
