@@ -256,8 +256,10 @@ def test_anthropic_count_tokens_carries_the_beta_too() -> None:
 # -- Gemini / Vertex ----------------------------------------------------------------------
 @pytest.mark.parametrize("provider", ["gemini", "vertex"])
 def test_gemini_maps_each_spec_to_its_own_tool_entry(provider: str) -> None:
+    vertex = provider == "vertex"
+    blocked = ["spam.example"] if vertex else None  # a Vertex-only field (test below)
     tools: list[Any] = [
-        lb.WebSearch(blocked_domains=["spam.example"], max_uses=2),
+        lb.WebSearch(blocked_domains=blocked, max_uses=2),
         lb.WebFetch(),
         lb.CodeExecution(provider_options={"vertex": {}, "gemini": {}}),
     ]
@@ -267,7 +269,7 @@ def test_gemini_maps_each_spec_to_its_own_tool_entry(provider: str) -> None:
     body = built.json
     assert body["tools"][0].keys() == {"functionDeclarations"}
     expected = [
-        {"googleSearch": {"excludeDomains": ["spam.example"]}},
+        {"googleSearch": {"excludeDomains": ["spam.example"]} if vertex else {}},
         {"urlContext": {}},
         {"codeExecution": {}},
     ]
@@ -278,6 +280,20 @@ def test_gemini_maps_each_spec_to_its_own_tool_entry(provider: str) -> None:
     assert body["tools"][1:] == expected
     check_body("gemini", body)
     assert any("max_uses" in w for w in p.new_decoder(req)._warnings)
+
+
+def test_blocked_domains_go_to_vertex_only() -> None:
+    """``GoogleSearch.exclude_domains`` is a Vertex AI field: google-genai's own Gemini
+    Developer API converter refuses it, so the Gemini API is never sent ``excludeDomains``."""
+    from google.genai.models import _GoogleSearch_to_mldev
+
+    with pytest.raises(ValueError, match="not in Gemini Developer API"):
+        _GoogleSearch_to_mldev({"exclude_domains": ["spam.example"]})
+    search = lb.WebSearch(blocked_domains=["spam.example"])
+    with pytest.raises(lb.ConfigurationError, match="blocked_domains"):
+        _request("gemini", "gemini-2.5-flash", search)
+    _, _, built = _request("vertex", "gemini-2.5-flash", search)
+    assert built.json["tools"][1:] == [{"googleSearch": {"excludeDomains": ["spam.example"]}}]
 
 
 @pytest.mark.parametrize(

@@ -6,7 +6,9 @@ Follows https://ai.google.dev/gemini-api/docs/google-search, ``code-execution``,
 ``FileSearch.file_search_store_names`` / ``top_k``, ``GroundingMetadata``). Rules:
 
 * Each spec is one ``Tool`` entry of its own after the ``functionDeclarations`` one:
-  ``WebSearch`` → ``{"googleSearch": {}}`` (``blocked_domains`` → ``excludeDomains``;
+  ``WebSearch`` → ``{"googleSearch": {}}`` (``blocked_domains`` → ``excludeDomains`` on
+  Vertex only: the Gemini API has no such field, google-genai refuses it there, so it is a
+  ``ConfigurationError``;
   ``allowed_domains`` has no field: a ``ConfigurationError``; ``max_uses``, ``user_location``
   and ``context_size`` neither: warnings); ``WebFetch`` → ``{"urlContext": {}}`` (no domain
   filters: refused; ``max_uses`` a warning); ``CodeExecution`` → ``{"codeExecution": {}}``
@@ -46,15 +48,23 @@ VERTEX_TOOLS = frozenset({"web_search", "web_fetch", "code_execution"})
 _Encoded = tuple[dict[str, Any], list[str]]
 
 
-def _web_search(tool: WebSearch, provider: str) -> _Encoded:
+def _web_search(tool: WebSearch, provider: str, vertex: bool) -> _Encoded:
     if tool.allowed_domains is not None:
         raise unsupported(
             tool,
             provider=provider,
-            why="Google Search grounding has no allowed-domains filter (blocked_domains= works)",
+            why="Google Search grounding has no allowed-domains filter (blocked_domains= works "
+            "on vertex)",
         )
     inner: dict[str, Any] = {}
     if tool.blocked_domains is not None:
+        if not vertex:  # GoogleSearch.exclude_domains: "not supported in Gemini API"
+            raise unsupported(
+                tool,
+                provider=provider,
+                why="blocked_domains: the Gemini API's Google Search has no exclude-domains "
+                "filter (Vertex AI's has: use the vertex provider)",
+            )
         inner["excludeDomains"] = list(tool.blocked_domains)
     dropped = [
         name for name in ("max_uses", "user_location", "context_size") if getattr(tool, name)
@@ -66,7 +76,7 @@ def _web_search(tool: WebSearch, provider: str) -> _Encoded:
     return {"googleSearch": inner}, warnings
 
 
-def _web_fetch(tool: WebFetch, provider: str) -> _Encoded:
+def _web_fetch(tool: WebFetch, provider: str, vertex: bool) -> _Encoded:
     if tool.allowed_domains is not None or tool.blocked_domains is not None:
         raise unsupported(tool, provider=provider, why="URL context has no domain filters")
     warnings = []
@@ -75,7 +85,7 @@ def _web_fetch(tool: WebFetch, provider: str) -> _Encoded:
     return {"urlContext": {}}, warnings
 
 
-def _code(tool: CodeExecution, provider: str) -> _Encoded:
+def _code(tool: CodeExecution, provider: str, vertex: bool) -> _Encoded:
     if tool.file_ids:
         raise unsupported(
             tool, provider=provider, why="file_ids: Gemini's code execution takes no files"
@@ -83,18 +93,18 @@ def _code(tool: CodeExecution, provider: str) -> _Encoded:
     return {"codeExecution": {}}, []
 
 
-def _file_search(tool: FileSearch, provider: str) -> _Encoded:
+def _file_search(tool: FileSearch, provider: str, vertex: bool) -> _Encoded:
     inner: dict[str, Any] = {"fileSearchStoreNames": list(tool.vector_store_ids)}
     if tool.max_results is not None:
         inner["topK"] = tool.max_results
     return {"fileSearch": inner}, []
 
 
-def _refuse(tool: ImageGeneration | HostedMCP, provider: str) -> _Encoded:
+def _refuse(tool: ImageGeneration | HostedMCP, provider: str, vertex: bool) -> _Encoded:
     raise unsupported(tool, provider=provider)
 
 
-_ENCODERS: dict[type[Any], Callable[[Any, str], _Encoded]] = {
+_ENCODERS: dict[type[Any], Callable[[Any, str, bool], _Encoded]] = {
     WebSearch: _web_search,
     WebFetch: _web_fetch,
     CodeExecution: _code,
@@ -105,13 +115,13 @@ _ENCODERS: dict[type[Any], Callable[[Any, str], _Encoded]] = {
 
 
 def encode_hosted(
-    tools: Sequence[HostedTool], *, provider: str
+    tools: Sequence[HostedTool], *, provider: str, vertex: bool = False
 ) -> tuple[list[dict[str, Any]], list[str]]:
     """One ``Tool`` entry per spec, and the warnings for options Gemini has no field for."""
     entries: list[dict[str, Any]] = []
     warnings: list[str] = []
     for tool in tools:
-        entry, more = _ENCODERS[type(tool)](tool, provider)
+        entry, more = _ENCODERS[type(tool)](tool, provider, vertex)
         ((key, inner),) = entry.items()
         entries.append({key: {**inner, **options_for(tool, provider, "gemini")}})
         warnings.extend(more)

@@ -133,7 +133,7 @@ def build_body(
                 choice, stream_arguments=stream_arguments and vertex
             )
     if request.hosted_tools:  # provider-run tools (hosted.py): a Tool entry each
-        hosted, _ = encode_hosted(request.hosted_tools, provider=provider)
+        hosted, _ = encode_hosted(request.hosted_tools, provider=provider, vertex=vertex)
         body["tools"] = [*body.get("tools", []), *hosted]
     generation = _generation_config(request, json_schema=json_schema, vertex=vertex)
     if generation:
@@ -161,7 +161,7 @@ def request_warnings(
                 "the full JSON Schema)"
             )
     if request.hosted_tools:
-        warnings.extend(encode_hosted(request.hosted_tools, provider=provider)[1])
+        warnings.extend(encode_hosted(request.hosted_tools, provider=provider, vertex=vertex)[1])
     if request.parallel_tool_calls is False and request.tools:
         warnings.append("parallel_tool_calls=False: Gemini has no setting for it; it was ignored")
     if request.tools_cache_point is not None or any(
