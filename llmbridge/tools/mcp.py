@@ -22,7 +22,7 @@ Rules:
   loop turns into an ``is_error`` result. A call on a connection that is gone (the process
   died, the HTTP session dropped or was forgotten by a restarted server: a failed request is
   followed by a ping to tell) raises ``MCPConnectionLostError``; other protocol errors
-  ``MCPError``. ``timeout=`` bounds one call (``MCPTimeoutError``).
+  (an answer the SDK cannot read included) ``MCPError``. ``timeout=`` bounds one call (``MCPTimeoutError``).
 * ``session_options`` reach the SDK's ``ClientSession`` (``sampling_callback``,
   ``message_handler``, ...): how ``connect_mcp_servers`` answers sampling and hears
   ``tools/list_changed``.
@@ -40,6 +40,7 @@ from typing import Any, TextIO
 
 import anyio
 import orjson
+from pydantic import ValidationError
 
 from ..errors import ConfigurationError, LLMBridgeError
 from ..messages import ChatMessage, TextPart
@@ -193,7 +194,8 @@ class MCPConnection:
             error.server, error.where = self.name, self.where
             raise error from exc
         except Exception as exc:
-            if isinstance(exc, LLMBridgeError) or not _from_the_sdk(exc):
+            unreadable = isinstance(exc, ValidationError)  # an answer the SDK could not read
+            if isinstance(exc, LLMBridgeError) or not (unreadable or _from_the_sdk(exc)):
                 raise
             raise await self._failed(exc, what) from exc
 

@@ -18,6 +18,20 @@ from tests.tools.mcp_helpers import APP_SERVER, free_port
 BAD_SCHEMA = str(Path(__file__).with_name("mcp_bad_schema_server.py"))
 SECRET = "sk-live-0123456789"
 ENV = {"TOKEN": SECRET}
+NO_SCHEMA = """
+import json, sys
+for line in sys.stdin:
+    msg = json.loads(line)
+    if "id" not in msg:
+        continue
+    result = {}
+    if msg["method"] == "initialize":
+        result = {"protocolVersion": msg["params"]["protocolVersion"], "capabilities": {"tools": {}},
+                  "serverInfo": {"name": "no-schema", "version": "0"}}
+    elif msg["method"] == "tools/list":  # inputSchema is required: the SDK cannot read this
+        result = {"tools": [{"name": "x", "description": "no schema"}]}
+    print(json.dumps({"jsonrpc": "2.0", "id": msg["id"], "result": result}), flush=True)
+"""
 
 
 @pytest.mark.anyio
@@ -97,3 +111,17 @@ async def test_a_result_with_only_structured_content_reaches_the_model() -> None
     assert output.data == {"sum": 3}
     result = result_message(call_id="1", name="add", value=output)
     assert result.message.tool_results[0].text == '{"sum":3}'
+
+
+@pytest.mark.anyio
+async def test_a_server_answering_what_the_sdk_cannot_read_is_a_failure_not_a_crash() -> None:
+    pytest.importorskip("mcp")
+    config = {
+        "odd": {"command": sys.executable, "args": ["-c", NO_SCHEMA]},
+        "alpha": {"command": sys.executable, "args": [APP_SERVER, "alpha", "stdio"]},
+    }
+    with anyio.fail_after(30):
+        async with lb.connect_mcp_servers(config) as servers:
+            assert set(servers.failures) == {"odd"}
+            assert "tools/list" in str(servers.failures["odd"])
+            assert "whoami" in servers.registry
