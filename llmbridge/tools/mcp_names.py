@@ -5,7 +5,8 @@ a letter or an underscore" (Anthropic takes up to 128 of the same characters). A
 own name when it fits and no other server has a tool of that name; otherwise other characters
 become ``_``, a leading digit or ``-`` gets a ``_`` in front, and every tool whose name is
 shared by several servers becomes ``<server>__<tool>`` (all of them, whatever the start order:
-the result depends only on the config and the tool lists). A name longer than 64 is cut and
+the result depends only on the config and the tool lists); so does a tool whose name an app
+tool in the same registry already has (``reserved``). A name longer than 64 is cut and
 ends with 8 hex digits of its hash. A clash left after that (``a__b`` vs server ``a``'s ``b``)
 gets ``_2``, ``_3``… in config order.
 """
@@ -15,7 +16,7 @@ from __future__ import annotations
 import hashlib
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 
 __all__ = ["MAX_TOOL_NAME", "assign_tool_names", "safe_tool_name"]
 
@@ -38,11 +39,15 @@ def safe_tool_name(name: str) -> str:
     return _fit(safe)
 
 
-def assign_tool_names(tools: Mapping[str, Sequence[str]]) -> dict[tuple[str, str], str]:
-    """``{(server, tool): name}`` for the tools of each server, in config order."""
+def assign_tool_names(
+    tools: Mapping[str, Sequence[str]], *, reserved: Collection[str] = ()
+) -> dict[tuple[str, str], str]:
+    """``{(server, tool): name}`` for the tools of each server, in config order; names in
+    ``reserved`` (the app's own tools) are not given out."""
     counts = Counter(safe_tool_name(t) for names in tools.values() for t in set(names))
+    counts.update(set(reserved))
     out: dict[tuple[str, str], str] = {}
-    taken: set[str] = set()
+    taken: set[str] = set(reserved)
     for server, names in tools.items():
         for tool in names:
             base = safe_tool_name(tool)

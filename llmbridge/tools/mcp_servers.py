@@ -138,7 +138,8 @@ class MCPServers:
         lists = {
             n: [str(getattr(d, "name", "")) for d in s.definitions] for n, s in running.items()
         }
-        names = assign_tool_names(lists)
+        apps = [n for n in self.registry.names if n not in self._mine]  # the app's own tools
+        names = assign_tool_names(lists, reserved=apps)
         wanted = {
             names[(server_name, str(d.name))]: (server_name, d)
             for server_name, server in running.items()

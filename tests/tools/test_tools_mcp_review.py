@@ -125,3 +125,31 @@ async def test_a_server_answering_what_the_sdk_cannot_read_is_a_failure_not_a_cr
             assert set(servers.failures) == {"odd"}
             assert "tools/list" in str(servers.failures["odd"])
             assert "whoami" in servers.registry
+
+
+@pytest.mark.anyio
+async def test_a_new_server_tool_named_like_an_app_tool_is_prefixed_not_fatal() -> None:
+    pytest.importorskip("mcp")
+
+    @lb.tool
+    def extra() -> str:
+        """The app's own tool, in the servers' registry."""
+        return "mine"
+
+    config = {"alpha": {"command": sys.executable, "args": [APP_SERVER, "alpha", "stdio"]}}
+    with anyio.fail_after(30):
+        async with lb.connect_mcp_servers(config) as servers:
+            registry = servers.registry
+            registry.register(extra)
+            await registry.acall("grow", {})  # the server adds 'extra', then tools/list_changed
+            while "alpha__extra" not in registry:  # noqa: ASYNC110 - polling the registry itself
+                await anyio.sleep(0.02)
+            assert registry.server_of("extra") is None and await registry.acall("extra") == "mine"
+            assert (await registry.acall("alpha__extra")).content[0].text == "extra!"
+
+
+def test_reserved_names_are_not_given_out() -> None:
+    from llmbridge.tools.mcp_names import assign_tool_names
+
+    names = assign_tool_names({"a": ["extra", "x"]}, reserved=["extra"])
+    assert names == {("a", "extra"): "a__extra", ("a", "x"): "x"}
