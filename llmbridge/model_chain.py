@@ -8,7 +8,8 @@ Rules (issue 23; ``docs/across-providers.md``, "Fallback models"):
   request is built before anything is sent, so a bad option fails at once.
 * A model *fails over* to the next when its error is retryable (429, 5xx, overloaded, network;
   after that model's own retries), a ``StreamError`` (its stream broke), or matches the
-  caller's ``fallback_on`` (exception classes, or a predicate). Any other error (a 400, a bad
+  caller's ``fallback_on`` (an exception class, a list or tuple of them, or a predicate; checked
+  when the call is made, not when a model fails). Any other error (a 400, a bad
   key) is raised at once, as it is: the next model would not make it right (unless it was the
   last model: then every model was tried, see below).
 * Before a model's first event the move is silent (a ``StreamStart`` is held back until
@@ -42,8 +43,16 @@ if TYPE_CHECKING:
 __all__ = ["CHAIN_OPTIONS", "FallbackOn", "ModelOption", "first_model", "is_chain", "open_chain"]
 
 FallbackOn: TypeAlias = (
+    type[BaseException]
+    | tuple[type[BaseException], ...]
+    | list[type[BaseException]]
+    | Callable[[LLMBridgeError], bool]
+    | None
+)
+_On: TypeAlias = (
     type[BaseException] | tuple[type[BaseException], ...] | Callable[[LLMBridgeError], bool] | None
 )
+"""``FallbackOn`` as checked (a list made a tuple)."""
 CHAIN_OPTIONS = frozenset({"restart", "fallback_on"})
 """Options of a chain itself (never sent to a model)."""
 
@@ -119,7 +128,22 @@ def _links(
     return links
 
 
-def _moves_on(error: LLMBridgeError, fallback_on: FallbackOn) -> bool:
+def _checked(fallback_on: Any) -> _On:
+    """``fallback_on`` as ``_moves_on`` reads it (a list made a tuple), or a ``UsageError``."""
+    if fallback_on is None:
+        return None
+    classes = fallback_on if isinstance(fallback_on, tuple | list) else (fallback_on,)
+    if all(isinstance(c, type) and issubclass(c, BaseException) for c in classes):
+        return tuple(classes) if isinstance(fallback_on, tuple | list) else fallback_on
+    if callable(fallback_on) and not isinstance(fallback_on, type):
+        return fallback_on  # type: ignore[no-any-return]
+    raise UsageError(
+        f"fallback_on takes an exception class, a list or tuple of them, or a predicate "
+        f"(error -> bool), not {fallback_on!r}"
+    )
+
+
+def _moves_on(error: LLMBridgeError, fallback_on: _On) -> bool:
     if error.retryable or isinstance(error, StreamError):
         return True
     if fallback_on is None:
@@ -142,7 +166,7 @@ def open_chain(
 
     opts = dict(options)
     restart = bool(opts.pop("restart", False))
-    fallback_on: FallbackOn = opts.pop("fallback_on", None)
+    fallback_on = _checked(opts.pop("fallback_on", None))
     links = _links(client, models, messages, opts)
 
     def answering(provider: Provider) -> None:
@@ -160,7 +184,7 @@ async def _chain(
     *,
     rescue: bool | None,
     restart: bool,
-    on: FallbackOn,
+    on: _On,
 ) -> AsyncIterator[StreamEvent]:
     errors: list[tuple[str, LLMBridgeError]] = []
     switch: ModelSwitch | None = None  # owed to the app before the next model's first event

@@ -105,9 +105,10 @@ async def test_an_error_that_another_model_would_not_fix_is_raised_as_it_is() ->
     [
         lb.ContextLengthError,
         (lb.NotFoundError, lb.ContextLengthError),
+        [lb.NotFoundError, lb.ContextLengthError],  # "errors the caller lists" (issue 23)
         lambda error: "context" in str(error),
     ],
-    ids=["class", "tuple", "predicate"],
+    ids=["class", "tuple", "list", "predicate"],
 )
 async def test_errors_the_caller_lists_move_on(fallback_on: Any) -> None:
     server = Server()
@@ -301,6 +302,9 @@ async def test_chain_usage_errors() -> None:
             client.stream([["fake:ok"]], USER)  # type: ignore[list-item]
         with pytest.raises(lb.UsageError, match="unknown option"):
             client.stream("fake:ok", USER, restart=True)
+        for wrong in ("context_length", 3, (lb.ContextLengthError, "x"), [str]):
+            with pytest.raises(lb.UsageError, match="fallback_on"):  # now, not at a failure
+                client.stream(["fake:long", "fake:ok"], USER, fallback_on=wrong)
 
 
 async def test_one_model_option_is_a_chain_of_one() -> None:
