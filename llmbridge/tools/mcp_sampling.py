@@ -18,6 +18,7 @@ from typing import Any
 
 from ..errors import LLMBridgeError
 from ..messages import ChatMessage
+from ..model_chain import first_model, is_chain
 from .approval import Approver, ToolApprovalRequest, ask_approval
 from .mcp_content import field_of, prompt_messages
 
@@ -26,13 +27,24 @@ __all__ = ["sampling_callback"]
 _STOP = {"stop": "endTurn", "length": "maxTokens", "tool_calls": "toolUse"}
 
 
+def _label(model: Any) -> str:
+    """How approvals and answers name ``model`` (a fallback chain: by its first model)."""
+    if is_chain(model):
+        model = first_model(model)
+    if isinstance(model, str):
+        return model
+    if isinstance(model, tuple):
+        return str(model[1])
+    return str(getattr(model, "model", None) or getattr(model, "name", None) or model)
+
+
 def sampling_callback(
     *, server: str, client: Any, model: Any, approve: Approver | None
 ) -> Callable[[Any, Any], Awaitable[Any]]:
     """The SDK's ``sampling_callback`` for ``server`` (``model``: any ``ModelRef``)."""
     import mcp.types as types
 
-    label = model if isinstance(model, str) else str(getattr(model, "model", None) or model[1])
+    label = _label(model)
 
     async def answer(context: Any, params: Any) -> Any:
         messages = prompt_messages(params)

@@ -153,3 +153,36 @@ def test_reserved_names_are_not_given_out() -> None:
 
     names = assign_tool_names({"a": ["extra", "x"]}, reserved=["extra"])
     assert names == {("a", "extra"): "a__extra", ("a", "x"): "x"}
+
+
+@pytest.mark.parametrize(
+    ("model", "label"),
+    [
+        ("openai:gpt-4.1-mini", "openai:gpt-4.1-mini"),
+        ("provider", "fake"),  # a provider object, as Client takes one
+        ("tuple", "fake-1"),
+        (["openai:gpt-4.1-mini", "anthropic:claude-haiku-4-5"], "openai:gpt-4.1-mini"),
+    ],
+)
+@pytest.mark.anyio
+async def test_sampling_takes_every_model_reference_the_client_takes(
+    model: Any, label: str
+) -> None:
+    pytest.importorskip("mcp")
+    from llmbridge.tools.mcp_sampling import sampling_callback
+    from tests.fakes import FakeProvider
+
+    if model == "provider":
+        model = FakeProvider()
+    elif model == "tuple":
+        model = (FakeProvider(), "fake-1")
+    asked: list[lb.ToolApprovalRequest] = []
+
+    def deny(request: lb.ToolApprovalRequest) -> bool:
+        asked.append(request)
+        return False
+
+    answer = sampling_callback(server="s", client=None, model=model, approve=deny)
+    params = {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]}
+    denied = await answer(None, params)
+    assert "denied" in denied.message and asked[0].name == label
