@@ -5,7 +5,10 @@ Rules (issue 23; ``docs/across-providers.md``, "Fallback models"):
 * A chain is a list (or tuple) of model references, each a ``"provider:model"`` string, a
   provider object, ``(provider, model)`` or a ``ModelOption`` carrying options for that model
   alone (they override the call's options, e.g. a smaller ``max_tokens``). Every model's
-  request is built before anything is sent, so a bad option fails at once.
+  request is built before anything is sent, so a bad option fails at once; so is the wire
+  request of every model asked for provider-run tools (``llmbridge.hosted``), so a spec a
+  fallback model cannot run is a ``ConfigurationError`` now, not once the models before it
+  failed.
 * A model *fails over* to the next when its error is retryable (429, 5xx, overloaded, network;
   after that model's own retries), a ``StreamError`` (its stream broke), or matches the
   caller's ``fallback_on`` (an exception class, a list or tuple of them, or a predicate; checked
@@ -106,8 +109,11 @@ def _links(
     models: ModelRef | ModelOption | Sequence[ModelRef | ModelOption],
     messages: Sequence[ChatMessage],
     options: Mapping[str, Any],
+    *,
+    rescue: bool | None,
 ) -> list[_Link]:
     from .client import _check_options
+    from .pipeline import plan_request
 
     items = [models] if isinstance(models, ModelOption) else list(models)  # type: ignore[arg-type]
     if not items:
@@ -124,6 +130,9 @@ def _links(
         _check_options(merged)
         provider, name = client.resolve(model)
         request = client.build_request(name, messages, **merged)
+        if request.hosted_tools:  # refused (or not) by the provider's check and encoder
+            wire, _ = plan_request(provider, request, rescue=rescue)
+            provider.build_request(wire)
         links.append(_Link(f"{provider.name}:{name}", provider, request))
     return links
 
@@ -167,7 +176,7 @@ def open_chain(
     opts = dict(options)
     restart = bool(opts.pop("restart", False))
     fallback_on = _checked(opts.pop("fallback_on", None))
-    links = _links(client, models, messages, opts)
+    links = _links(client, models, messages, opts, rescue=rescue)
 
     def answering(provider: Provider) -> None:
         stream.provider = provider

@@ -369,3 +369,31 @@ async def test_a_switch_skips_a_model_that_failed_silently() -> None:
         "fallback: fake:busy",
     ]
     assert lb.accumulate(events).text == "Hello"
+
+
+@pytest.mark.parametrize(
+    "hosted",
+    [
+        lb.HostedMCP("https://mcp.example/mcp"),  # Anthropic's connector cannot ask for approval
+        lb.ImageGeneration(),  # Anthropic runs no image generation at all
+    ],
+    ids=["refused-option", "refused-kind"],
+)
+async def test_a_hosted_tool_a_fallback_model_cannot_run_fails_before_anything_is_sent(
+    hosted: Any,
+) -> None:
+    sent: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(request.url.host)
+        return _error(429, "rate_limit_error")
+
+    providers = {"openai-responses": {"api_key": "o"}, "anthropic": {"api_key": "a"}}
+    chain = ["openai-responses:gpt-5", "anthropic:claude-sonnet-4-5"]
+    async with lb.Client(
+        http_client=mock_client(handler), providers=providers, retry=RetryPolicy(max_attempts=1)
+    ) as client:
+        with pytest.raises(lb.ConfigurationError, match="anthropic") as caught:
+            await client.complete(chain, USER, tools=[hosted])
+    assert not isinstance(caught.value, lb.AllModelsFailedError)
+    assert sent == []  # not only once the first model failed
