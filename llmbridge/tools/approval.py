@@ -9,7 +9,8 @@ Rules:
   ``approval`` in the config (``"always"``, ``"never"`` or a list of its tool names).
 * The *approver* is the app's callback: it receives an ``ToolApprovalRequest`` and returns ``True``
   (go ahead), ``False`` (denied) or an ``ApprovalDecision`` carrying a reason the model reads.
-  Sync callbacks run in a worker thread (they may block on ``input()``); async ones are awaited.
+  Sync callbacks run in a worker thread (they may block on ``input()``; a cancelled loop does
+  not wait for them); async ones are awaited.
 * Only calls the *model* makes are gated (the tool loop, ``ToolRegistry.execute``); an app that
   calls ``registry.acall`` itself has already decided. A call that needs approval when no
   approver was given is denied: the gate fails closed.
@@ -111,7 +112,8 @@ async def ask_approval(approver: Approver | None, request: ToolApprovalRequest) 
     ):
         answer: Any = await approver(request)  # type: ignore[misc]
     else:
-        answer = await anyio.to_thread.run_sync(approver, request)
+        # abandoned on cancellation: a user who never answers input() must not hold it up
+        answer = await anyio.to_thread.run_sync(approver, request, abandon_on_cancel=True)
         if inspect.isawaitable(answer):
             answer = await answer
     if isinstance(answer, ApprovalDecision):

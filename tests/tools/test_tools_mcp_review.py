@@ -1,5 +1,5 @@
-"""``connect_mcp_servers`` edge cases found in review: one server's unusable tool, and secrets
-from ``${VAR}`` kept out of errors and reprs."""
+"""MCP servers, approvals and sampling: edge cases found in review (a server's unusable tool or
+answer, secrets from ``${VAR}``, name clashes with app tools, model references, cancellation)."""
 
 from __future__ import annotations
 
@@ -186,3 +186,23 @@ async def test_sampling_takes_every_model_reference_the_client_takes(
     params = {"messages": [{"role": "user", "content": {"type": "text", "text": "hi"}}]}
     denied = await answer(None, params)
     assert "denied" in denied.message and asked[0].name == label
+
+
+@pytest.mark.anyio
+async def test_a_blocking_sync_approver_does_not_hold_up_cancellation() -> None:
+    import threading
+    import time
+
+    from llmbridge.tools.approval import ToolApprovalRequest, ask_approval
+
+    answered = threading.Event()
+
+    def approve(request: ToolApprovalRequest) -> bool:  # the user never answers input()
+        answered.wait(10)
+        return True
+
+    start = time.monotonic()
+    with anyio.move_on_after(0.2) as scope:
+        await ask_approval(approve, ToolApprovalRequest("tool_call", "t"))
+    answered.set()
+    assert scope.cancelled_caught and time.monotonic() - start < 5
