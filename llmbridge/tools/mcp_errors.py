@@ -15,6 +15,7 @@ the exit status (when known) and the tail of the server's stderr, also kept as a
 from __future__ import annotations
 
 import contextvars
+import os
 import sys
 from collections.abc import Iterator
 from typing import Any, TextIO
@@ -100,7 +101,10 @@ class _Boundary:
             return None
         try:
             self.log.flush()
-            self.log.seek(0)
+            end = self.log.seek(0, os.SEEK_END)
+            # the last 8000 bytes only (a long session's log may be huge); an offset inside a
+            # character decodes as U+FFFD (the file is opened with errors="replace")
+            self.log.seek(max(0, end - 8000))
             return str(self.log.read()[-2000:].strip())[-800:]
         except (OSError, ValueError):
             return None

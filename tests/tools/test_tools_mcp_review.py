@@ -206,3 +206,24 @@ async def test_a_blocking_sync_approver_does_not_hold_up_cancellation() -> None:
         await ask_approval(approve, ToolApprovalRequest("tool_call", "t"))
     answered.set()
     assert scope.cancelled_caught and time.monotonic() - start < 5
+
+
+def test_the_stderr_tail_of_a_chatty_server_reads_only_the_tail() -> None:
+    import tempfile
+    import tracemalloc
+
+    from llmbridge.tools.mcp_errors import _Boundary
+
+    with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log:
+        for _ in range(20_000):  # 20 MB of stderr over a long session
+            log.write("é" * 499 + "\n")
+        log.write("the end\n")
+        boundary = _Boundary("srv", log)
+        tracemalloc.start()
+        try:
+            tail = boundary.stderr_tail()
+            peak = tracemalloc.get_traced_memory()[1]
+        finally:
+            tracemalloc.stop()
+    assert tail is not None and tail.endswith("é\nthe end") and len(tail) == 800
+    assert peak < 1_000_000
