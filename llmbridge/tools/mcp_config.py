@@ -11,9 +11,9 @@ Rules:
   list of tool names that need approval), ``timeout`` (seconds per request) and
   ``startup_timeout`` (seconds to answer ``initialize``). Other keys are ignored, as the
   apps that share these files do.
-* ``${VAR}`` (and ``${VAR:-default}``) in ``command``, ``args``, ``env``, ``cwd``, ``url`` and
-  ``headers`` is replaced from the environment; an unset variable without a default is an
-  error. Expanded values never show: reprs, ``where`` and errors use the entry as written
+* ``${VAR}`` (also VS Code's and Cursor's ``${env:VAR}``, and ``${VAR:-default}``) in
+  ``command``, ``args``, ``env``, ``cwd``, ``url`` and ``headers`` is replaced from the
+  environment; an unset variable without a default is an error. Expanded values never show: reprs, ``where`` and errors use the entry as written
   (``${VAR}``), and reprs show only the names of ``env`` and ``headers``.
 * Every problem is an ``MCPConfigError`` naming the server and the field, raised while
   loading: before any server starts.
@@ -117,7 +117,7 @@ class MCPHttpServerConfig(_Common):
 
 MCPServerConfig: TypeAlias = MCPStdioServerConfig | MCPHttpServerConfig
 
-_VAR = re.compile(r"\$\{([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
+_VAR = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
 _EXPANDED = ("command", "args", "env", "cwd", "url", "headers")
 _TYPES = {"stdio": "stdio", "http": "http", "streamable-http": "http", "streamableHttp": "http"}
 

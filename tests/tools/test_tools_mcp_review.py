@@ -227,3 +227,13 @@ def test_the_stderr_tail_of_a_chatty_server_reads_only_the_tail() -> None:
             tracemalloc.stop()
     assert tail is not None and tail.endswith("é\nthe end") and len(tail) == 800
     assert peak < 1_000_000
+
+
+def test_vs_code_and_cursor_env_references_are_expanded() -> None:
+    [entry] = load_mcp_config(
+        {"servers": {"gh": {"url": "https://x.example/mcp", "headers": {"A": "${env:TOKEN}"}}}},
+        environ=ENV,
+    ).values()
+    assert entry.headers == {"A": SECRET}  # type: ignore[union-attr]
+    with pytest.raises(lb.MCPConfigError, match="NOPE"):
+        load_mcp_config({"s": {"command": "srv", "args": ["${env:NOPE}"]}}, environ=ENV)
