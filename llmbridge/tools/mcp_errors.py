@@ -152,4 +152,8 @@ def _from_the_sdk(error: BaseException) -> bool:
     import httpx
 
     gone = (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream)
-    return isinstance(error, (_sdk_error_class(), *gone, OSError, EOFError, httpx.HTTPError))
+    http: tuple[type[BaseException], ...] = (httpx.HTTPError,)
+    httpx2 = sys.modules.get("httpx2")  # what mcp 2.x speaks HTTP with (1.x: httpx)
+    if httpx2 is not None:
+        http += (httpx2.HTTPError,)
+    return isinstance(error, (_sdk_error_class(), *gone, OSError, EOFError, *http))

@@ -237,3 +237,15 @@ def test_vs_code_and_cursor_env_references_are_expanded() -> None:
     assert entry.headers == {"A": SECRET}  # type: ignore[union-attr]
     with pytest.raises(lb.MCPConfigError, match="NOPE"):
         load_mcp_config({"s": {"command": "srv", "args": ["${env:NOPE}"]}}, environ=ENV)
+
+
+@pytest.mark.anyio
+async def test_an_http_server_that_is_not_there_is_an_mcp_error() -> None:
+    pytest.importorskip("mcp")
+    from llmbridge.tools.mcp import connect_http
+
+    url = f"http://127.0.0.1:{free_port()}/mcp"
+    with anyio.fail_after(20), pytest.raises(lb.MCPError) as info:
+        async with connect_http(url, timeout=10, name="web"):
+            pass
+    assert url in str(info.value) and info.value.server == "web"
