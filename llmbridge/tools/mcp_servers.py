@@ -168,6 +168,8 @@ class MCPServers:
 
     async def refresh(self, server: str | None = None) -> None:
         """List tools again (one server, or every running one) and update the registry."""
+        if server is not None and server not in self.servers:
+            self._running(server)  # raises: no such server
         names = [server] if server is not None else list(self.servers)
         for name in names:
             if name not in self.failures:

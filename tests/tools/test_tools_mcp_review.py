@@ -249,3 +249,14 @@ async def test_an_http_server_that_is_not_there_is_an_mcp_error() -> None:
         async with connect_http(url, timeout=10, name="web"):
             pass
     assert url in str(info.value) and info.value.server == "web"
+
+
+@pytest.mark.anyio
+async def test_refreshing_a_server_that_is_not_configured_is_an_mcp_error() -> None:
+    pytest.importorskip("mcp")
+    config = {"broken": {"command": sys.executable, "args": ["-c", "raise SystemExit(2)"]}}
+    with anyio.fail_after(20):
+        async with lb.connect_mcp_servers(config) as servers:
+            await servers.refresh("broken")  # failed to start: nothing to list, as before
+            with pytest.raises(lb.MCPError, match="no MCP server named 'typo'"):
+                await servers.refresh("typo")
