@@ -59,6 +59,17 @@ def test_mistral_ids_are_nine_alphanumerics() -> None:
     assert re.fullmatch(r"[a-zA-Z0-9]{9}", new)
 
 
+def test_a_preset_id_rule_is_one_of_the_known_ones() -> None:
+    """``tool_call_ids`` is a documented provider option: a value it does not know is a
+    ``ConfigurationError`` naming the choices when the provider is made, not a ``KeyError``
+    from the first request."""
+    config = ProviderConfig.from_mapping({"tool_call_ids": "mistral"})
+    assert create_provider("vllm", config) is not None  # the docs' example
+    for option in ({"tool_call_ids": "anthropic"}, {"web_search": "yes"}):
+        with pytest.raises(lb.ConfigurationError, match=next(iter(option))):
+            create_provider("vllm", ProviderConfig.from_mapping(option))
+
+
 def test_colliding_rewrites_get_distinct_ids() -> None:
     # both sanitize to "a_b" for Anthropic: the second must differ, and the kept one wins
     adapted = adapt_history(_conversation("a_b", "a.b", "a:b"), provider="x", ids=ANTHROPIC_IDS)

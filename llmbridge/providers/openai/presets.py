@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, replace
-from typing import Any, Literal
+from typing import Any, Literal, get_args
 
 from ...errors import ConfigurationError
 
@@ -144,6 +144,13 @@ PRESETS: dict[str, Preset] = {
 }  # fmt: skip
 
 _FLAG_NAMES = frozenset(f.name for f in fields(Preset)) - {"name", "base_url", "key_vars"}
+_CHOICES: dict[str, tuple[str, ...]] = {
+    "max_tokens_field": get_args(MaxTokensField),
+    "tool_call_ids": get_args(ToolCallIds),
+    "reasoning_style": get_args(ReasoningStyle),
+    "web_search": get_args(WebSearchStyle),
+}
+"""The flags that name one of a few choices (the encoder looks some of them up)."""
 
 
 def resolve_preset(name: str, options: Mapping[str, Any]) -> Preset:
@@ -155,4 +162,11 @@ def resolve_preset(name: str, options: Mapping[str, Any]) -> Preset:
             f"unknown OpenAI-compatible preset {name!r}; known: {', '.join(sorted(PRESETS))}"
         ) from None
     overrides = {k: v for k, v in options.items() if k in _FLAG_NAMES}
+    for flag, value in overrides.items():
+        choices = _CHOICES.get(flag)
+        if choices is not None and value not in choices:
+            raise ConfigurationError(
+                f"{name}: {flag}={value!r} is not one of {', '.join(map(repr, choices))}",
+                provider=name,
+            )
     return replace(preset, **overrides) if overrides else preset
