@@ -133,6 +133,11 @@ class Client:
         return provider
 
     def resolve(self, model: ModelRef) -> tuple[Provider, str]:
+        if is_chain(model):
+            raise UsageError(
+                f"{model!r} is a fallback chain: this takes one model (stream, complete and run "
+                "take a list)"
+            )
         if isinstance(model, str):
             name, model_name = split_model(model)
             return self.provider(name), model_name

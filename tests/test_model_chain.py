@@ -302,6 +302,8 @@ async def test_chain_usage_errors() -> None:
             client.stream([["fake:ok"]], USER)  # type: ignore[list-item]
         with pytest.raises(lb.UsageError, match="unknown option"):
             client.stream("fake:ok", USER, restart=True)
+        with pytest.raises(lb.UsageError, match="one model"):  # not an AttributeError
+            await client.count_tokens(["fake:ok", "fake:ok2"], USER)  # type: ignore[arg-type]
         for wrong in ("context_length", 3, (lb.ContextLengthError, "x"), [str]):
             with pytest.raises(lb.UsageError, match="fallback_on"):  # now, not at a failure
                 client.stream(["fake:long", "fake:ok"], USER, fallback_on=wrong)
