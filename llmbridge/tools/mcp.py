@@ -6,7 +6,8 @@ Rules:
   to install. Works with the SDK's 1.x and 2.x APIs (camelCase and snake_case fields alike).
 * ``connect_stdio`` starts the server as a subprocess, ``connect_http`` speaks streamable HTTP;
   both are async context managers that initialise the session on entry and close the session,
-  the transport and (stdio) the process on exit. Enter and leave them in the same task.
+  the transport and (stdio) the process on exit, with whatever it left in its process group.
+  Enter and leave them in the same task.
 * ``list_tools()`` follows pagination cursors to the end and gives ``MCPTool`` objects: each
   has ``name``, ``tool_spec`` (from the server's ``inputSchema``) and ``async call(arguments)``,
   so ``ToolRegistry.register`` takes them as they are.
@@ -32,7 +33,9 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import os
 import shlex
+import signal
 import sys
 import tempfile
 from collections.abc import AsyncIterator, Mapping, Sequence
@@ -344,6 +347,18 @@ async def connect_stdio(
                 yield connection
         finally:
             _SPAWNED.reset(token)
+            _kill_leftovers(boundary.processes)
+
+
+def _kill_leftovers(processes: Sequence[Any]) -> None:
+    """Kill what a stopped server left in its process group (the SDK starts each server in
+    a new session, and kills the group only when the server itself outlives the grace
+    period: children of a server that exited promptly would be orphans)."""
+    killpg = getattr(os, "killpg", None)  # POSIX; on Windows the SDK's job object does this
+    for process in processes:
+        if killpg is not None and getattr(process, "pid", None):
+            with contextlib.suppress(OSError):  # nothing left: the group is gone
+                killpg(process.pid, signal.SIGKILL)
 
 
 @contextlib.asynccontextmanager

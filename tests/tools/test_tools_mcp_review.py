@@ -4,6 +4,8 @@ answer, secrets from ``${VAR}``, name clashes with app tools, model references, 
 from __future__ import annotations
 
 import logging
+import os
+import signal
 import sys
 from pathlib import Path
 from typing import Any
@@ -260,3 +262,35 @@ async def test_refreshing_a_server_that_is_not_configured_is_an_mcp_error() -> N
             await servers.refresh("broken")  # failed to start: nothing to list, as before
             with pytest.raises(lb.MCPError, match="no MCP server named 'typo'"):
                 await servers.refresh("typo")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"
+
+
+@pytest.mark.anyio
+async def test_what_a_server_left_running_in_its_process_group_is_stopped_with_it() -> None:
+    pytest.importorskip("mcp")
+    from tests.tools.mcp_helpers import descendants
+
+    # the server exits as soon as its stdin closes, leaving a background child behind (that
+    # child is reparented when the server exits: counting our descendants cannot see it)
+    script = f"sleep 300 & exec {sys.executable} {APP_SERVER} a stdio"
+    config = {"a": {"command": "sh", "args": ["-c", script]}}
+    before = descendants()
+    with anyio.fail_after(30):
+        async with lb.connect_mcp_servers(config) as servers:
+            assert "whoami" in servers.registry
+            started = descendants() - before
+            assert len(started) == 2  # the server and its sleep
+    with anyio.move_on_after(2):  # a killed process takes a moment to die
+        while any(_alive(pid) for pid in started):  # noqa: ASYNC110 - polling /proc
+            await anyio.sleep(0.02)
+    left = [pid for pid in started if _alive(pid)]
+    for pid in left:  # do not leave it to the next test
+        os.kill(pid, signal.SIGKILL)
+    assert left == []
