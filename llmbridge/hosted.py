@@ -13,7 +13,9 @@ Rules this module keeps (docs/hosted-tools.md):
   given, into that provider's tool entry (keys are llmbridge provider names, e.g.
   ``openai-responses``, ``anthropic``, ``gemini``, ``vertex``).
 * A provider (or model) that cannot run a spec is a ``ConfigurationError`` before anything is
-  sent, naming the tool and the built-in providers that can (``unsupported``).
+  sent, naming the tool and the built-in providers that can (``unsupported``); so are two
+  ``HostedMCP`` servers with one label (the APIs name a server by it in its calls and approval
+  requests, and it defaults to the URL's host).
 * These are plain data on the ground floor: they import ``llmbridge.messages`` and
   ``llmbridge.errors`` only, so ``ChatRequest`` can hold them.
 """
@@ -236,10 +238,20 @@ def unsupported(
 def check_runs_on(
     tools: Iterable[Any], *, provider: str, model: str, kinds: frozenset[str]
 ) -> None:
-    """``ConfigurationError`` for the first spec whose kind is not in ``kinds``."""
+    """``ConfigurationError`` for the first spec whose kind is not in ``kinds``, or for a
+    ``HostedMCP`` label two servers share."""
+    labels: set[str] = set()
     for tool in tools:
         if tool.type not in kinds:
             raise unsupported(tool, provider=provider, model=model)
+        if isinstance(tool, HostedMCP):
+            if tool.label in labels:
+                raise ConfigurationError(
+                    f"two HostedMCP servers are labelled {tool.label!r} ({tool.url} is the "
+                    "second): give each its own name=",
+                    provider=provider,
+                )
+            labels.add(tool.label)
 
 
 def options_for(tool: Any, *names: str) -> dict[str, Any]:

@@ -14,6 +14,7 @@ import llmbridge as lb
 from llmbridge.events import ApprovalRequest, event_from_dict, event_to_dict
 from llmbridge.hosted import RUNS_ON
 from llmbridge.response import accumulate
+from llmbridge.stream import RetryPolicy
 from llmbridge.tool_options import as_specs, hosted_tools
 
 USER = [lb.ChatMessage.user("hi")]
@@ -100,6 +101,34 @@ async def test_a_provider_that_cannot_run_a_spec_refuses_before_sending(
     kind = tool.type  # type: ignore[attr-defined]
     assert f"{type(tool).__name__} ({kind}) cannot run on {model}" in message
     assert ", ".join(RUNS_ON[kind]) in message
+
+
+@pytest.mark.parametrize("model", ["openai-responses:gpt-5", "anthropic:claude-sonnet-4-5"])
+@pytest.mark.anyio
+async def test_two_mcp_servers_with_one_label_are_refused_before_sending(model: str) -> None:
+    """Both APIs name a server in its calls (and ``ApprovalRequest.server``) by the label, which
+    defaults to the URL's host: two servers on one host would share it."""
+    sent: list[httpx.Request] = []
+    transport = httpx.MockTransport(lambda r: sent.append(r) or httpx.Response(500))
+    config = {name: {"api_key": "k"} for name in ("openai-responses", "anthropic")}
+    servers = [
+        lb.HostedMCP("https://mcp.example.com/github", approval="never"),
+        lb.HostedMCP("https://mcp.example.com/jira", approval="never"),
+    ]
+    http = httpx.AsyncClient(transport=transport)
+    async with lb.Client(
+        http_client=http, providers=config, retry=RetryPolicy(max_attempts=1)
+    ) as c:
+        with pytest.raises(lb.ConfigurationError, match="'mcp_example_com'.*name="):
+            await c.complete(model, USER, tools=servers)
+        assert sent == []
+        named = [
+            servers[0],
+            lb.HostedMCP("https://mcp.example.com/jira", name="jira", approval="never"),
+        ]
+        with pytest.raises(lb.ServerError):  # sent: the mock answers 500
+            await c.complete(model, USER, tools=named)
+    assert len(sent) == 1
 
 
 def test_typed_events_fold_into_the_response_without_splitting_text() -> None:
