@@ -87,6 +87,11 @@ class ToolApprovalError(LLMBridgeError):
 
 def check_rule(rule: Any, *, where: str) -> ApprovalRule | None:
     """``rule`` if it is a valid approval rule (``None`` passes), else ``UsageError``."""
+    if inspect.iscoroutinefunction(rule):  # its coroutine is truthy: every call would ask
+        raise UsageError(
+            f"approval= for {where} must be a plain function returning a bool, not an async "
+            "one (the approver may be async)"
+        )
     if rule is None or rule in ("always", "never") or callable(rule):
         return rule  # type: ignore[no-any-return]
     raise UsageError(

@@ -294,3 +294,14 @@ async def test_what_a_server_left_running_in_its_process_group_is_stopped_with_i
     for pid in left:  # do not leave it to the next test
         os.kill(pid, signal.SIGKILL)
     assert left == []
+
+
+def test_an_async_approval_rule_is_a_usage_error_not_always_true() -> None:
+    async def over_100(args: Any) -> bool:  # a coroutine is truthy: every call would ask
+        return bool(args["amount"] > 100)
+
+    with pytest.raises(lb.UsageError, match="plain function"):
+
+        @lb.tool(approval=over_100)  # type: ignore[arg-type]
+        def pay(amount: int) -> str:
+            return "paid"
