@@ -54,6 +54,7 @@ class ChatCompletionsDecoder:
         self._warnings = warnings or []
         self._calls = ToolCallTracker(use_index=use_index, provider=provider)
         self._details = DetailCollector()
+        self._detail_items = self._details.items  # the hot path's check: no method call
         self._started = False
         self._fast = False
         """Started and not halted: ``feed`` may try the hot path."""
@@ -87,7 +88,7 @@ class ChatCompletionsDecoder:
                 ):
                     raise KeyError
                 content = delta.get("content")
-                if type(content) is str and not self._details:
+                if type(content) is str and not self._detail_items:
                     return [TextDelta(content)] if content else []
                 fragments = delta.get("tool_calls")
                 if type(fragments) is list and len(fragments) == 1:

@@ -59,13 +59,14 @@ _TEXT_FIELDS = ("text", "summary")
 class DetailCollector:
     """Streamed ``reasoning_details`` pieces merged per ``index`` until the run ends."""
 
-    __slots__ = ("_items",)
+    __slots__ = ("items",)
 
     def __init__(self) -> None:
-        self._items: list[dict[str, Any]] = []
+        self.items: list[dict[str, Any]] = []
+        """The merged pieces so far (read by the decoder's hot path: a plain list)."""
 
     def __bool__(self) -> bool:
-        return bool(self._items)
+        return bool(self.items)
 
     def add(self, pieces: list[Any]) -> None:
         for piece in pieces:
@@ -73,7 +74,7 @@ class DetailCollector:
                 continue
             same = self._find(piece)
             if same is None:
-                self._items.append({k: v for k, v in piece.items() if v is not None})
+                self.items.append({k: v for k, v in piece.items() if v is not None})
                 continue
             for key, value in piece.items():
                 if value is None:
@@ -87,13 +88,14 @@ class DetailCollector:
         index = piece.get("index")
         if not isinstance(index, int):
             return None
-        for item in self._items:
+        for item in self.items:
             if item.get("index") == index and item.get("type") == piece.get("type"):
                 return item
         return None
 
     def take(self) -> list[dict[str, Any]]:
-        items, self._items = self._items, []
+        items = self.items.copy()
+        self.items.clear()  # in place: the decoder holds this list
         return items
 
 
