@@ -290,6 +290,25 @@ async def test_closing_early_closes_the_answering_stream() -> None:
     assert bodies and bodies[0].closed
 
 
+async def test_a_failed_models_response_is_closed_before_the_switch() -> None:
+    bodies: dict[str, ChunkedBody] = {}
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        model = orjson.loads(request.content)["model"]
+        chunks = [sse_body({"text": "half"}), b"data: {not json}\n\n"] if model == "bad" else [OK]
+        body = bodies[model] = ChunkedBody(chunks)
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=body)
+
+    client = lb.Client(http_client=mock_client(handler), retry=RetryPolicy(max_attempts=1))
+    seen_closed = []
+    async with client, client.stream(["fake:bad", "fake:ok"], USER, restart=True) as stream:
+        async for event in stream:
+            if isinstance(event, lb.ModelSwitch):
+                seen_closed.append(bodies["bad"].closed)
+    assert seen_closed == [True]
+    assert bodies["ok"].closed
+
+
 async def test_chain_usage_errors() -> None:
     async with Server().client() as client:
         with pytest.raises(lb.UsageError, match="at least one"):

@@ -1,5 +1,6 @@
 """Fallback models over real sockets, on asyncio, uvloop and trio: a refused connection and a
-connection dropped midway move to the next model; every response is closed."""
+connection dropped midway move to the next model. (That the failed model's response is closed
+before the switch is tested in-process, in tests/test_model_chain.py.)"""
 
 from __future__ import annotations
 
