@@ -36,7 +36,7 @@ from anyio.abc import TaskGroup
 
 from ..errors import LLMBridgeError
 from ..messages import ChatMessage
-from .approval import ApprovalRule, Approver
+from .approval import ApprovalRule, Approver, check_rule
 from .mcp import DEFAULT_TIMEOUT, MCPConnection, MCPTool, _import_mcp
 from .mcp_config import MCPConfigError, MCPServerConfig, load_mcp_config
 from .mcp_errors import MCPError, _leaves
@@ -244,6 +244,12 @@ async def connect_mcp_servers(
             f"approval= names server(s) {sorted(unknown)} that the config does not enable "
             f"(enabled: {sorted(configs)})"
         )
+    for name, rule in (approval or {}).items():  # checked now, not once servers are up
+        if isinstance(rule, Mapping):
+            for tool, one in rule.items():
+                check_rule(one, where=f"{name}/{tool}")
+        elif not isinstance(rule, (list, tuple, set, frozenset)):
+            check_rule(rule, where=f"MCP server {name!r}")
     servers = MCPServers(
         configs,
         approve=approve,

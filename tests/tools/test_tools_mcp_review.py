@@ -305,3 +305,16 @@ def test_an_async_approval_rule_is_a_usage_error_not_always_true() -> None:
         @lb.tool(approval=over_100)  # type: ignore[arg-type]
         def pay(amount: int) -> str:
             return "paid"
+
+
+@pytest.mark.parametrize("rule", ["sometimes", {"search": "maybe"}])
+def test_a_bad_approval_rule_is_refused_before_anything_starts(rule: Any) -> None:
+    pytest.importorskip("mcp")
+
+    async def enter() -> None:
+        config = {"a": {"command": "never-started"}}
+        async with lb.connect_mcp_servers(config, approval={"a": rule}):
+            pytest.fail("nothing may start")
+
+    with pytest.raises(lb.UsageError, match="approval="):
+        anyio.run(enter)
