@@ -178,9 +178,10 @@ class ToolRegistry:
     ) -> ToolRegistry:
         """A live view of the tools of ``servers`` plus the ``tools`` named (their union;
         ``None`` for both: everything). Usable wherever a registry is (``tools=``,
-        ``client.run``). A server or tool name this registry never had is a ``UsageError``."""
-        wanted_servers = set(servers or ())
-        wanted_tools = set(tools or ())
+        ``client.run``). A server or tool name this registry never had is a ``UsageError``;
+        one name may be given as a plain string."""
+        wanted_servers = {servers} if isinstance(servers, str) else set(servers or ())
+        wanted_tools = {tools} if isinstance(tools, str) else set(tools or ())
         root = self._parent or self
         unknown_servers = wanted_servers - root._servers
         unknown_tools = wanted_tools - set(self._entries)

@@ -164,6 +164,8 @@ async def test_subset_is_a_live_view_sharing_limits() -> None:
     assert view.names == ["read_file", "a_search"]
     assert [s.name for s in view.specs()] == ["read_file", "a_search"]
     assert full.subset(servers=["c"]).names == []
+    assert full.subset(servers="a").names == full.subset(servers=["a"]).names == ["a_search"]
+    assert full.subset(tools="read_file").names == ["read_file"]  # one name, not its letters
     assert full.subset().names == full.names
     nested = view.subset(tools=["a_search"])
     assert nested.names == ["a_search"]
