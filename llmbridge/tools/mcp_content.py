@@ -11,6 +11,7 @@ and on plain dicts (camelCase and snake_case fields alike).
 from __future__ import annotations
 
 import base64
+import binascii
 from collections.abc import Mapping, Sequence
 from typing import Any, TypeAlias
 
@@ -58,10 +59,22 @@ def _resource(block: Any) -> MCPPart:
     text = field_of(res, "text")
     if text is not None:
         return TextPart(text=f"[resource {uri}]\n{text}")
-    data = base64.b64decode(str(field_of(res, "blob") or ""))
+    data = _decoded(field_of(res, "blob"))
+    if data is None:
+        return TextPart(text=f"[resource {uri}: its data is not valid base64, not shown]")
     if media.startswith(("image/", "audio/")) or media in ("application/pdf", "text/plain"):
         return _media(data, media)
     return TextPart(text=f"[resource {uri}: {media or 'binary'}, {len(data)} bytes, not shown]")
+
+
+def _decoded(data: Any) -> bytes | None:
+    """Base64 as servers send it (padding sometimes left off, line breaks sometimes left in);
+    ``None`` for text that is not base64, so one bad block does not fail the whole result."""
+    text = "".join(str(data or "").split())
+    try:
+        return base64.b64decode(text + "=" * (-len(text) % 4), validate=True)
+    except (ValueError, binascii.Error):
+        return None
 
 
 def _one(block: Any) -> MCPPart:
@@ -69,7 +82,9 @@ def _one(block: Any) -> MCPPart:
     if kind == "text":
         return TextPart(text=str(field_of(block, "text") or ""))
     if kind in ("image", "audio"):
-        data = base64.b64decode(str(field_of(block, "data") or ""))
+        data = _decoded(field_of(block, "data"))
+        if data is None:
+            return TextPart(text=f"[{kind}: its data is not valid base64, not shown]")
         default = "image/png" if kind == "image" else "audio/wav"
         return _media(data, str(field_of(block, "mimeType", "mime_type") or default))
     if kind == "resource_link":

@@ -318,3 +318,26 @@ def test_a_bad_approval_rule_is_refused_before_anything_starts(rule: Any) -> Non
 
     with pytest.raises(lb.UsageError, match="approval="):
         anyio.run(enter)
+
+
+def test_base64_as_servers_send_it_and_a_bad_block_does_not_fail_the_result() -> None:
+    import base64
+
+    from llmbridge.tools.mcp_content import content_parts
+
+    png = b"\x89PNG\r\n\x1a\n" + b"x" * 7
+    unpadded = base64.b64encode(png).decode().rstrip("=")
+    wrapped = base64.b64encode(png).decode()
+    wrapped = wrapped[:8] + "\n" + wrapped[8:]
+    parts = content_parts(
+        [
+            {"type": "image", "data": unpadded, "mimeType": "image/png"},
+            {"type": "image", "data": wrapped, "mimeType": "image/png"},
+            {"type": "audio", "data": "not base64 at all!", "mimeType": "audio/wav"},
+            {"type": "text", "text": "done"},
+        ]
+    )
+    assert [type(p).__name__ for p in parts] == ["ImagePart", "ImagePart", "TextPart", "TextPart"]
+    assert parts[0].data == parts[1].data == png  # type: ignore[union-attr]
+    assert parts[2].text == "[audio: its data is not valid base64, not shown]"  # type: ignore[union-attr]
+    assert parts[3].text == "done"  # type: ignore[union-attr]
