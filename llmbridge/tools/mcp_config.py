@@ -225,8 +225,9 @@ def load_mcp_config(
     if not isinstance(servers, Mapping):
         raise MCPConfigError("'mcpServers' must be an object of server name -> entry")
     env = os.environ if environ is None else environ
-    return {
+    entries = {
         str(name): _entry(str(name), raw, env)
         for name, raw in servers.items()
         if not (isinstance(raw, Mapping) and raw.get("disabled") is True)  # not even checked
     }
+    return {name: entry for name, entry in entries.items() if not entry.disabled}  # "true"

@@ -31,6 +31,7 @@ def test_the_standard_shape_with_variables_and_disabled_entries(tmp_path: Path) 
             },
             "vscode": {"type": "stdio", "command": "srv", "env": {"LEVEL": "${LEVEL:-info}"}},
             "off": {"command": "x", "args": ["${UNSET}"], "disabled": True},
+            "off_too": {"command": "x", "disabled": "true"},  # hand-written JSON says it so
         }
     }
     env = {"HOME_DIR": "/home/a", "TOKEN": "t0k"}
