@@ -15,10 +15,14 @@ Rules:
 
 from __future__ import annotations
 
+from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-__all__ = ["Telemetry", "telemetry_from"]
+if TYPE_CHECKING:
+    from ..messages import ToolCallPart
+
+__all__ = ["Telemetry", "telemetry_from", "traced_tool_call"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,3 +46,11 @@ def telemetry_from(option: bool | Telemetry | None) -> Telemetry | None:
     if isinstance(option, Telemetry):
         return option
     raise TypeError(f"telemetry= takes True, False or an llmbridge.Telemetry, not {option!r}")
+
+
+async def traced_tool_call(config: Telemetry, call: ToolCallPart, run: Awaitable[Any]) -> Any:
+    """Await ``run`` (one tool-loop call) inside its ``execute_tool`` span (``otel`` loaded
+    on first use)."""
+    from .otel import traced_tool_call as traced
+
+    return await traced(config, call, run)

@@ -18,9 +18,10 @@ app closes early, or a cancelled one, ends the span without error and says so in
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import time
-from collections.abc import Iterator, Sequence
+from collections.abc import Awaitable, Iterator, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -44,7 +45,7 @@ from ..request import ChatRequest
 from ..response import accumulate
 from . import Telemetry
 
-__all__ = ["ChatObserver", "Instruments", "instruments", "tool_span"]
+__all__ = ["ChatObserver", "Instruments", "instruments", "tool_span", "traced_tool_call"]
 
 log = logging.getLogger("llmbridge")
 
@@ -105,15 +106,10 @@ class Instruments:
         )
 
 
-_CACHE: dict[int, tuple[Telemetry, Instruments]] = {}
-
-
+@functools.lru_cache(maxsize=32)
 def instruments(config: Telemetry) -> Instruments:
-    """The instruments of ``config``, made once."""
-    cached = _CACHE.get(id(config))
-    if cached is None or cached[0] is not config:
-        cached = _CACHE[id(config)] = (config, Instruments(config))
-    return cached[1]
+    """The instruments of ``config``, made once (a bounded cache: clients come and go)."""
+    return Instruments(config)
 
 
 class ChatObserver:
@@ -180,7 +176,7 @@ class ChatObserver:
         failed = error is not None and not _closed(error)
         if failed:
             attrs["error.type"] = type(error).__name__
-        metric = {k: v for k, v in attrs.items() if not k.startswith("gen_ai.usage.")}
+        metric = dict(attrs)  # the metrics' attributes: no response id, usage or cost
         inst.duration.record(now - self._start, metric)
         if self._first:
             inst.first_chunk.record(self._first - self._start, metric)
@@ -302,6 +298,15 @@ def tool_span(inst: Instruments, call: ToolCallPart) -> Iterator[Any]:
         set_status_on_exception=False,
     ) as span:
         yield span
+
+
+async def traced_tool_call(config: Telemetry, call: ToolCallPart, run: Awaitable[Any]) -> Any:
+    """Await ``run`` (one tool loop call) inside its ``execute_tool`` span."""
+    inst = instruments(config)
+    with tool_span(inst, call) as span:
+        result = await run
+        mark_tool_result(inst, span, result)
+    return result
 
 
 def mark_tool_result(inst: Instruments, span: Any, result: Any) -> None:

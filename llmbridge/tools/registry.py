@@ -37,7 +37,7 @@ import anyio.to_thread
 from ..errors import UsageError
 from ..messages import ToolCallPart
 from ..request import ToolSpec
-from ..telemetry import Telemetry
+from ..telemetry import Telemetry, traced_tool_call
 from .approval import ApprovalRule, Approver, check_rule
 from .context import ToolContext
 from .decorator import tool_spec_of
@@ -380,15 +380,10 @@ class ToolRegistry:
         results: list[ToolResult | None] = [await self._gate(call, approve) for call in calls]
 
         async def one(i: int, call: ToolCallPart) -> None:
-            if telemetry is None:
-                results[i] = await self._run_call(call, context)
-                return
-            from ..telemetry.otel import instruments, mark_tool_result, tool_span
-
-            inst = instruments(telemetry)
-            with tool_span(inst, call) as span:
-                results[i] = result = await self._run_call(call, context)
-                mark_tool_result(inst, span, result)
+            run = self._run_call(call, context)
+            results[i] = await (
+                run if telemetry is None else traced_tool_call(telemetry, call, run)
+            )
 
         async with anyio.create_task_group() as tg:
             for i, call in enumerate(calls):

@@ -218,7 +218,10 @@ class ResponsesDecoder:
             out.append(TextDelta(final[len(streamed) :]))
 
     def _on_annotation(self, obj: dict[str, Any], out: _Out) -> None:
-        found = citation(obj.get("annotation"), "".join(self._text_buf))
+        buf = self._text_buf
+        if len(buf) > 1:  # joined once and kept joined: many annotations stay linear
+            buf[:] = ["".join(buf)]
+        found = citation(obj.get("annotation"), buf[0] if buf else "")
         if found is not None:
             out.append(found)
 
