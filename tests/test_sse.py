@@ -12,11 +12,13 @@ import json
 import random
 import re
 
+import anyio
 import httpx
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+import llmbridge as lb
 from llmbridge import testing
 from llmbridge.stream.sse import BoundedBody, iter_sse
 from tests.corpus import CORPUS
@@ -242,3 +244,51 @@ def test_every_recorded_stream_frames_as_the_spec_says_at_any_split() -> None:
         for _ in range(3):
             cuts = [rng.randrange(len(body) + 1) for _ in range(rng.randrange(1, 40))]
             assert parse(body, cuts) == expected
+
+
+# -- the bound on bytes per event -------------------------------------------------------------
+
+
+def _pending_by_the_rule(text: str) -> int:
+    """Characters since the end of the last blank line (two line ends in a row)."""
+    end = max(text.rfind(pair) for pair in ("\n\n", "\n\r", "\r\r"))
+    return len(text) - end - 2 if end >= 0 else len(text)
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.one_of(streams(), provider_like(), _RAW), st.data())
+def test_the_count_toward_max_event_bytes_is_exact_at_any_split(
+    body: bytes, data: st.DataObject
+) -> None:
+    """What the limit is checked against is the open event's size, whatever the line ends
+    (LF, CRLF as Gemini sends, CR) and wherever the chunks are cut, blank lines included."""
+    cuts = sorted(data.draw(st.lists(st.integers(0, len(body)), max_size=12)))
+    chunks = [body[a:b] for a, b in zip([0, *cuts], [*cuts, len(body)], strict=True) if b > a]
+
+    async def body_chunks():  # type: ignore[no-untyped-def]
+        for chunk in chunks:
+            yield chunk
+
+    async def read() -> None:
+        response = httpx.Response(
+            200, headers={"content-type": "text/event-stream"}, content=body_chunks()
+        )
+        reader = BoundedBody(response, limit=1 << 30)
+        text = ""
+        async for piece in reader.aiter_text():
+            text += piece
+            assert reader.pending == _pending_by_the_rule(text), repr(text)
+
+    anyio.run(read)
+
+
+@pytest.mark.anyio
+async def test_an_event_over_the_limit_ends_the_stream_whatever_the_line_ends() -> None:
+    for end in ("\n", "\r\n", "\r"):
+        small = f"data: {'a' * 50}{end}{end}" * 20
+        big = f"data: {'b' * 400}{end}" * 3
+        body = (small + big + end).encode()
+        cuts = list(range(7, len(body), 7))
+        assert len(await parse_async(small.encode(), cuts, limit=64)) == 20
+        with pytest.raises(lb.MalformedStreamError, match="max_event_bytes"):
+            await parse_async(body, cuts, limit=1000)

@@ -29,6 +29,8 @@ __all__ = ["DEFAULT_MAX_EVENT_BYTES", "BoundedBody", "iter_sse"]
 
 DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
 ENCODING = "utf-8-sig"  # UTF-8, a leading byte-order mark dropped (even split across chunks)
+_BLANK_LINES = frozenset({"\n\n", "\n\r", "\r\r"})
+"""Two line ends in a row ("\r\n" is one line end, so "\r\n\r\n" holds "\n\r")."""
 
 
 class BoundedBody:
@@ -61,13 +63,14 @@ class BoundedBody:
         assert self._texts is not None
         text = await self._texts.__anext__()
         last, self._last = self._last, text[-1:]
-        if "\r" in text or last == "\r":  # rare: CR line ends (a search over both chunks)
-            joined = last + text
-            end = max(joined.rfind("\n\n"), joined.rfind("\n\r"), joined.rfind("\r\r"))
-            self.pending = len(joined) - end - 2 if end >= 0 else self.pending + len(text)
-        elif (end := text.rfind("\n\n")) >= 0:  # found near the end: events are small
+        if "\r" in text:  # CR or CRLF line ends (Gemini): the blank line is "\n\r" or "\r\r"
+            end = text.rfind("\n\r")  # found near the end in a CRLF stream; the other two
+            end = max(end, text.rfind("\n\n", end + 1), text.rfind("\r\r", end + 1))  # after it
+        else:  # LF line ends, nearly every stream: found near the end, events are small
+            end = text.rfind("\n\n")
+        if end >= 0:
             self.pending = len(text) - end - 2
-        elif last == "\n" and text[:1] == "\n":
+        elif last + text[:1] in _BLANK_LINES:  # a blank line split across two chunks
             self.pending = len(text) - 1
         else:
             self.pending += len(text)
