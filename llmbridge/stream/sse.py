@@ -60,8 +60,13 @@ class BoundedBody:
         return self
 
     async def __anext__(self) -> str:
-        assert self._texts is not None
-        text = await self._texts.__anext__()
+        if self._texts is None:  # read to the end, or closed
+            raise StopAsyncIteration
+        try:
+            text = await self._texts.__anext__()
+        except StopAsyncIteration:
+            self._texts = None  # read to the end: nothing left to close but the response
+            raise
         last, self._last = self._last, text[-1:]
         if "\r" in text:  # CR or CRLF line ends (Gemini): the blank line is "\n\r" or "\r\r"
             end = text.rfind("\n\r")  # found near the end in a CRLF stream; the other two
