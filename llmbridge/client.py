@@ -28,8 +28,8 @@ from .providers.base import Provider, ProviderConfig
 from .providers.registry import create_provider, split_model
 from .response import Accumulator, ChatResponse
 from .stream import RetryPolicy
+from .stream.bounded import DEFAULT_MAX_EVENT_BYTES
 from .stream.clients import DEFAULT_LIMITS, DEFAULT_SHARDS, HttpPool, TransportName
-from .stream.sse import DEFAULT_MAX_EVENT_BYTES
 from .structured import parse_response, response_format_of
 from .telemetry import Telemetry, telemetry_from
 from .tool_options import as_specs, hosted_tools, tools_cache_point

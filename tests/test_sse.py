@@ -1,4 +1,4 @@
-"""Reading SSE (``llmbridge.stream.sse``): httpx-sse framing as the client reads it, at any
+"""Reading SSE (``llmbridge.stream.bounded``): httpx-sse framing as the client reads it, at any
 split, on real recordings, and the bound on bytes per event.
 
 The reference below is the WHATWG "interpreting an event stream" algorithm written out line by
@@ -20,7 +20,7 @@ from hypothesis import strategies as st
 
 import llmbridge as lb
 from llmbridge import testing
-from llmbridge.stream.sse import BoundedBody, iter_sse
+from llmbridge.stream.bounded import BoundedBody, iter_sse
 from tests.corpus import CORPUS
 
 Events = list[tuple[str, str]]

@@ -47,9 +47,9 @@ from ..providers.base import Decoder, HttpRequest, Provider
 from ..providers.http_errors import request_id_from
 from ..response import Accumulator
 from ..secrets import Scrub, named_secrets, scrub_json, secret_scrubber
+from .bounded import DEFAULT_MAX_EVENT_BYTES, BoundedBody
 from .clients import HttpPool
 from .retry import RetryPolicy
-from .sse import DEFAULT_MAX_EVENT_BYTES, BoundedBody
 
 __all__ = ["stream_events"]
 

@@ -1,4 +1,4 @@
-"""Reading a response body as server-sent events: httpx-sse's job, with a bound on memory.
+"""The response body as httpx-sse reads it (its framing, not ours), with a bound on memory.
 
 Rules:
 
