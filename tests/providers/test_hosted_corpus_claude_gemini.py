@@ -140,7 +140,20 @@ def test_anthropic_recorded_requests_match_our_encoding() -> None:
                        allowed_tools=["ask_question"], approval="never")  # fmt: skip
     body = p.build_request(base.model_copy(update={"hosted_tools": [mcp]})).json
     rec = recorded_request("C_anthropic/test_anthropic_mcp_servers_stream__i0__d4a85e6")
-    assert body["mcp_servers"] == rec["mcp_servers"]
+    # recorded with the old connector (mcp-client-2025-04-04: the allowlist in the server's
+    # tool_configuration); we send 2025-11-20: the same connection, the allowlist as a toolset
+    (old,) = rec["mcp_servers"]
+    config = old.pop("tool_configuration")
+    assert body["mcp_servers"] == [old]
+    assert config["enabled"] is True
+    assert body["tools"] == [
+        {
+            "type": "mcp_toolset",
+            "mcp_server_name": old["name"],
+            "default_config": {"enabled": False},
+            "configs": {name: {"enabled": True} for name in config["allowed_tools"]},
+        }
+    ]
 
 
 # -- Gemini -------------------------------------------------------------------------------

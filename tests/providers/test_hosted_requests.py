@@ -1,7 +1,8 @@
 """Hosted tool specs → each provider's request body, checked against the SDKs' request types.
 
 Every body built here goes through ``sdk_requests.check_body`` (the SDK's streaming create
-params; Anthropic's MCP connector through the beta params, which type ``mcp_servers``), so a
+params; Anthropic's MCP connector through the beta params, which type ``mcp_servers`` and
+``mcp_toolset``; more in ``anthropic/test_anthropic_mcp_connector.py``), so a
 tool type, version string or field the SDK does not know fails the test.
 """
 
@@ -219,10 +220,17 @@ def test_anthropic_mcp_connector_with_its_beta_flag() -> None:
             "url": "https://mcp.deepwiki.com/mcp",
             "name": "deepwiki",
             "authorization_token": "t0k",
-            "tool_configuration": {"enabled": True, "allowed_tools": ["ask_question"]},
         }
     ]
-    assert built.headers["anthropic-beta"] == MCP_BETA
+    assert built.json["tools"][1:] == [  # after the app's tool: the server's toolset
+        {
+            "type": "mcp_toolset",
+            "mcp_server_name": "deepwiki",
+            "default_config": {"enabled": False},
+            "configs": {"ask_question": {"enabled": True}},
+        }
+    ]
+    assert built.headers["anthropic-beta"] == MCP_BETA == "mcp-client-2025-11-20"
     _check_beta_body(built.json)
 
 
@@ -337,7 +345,10 @@ def test_anthropic_count_tokens_body_keeps_the_mcp_servers() -> None:
     )
     body = p.count_tokens_request(req).json
     assert body["mcp_servers"] == [{"type": "url", "url": "https://m.example/mcp", "name": "m"}]
-    assert body["tools"] == [{"type": "web_search_20250305", "name": "web_search"}]
+    assert body["tools"] == [
+        {"type": "mcp_toolset", "mcp_server_name": "m"},
+        {"type": "web_search_20250305", "name": "web_search"},
+    ]
     params = pytest.importorskip("anthropic.types.beta.message_count_tokens_params")
     assert _plain(TypeAdapter(params.MessageCountTokensParams).validate_python(body)) == body
 

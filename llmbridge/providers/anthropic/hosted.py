@@ -4,26 +4,38 @@ Follows https://platform.claude.com/docs/en/agents-and-tools/tool-use/overview (
 https://platform.claude.com/docs/en/agents-and-tools/mcp-connector and the installed
 ``anthropic`` SDK's types: ``WebSearchTool20250305Param``, ``WebFetchTool20250910Param`` and
 ``CodeExecutionTool20250825Param`` (members of the GA ``ToolUnionParam``: no beta header), and
-the beta ``BetaRequestMCPServerURLDefinitionParam`` (``mcp_servers``, beta
-``mcp-client-2025-04-04``). Rules:
+the beta ``BetaRequestMCPServerURLDefinitionParam`` (``mcp_servers``) and
+``BetaMCPToolsetParam`` (``tools``, with ``BetaMCPToolDefaultConfigParam`` /
+``BetaMCPToolConfigParam``), beta ``mcp-client-2025-11-20``. Rules:
 
 * ``WebSearch`` → ``web_search_20250305`` (``allowed_domains`` / ``blocked_domains``,
   ``max_uses``, ``user_location`` ``approximate``); ``context_size`` has no field: a warning.
 * ``WebFetch`` → ``web_fetch_20250910`` (domain filters, ``max_uses``).
 * ``CodeExecution`` → ``code_execution_20250825``; files reach its container as
   ``container_upload`` blocks in a message, so ``file_ids`` is a ``ConfigurationError``.
-* ``HostedMCP`` → an ``mcp_servers`` entry (``type: url``, ``name``, ``url``,
-  ``tool_configuration.allowed_tools``) plus the ``mcp-client-2025-04-04`` beta. The connector
+* ``HostedMCP`` → the MCP connector, version ``mcp-client-2025-11-20`` (the beta flag, once
+  per request): an ``mcp_servers`` entry that is the connection only (``type: url``, ``url``,
+  ``name``, ``authorization_token``), and *always* one ``{"type": "mcp_toolset",
+  "mcp_server_name": name}`` entry in ``tools``, in the spec's place among the server tools:
+  the connector docs require every server to be named by exactly one toolset. No
+  ``allowed_tools``: the toolset enables every tool; ``allowed_tools`` → the allowlist
+  ``default_config: {enabled: false}`` + ``configs: {tool: {enabled: true}}`` (an empty list
+  enables none). The old ``tool_configuration`` (2025-04-04) is never sent. The connector
   runs every call without asking, so only ``approval="never"`` is accepted, and of the
-  headers only ``Authorization: Bearer <token>`` (sent as ``authorization_token``).
-* Newer tool versions (``web_search_20260209``...) are one ``provider_options`` away:
-  ``{"anthropic": {"type": "web_search_20260209"}}`` is merged into the entry last.
+  headers only ``Authorization: Bearer <token>`` (sent as ``authorization_token``);
+  ``description`` has no field: dropped with a warning.
+* ``provider_options["anthropic"]`` is merged into the entry last, as given (shallowly): for
+  ``HostedMCP`` into its ``mcp_toolset`` entry (``defer_loading``, ``cache_control``,
+  ``configs``...), since the server entry holds only what the spec already says. Newer tool
+  versions (``web_search_20260209``...) are one ``provider_options`` away:
+  ``{"anthropic": {"type": "web_search_20260209"}}``.
 * Decoding (``BlockViews``): a kept ``code_execution_tool_result`` /
   ``bash_code_execution_tool_result`` block with a result (not an error) is a ``CodeOutput``
   (stdout, stderr, ``return_code``, the ``file_id`` of each output file, and as ``code`` the
   ``code`` / ``command`` of the ``server_tool_use`` it answers); a text block's
   ``web_search_result_location`` / ``search_result_location`` citation (with a URL) is a
-  ``Citation`` (``cited_citation``).
+  ``Citation`` (``cited_citation``). The connector's ``mcp_tool_use`` / ``mcp_tool_result``
+  blocks (same shape under 2025-11-20) stay raw ``ProviderItem``s, sent back verbatim.
 """
 
 from __future__ import annotations
@@ -56,7 +68,7 @@ __all__ = [
 
 PROVIDER = "anthropic"
 HOSTED_TOOLS = frozenset({"web_search", "web_fetch", "code_execution", "mcp"})
-MCP_BETA = "mcp-client-2025-04-04"
+MCP_BETA = "mcp-client-2025-11-20"
 WEB_SEARCH = "web_search_20250305"
 WEB_FETCH = "web_fetch_20250910"
 CODE_EXECUTION = "code_execution_20250825"
@@ -139,13 +151,16 @@ def _mcp(tool: HostedMCP, into: HostedRequest) -> None:
     token = _token(tool)
     if token is not None:
         server["authorization_token"] = token
-    if tool.allowed_tools is not None:
-        server["tool_configuration"] = {"enabled": True, "allowed_tools": list(tool.allowed_tools)}
+    toolset: dict[str, Any] = {"type": "mcp_toolset", "mcp_server_name": tool.label}
+    if tool.allowed_tools is not None:  # an allowlist: all off, then each named tool on
+        toolset["default_config"] = {"enabled": False}
+        toolset["configs"] = {name: {"enabled": True} for name in tool.allowed_tools}
     if tool.description:
         into.warnings.append(
             f"HostedMCP {tool.label!r} description: the MCP connector has no such field; dropped"
         )
-    into.mcp_servers.append({**server, **options_for(tool, PROVIDER)})
+    into.mcp_servers.append(server)
+    into.tools.append({**toolset, **options_for(tool, PROVIDER)})
     if MCP_BETA not in into.betas:
         into.betas.append(MCP_BETA)
 
@@ -165,7 +180,8 @@ _ENCODERS: dict[type[Any], Callable[[Any, HostedRequest], None]] = {
 
 
 def encode_hosted(tools: Sequence[HostedTool]) -> HostedRequest:
-    """The server tools, MCP servers, beta flags and warnings for ``tools``."""
+    """The server tools (with one ``mcp_toolset`` per MCP server), MCP servers, beta flags
+    and warnings for ``tools``."""
     out = HostedRequest()
     for tool in tools:
         _ENCODERS[type(tool)](tool, out)

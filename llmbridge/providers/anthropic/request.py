@@ -20,8 +20,8 @@ Rules:
   reasoning and items left out with a warning, tool-call ids rewritten to
   ``^[a-zA-Z0-9_-]+$``.
 * Provider-run tool specs (``ChatRequest.hosted_tools``) follow the app's tools as server
-  tools, remote MCP servers go to ``mcp_servers`` (``hosted.py``; its beta flag is added to
-  the headers by the provider).
+  tools; a remote MCP server is an ``mcp_servers`` entry plus its ``mcp_toolset`` among those
+  tools (``hosted.py``; the connector's beta flag is added to the headers by the provider).
 * Settings that cannot be honoured become warnings (``request_warnings``), surfaced on
   ``StreamStart``; only an unbuildable request raises. ``extra`` is merged into the body last
   (``extra["tools"]``, e.g. server tools, is appended to the app's tools).
