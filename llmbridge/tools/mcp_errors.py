@@ -113,7 +113,11 @@ class _Boundary:
         codes = [getattr(p, "returncode", None) for p in self.processes]
         return next((c for c in codes if c is not None), None)
 
-    def error(self, what: str, cause: BaseException | None = None) -> MCPError:
+    def error(
+        self, what: str, cause: BaseException | None = None, kind: type[MCPError] = MCPError
+    ) -> MCPError:
+        """``kind`` (default ``MCPError``) saying ``MCP server <label> <what>``, then the exit
+        status and the stderr tail where known."""
         detail = f": {type(cause).__name__}: {cause}" if cause is not None else ""
         label = f"{self.name!r} ({self.where})" if self.name else self.where
         status, tail = self.exit_status(), self.stderr_tail()
@@ -122,7 +126,7 @@ class _Boundary:
             text += f"; it exited with status {status}"
         if tail is not None:
             text += f"; its stderr ends with: {tail!r}" if tail else "; it wrote nothing to stderr"
-        error = MCPError(text)
+        error = kind(text)
         error.server, error.where, error.exit_status, error.stderr_tail = (
             self.name,
             self.where,

@@ -37,8 +37,9 @@ from anyio.abc import TaskGroup
 from ..errors import LLMBridgeError
 from ..messages import ChatMessage
 from .approval import ApprovalRule, Approver, check_rule
-from .mcp import DEFAULT_TIMEOUT, MCPConnection, MCPTool, _import_mcp
+from .mcp import DEFAULT_TIMEOUT
 from .mcp_config import MCPConfigError, MCPServerConfig, load_mcp_config
+from .mcp_connection import MCPConnection, MCPTool, _import_mcp
 from .mcp_errors import MCPError, _leaves
 from .mcp_names import assign_tool_names
 from .mcp_server import MCPServer

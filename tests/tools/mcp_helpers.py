@@ -78,3 +78,12 @@ def http_app_server(name: str, port: int | None = None) -> Iterator[tuple[str, i
     """The app server over streamable HTTP: yields ``(url, pid)``."""
     with http_server(APP_SERVER, name, port=port) as started:
         yield started
+
+
+def alive(pid: int) -> bool:
+    """Whether ``pid`` is a live process (a zombie, dead but not yet reaped, is not)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"

@@ -1,0 +1,288 @@
+"""One initialised MCP session: ``MCPConnection`` (its requests and their errors) and
+``MCPTool`` (one of its tools, ready for ``ToolRegistry.register``). Made by ``connect_stdio``
+and ``connect_http`` (``llmbridge.tools.mcp``, which exports both).
+
+Rules:
+
+* ``list_tools()`` follows pagination cursors to the end and gives ``MCPTool`` objects: each
+  has ``name``, ``tool_spec`` (from the server's ``inputSchema``) and ``async call(arguments)``,
+  so ``ToolRegistry.register`` takes them as they are.
+* A call's result becomes a ``ToolOutput`` (parts as ``llmbridge.tools.mcp_content`` makes
+  them: text, images, audio, documents, resource links; ``data`` = structured content, also
+  sent as JSON text when the server gave no content blocks); a result flagged ``isError``
+  raises ``MCPToolError`` with the server's text, which the tool loop turns into an
+  ``is_error`` result. A call on a connection that is gone (the process died, the HTTP session
+  dropped or was forgotten by a restarted server: a failed request is followed by a ping to
+  tell) raises ``MCPConnectionLostError``; other protocol errors (an answer the SDK cannot
+  read included) ``MCPError``. ``timeout=`` bounds one call (``MCPTimeoutError``).
+* Every request runs in a cancel scope the server's process exit cancels (stdio: see
+  ``_watch_exit`` in ``llmbridge.tools.mcp``): it then ends at once with
+  ``MCPConnectionLostError`` naming the exit status and stderr tail, and later requests fail
+  without being sent. The end of its stdout is not enough: a child the server left behind may
+  hold that pipe open, and the SDK would wait forever.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import functools
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+import anyio
+import orjson
+from pydantic import ValidationError
+
+from ..errors import ConfigurationError, LLMBridgeError
+from ..messages import ChatMessage, TextPart
+from ..request import ToolSpec
+from .mcp_content import content_parts, field_of, prompt_messages
+from .mcp_errors import (
+    MCPConnectionLostError,
+    MCPError,
+    MCPTimeoutError,
+    MCPToolError,
+    _Boundary,
+    _from_the_sdk,
+    _sdk_error_class,
+)
+from .results import ToolOutput
+
+__all__ = ["MCPConnection", "MCPTool"]
+
+_PING_TIMEOUT = 5.0
+"""Seconds a server has to answer the ping that follows a failed request."""
+_EXIT_GRACE = 0.25
+"""Seconds a request that found a stdio server's pipes closed waits for its process to exit
+(for the exit status in the error)."""
+
+
+def _import_mcp() -> Any:
+    try:
+        import mcp
+    except ImportError as exc:
+        raise ConfigurationError(
+            "MCP support needs the 'mcp' package: pip install 'llmbridge[mcp]'"
+        ) from exc
+    return mcp
+
+
+class MCPTool:
+    """One tool of a connected MCP server, ready for ``ToolRegistry.register``.
+
+    ``remote_name`` is the server's name for it; ``name`` the one the model sees (the same,
+    unless ``connect_mcp_servers`` renamed it to stay unique and within provider rules)."""
+
+    def __init__(
+        self,
+        connection: Any,
+        definition: Any,
+        *,
+        name: str | None = None,
+        server: str | None = None,
+    ) -> None:
+        self.connection = connection
+        """What ``call`` goes through: an ``MCPConnection`` (or a server that reconnects)."""
+        self.definition = definition
+        self.remote_name = str(field_of(definition, "name"))
+        self.tool_spec = ToolSpec.from_mcp(
+            {
+                "name": name or self.remote_name,
+                "description": field_of(definition, "description"),
+                "inputSchema": field_of(definition, "inputSchema", "input_schema"),
+            }
+        )
+        self.name = self.tool_spec.name
+        self.description = self.tool_spec.description
+        self.server = server
+        self.approval: Any = None
+        """An approval rule, set by ``connect_mcp_servers`` from the server's config."""
+
+    async def call(self, arguments: Mapping[str, Any]) -> ToolOutput:
+        return await self.connection.call_tool(self.remote_name, arguments)  # type: ignore[no-any-return]
+
+    def __repr__(self) -> str:
+        where = f" of {self.server!r}" if self.server else ""
+        return f"MCPTool({self.name!r}{where})"
+
+
+def _closed_code() -> int:
+    import mcp.types
+
+    return int(getattr(mcp.types, "CONNECTION_CLOSED", -32000))
+
+
+class MCPConnection:
+    """An initialised MCP client session (made by ``connect_stdio`` / ``connect_http``)."""
+
+    def __init__(
+        self,
+        session: Any,
+        *,
+        where: str = "",
+        name: str | None = None,
+        boundary: _Boundary | None = None,
+    ) -> None:
+        self.session = session
+        """The SDK's ``ClientSession`` for anything not wrapped here."""
+        self.where = where
+        self.name = name
+        self.lost = False
+        """True once a request found the connection gone."""
+        self.capabilities: Any = None
+        """What the server said it offers in its ``initialize`` answer (tools, prompts...)."""
+        self.timeout: float | None = None
+        """Seconds any request may take when the caller gives no ``timeout`` (``None``: no
+        limit)."""
+        self.exited = False
+        """True once the server's process (stdio) has exited."""
+        self._boundary = boundary or _Boundary(where, None, name)
+        """The server's process(es) and stderr log (stdio), for errors."""
+        self._in_flight: set[anyio.CancelScope] = set()
+        """One scope per request in flight: cancelled when the process exits."""
+
+    def _process_exited(self) -> None:
+        """The server's process exited: end every request in flight (see ``_request``)."""
+        self.exited = self.lost = True
+        for scope in self._in_flight:
+            scope.cancel()
+
+    @contextlib.contextmanager
+    def _request_scope(self) -> Iterator[anyio.CancelScope]:
+        """A scope the process's exit cancels (at once if it has exited already)."""
+        with anyio.CancelScope() as scope:
+            if self.exited:
+                scope.cancel()
+            self._in_flight.add(scope)
+            try:
+                yield scope
+            finally:
+                self._in_flight.discard(scope)
+
+    def _went_away(self, what: str) -> MCPError:
+        return self._boundary.error(
+            f"went away during {what}; it is restarted on the next call",
+            kind=MCPConnectionLostError,
+        )
+
+    def _label(self) -> str:
+        return f"{self.name!r} ({self.where})" if self.name else self.where
+
+    def _is_gone(self, exc: Exception) -> bool:
+        gone = (anyio.BrokenResourceError, anyio.ClosedResourceError, anyio.EndOfStream, OSError)
+        if isinstance(exc, gone):
+            return True
+        return isinstance(exc, _sdk_error_class()) and getattr(exc, "code", None) == _closed_code()
+
+    async def _answers_ping(self) -> bool:
+        """Whether the session still works: how a request error is told apart from a
+        connection that is gone without reading error texts (an HTTP server that restarted
+        answers every request of the old session with an error, pings included)."""
+        try:
+            with anyio.fail_after(_PING_TIMEOUT):
+                await self.session.send_ping()
+        except Exception:
+            return False
+        return True
+
+    async def _failed(self, exc: Exception, what: str) -> MCPError:
+        if self._is_gone(exc) or not await self._answers_ping():
+            self.lost = True
+            if self._boundary.processes and not self.exited:
+                # its pipes closed: the process is likely exiting, and its exit cancels this
+                # request (see _request), which then reports the exit status
+                await anyio.sleep(_EXIT_GRACE)
+            return self._boundary.error(
+                f"is gone ({what}: {exc}); it is restarted on the next call",
+                kind=MCPConnectionLostError,
+            )
+        error = MCPError(f"MCP server {self._label()}: {what} failed: {exc}")
+        error.server, error.where = self.name, self.where
+        return error
+
+    async def _request(self, what: str, make: Any, timeout: float | None = None) -> Any:
+        timeout = self.timeout if timeout is None else timeout
+        with self._request_scope():
+            try:
+                with anyio.fail_after(timeout):
+                    return await make()
+            except TimeoutError as exc:
+                error = MCPTimeoutError(
+                    f"MCP server {self._label()}: {what} got no answer within {timeout:g} s"
+                )
+                error.server, error.where = self.name, self.where
+                raise error from exc
+            except Exception as exc:
+                unreadable = isinstance(exc, ValidationError)  # an answer the SDK could not read
+                if isinstance(exc, LLMBridgeError) or not (unreadable or _from_the_sdk(exc)):
+                    raise
+                raise await self._failed(exc, what) from exc
+        raise self._went_away(what)  # the process exited: its scope was cancelled
+
+    async def list_tools(self) -> list[MCPTool]:
+        """Every tool of the server, following pagination cursors."""
+        return [MCPTool(self, t, server=self.name) for t in await self.tool_definitions()]
+
+    async def tool_definitions(self) -> list[Any]:
+        """Every tool definition as the server sent it (the SDK's ``Tool`` objects), across
+        pages: unlike ``list_tools``, nothing is built from their schemas yet."""
+        definitions: list[Any] = []
+        cursor: str | None = None
+        while True:
+            page = await self._request(
+                "tools/list", functools.partial(self._page, "list_tools", cursor)
+            )
+            definitions.extend(page.tools)
+            cursor = field_of(page, "nextCursor", "next_cursor")
+            if not cursor:
+                return definitions
+
+    async def _page(self, method: str, cursor: str | None) -> Any:
+        mcp = _import_mcp()
+        paginated = getattr(mcp.types, "PaginatedRequestParams", None)
+        if cursor is None:
+            return await getattr(self.session, method)()
+        if paginated is not None:
+            return await getattr(self.session, method)(params=paginated(cursor=cursor))
+        return await getattr(self.session, method)(cursor=cursor)  # pragma: no cover - mcp 1.x
+
+    async def call_tool(
+        self, name: str, arguments: Mapping[str, Any], *, timeout: float | None = None
+    ) -> ToolOutput:
+        """Call a tool on the server; ``MCPToolError`` when the server flags the result."""
+        result = await self._request(
+            f"tools/call {name!r}", lambda: self.session.call_tool(name, dict(arguments)), timeout
+        )
+        parts = content_parts(field_of(result, "content") or [])
+        if field_of(result, "isError", "is_error"):
+            text = "".join(p.text for p in parts if isinstance(p, TextPart)) or "tool failed"
+            raise MCPToolError(text)
+        data = field_of(result, "structuredContent", "structured_content")
+        if not parts and data is not None:  # no text copy of it (optional): the model reads JSON
+            parts = [TextPart(text=orjson.dumps(data).decode())]
+        return ToolOutput(parts, data=data)
+
+    async def list_prompts(self) -> list[Any]:
+        """Every prompt the server offers (the SDK's ``Prompt`` objects), across pages; none
+        for a server that did not announce the prompts capability."""
+        if self.capabilities is not None and field_of(self.capabilities, "prompts") is None:
+            return []
+        prompts: list[Any] = []
+        cursor: str | None = None
+        while True:
+            listing = functools.partial(self._page, "list_prompts", cursor)
+            page = await self._request("prompts/list", listing)
+            prompts.extend(page.prompts)
+            cursor = field_of(page, "nextCursor", "next_cursor")
+            if not cursor:
+                return prompts
+
+    async def get_prompt(
+        self, name: str, arguments: Mapping[str, str] | None = None
+    ) -> list[ChatMessage]:
+        """A prompt, filled in with ``arguments``, as ``ChatMessage``s."""
+        args = {k: str(v) for k, v in (arguments or {}).items()}
+        result = await self._request(
+            f"prompts/get {name!r}", lambda: self.session.get_prompt(name, args)
+        )
+        return prompt_messages(result)

@@ -1,0 +1,76 @@
+"""``connect_mcp_servers`` when a server dies: a call in flight on a server that exits ends at
+once (even if a child it left holds its stdout open). On asyncio, uvloop and trio (the name has
+``mcp_servers``)."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sys
+from pathlib import Path
+
+import anyio
+import pytest
+
+import llmbridge as lb
+from tests.tools.mcp_helpers import alive
+
+LIFECYCLE = str(Path(__file__).with_name("mcp_lifecycle_server.py"))
+
+
+def _pids(path: Path) -> list[int]:
+    return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+
+@pytest.mark.anyio
+async def test_a_call_in_flight_ends_when_its_server_exits_though_a_child_holds_its_stdout(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("mcp")
+    from llmbridge.tools import MCPConnectionLostError
+
+    state = tmp_path / "starts"
+    config = {"life": {"command": sys.executable, "args": [LIFECYCLE, str(state)]}}
+    try:
+        with anyio.fail_after(30):
+            async with lb.connect_mcp_servers(config) as servers:
+                first = (await servers.registry.acall("pid", {})).content[0].text
+                started = anyio.current_time()
+                with anyio.move_on_after(3) as hung:
+                    with pytest.raises(MCPConnectionLostError) as info:
+                        await servers.registry.acall("orphan_and_die", {})
+                took = anyio.current_time() - started
+                assert not hung.cancelled_caught, "the call still hangs 3 s after its server exited"
+                assert took < 1.0
+                error = info.value
+                assert error.server == "life" and error.exit_status == 1
+                assert "'life'" in str(error) and "status 1" in str(error)
+                assert "leaving a child behind" in str(error)  # the stderr tail, as at start-up
+                # the next call starts the server again, as for any lost connection
+                again = (await servers.registry.acall("pid", {})).content[0].text
+                assert again != first and servers.servers["life"].starts == 2
+    finally:
+        for pid in _pids(Path(f"{state}.children")):  # never leave the orphan to other tests
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+
+
+@pytest.mark.anyio
+async def test_a_server_that_exits_before_initialize_is_not_waited_for(tmp_path: Path) -> None:
+    pytest.importorskip("mcp")
+    from llmbridge.tools.mcp import MCPError, connect_stdio
+
+    child = tmp_path / "child"  # a background job keeps the server's stdin and stdout open
+    script = f"exec 3<&0; sleep 30 <&3 & echo $! > {child}; echo 'no config' >&2; exit 3"
+    started = anyio.current_time()
+    try:
+        with anyio.fail_after(5), pytest.raises(MCPError) as info:
+            async with connect_stdio("sh", ["-c", script], timeout=4, name="early"):
+                pass
+    finally:
+        for pid in _pids(child):
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+    assert anyio.current_time() - started < 2  # not the 4 s of the initialize timeout
+    assert "stopped before answering 'initialize'; it exited with status 3" in str(info.value)
+    assert info.value.exit_status == 3 and info.value.stderr_tail == "no config"
