@@ -4,7 +4,11 @@ Rules: the connection lives in a supervisor task of the servers' task group (ent
 in that task, as the SDK needs); ``start`` waits until it is initialised and its tools are
 listed (within the start-up timeout). A connection found gone (``MCPConnection.lost``) is
 replaced on the next use, under a lock so concurrent calls restart it once. Each incarnation
-has its own stop event: a restart lets the old one shut down (process killed) on its own.
+has its own stop event: a restart lets the old one shut down (process killed) on its own. A
+start that fails after connecting (its tools cannot be listed) stops what it started and waits
+until that is shut down before raising: no half-started connection is kept. A failed restart is
+reported in the hub's ``failures`` (and its error says the restart failed) until a later call
+restarts the server.
 """
 
 from __future__ import annotations
@@ -40,6 +44,9 @@ class MCPServer:
         self.definitions: list[Any] = []
         """The server's tool definitions as last listed (``allowed_tools`` applied)."""
         self.starts = 0
+        """Starts tried, the failed ones included."""
+        self.ever_started = False
+        """Whether a start ever succeeded (a server that never did is not retried)."""
         self._hub = hub
         self._stop = anyio.Event()
         self._lock = anyio.Lock()
@@ -94,7 +101,9 @@ class MCPServer:
             where=cfg.where,
         )
 
-    async def _supervise(self, stop: anyio.Event, *, task_status: TaskStatus[Any]) -> None:
+    async def _supervise(
+        self, stop: anyio.Event, ended: anyio.Event, *, task_status: TaskStatus[Any]
+    ) -> None:
         connection: MCPConnection | None = None
         try:
             async with self._connect() as connection:
@@ -109,15 +118,29 @@ class MCPServer:
         finally:
             if connection is not None:
                 connection.lost = True  # whatever ended this incarnation, it is over
+            ended.set()
 
     async def start(self) -> None:
-        """Start (or restart) the server and list its tools."""
+        """Start (or restart) the server and list its tools. If that fails, whatever was
+        started is shut down (its process gone) before the error is raised."""
         self._stop.set()  # the previous incarnation, if any, shuts down in its own task
         self._stop = stop = anyio.Event()
+        ended = anyio.Event()
         self.connection = None
         self.starts += 1
         try:
-            await self._hub._tg.start(self._supervise, stop)
+            await self._start(stop, ended)
+        except BaseException as exc:
+            self.connection = None
+            stop.set()
+            if isinstance(exc, Exception):  # cancelled: it shuts down on its own
+                await ended.wait()
+            raise
+        self.ever_started = True
+
+    async def _start(self, stop: anyio.Event, ended: anyio.Event) -> None:
+        try:
+            await self._hub._tg.start(self._supervise, stop, ended)
         except Exception as exc:
             if isinstance(exc, LLMBridgeError):
                 raise
@@ -125,8 +148,9 @@ class MCPServer:
             error.server, error.where = self.name, self.config.where
             raise error from exc
         startup = self.config.startup_timeout or self._hub.startup_timeout
+        assert self.connection is not None
         with anyio.move_on_after(startup) as scope:
-            await self.list_tools()
+            await self._list(self.connection)  # this one, even if already lost: no restart
         if scope.cancelled_caught:
             error = MCPTimeoutError(
                 f"MCP server {self.name!r} ({self.config.where}) did not list its tools within "
@@ -139,7 +163,9 @@ class MCPServer:
         self._stop.set()
 
     async def list_tools(self) -> list[Any]:
-        connection = await self._live()
+        return await self._list(await self._live())
+
+    async def _list(self, connection: MCPConnection) -> list[Any]:
         listed = await connection.tool_definitions()  # bad schemas: left out by _rebuild
         allowed = self.config.allowed_tools
         self.definitions = [
@@ -157,10 +183,25 @@ class MCPServer:
             return connection
         async with self._lock:
             if self.connection is None or self.connection.lost:
-                await self.start()
+                try:
+                    await self.start()
+                except MCPError as exc:
+                    error = self._restart_failed(exc)
+                    self._hub.failures[self.name] = error
+                    raise error from exc
+                self._hub.failures.pop(self.name, None)
                 self._hub._rebuild()
             assert self.connection is not None
             return self.connection
+
+    def _restart_failed(self, cause: MCPError) -> MCPError:
+        error = type(cause)(
+            f"MCP server {self.name!r} was gone and restarting it failed (the next call tries "
+            f"again): {cause}"
+        )
+        error.server, error.where = self.name, self.config.where
+        error.exit_status, error.stderr_tail = cause.exit_status, cause.stderr_tail
+        return error
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any]) -> Any:
         """Call ``name`` (the server's own tool name), reconnecting first if the server is gone."""

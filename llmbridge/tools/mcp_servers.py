@@ -15,7 +15,10 @@ Rules:
   ``timeout`` come from the server's entry (``timeout`` also from ``connect_mcp_servers``).
 * A call to a server whose connection is gone is an ``MCPConnectionLostError`` (the tool loop
   turns it into an ``is_error`` result); the next call starts it again (stdio: a new process;
-  HTTP: a new session) and lists its tools again.
+  HTTP: a new session) and lists its tools again. If that restart fails (listing its tools
+  included), what it started is stopped, the call's error says the restart failed and why,
+  and the server is in ``failures`` until a later call restarts it (its tools stay registered
+  meanwhile, so calling one tries again).
 * Leaving the ``async with`` (normally, by an exception or by cancellation) stops every server:
   stdin closed, a grace period, then the process group killed (the SDK's shutdown, shielded
   from cancellation). No process outlives the block.
@@ -91,7 +94,8 @@ class MCPServers:
         self.registry = ToolRegistry(approve=approve)
         """Every tool of every running server (``registry.subset(...)`` for one agent's)."""
         self.failures: dict[str, MCPError] = {}
-        """Servers that could not be started: name → the error (command, status, stderr)."""
+        """Servers that could not be started: name → the error (command, status, stderr).
+        Also a running server whose restart failed, until a later call restarts it."""
         self.servers = {name: MCPServer(name, cfg, self) for name, cfg in configs.items()}
         self._mine: dict[str, tuple[str, Any]] = {}
         """Registered name → (server, definition) of the tools this object registered."""
@@ -111,7 +115,10 @@ class MCPServers:
         """The live connection of a running server (its SDK session is ``.session``)."""
         connection = self._running(server).connection
         if connection is None or connection.lost:
-            raise MCPError(f"MCP server {server!r} is not running")
+            failure = self.failures.get(server)
+            raise MCPError(
+                f"MCP server {server!r} is not running" + (f": {failure}" if failure else "")
+            )
         return connection
 
     async def _start_one(self, server: MCPServer) -> None:
@@ -134,8 +141,10 @@ class MCPServers:
             server.stop()
 
     def _rebuild(self) -> None:
-        """Register the cached tool lists again under names unique across servers."""
-        running = {n: s for n, s in self.servers.items() if n not in self.failures}
+        """Register the cached tool lists again under names unique across servers (a server
+        whose restart failed keeps its tools, so calling one tries again; one that never
+        started has none)."""
+        running = self.servers
         lists = {
             n: [str(getattr(d, "name", "")) for d in s.definitions] for n, s in running.items()
         }
@@ -206,7 +215,7 @@ class MCPServers:
         return await connection.get_prompt(name, arguments)
 
     def _running(self, server: str) -> MCPServer:
-        if server in self.failures:
+        if server in self.failures and not self.servers[server].ever_started:
             raise self.failures[server]
         if server not in self.servers:
             raise MCPError(f"no MCP server named {server!r} here (servers: {sorted(self.servers)})")

@@ -1,5 +1,6 @@
-"""``connect_mcp_servers`` when a server dies: a call in flight on a server that exits ends at
-once (even if a child it left holds its stdout open). On asyncio, uvloop and trio (the name has
+"""``connect_mcp_servers`` when a server dies or comes back badly: a call in flight on a server
+that exits ends at once (even if a child it left holds its stdout open), and a restart that
+cannot list its tools is stopped and reported. On asyncio, uvloop and trio (the name has
 ``mcp_servers``)."""
 
 from __future__ import annotations
@@ -74,3 +75,47 @@ async def test_a_server_that_exits_before_initialize_is_not_waited_for(tmp_path:
     assert anyio.current_time() - started < 2  # not the 4 s of the initialize timeout
     assert "stopped before answering 'initialize'; it exited with status 3" in str(info.value)
     assert info.value.exit_status == 3 and info.value.stderr_tail == "no config"
+
+
+@pytest.mark.anyio
+async def test_a_restart_that_cannot_list_its_tools_is_stopped_and_reported(
+    tmp_path: Path,
+) -> None:
+    pytest.importorskip("mcp")
+    from llmbridge.tools import MCPConnectionLostError
+
+    state = tmp_path / "starts"
+    config = {"flaky": {"command": sys.executable, "args": [LIFECYCLE, str(state), "2"]}}
+    with anyio.fail_after(30):
+        async with lb.connect_mcp_servers(config) as servers:
+            flaky = servers.servers["flaky"]
+            with pytest.raises(MCPConnectionLostError):
+                await servers.registry.acall("die", {})
+            with pytest.raises(lb.MCPError) as info:  # restarts it: start 2 fails tools/list
+                await servers.registry.acall("pid", {})
+            error = info.value
+            second = _pids(state)[1]
+            observed = {
+                "the error says the restart failed": "restarting it failed" in str(error),
+                "the error says why": "tool index is corrupt" in str(error),
+                "the new process is gone": not alive(second),
+                "servers.failures has it": servers.failures.get("flaky") is error,
+                "it still looks connected": flaky.connection is not None,
+            }
+            assert observed == {
+                "the error says the restart failed": True,
+                "the error says why": True,
+                "the new process is gone": True,
+                "servers.failures has it": True,
+                "it still looks connected": False,
+            }
+            assert error.server == "flaky"
+            with pytest.raises(lb.MCPError, match="restarting it failed"):
+                servers.connection("flaky")
+            assert "pid" in servers.registry  # its tools stay: calling one tries again
+
+            # the next call tries again: start 3 lists its tools, and the server is back
+            third = (await servers.registry.acall("pid", {})).content[0].text
+            assert int(third) == _pids(state)[2] and flaky.starts == 3
+            assert "flaky" not in servers.failures
+            assert servers.connection("flaky") is flaky.connection
