@@ -20,7 +20,7 @@ Rules:
   ``subset(servers=..., tools=...)`` is a live *view*: it shares the tool entries (so limits
   and counts are shared: a tool called through a view counts once, everywhere) and follows
   the full registry when tools come and go (an MCP server's ``tools/list_changed``). Register
-  on the full registry, not on a view.
+  on the full registry, not on a view. A server or tool a view lacks is a ``UsageError``.
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ class ToolRegistry:
         self.approve = approve
         self._own: dict[str, _Entry] = {}
         self._parent: ToolRegistry | None = None
-        self._servers: set[str] = set()
+        self._servers: set[str] = set()  # a view's: those it was made for (or its parent's)
         self._pick: Callable[[_Entry], bool] = _everything
         for item in tools:
             self.register(item)
@@ -178,19 +178,17 @@ class ToolRegistry:
     ) -> ToolRegistry:
         """A live view of the tools of ``servers`` plus the ``tools`` named (their union;
         ``None`` for both: everything). Usable wherever a registry is (``tools=``,
-        ``client.run``). A server or tool name this registry never had is a ``UsageError``;
-        one name may be given as a plain string."""
+        ``client.run``). A server or tool name this registry (or view) does not have is a
+        ``UsageError``; one name may be given as a plain string."""
         wanted_servers = {servers} if isinstance(servers, str) else set(servers or ())
         wanted_tools = {tools} if isinstance(tools, str) else set(tools or ())
-        root = self._parent or self
-        unknown_servers = wanted_servers - root._servers
-        unknown_tools = wanted_tools - set(self._entries)
-        if unknown_servers or unknown_tools:
-            raise UsageError(
-                f"subset(): no server(s) {sorted(unknown_servers)} / tool(s) "
-                f"{sorted(unknown_tools)} here (servers: {sorted(root._servers)}; "
-                f"tools: {sorted(self._entries)})"
-            )
+        entries = self._entries
+        servers_here = self._servers | {e.server for e in entries.values() if e.server}
+        where = "here" if self._parent is None else "in this view"
+        asked = (("server", wanted_servers, servers_here), ("tool", wanted_tools, set(entries)))
+        problems = [_unknown(k, want - have, have, where) for k, want, have in asked if want - have]
+        if problems:
+            raise UsageError("subset(): " + "; ".join(problems))
         everything = servers is None and tools is None
         inner = self._pick
 
@@ -205,7 +203,8 @@ class ToolRegistry:
             run_sync_in_thread=self.run_sync_in_thread,
             approve=approve or self.approve,
         )
-        view._parent, view._pick = root, pick
+        view._parent, view._pick = self._parent or self, pick
+        view._servers = self._servers if everything else wanted_servers
         return view
 
     def declare_server(self, name: str) -> None:
@@ -394,3 +393,8 @@ class ToolRegistry:
 
 def _everything(entry: _Entry) -> bool:
     return True
+
+
+def _unknown(kind: str, names: set[str], known: set[str], where: str) -> str:  # for subset
+    named = f"{kind} named {min(names)!r}" if len(names) == 1 else f"{kind}s named {sorted(names)}"
+    return f"no {named} {where} ({kind}s: {sorted(known)})"

@@ -1,7 +1,7 @@
-"""``connect_mcp_servers`` when a server dies or comes back badly: a call in flight on a server
-that exits ends at once (even if a child it left holds its stdout open), and a restart that
-cannot list its tools is stopped and reported. On asyncio, uvloop and trio (the name has
-``mcp_servers``)."""
+"""``connect_mcp_servers`` when a server dies or comes back badly, and views narrowed too far:
+a call in flight on a server that exits ends at once (even if a child it left holds its stdout
+open), a restart that cannot list its tools is stopped and reported, and narrowing a view to a
+server outside it is an error. On asyncio, uvloop and trio (the name has ``mcp_servers``)."""
 
 from __future__ import annotations
 
@@ -9,11 +9,13 @@ import os
 import signal
 import sys
 from pathlib import Path
+from typing import Any
 
 import anyio
 import pytest
 
 import llmbridge as lb
+from llmbridge.tools import ToolRegistry
 from tests.tools.mcp_helpers import alive
 
 LIFECYCLE = str(Path(__file__).with_name("mcp_lifecycle_server.py"))
@@ -119,3 +121,44 @@ async def test_a_restart_that_cannot_list_its_tools_is_stopped_and_reported(
             assert int(third) == _pids(state)[2] and flaky.starts == 3
             assert "flaky" not in servers.failures
             assert servers.connection("flaky") is flaky.connection
+
+
+class _Remote:
+    def __init__(self, name: str, server: str) -> None:
+        self.name, self.server, self.description = name, server, ""
+
+    async def call(self, arguments: dict[str, Any]) -> str:
+        return self.name
+
+
+def test_narrowing_a_view_to_a_server_or_tool_outside_it_is_a_usage_error() -> None:
+    full = ToolRegistry([_Remote("a_search", "a"), _Remote("b_search", "b")])
+    full.declare_server("c")  # configured, no tools (e.g. failed to start)
+    a_only = full.subset(servers=["a"])
+
+    with pytest.raises(lb.UsageError) as info:
+        a_only.subset(servers=["b"])  # was: an empty view, silently
+    assert str(info.value) == "subset(): no server named 'b' in this view (servers: ['a'])"
+    with pytest.raises(lb.UsageError, match=r"no server named 'c' in this view"):
+        a_only.subset(servers=["c"])
+    with pytest.raises(lb.UsageError) as info:
+        a_only.subset(tools=["b_search"])
+    assert str(info.value) == (
+        "subset(): no tool named 'b_search' in this view (tools: ['a_search'])"
+    )
+    with pytest.raises(lb.UsageError) as info:
+        full.subset(servers=["x", "a", "y"], tools=["typo"])
+    assert str(info.value) == (
+        "subset(): no servers named ['x', 'y'] here (servers: ['a', 'b', 'c']); "
+        "no tool named 'typo' here (tools: ['a_search', 'b_search'])"
+    )
+
+    # what is in the view can be narrowed to, as before
+    assert a_only.subset(servers=["a"]).names == ["a_search"]
+    assert full.subset(servers=["c"]).subset(servers="c").names == []  # declared, no tools
+    b_tool = full.subset(tools=["b_search"])  # a server with a tool in the view counts
+    assert b_tool.subset(servers=["b"]).names == ["b_search"]
+    everything = full.subset()  # a view of everything follows servers declared later
+    full.declare_server("d")
+    assert everything.subset(servers=["d"]).names == []
+    assert everything.subset().subset(servers=["b"]).names == ["b_search"]
