@@ -79,9 +79,10 @@ class DetailCollector:
             for key, value in piece.items():
                 if value is None:
                     continue
-                if key in _TEXT_FIELDS and isinstance(value, str):
-                    same[key] = same.get(key, "") + value
-                else:
+                before = same.get(key)
+                if key in _TEXT_FIELDS and isinstance(value, str) and isinstance(before, str):
+                    same[key] = before + value  # streamed text: joined
+                else:  # anything else (a mangled earlier value included): the latest wins
                     same[key] = value
 
     def _find(self, piece: dict[str, Any]) -> dict[str, Any] | None:

@@ -234,6 +234,23 @@ def test_reasoning_spellings_without_double_counting() -> None:
     assert accumulate(events).reasoning == "abc"
 
 
+def test_reasoning_details_with_a_non_text_value_then_text_keep_decoding() -> None:
+    """A mangled detail (``text: true``) followed by real text for the same index: the text
+    replaces it, the stream goes on (it used to raise a bare TypeError)."""
+    detail = {"type": "reasoning.text", "index": 0}
+    events, error = decode(
+        sse(
+            chunk({"reasoning_details": [{**detail, "text": True}]}),
+            chunk({"reasoning_details": [{**detail, "text": "think"}]}),
+            chunk({"content": "ok"}, finish="stop"),
+        )
+    )
+    assert error is None
+    assert accumulate(events).text == "ok"
+    kept = [e for e in events if getattr(e, "provider_data", None)]
+    assert kept[0].provider_data["reasoning_details"] == [{**detail, "text": "think"}]
+
+
 def test_refusal_is_surfaced() -> None:
     events, _ = decode(sse(chunk({"content": None, "refusal": "No."}), chunk(finish="stop")))
     response = accumulate(events)
