@@ -186,7 +186,8 @@ def markdown(rows: list[dict[str, Any]], runs: int) -> str:
             ("telemetry", STREAM_BUDGET, "telemetry_floor"),
         ):
             ratio = r[key] / r[floor_key]
-            flag = " **over budget**" if budget is not None and ratio > budget else ""
+            # judged on the ratio as printed: "1.20× over budget" would read as a contradiction
+            flag = " **over budget**" if budget is not None and round(ratio, 2) > budget else ""
             cells.append(f"{r[key]:.2f} ({ratio:.2f}×){flag}")
         lines.append(f"| {r['format']} | {r['events']} | {f:.2f} | " + " | ".join(cells) + " |")
     lines += [
