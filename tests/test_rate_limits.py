@@ -82,3 +82,44 @@ def test_events_with_rate_limits_round_trip_through_json() -> None:
 
     start = lb.StreamStart("r", "m", [], "req_1", lb.RateLimit(1, 2, 3.0, 4.0, {"a": "b"}))
     assert event_from_dict(event_to_dict(start)) == start
+
+
+async def test_a_stream_start_after_the_first_events_still_gets_the_request_id() -> None:
+    """A decoder may report its ``StreamStart`` after other events (a plug-in's provider
+    item first, or an Anthropic-style stream whose message_start comes after a block): it
+    still carries the response's request id and limits, and so does the response."""
+    from llmbridge.events import ProviderItem
+    from llmbridge.stream import RetryPolicy, stream_events
+    from tests.fakes import FakeProvider
+
+    class LateStart:
+        def feed(self, event: str, data: str) -> list[lb.StreamEvent]:
+            if data == "item":
+                return [ProviderItem({"kind": "note"}, "fake")]
+            if data == "start":
+                return [lb.StreamStart("r1", "m1", [])]
+            return [lb.Finish("stop", "stop", None)]
+
+        def close(self) -> list[lb.StreamEvent]:
+            return []
+
+    body = b"data: item\n\ndata: start\n\ndata: done\n\n"
+    transport = httpx.MockTransport(
+        lambda request: httpx.Response(200, headers=OPENAI_HEADERS, content=body)
+    )
+    provider = FakeProvider()
+    provider.read_rate_limit = openai_limits  # type: ignore[attr-defined]
+    events = [
+        e
+        async for e in stream_events(
+            http=httpx.AsyncClient(transport=transport),
+            provider=provider,
+            request=provider.build_request(lb.ChatRequest(model="m", messages=[])),
+            new_decoder=LateStart,
+            retry=RetryPolicy(max_attempts=1),
+        )
+    ]
+    start = events[1]
+    assert isinstance(start, lb.StreamStart)
+    assert start.request_id == "req_8f2b"
+    assert start.rate_limit is not None and start.rate_limit.tokens_remaining == 199650

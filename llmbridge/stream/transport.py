@@ -242,13 +242,16 @@ def _stamp(provider: Provider, headers: Any) -> tuple[str | None, RateLimit | No
 
 def _stamp_start(
     batch: list[StreamEvent], stamp: tuple[str | None, RateLimit | None] | None
-) -> None:
-    """Give the ``StreamStart`` among the first events the response's request id and limits."""
-    if stamp is not None:
-        for event in batch:
-            if event.__class__ is StreamStart:
-                event.request_id, event.rate_limit = stamp
-                return
+) -> bool:
+    """Give the ``StreamStart`` in ``batch`` the response's request id and limits; whether
+    nothing is left to stamp (no stamp, or it was given)."""
+    if stamp is None:
+        return True
+    for event in batch:
+        if event.__class__ is StreamStart:
+            event.request_id, event.rate_limit = stamp
+            return True
+    return False
 
 
 def _secrets(request: HttpRequest) -> Scrub | None:
@@ -338,18 +341,21 @@ async def stream_events(
                 # httpx-sse names unnamed events "message"; decoders are given "".
                 feed, keep = decoder.feed, seen.append
                 with _translate(name, request.url, midway=True):
-                    async for sse in events:  # up to the first event: stamp it, clock it
+                    # Up to the first events: clock the first, stamp the StreamStart (in the
+                    # first batch, nearly always; a decoder may send it later).
+                    async for sse in events:
                         kind = sse.event
                         batch = feed("" if kind == "message" else kind, sse.data)
                         if batch:
-                            _stamp_start(batch, stamp)
+                            stamped = _stamp_start(batch, stamp)
                             if first is not None:
                                 first.first_event()
                                 first = None
                             for event in batch:
                                 keep(event)
                                 yield event
-                            break
+                            if stamped:
+                                break
                     async for sse in events:  # the hot loop: nothing per event but these
                         kind = sse.event
                         for event in feed("" if kind == "message" else kind, sse.data):
