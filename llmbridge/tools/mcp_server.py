@@ -173,16 +173,20 @@ class MCPServer:
         ]
         return self.definitions
 
-    async def _live(self) -> MCPConnection:
+    def _check_open(self) -> None:
         if self._hub.closed:
             raise MCPError(
                 f"MCP server {self.name!r} was stopped: its connect_mcp_servers block has ended"
             )
+
+    async def _live(self) -> MCPConnection:
+        self._check_open()
         connection = self.connection
         if connection is not None and not connection.lost:
             return connection
         async with self._lock:
             if self.connection is None or self.connection.lost:
+                self._check_open()  # it may have ended while this call waited: start nothing
                 try:
                     await self.start()
                 except MCPError as exc:

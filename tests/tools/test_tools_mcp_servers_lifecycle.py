@@ -162,3 +162,43 @@ def test_narrowing_a_view_to_a_server_or_tool_outside_it_is_a_usage_error() -> N
     full.declare_server("d")
     assert everything.subset(servers=["d"]).names == []
     assert everything.subset().subset(servers=["b"]).names == ["b_search"]
+
+
+@pytest.mark.anyio
+async def test_leaving_the_block_while_calls_wait_on_a_restart_does_not_hang(
+    tmp_path: Path,
+) -> None:
+    """Two calls on a server that died: the first restarts it, the second waits for that
+    restart. The block ends meanwhile: both calls fail (the servers were stopped), the
+    block is left at once, and no process is started after it."""
+    pytest.importorskip("mcp")
+    from llmbridge.tools import MCPConnectionLostError
+
+    state = tmp_path / "starts"
+    config = {"life": {"command": sys.executable, "args": [LIFECYCLE, str(state)]}}
+    errors: list[BaseException] = []
+
+    async def call(servers: Any) -> None:
+        try:
+            await servers.registry.acall("pid", {})
+        except lb.MCPError as exc:
+            errors.append(exc)
+
+    try:
+        with anyio.fail_after(15):
+            async with anyio.create_task_group() as calls:
+                async with lb.connect_mcp_servers(config) as servers:
+                    with pytest.raises(MCPConnectionLostError):
+                        await servers.registry.acall("die", {})
+                    calls.start_soon(call, servers)  # restarts the server...
+                    calls.start_soon(call, servers)  # ...while this one waits for it
+                    await anyio.sleep(0.05)
+                left = anyio.current_time()
+            assert anyio.current_time() - left < 5, "the calls outlived the block"
+    finally:
+        for pid in _pids(state):
+            if alive(pid):
+                os.kill(pid, signal.SIGKILL)
+    assert len(errors) == 2
+    assert "was stopped" in str(errors[-1])
+    assert not [pid for pid in _pids(state) if alive(pid)], "a server outlived the block"
