@@ -3,12 +3,13 @@
 Rules: the connection lives in a supervisor task of the servers' task group (entered and left
 in that task, as the SDK needs); ``start`` waits until it is initialised and its tools are
 listed (within the start-up timeout). A connection found gone (``MCPConnection.lost``) is
-replaced on the next use, under a lock so concurrent calls restart it once. Each incarnation
-has its own stop event: a restart lets the old one shut down (process killed) on its own. A
-start that fails after connecting (its tools cannot be listed) stops what it started and waits
-until that is shut down before raising: no half-started connection is kept. A failed restart is
-reported in the hub's ``failures`` (and its error says the restart failed) until a later call
-restarts the server.
+replaced on the next use, under a lock so concurrent calls restart it once (the calls that
+waited for a restart that failed get its error). Each incarnation has its own stop event: a
+restart lets the old one shut down (process killed) on its own. A start that fails after
+connecting (its tools cannot be listed) stops what it started and waits until that is shut
+down before raising: no half-started connection is kept. A failed restart is reported in the
+hub's ``failures`` (and its error says the restart failed) until a later call restarts the
+server.
 """
 
 from __future__ import annotations
@@ -50,6 +51,9 @@ class MCPServer:
         self._hub = hub
         self._stop = anyio.Event()
         self._lock = anyio.Lock()
+        self._failed_restarts = 0
+        self._restart_error: MCPError | None = None
+        """Why the last restart failed (what the calls that waited for it are told)."""
 
     def approval_for(self, tool: str) -> ApprovalRule | None:
         """The approval rule of one of this server's tools: ``connect_mcp_servers(approval=)``
@@ -184,12 +188,20 @@ class MCPServer:
         connection = self.connection
         if connection is not None and not connection.lost:
             return connection
+        failed = self._failed_restarts
         async with self._lock:
             if self.connection is None or self.connection.lost:
                 self._check_open()  # it may have ended while this call waited: start nothing
+                cause = self._restart_error
+                if self._failed_restarts != failed and cause is not None:
+                    # the restart this call waited for failed: one restart per gone
+                    # connection, as when it works (the next call tries again)
+                    raise self._restart_failed(cause) from cause
                 try:
                     await self.start()
                 except MCPError as exc:
+                    self._failed_restarts += 1
+                    self._restart_error = exc
                     error = self._restart_failed(exc)
                     self._hub.failures[self.name] = error
                     raise error from exc

@@ -202,3 +202,39 @@ async def test_leaving_the_block_while_calls_wait_on_a_restart_does_not_hang(
     assert len(errors) == 2
     assert "was stopped" in str(errors[-1])
     assert not [pid for pid in _pids(state) if alive(pid)], "a server outlived the block"
+
+
+@pytest.mark.anyio
+async def test_calls_waiting_on_a_restart_that_fails_do_not_each_restart_it_again(
+    tmp_path: Path,
+) -> None:
+    """Three calls at once on a server that died, whose restart fails: the server is
+    restarted once, as for a restart that works, and every call gets that failure (not one
+    more process, and one more start-up wait, per waiting call). A later call tries again."""
+    pytest.importorskip("mcp")
+    from llmbridge.tools import MCPConnectionLostError
+
+    state = tmp_path / "starts"
+    config = {"flaky": {"command": sys.executable, "args": [LIFECYCLE, str(state), "2", "3", "4"]}}
+    errors: list[BaseException] = []
+
+    async def call(servers: Any) -> None:
+        try:
+            await servers.registry.acall("pid", {})
+        except lb.MCPError as exc:
+            errors.append(exc)
+
+    with anyio.fail_after(30):
+        async with lb.connect_mcp_servers(config) as servers:
+            with pytest.raises(MCPConnectionLostError):
+                await servers.registry.acall("die", {})
+            async with anyio.create_task_group() as calls:
+                for _ in range(3):
+                    calls.start_soon(call, servers)
+            assert servers.servers["flaky"].starts == 2, "one restart for the calls waiting on it"
+            assert len(errors) == 3
+            assert all("restarting it failed" in str(e) for e in errors)
+            assert all("tool index is corrupt (start 2)" in str(e) for e in errors)
+            with pytest.raises(lb.MCPError, match=r"start 3\)"):  # a later call tries again
+                await servers.registry.acall("pid", {})
+            assert servers.servers["flaky"].starts == 3
