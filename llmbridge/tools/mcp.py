@@ -47,6 +47,7 @@ from .mcp_errors import (
     MCPTimeoutError,
     MCPToolError,
     _Boundary,
+    _leaves,
     _watch_spawns,
 )
 
@@ -76,6 +77,7 @@ async def _session(
     session_options: Mapping[str, Any] | None,
 ) -> AsyncIterator[MCPConnection]:
     mcp = _import_mcp()
+    raised: Exception | None = None  # by the app, in its ``async with`` block
     try:
         async with contextlib.AsyncExitStack() as stack:
             try:
@@ -106,8 +108,15 @@ async def _session(
                 await anyio.sleep(0.05)  # let a process that just died be reaped: exit status
                 raise boundary.error("could not be started or initialised", exc) from exc
             connection.capabilities = field_of(initialized, "capabilities")
-            yield connection
+            try:
+                yield connection
+            except Exception as exc:  # (cancellation: as before)
+                raised = exc
+                raise
     except BaseExceptionGroup as group:
+        # the app's own exception leaves as itself, even of a kind the SDK raises too (OSError)
+        if raised is not None and any(leaf is raised for leaf in _leaves(group)):
+            raise raised from group
         raise boundary.unwrap(group) from group
 
 

@@ -4,9 +4,11 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import anyio
+import httpx
 import pytest
 
 pytest.importorskip("mcp")
@@ -56,6 +58,28 @@ async def test_errors_inside_the_block_leave_as_themselves() -> None:
         with pytest.raises(KeyError):
             async with connect_stdio(sys.executable, [SERVER, "stdio"]):
                 raise KeyError("mine")
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: FileNotFoundError(2, "No such file", "notes.txt"),
+        lambda: httpx.ConnectError("app's own call"),
+    ],
+    ids=["oserror", "httpx"],
+)
+async def test_the_apps_own_io_errors_inside_the_block_leave_as_themselves(
+    make: Callable[[], Exception],
+) -> None:
+    """Errors of the kinds the SDK also raises (OSError, httpx): the app's own, raised in the
+    block (a file it reads, a request it makes), are not taken for the server's failure."""
+    error = make()
+    with anyio.fail_after(30):
+        with pytest.raises(type(error)) as info:
+            async with connect_stdio(sys.executable, [SERVER, "stdio"]) as connection:
+                assert await connection.list_tools()
+                raise error
+    assert info.value is error
 
 
 async def test_stderr_goes_where_the_app_says(tmp_path: Path) -> None:
