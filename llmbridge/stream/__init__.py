@@ -1,5 +1,5 @@
 """IO lives here and only here: the HTTP clients (``clients``), sending and retrying
-(``transport``), reading SSE through httpx-sse (``sse``). No provider is named here: a non-2xx
+(``transport``), reading SSE through httpx-sse (``bounded``). No provider is named here: a non-2xx
 response goes to ``provider.map_error``, which maps it with the provider's own vocabulary."""
 
 from .retry import RetryPolicy

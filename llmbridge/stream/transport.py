@@ -12,7 +12,7 @@ Rules:
   with the partial response attached (``err.partial``).
 * The response is closed on every exit: end, error, ``break`` or cancellation (shielded).
 * The idle timeout is httpx's read timeout: it bounds the silence between two chunks.
-* SSE is framed by httpx-sse (``sse.BoundedBody``: a bound on bytes per event); decoders get
+* SSE is framed by httpx-sse (``bounded.BoundedBody``: a bound on bytes per event); decoders get
   ``feed(event, data)`` with ``event == ""`` for an unnamed event (the spec's ``message``).
 * Connection errors name the host and port; a rejected TLS certificate is a
   ``CertificateError`` (not retried); a non-2xx body cut short still maps to its status.
