@@ -15,7 +15,7 @@ import pytest
 
 import llmbridge as lb
 from llmbridge.tools.mcp_config import load_mcp_config
-from tests.tools.mcp_helpers import APP_SERVER, free_port
+from tests.tools.mcp_helpers import APP_SERVER, alive, free_port
 
 BAD_SCHEMA = str(Path(__file__).with_name("mcp_bad_schema_server.py"))
 SECRET = "sk-live-0123456789"
@@ -264,14 +264,6 @@ async def test_refreshing_a_server_that_is_not_configured_is_an_mcp_error() -> N
                 await servers.refresh("typo")
 
 
-def _alive(pid: int) -> bool:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return False
-    return stat[stat.rindex(")") + 2] != "Z"
-
-
 @pytest.mark.anyio
 async def test_what_a_server_left_running_in_its_process_group_is_stopped_with_it() -> None:
     pytest.importorskip("mcp")
@@ -288,9 +280,9 @@ async def test_what_a_server_left_running_in_its_process_group_is_stopped_with_i
             started = descendants() - before
             assert len(started) == 2  # the server and its sleep
     with anyio.move_on_after(2):  # a killed process takes a moment to die
-        while any(_alive(pid) for pid in started):  # noqa: ASYNC110 - polling /proc
+        while any(alive(pid) for pid in started):  # noqa: ASYNC110 - polling /proc
             await anyio.sleep(0.02)
-    left = [pid for pid in started if _alive(pid)]
+    left = [pid for pid in started if alive(pid)]
     for pid in left:  # do not leave it to the next test
         os.kill(pid, signal.SIGKILL)
     assert left == []

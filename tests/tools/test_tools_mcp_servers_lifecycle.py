@@ -8,6 +8,7 @@ from __future__ import annotations
 import os
 import signal
 import sys
+from collections.abc import Awaitable, Callable
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +24,19 @@ LIFECYCLE = str(Path(__file__).with_name("mcp_lifecycle_server.py"))
 
 def _pids(path: Path) -> list[int]:
     return [int(p) for p in path.read_text().split()] if path.exists() else []
+
+
+def _calling_pid(errors: list[BaseException]) -> Callable[[Any], Awaitable[None]]:
+    """A task body calling the server's ``pid`` tool; the MCP error it ends with goes to
+    ``errors``."""
+
+    async def call(servers: Any) -> None:
+        try:
+            await servers.registry.acall("pid", {})
+        except lb.MCPError as exc:
+            errors.append(exc)
+
+    return call
 
 
 @pytest.mark.anyio
@@ -177,12 +191,7 @@ async def test_leaving_the_block_while_calls_wait_on_a_restart_does_not_hang(
     state = tmp_path / "starts"
     config = {"life": {"command": sys.executable, "args": [LIFECYCLE, str(state)]}}
     errors: list[BaseException] = []
-
-    async def call(servers: Any) -> None:
-        try:
-            await servers.registry.acall("pid", {})
-        except lb.MCPError as exc:
-            errors.append(exc)
+    call = _calling_pid(errors)
 
     try:
         with anyio.fail_after(15):
@@ -217,12 +226,7 @@ async def test_calls_waiting_on_a_restart_that_fails_do_not_each_restart_it_agai
     state = tmp_path / "starts"
     config = {"flaky": {"command": sys.executable, "args": [LIFECYCLE, str(state), "2", "3", "4"]}}
     errors: list[BaseException] = []
-
-    async def call(servers: Any) -> None:
-        try:
-            await servers.registry.acall("pid", {})
-        except lb.MCPError as exc:
-            errors.append(exc)
+    call = _calling_pid(errors)
 
     with anyio.fail_after(30):
         async with lb.connect_mcp_servers(config) as servers:
