@@ -27,6 +27,7 @@ __all__ = [
     "encode_tools",
     "response_schema",
     "response_schema_warning",
+    "schema_format",
     "sends_strict",
     "strict_schema",
 ]
@@ -202,34 +203,38 @@ def response_schema(fmt: ResponseFormat, notes: list[str] | None = None) -> dict
     still leave them out), as they are for a type (as the openai SDK's ``.parse()`` sends a
     model: a field with a default does not take ``null``). A schema with open maps
     (``dict[str, X]``) cannot be strict: it is sent as written, with ``strict: false``."""
-    if not sends_strict(fmt):
-        return fmt.json_schema
-    typed = fmt._target is not None
-    return strict_schema(fmt.json_schema, nullable_optional=not typed, notes=notes)
+    return _strict(fmt, notes) if sends_strict(fmt) else fmt.json_schema
+
+
+def _strict(fmt: ResponseFormat, notes: list[str] | None) -> dict[str, Any]:
+    return strict_schema(fmt.json_schema, nullable_optional=fmt._target is None, notes=notes)
+
+
+def schema_format(fmt: ResponseFormat) -> dict[str, Any]:
+    """``name``, ``schema`` and ``strict`` of a response format as sent: the members of
+    Chat's ``json_schema`` and of Responses' ``text.format`` (one walk for open maps)."""
+    strict = sends_strict(fmt)
+    schema = _strict(fmt, None) if strict else fmt.json_schema
+    return {"name": fmt.name, "schema": schema, "strict": strict}
 
 
 def encode_response_format(*, fmt: ResponseFormat, json_schema: bool) -> dict[str, Any]:
     if not json_schema:
         return {"type": "json_object"}
-    return {
-        "type": "json_schema",
-        "json_schema": {
-            "name": fmt.name,
-            "schema": response_schema(fmt),
-            "strict": sends_strict(fmt),
-        },
-    }
+    return {"type": "json_schema", "json_schema": schema_format(fmt)}
 
 
 def response_schema_warning(fmt: ResponseFormat) -> str | None:
     """What strict mode changed in ``fmt``'s schema, said once (``None``: nothing)."""
-    if fmt.strict and (maps := open_maps(fmt.json_schema)):
+    if not fmt.strict:
+        return None
+    if maps := open_maps(fmt.json_schema):
         return (
             "response_format: strict mode takes no open maps (dict fields at "
             f"{', '.join(maps)}); sent with strict false, and llmbridge validates the reply"
         )
     notes: list[str] = []
-    response_schema(fmt, notes)
+    _strict(fmt, notes)
     if not notes:
         return None
     how = "required" if fmt._target is not None else "required and nullable"

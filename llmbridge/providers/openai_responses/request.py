@@ -31,7 +31,7 @@ from typing import Any
 
 from ...types import CachePoint, ChatRequest
 from ..history import RESPONSES_IDS, adapt_history
-from ..openai.tools import response_schema, response_schema_warning, sends_strict
+from ..openai.tools import response_schema_warning, schema_format
 from .hosted import encode_hosted, hosted_warnings
 from .messages import PROVIDER_NAME, encode_messages
 from .tools import encode_tool, encode_tool_choice
@@ -126,14 +126,7 @@ def build_body(request: ChatRequest) -> dict[str, Any]:
             include.append(ENCRYPTED_REASONING)
     if request.response_format is not None:
         fmt = request.response_format
-        body["text"] = {
-            "format": {
-                "type": "json_schema",
-                "name": fmt.name,
-                "schema": response_schema(fmt),
-                "strict": sends_strict(fmt),
-            }
-        }
+        body["text"] = {"format": {"type": "json_schema", **schema_format(fmt)}}
     extra = dict(request.extra)
     extra_include = extra.pop("include", None)
     if isinstance(extra_include, list):
