@@ -10,6 +10,8 @@ Rules:
 * The provider is named by llmbridge's provider name (``openai``, ``anthropic``, ``gemini``,
   the OpenAI-compatible presets); a self-hosted server (Ollama, llama.cpp, vLLM, LM Studio) or
   a model the table does not know costs ``None``, never a guess.
+* A leaf: it stands on ``llmbridge.response_data`` (``Usage``) alone, so ``ChatResponse.cost``
+  and the telemetry ask it without an import circle; the price table loads only when asked.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ import logging
 from decimal import Decimal
 from typing import Any
 
-from .events import Usage
+from .response_data import Usage
 
 __all__ = ["PRICE_PROVIDERS", "cost_of"]
 

@@ -3,8 +3,9 @@
 Rules: these are the shapes provider encoders read and the accumulator builds. Provider-only
 data rides in explicit ``provider_data`` fields (never widened shared fields), tagged with the
 provider that made it, so a conversation round-trips to the same provider and other providers
-can skip it. This module sits on the ground floor: it imports only ``llmbridge.events`` (for
-``FinishReason`` and ``Usage``), so ``errors`` and ``tools`` can name these shapes without an
+can skip it. This module sits on the ground floor: it imports only ``llmbridge.response_data``
+(``FinishReason``, ``Usage``, what a response keeps) and ``llmbridge.cost`` (a leaf that
+prices token counts), so ``errors``, ``events`` and ``tools`` can name these shapes without an
 import circle. ``llmbridge.types`` re-exports the message names.
 """
 
@@ -17,7 +18,7 @@ from typing import Annotated, Any, ClassVar, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from .events import (
+from .response_data import (
     ApprovalRequest,
     Citation,
     CodeOutput,
