@@ -1,11 +1,12 @@
 """What the app asks for: ``ToolSpec``, tool choice, response format, reasoning, ``ChatRequest``.
 
-Rules: these are plain data on the ground floor (they import only ``llmbridge.messages`` and
-``llmbridge.hosted``, the provider-run tool specs).
-``ToolSpec``'s builders and argument validation live in ``llmbridge.tools.spec``; its
-classmethods and methods (contract) reach them through function-local imports, so the tools
-package loads when a spec is built from a function, model or schema, or validates arguments,
-and never for importing or constructing these shapes.
+Rules: these are plain data on the ground floor (they import only ``llmbridge.messages``,
+``llmbridge.errors`` and ``llmbridge.hosted``, the provider-run tool specs), with what a spec
+keeps beside it (``ToolBinding``). ``ToolSpec``'s builders and argument validation live a floor
+up, in ``llmbridge.tools.spec_builders``: its classmethods and methods (contract) call them
+through function-local imports, so the tools package loads when a spec is built from a
+function, model or schema, or validates arguments, and never for importing or constructing
+these shapes. The builders return a spec's parts and never import these models back.
 
 ``ToolSpec``: a tool the app offers the model (name, description, JSON-schema parameters).
 The name is checked against what every built-in provider accepts (``^[a-zA-Z0-9_-]{1,64}$``);
@@ -32,6 +33,7 @@ plus explicit defaults.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
@@ -47,11 +49,13 @@ from pydantic import (
     model_validator,
 )
 
+from .errors import UsageError
 from .hosted import HostedTool
 from .messages import CachePoint, ChatMessage, _Model
 
 if TYPE_CHECKING:
     from .tools.schema_from_function import FunctionSignature
+    from .tools.spec_builders import SpecParts
 
 __all__ = [
     "CUSTOM_INPUT",
@@ -71,6 +75,7 @@ FormatMode: TypeAlias = Literal["auto", "native", "prompt"]
 """How a ``response_format`` is asked for: the API's JSON mode, the prompt, or ``auto``
 (the API's when it enforces schemas, else the prompt too; ``llmbridge.structured_prompt``)."""
 TOOL_NAME_PATTERN = r"^[a-zA-Z0-9_-]{1,64}$"
+_TOOL_NAME = re.compile(TOOL_NAME_PATTERN)
 
 
 def _empty_object() -> dict[str, Any]:
@@ -231,7 +236,20 @@ class ToolSpec(BaseModel):
         spec._binding = self._binding
         return spec
 
-    # -- builders (in llmbridge.tools.spec) --------------------------------------------
+    # -- builders (in llmbridge.tools.spec_builders) -----------------------------------
+    @classmethod
+    def _from_parts(cls, parts: SpecParts, *, strict: bool | None) -> ToolSpec:
+        spec = cls(
+            name=parts.name,
+            description=parts.description,
+            parameters=parts.parameters,
+            strict=strict,
+        )
+        spec._binding = ToolBinding(
+            parts.kind, parts.model, function=parts.function, signature=parts.signature
+        )
+        return spec
+
     @classmethod
     def from_function(
         cls,
@@ -242,9 +260,18 @@ class ToolSpec(BaseModel):
         strict: bool | None = None,
     ) -> ToolSpec:
         """A spec for a sync or async function, schema from its type hints and docstring."""
-        from .tools.spec import spec_from_function
+        from .tools.spec_builders import spec_from_function
 
-        return spec_from_function(cls, fn, name=name, description=description, strict=strict)
+        if isinstance(getattr(fn, "tool_spec", None), ToolSpec):  # an @tool function
+            fn = getattr(fn, "fn", fn)
+        name = name or str(getattr(fn, "__name__", type(fn).__name__))
+        if not _TOOL_NAME.fullmatch(name):
+            raise UsageError(
+                f"{name!r} cannot name a tool (letters, digits, '_' and '-', at most 64): use a "
+                "def with such a name, or ToolSpec.from_function(fn, name=...)"
+            )
+        parts = spec_from_function(fn, name=name, description=description)
+        return cls._from_parts(parts, strict=strict)
 
     @classmethod
     def from_model(
@@ -256,9 +283,10 @@ class ToolSpec(BaseModel):
         strict: bool | None = None,
     ) -> ToolSpec:
         """A spec whose arguments are ``model``'s fields (description from its docstring)."""
-        from .tools.spec import spec_from_model
+        from .tools.spec_builders import spec_from_model
 
-        return spec_from_model(cls, model, name=name, description=description, strict=strict)
+        parts = spec_from_model(model, name=name, description=description)
+        return cls._from_parts(parts, strict=strict)
 
     @classmethod
     def from_json_schema(
@@ -270,18 +298,17 @@ class ToolSpec(BaseModel):
         strict: bool | None = None,
     ) -> ToolSpec:
         """A spec from a JSON schema; ``ToolSchemaError`` for one no provider accepts."""
-        from .tools.spec import spec_from_json_schema
+        from .tools.spec_builders import spec_from_json_schema
 
-        return spec_from_json_schema(
-            cls, name=name, description=description, schema=schema, strict=strict
-        )
+        parts = spec_from_json_schema(name=name, description=description, schema=schema)
+        return cls._from_parts(parts, strict=strict)
 
     @classmethod
     def from_mcp(cls, tool: Any) -> ToolSpec:
         """A spec from an MCP tool definition (an ``mcp.types.Tool`` or its dict form)."""
-        from .tools.spec import spec_from_mcp
+        from .tools.spec_builders import spec_from_mcp
 
-        return spec_from_mcp(cls, tool)
+        return cls._from_parts(spec_from_mcp(tool), strict=None)
 
     # -- use ---------------------------------------------------------------------------
     @property
@@ -299,6 +326,11 @@ class ToolSpec(BaseModel):
         return self._binding.model
 
     @property
+    def binding_kind(self) -> Literal["function", "model", "schema"]:
+        """How this spec was built (a spec built directly validates by its schema)."""
+        return self._binding.kind if self._binding else "schema"
+
+    @property
     def schema_warnings(self) -> tuple[str, ...]:
         """What the argument validation skips of this tool's schema (and why)."""
         from .tools.schema_to_model import schema_warnings
@@ -307,7 +339,7 @@ class ToolSpec(BaseModel):
 
     def validate_arguments(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
         """Validated arguments, or ``ToolArgumentsError`` with a message for the model."""
-        from .tools.spec import validate_arguments
+        from .tools.spec_builders import validate_arguments
 
         return validate_arguments(self, arguments)
 

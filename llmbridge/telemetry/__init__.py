@@ -11,18 +11,17 @@ Rules:
   clock reading at its first event: nothing per event.
 * Prompt and completion content go on the span only with ``record_content=True``.
 * Telemetry never changes what the app gets: a failure inside it is logged, not raised.
+* Floors: this package's ``__init__`` is the configuration (``Telemetry``, ``telemetry_from``)
+  and imports nothing of llmbridge; ``otel`` stands on it, and the client, the pipeline and the
+  tool registry import ``otel`` themselves (function-local) when telemetry is on.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-if TYPE_CHECKING:
-    from ..messages import ToolCallPart
-
-__all__ = ["Telemetry", "telemetry_from", "traced_tool_call"]
+__all__ = ["Telemetry", "telemetry_from"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,11 +45,3 @@ def telemetry_from(option: bool | Telemetry | None) -> Telemetry | None:
     if isinstance(option, Telemetry):
         return option
     raise TypeError(f"telemetry= takes True, False or an llmbridge.Telemetry, not {option!r}")
-
-
-async def traced_tool_call(config: Telemetry, call: ToolCallPart, run: Awaitable[Any]) -> Any:
-    """Await ``run`` (one tool-loop call) inside its ``execute_tool`` span (``otel`` loaded
-    on first use)."""
-    from .otel import traced_tool_call as traced
-
-    return await traced(config, call, run)

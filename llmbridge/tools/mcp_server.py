@@ -16,29 +16,52 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Mapping
-from typing import TYPE_CHECKING, Any
+from typing import Any, Protocol
 
 import anyio
-from anyio.abc import TaskStatus
+from anyio.abc import TaskGroup, TaskStatus
 
 from ..errors import LLMBridgeError
-from .approval import ApprovalRule, check_rule
+from .approval import ApprovalRule, Approver, check_rule
 from .mcp import MCPConnection, connect_http, connect_stdio
 from .mcp_config import MCPHttpServerConfig, MCPServerConfig
 from .mcp_content import field_of
 from .mcp_errors import MCPError, MCPTimeoutError
 from .mcp_sampling import sampling_callback
 
-if TYPE_CHECKING:
-    from .mcp_servers import MCPServers
+__all__ = ["MCPServer", "ServerHub"]
 
-__all__ = ["MCPServer"]
+
+class ServerHub(Protocol):
+    """What a server reads of the ``MCPServers`` that owns it (which imports this module: the
+    hub hands itself down, the server never imports it back)."""
+
+    @property
+    def approve(self) -> Approver | None: ...
+    @property
+    def approval(self) -> Mapping[str, Any]: ...
+    @property
+    def client(self) -> Any: ...
+    @property
+    def sampling_model(self) -> Any: ...
+    @property
+    def timeout(self) -> float | None: ...
+    @property
+    def startup_timeout(self) -> float | None: ...
+    @property
+    def failures(self) -> dict[str, MCPError]: ...
+    @property
+    def closed(self) -> bool: ...
+    @property
+    def _tg(self) -> TaskGroup: ...
+    async def _refresh_quietly(self, server: str) -> None: ...
+    def _rebuild(self) -> None: ...
 
 
 class MCPServer:
     """One configured server: its live connection, restarted when it is gone."""
 
-    def __init__(self, name: str, config: MCPServerConfig, hub: MCPServers) -> None:
+    def __init__(self, name: str, config: MCPServerConfig, hub: ServerHub) -> None:
         self.name = name
         self.config = config
         self.connection: MCPConnection | None = None

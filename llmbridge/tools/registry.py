@@ -37,7 +37,7 @@ import anyio.to_thread
 from ..errors import UsageError
 from ..messages import ToolCallPart
 from ..request import ToolSpec
-from ..telemetry import Telemetry, traced_tool_call
+from ..telemetry import Telemetry
 from .approval import ApprovalRule, Approver, check_rule
 from .context import ToolContext
 from .decorator import tool_spec_of
@@ -377,6 +377,8 @@ class ToolRegistry:
         """Run calls concurrently after asking approvals one by one, in call order; results
         come back in the order of ``calls``. ``telemetry``: an ``execute_tool`` span per run."""
         results: list[ToolResult | None] = [await self._gate(call, approve) for call in calls]
+        if telemetry is not None:  # on: OpenTelemetry loads with the first call it traces
+            from ..telemetry.otel import traced_tool_call
 
         async def one(i: int, call: ToolCallPart) -> None:
             run = self._run_call(call, context)
