@@ -27,6 +27,8 @@ from .events import (
 
 if _TYPE_CHECKING:
     from .client import Client, EventStream
+    from .client.model_chain import ModelOption
+    from .client.sync_client import SyncClient
     from .hosted import (
         CodeExecution,
         FileSearch,
@@ -36,12 +38,10 @@ if _TYPE_CHECKING:
         WebFetch,
         WebSearch,
     )
-    from .model_chain import ModelOption
     from .model_info import ModelInfo
     from .providers import Capabilities, HttpRequest, Provider, ProviderConfig, register_provider
     from .response import Accumulator, ChatResponse, accumulate
     from .stream import RetryPolicy
-    from .sync import SyncClient
     from .telemetry import Telemetry
     from .tools import (
         ApprovalDecision,
@@ -88,7 +88,7 @@ _LAZY = {
         "WebFetch",
         "WebSearch",
     ),
-    ".model_chain": ("ModelOption",),
+    ".client.model_chain": ("ModelOption",),
     ".model_info": ("ModelInfo",),
     ".providers": (
         "Capabilities",
@@ -99,7 +99,7 @@ _LAZY = {
     ),
     ".response": ("Accumulator", "ChatResponse", "accumulate"),
     ".stream": ("RetryPolicy",),
-    ".sync": ("SyncClient",),
+    ".client.sync_client": ("SyncClient",),
     ".telemetry": ("Telemetry",),
     ".tools": (
         "ApprovalDecision",

@@ -158,7 +158,7 @@ class PartialObject:
 
     ``value`` is the best-effort partial JSON value of the text so far: objects and arrays
     closed where the text stops, an unfinished string cut off, a key without its value and an
-    unfinished number left out; a new object each time (see ``llmbridge.partial_json``).
+    unfinished number left out; a new object each time (see ``llmbridge.structured.partial_json``).
     """
 
     type: ClassVar[Literal["partial_object"]] = "partial_object"

@@ -73,7 +73,7 @@ __all__ = [
 ToolMode: TypeAlias = Literal["auto", "native", "prompt"]
 FormatMode: TypeAlias = Literal["auto", "native", "prompt"]
 """How a ``response_format`` is asked for: the API's JSON mode, the prompt, or ``auto``
-(the API's when it enforces schemas, else the prompt too; ``llmbridge.structured_prompt``)."""
+(the API's when it enforces schemas, else the prompt too; ``llmbridge.structured.prompt``)."""
 TOOL_NAME_PATTERN = r"^[a-zA-Z0-9_-]{1,64}$"
 _TOOL_NAME = re.compile(TOOL_NAME_PATTERN)
 

@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import llmbridge as lb
-from llmbridge.partial_json import PartialJson
+from llmbridge.structured.partial_json import PartialJson
 
 pytestmark = pytest.mark.anyio
 
@@ -116,7 +116,7 @@ def test_leading_prose_and_a_code_fence_are_skipped() -> None:
 
 def test_parsing_work_is_linear_in_the_text(monkeypatch: pytest.MonkeyPatch) -> None:
     """Re-parsing the whole text per delta would be quadratic: count what gets parsed."""
-    from llmbridge import partial_json
+    from llmbridge.structured import partial_json
 
     parsed: list[int] = []
     parse = partial_json._partial_value
@@ -227,7 +227,7 @@ async def test_complete_with_a_response_format_skips_partial_work(
     def no_partials(*args: Any, **kwargs: Any) -> Any:
         raise AssertionError("complete() computed partial values nobody sees")
 
-    monkeypatch.setattr("llmbridge.client.with_partials", no_partials)
+    monkeypatch.setattr("llmbridge.client.async_client.with_partials", no_partials)
     body = _chunk({"content": WEATHER}) + _chunk({}, "stop") + b"data: [DONE]\n\n"
     async with _client(body) as client:
         response = await client.complete(

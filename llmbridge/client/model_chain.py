@@ -27,23 +27,35 @@ Rules (issue 23; ``docs/across-providers.md``, "Fallback models"):
 * When the last model fails too (before its first event, or after it with ``restart=True``),
   ``AllModelsFailedError`` carries every model's error, in order.
 * The ``EventStream.provider`` is the provider answering at the moment.
+* The chain never imports the client: the client hands itself down as a ``ChainHost``
+  (resolve a model, build a request, stream it) with its option check.
 """
 
 from __future__ import annotations
 
 import dataclasses
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, TypeAlias
+from typing import Any, Protocol, TypeAlias
 
-from .errors import AllModelsFailedError, LLMBridgeError, StreamError, UsageError
-from .events import ModelSwitch, StreamEvent, StreamStart
-from .providers.base import Provider
-from .types import ChatMessage, ChatRequest
+from ..errors import AllModelsFailedError, LLMBridgeError, StreamError, UsageError
+from ..events import ModelSwitch, StreamEvent, StreamStart
+from ..providers.base import Provider
+from ..types import ChatMessage, ChatRequest
+from .event_stream import EventStream
 
-if TYPE_CHECKING:
-    from .client import Client, EventStream, ModelRef
+__all__ = [
+    "CHAIN_OPTIONS",
+    "ChainHost",
+    "FallbackOn",
+    "ModelOption",
+    "ModelRef",
+    "first_model",
+    "is_chain",
+    "open_chain",
+]
 
-__all__ = ["CHAIN_OPTIONS", "FallbackOn", "ModelOption", "first_model", "is_chain", "open_chain"]
+ModelRef = str | Provider | tuple[Provider, str]
+"""``"provider:model"``, a provider object with a ``model`` attribute, or ``(provider, model)``."""
 
 FallbackOn: TypeAlias = (
     type[BaseException]
@@ -58,6 +70,20 @@ _On: TypeAlias = (
 """``FallbackOn`` as checked (a list made a tuple)."""
 CHAIN_OPTIONS = frozenset({"restart", "fallback_on"})
 """Options of a chain itself (never sent to a model)."""
+
+
+class ChainHost(Protocol):
+    """What the chain asks of the ``Client`` that opens it."""
+
+    def resolve(self, model: ModelRef) -> tuple[Provider, str]: ...
+    @property
+    def build_request(self) -> Callable[..., ChatRequest]:
+        """``build_request(model_name, messages, **options)``."""
+        ...
+
+    def stream_request(
+        self, provider: Provider, request: ChatRequest, *, rescue: bool | None = None
+    ) -> EventStream: ...
 
 
 class ModelOption:
@@ -105,14 +131,14 @@ class _Link:
 
 
 def _links(
-    client: Client,
+    client: ChainHost,
     models: ModelRef | ModelOption | Sequence[ModelRef | ModelOption],
     messages: Sequence[ChatMessage],
     options: Mapping[str, Any],
     *,
     rescue: bool | None,
+    check: Callable[[Mapping[str, Any]], None],
 ) -> list[_Link]:
-    from .client import _check_options
     from .pipeline import plan_request
 
     items = [models] if isinstance(models, ModelOption) else list(models)  # type: ignore[arg-type]
@@ -127,7 +153,7 @@ def _links(
         if own.keys() & CHAIN_OPTIONS:
             raise UsageError("restart= and fallback_on= belong to the call, not to one model")
         merged = {**options, **own}
-        _check_options(merged)
+        check(merged)
         provider, name = client.resolve(model)
         request = client.build_request(name, messages, **merged)
         if request.hosted_tools:  # refused (or not) by the provider's check and encoder
@@ -163,20 +189,20 @@ def _moves_on(error: LLMBridgeError, fallback_on: _On) -> bool:
 
 
 def open_chain(
-    client: Client,
+    client: ChainHost,
     models: ModelRef | ModelOption | Sequence[ModelRef | ModelOption],
     messages: Sequence[ChatMessage],
     *,
     rescue: bool | None,
     options: Mapping[str, Any],
+    check: Callable[[Mapping[str, Any]], None],
 ) -> EventStream:
-    """The ``EventStream`` of a fallback chain (see module docstring)."""
-    from .client import EventStream
-
+    """The ``EventStream`` of a fallback chain (see module docstring); ``check`` refuses
+    options the client does not take."""
     opts = dict(options)
     restart = bool(opts.pop("restart", False))
     fallback_on = _checked(opts.pop("fallback_on", None))
-    links = _links(client, models, messages, opts, rescue=rescue)
+    links = _links(client, models, messages, opts, rescue=rescue, check=check)
 
     def answering(provider: Provider) -> None:
         stream.provider = provider
@@ -187,7 +213,7 @@ def open_chain(
 
 
 async def _chain(
-    client: Client,
+    client: ChainHost,
     links: list[_Link],
     answering: Callable[[Provider], None],
     *,

@@ -21,9 +21,9 @@ from typing import Any
 import orjson
 from pydantic import BaseModel, TypeAdapter, ValidationError
 
-from .errors import StructuredOutputError, UsageError
-from .messages import ChatResponse
-from .request import ResponseFormat
+from ..errors import StructuredOutputError, UsageError
+from ..messages import ChatResponse
+from ..request import ResponseFormat
 
 __all__ = ["parse_response", "response_format_of"]
 

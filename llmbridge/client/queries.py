@@ -11,13 +11,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from .errors import ConfigurationError, MalformedStreamError
-from .model_info import ModelInfo
+from ..errors import ConfigurationError, MalformedStreamError
+from ..model_info import ModelInfo
+from ..providers.base import CountsTokens, ListsModels, Provider
+from ..request import ChatRequest
+from ..stream import RetryPolicy
+from ..stream.fetch import fetch_json
 from .pipeline import plan_request
-from .providers.base import CountsTokens, ListsModels, Provider
-from .request import ChatRequest
-from .stream import RetryPolicy
-from .stream.fetch import fetch_json
 
 __all__ = ["MAX_MODEL_PAGES", "count_tokens", "list_models"]
 

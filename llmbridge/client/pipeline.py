@@ -4,7 +4,7 @@ Rules:
 
 * ``plan_request`` is the one decision per request, made before anything is sent:
   provider-run tools are checked against what the provider runs (``llmbridge.hosted``); the
-  response format is asked natively or in the prompt (``llmbridge.structured_prompt``); the
+  response format is asked natively or in the prompt (``llmbridge.structured.prompt``); the
   tools are sent natively, rescued or written into the prompt (``llmbridge.fallback``, loaded
   only when there are tools). It gives the wire request and a decoder factory (a fresh
   decoder per attempt: retries start over).
@@ -17,12 +17,12 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable
 from typing import Any
 
-from .events import StreamEvent
-from .providers.base import Decoder, Provider
-from .request import ChatRequest
-from .stream import RetryPolicy, stream_events
-from .structured_prompt import WarningDecoder, plan_format
-from .telemetry import Telemetry
+from ..events import StreamEvent
+from ..providers.base import Decoder, Provider
+from ..request import ChatRequest
+from ..stream import RetryPolicy, stream_events
+from ..structured.prompt import WarningDecoder, plan_format
+from ..telemetry import Telemetry
 
 __all__ = ["open_events", "plan_request"]
 
@@ -32,7 +32,7 @@ def plan_request(
 ) -> tuple[ChatRequest, Callable[[], Decoder]]:
     """The wire request and the decoder factory for ``request`` (see module rules)."""
     if request.hosted_tools:  # provider-run tools: refused here, before anything is sent
-        from .hosted import check_runs_on
+        from ..hosted import check_runs_on
 
         kinds = provider.capabilities(request.model).hosted_tools
         check_runs_on(
@@ -42,7 +42,7 @@ def plan_request(
     if request.response_format is not None:
         request, warning = plan_format(request, provider.capabilities(request.model))
     if request.tools:
-        from .fallback import plan
+        from ..fallback import plan
 
         wire, new_decoder = plan(request, provider, rescue=rescue)
     else:  # nothing for the tool fallback to do: leave it unloaded
@@ -68,7 +68,7 @@ def open_events(
     http_request = provider.build_request(wire)
     observer = None
     if telemetry is not None:
-        from .telemetry.otel import ChatObserver, instruments
+        from ..telemetry.otel import ChatObserver, instruments
 
         observer = ChatObserver(
             instruments(telemetry), provider=provider.name, request=request, url=http_request.url

@@ -10,7 +10,7 @@ Rules:
 * ``tool_arguments=True``: each ``ToolCallChunk`` is passed on as a copy with
   ``partial_arguments``, the arguments so far (the latest value parsed; with long arguments it
   may lag some chunks behind). Only ``ToolCallEnd`` carries arguments a tool may run on.
-* Cost is linear in the streamed text (``llmbridge.partial_json``); streams asked for neither
+* Cost is linear in the streamed text (``llmbridge.structured.partial_json``); streams asked for neither
   never pass through here.
 """
 
@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, AsyncIterator
 
-from .events import (
+from ..events import (
     Finish,
     ModelSwitch,
     PartialObject,

@@ -16,24 +16,20 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
-from . import queries
-from .errors import UsageError
-from .events import StreamEvent
-from .hosted import is_hosted
-from .model_chain import ModelOption, first_model, is_chain, open_chain
-from .model_info import ModelInfo
-from .partial_stream import with_partials
-from .pipeline import open_events
-from .providers.base import Provider, ProviderConfig
-from .providers.registry import create_provider, split_model
-from .response import Accumulator, ChatResponse
-from .stream import RetryPolicy
-from .stream.bounded import DEFAULT_MAX_EVENT_BYTES
-from .stream.clients import DEFAULT_LIMITS, DEFAULT_SHARDS, HttpPool, TransportName
-from .structured import parse_response, response_format_of
-from .telemetry import Telemetry, telemetry_from
-from .tool_options import as_specs, hosted_tools, tools_cache_point
-from .types import (
+from ..errors import UsageError
+from ..events import StreamEvent
+from ..hosted import is_hosted
+from ..model_info import ModelInfo
+from ..providers.base import Provider, ProviderConfig
+from ..providers.registry import create_provider, split_model
+from ..response import Accumulator, ChatResponse
+from ..stream import RetryPolicy
+from ..stream.bounded import DEFAULT_MAX_EVENT_BYTES
+from ..stream.clients import DEFAULT_LIMITS, DEFAULT_SHARDS, HttpPool, TransportName
+from ..structured import parse_response, response_format_of
+from ..structured.partial_stream import with_partials
+from ..telemetry import Telemetry, telemetry_from
+from ..types import (
     ChatMessage,
     ChatRequest,
     FormatMode,
@@ -42,50 +38,21 @@ from .types import (
     ToolChoice,
     ToolMode,
 )
+from . import queries
+from .event_stream import EventStream
+from .model_chain import ModelOption, ModelRef, first_model, is_chain, open_chain
+from .pipeline import open_events
+from .tool_options import as_specs, hosted_tools, tools_cache_point
 
 if TYPE_CHECKING:
-    from .tools.approval import Approver
-    from .tools.loop import ToolLoop
-    from .tools.registry import ToolRegistry
+    from ..tools.approval import Approver
+    from ..tools.loop import ToolLoop
+    from ..tools.registry import ToolRegistry
 
 __all__ = ["Client", "EventStream", "ModelRef", "Models"]
 
-ModelRef = str | Provider | tuple[Provider, str]
-"""``"provider:model"``, a provider object with a ``model`` attribute, or ``(provider, model)``."""
 Models = ModelRef | ModelOption | Sequence[ModelRef | ModelOption]
 """One model, or a fallback chain: a list of them (``ModelOption`` adds options for one)."""
-
-
-class EventStream:
-    """Async iterator of ``StreamEvent``; also an async context manager that closes it."""
-
-    __slots__ = ("_gen", "provider")
-
-    def __init__(self, gen: AsyncIterator[StreamEvent], provider: Provider) -> None:
-        self._gen = gen
-        self.provider = provider
-
-    def __aiter__(self) -> AsyncIterator[StreamEvent]:
-        return self._gen
-
-    async def __anext__(self) -> StreamEvent:
-        return await self._gen.__anext__()
-
-    async def aclose(self) -> None:
-        aclose = getattr(self._gen, "aclose", None)
-        if aclose is not None:
-            await aclose()
-
-    async def __aenter__(self) -> EventStream:
-        return self
-
-    async def __aexit__(
-        self,
-        exc_type: type[BaseException] | None,
-        exc: BaseException | None,
-        tb: TracebackType | None,
-    ) -> None:
-        await self.aclose()
 
 
 class Client:
@@ -211,7 +178,7 @@ class Client:
         With a ``response_format``, ``PartialObject`` events carry the value so far;
         ``partial_tool_arguments=True`` fills ``ToolCallChunk.partial_arguments``.
         A list of models is a fallback chain (``restart=``, ``fallback_on=``: see
-        ``llmbridge.model_chain``).
+        ``llmbridge.client.model_chain``).
         """
         stream = self._open(model, messages, rescue_tool_calls, options)
         request_format = options.get("response_format") is not None
@@ -230,7 +197,9 @@ class Client:
     ) -> EventStream:
         self._check_open()
         if is_chain(model):
-            return open_chain(self, model, messages, rescue=rescue, options=options)
+            return open_chain(
+                self, model, messages, rescue=rescue, options=options, check=_check_options
+            )
         _check_options(options)
         provider, model_name = self.resolve(model)  # type: ignore[arg-type]
         request = self.build_request(model_name, messages, **options)
@@ -276,8 +245,8 @@ class Client:
         app's callback for calls that need approval (``@tool(approval=...)``, MCP servers).
         The tools are read from the registry every turn (MCP servers' lists may change).
         """
-        from .tools.loop import run_tool_loop
-        from .tools.registry import ToolRegistry
+        from ..tools.loop import run_tool_loop
+        from ..tools.registry import ToolRegistry
 
         hosted = hosted_tools(tools)  # provider-run tools: sent every turn, never run here
         if isinstance(tools, ToolRegistry):

@@ -13,7 +13,7 @@ Rules:
     goes into the system prompt and no ``response_format`` is sent.
 
 * The instructions ask for the JSON value alone; replies that still wrap it in a code fence
-  or prose are read anyway (``llmbridge.structured``, ``llmbridge.partial_json``), and the
+  or prose are read anyway (``llmbridge.structured.formats``, ``.partial_json``), and the
   value is validated against the type the app asked for.
 * ``auto`` falling back to the prompt on a model with no JSON mode is said in
   ``StreamStart.warnings`` (``WarningDecoder``); a JSON-object mode is the encoder's warning.
@@ -26,9 +26,9 @@ from typing import Any
 
 import orjson
 
-from .events import StreamEvent, StreamStart
-from .providers.base import Capabilities, Decoder
-from .request import ChatRequest, ResponseFormat
+from ..events import StreamEvent, StreamStart
+from ..providers.base import Capabilities, Decoder
+from ..request import ChatRequest, ResponseFormat
 
 __all__ = ["WarningDecoder", "format_instructions", "plan_format"]
 
@@ -51,7 +51,7 @@ def plan_format(request: ChatRequest, capabilities: Capabilities) -> tuple[ChatR
     mode = capabilities.json_mode
     if request.format_mode == "auto" and mode == "schema":
         return request, None
-    from .fallback.instructions import merge_system  # the fallback package loads on demand
+    from ..fallback import merge_system  # the front door; the fallback package loads on demand
 
     keep_json_mode = request.format_mode == "auto" and mode == "object"
     update: dict[str, Any] = {"messages": merge_system(request.messages, format_instructions(fmt))}

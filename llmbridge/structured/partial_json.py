@@ -1,0 +1,146 @@
+"""The best-effort value of a JSON text that is still arriving, at a cost linear in its size.
+
+Rules:
+
+* Parsing is pydantic-core's partial JSON (``from_json(..., allow_partial="trailing-strings")``):
+  objects and arrays are closed where the text stops, a string still open is cut off where
+  it stops (at a complete character: a half escape is left out), a key without its value yet
+  is left out. A number or literal at the very end is left out until a delimiter proves it
+  complete (``12`` could still become ``123``), so every value is a prefix-consistent shape
+  of the final one: keys only appear, strings only grow, lists only get longer.
+* The text may start with prose or a code fence (``Here it is: ```json``), as models without
+  a JSON mode write it: the value starts at the first ``{`` or ``[`` (at once when the text
+  starts with a JSON value).
+* Linear cost: re-parsing the whole text on every delta would make a long stream quadratic.
+  Each ``feed`` earns credit for ``PARSE_CREDIT_PER_CHAR`` characters per character fed plus
+  ``PARSE_CREDIT_PER_FEED``; a parse spends the text's length. So the total parsing work is
+  bounded by a constant times the text, small values are re-parsed on every delta, and a
+  value of hundreds of kilobytes is re-parsed every few kilobytes. ``finish()`` always
+  parses the whole text.
+* ``value`` is a new object each time it changes (earlier values are never mutated);
+  ``feed`` / ``finish`` return whether it changed.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+import orjson
+from pydantic_core import from_json
+
+__all__ = ["PARSE_CREDIT_PER_CHAR", "PARSE_CREDIT_PER_FEED", "PartialJson"]
+
+PARSE_CREDIT_PER_CHAR = 16
+"""Characters of re-parsing each character fed pays for (see module docstring)."""
+PARSE_CREDIT_PER_FEED = 128
+"""Characters of re-parsing each ``feed`` pays for: values this small re-parse every delta."""
+
+_TRAILING_SCALAR = re.compile(r"[-+0-9.eE]*[0-9][-+0-9.eE]*$|-$|[a-z]+$")
+_FENCE = re.compile(r"```[a-zA-Z0-9_-]*[ \t]*\r?\n")
+_MISSING: Any = object()
+
+
+def _partial_value(text: str) -> Any:
+    """The partial value of ``text`` (JSON from its first character), or ``_MISSING``."""
+    body = text.rstrip()
+    tail = _TRAILING_SCALAR.search(body, max(0, len(body) - 64))
+    if tail is not None and _scalar_is_bare(body, tail.start()):
+        body = body[: tail.start()]
+    if not body:
+        return _MISSING
+    try:
+        return from_json(body, allow_partial="trailing-strings")
+    except ValueError:
+        return _MISSING
+
+
+def _scalar_is_bare(body: str, start: int) -> bool:
+    """Whether the run at ``start`` is a bare number or literal (not the end of a string)."""
+    before = body[:start].rstrip()[-1:]
+    return before in ("", ":", ",", "[")
+
+
+def _json_start(text: str) -> int | None:
+    """Where the JSON value of ``text`` starts (``None``: not yet known)."""
+    stripped = text.lstrip()
+    if not stripped:
+        return None
+    if stripped[0] in '{["-0123456789':
+        return len(text) - len(stripped)
+    fence = _FENCE.search(text)
+    after = fence.end() if fence is not None else 0
+    for i in range(after, len(text)):
+        if text[i] in "{[":
+            return i
+    return None
+
+
+class PartialJson:
+    """Feed JSON text as it streams; read ``value`` (see module docstring)."""
+
+    __slots__ = ("_credit", "_parts", "_size", "_start", "changed_since_parse", "value")
+
+    def __init__(self) -> None:
+        self._parts: list[str] = []
+        self._size = 0
+        self._credit = 0
+        self._start: int | None = None
+        self.changed_since_parse = False
+        """Text arrived that the current ``value`` does not reflect yet."""
+        self.value: Any = None
+        """The value so far (``None`` until there is one; JSON ``null`` is also ``None``)."""
+
+    @property
+    def text(self) -> str:
+        """Everything fed so far."""
+        if len(self._parts) > 1:
+            self._parts[:] = ["".join(self._parts)]
+        return self._parts[0] if self._parts else ""
+
+    def feed(self, text: str) -> bool:
+        """Add streamed text; ``True`` when ``value`` changed."""
+        if not text:
+            return False
+        self._parts.append(text)
+        self._size += len(text)
+        self._credit += PARSE_CREDIT_PER_CHAR * len(text) + PARSE_CREDIT_PER_FEED
+        self.changed_since_parse = True
+        if self._credit < self._size:
+            return False
+        self._credit -= self._size
+        return self._parse(final=False)
+
+    def finish(self) -> bool:
+        """Parse the whole text once more; ``True`` when ``value`` changed."""
+        return self._parse(final=True) if self.changed_since_parse else False
+
+    def _parse(self, *, final: bool) -> bool:
+        text = self.text
+        if self._start is None:
+            self._start = _json_start(text)
+            if self._start is None:
+                if not final:
+                    return False
+                self._start = 0  # a bare literal (true, false, null), or no JSON at all
+        self.changed_since_parse = False
+        body = text[self._start :] if self._start else text
+        value = _complete_value(body) if final else _MISSING
+        if value is _MISSING:
+            value = _partial_value(body)
+        if value is _MISSING or value == self.value:
+            return False
+        self.value = value
+        return True
+
+
+def _complete_value(body: str) -> Any:
+    """The value of a text that has ended: the whole JSON, else ``_MISSING``."""
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError:
+        pass
+    try:  # a JSON value followed by a closing fence or prose
+        return from_json(body.rstrip(), allow_partial="trailing-strings")
+    except ValueError:
+        return _MISSING
