@@ -14,14 +14,12 @@ Rules:
   "status"}}``, the flat ``{"message", "type", "code"}``, ``{"error": "text"}``, a JSON array
   of them (the first).
 * ``Retry-After`` is read in seconds or as an HTTP date (``retry-after-ms`` first); the request
-  id from the usual headers.
+  id from the usual headers. Both are generic HTTP, read by ``llmbridge.http_headers`` (IO
+  reads the request id there too, importing nothing from the provider floor), re-exported here.
 """
 
 from __future__ import annotations
 
-import email.utils
-import math
-import time
 from collections.abc import Mapping, Set
 from typing import Any
 
@@ -38,6 +36,7 @@ from ..errors import (
     RateLimitError,
     ServerError,
 )
+from ..http_headers import parse_retry_after, request_id_from
 
 __all__ = [
     "STATUS_ERRORS",
@@ -62,51 +61,6 @@ STATUS_ERRORS: dict[int, type[APIError]] = {
     429: RateLimitError,
     529: OverloadedError,
 }
-
-_REQUEST_ID_HEADERS = (
-    "x-request-id",
-    "request-id",
-    "apim-request-id",
-    "x-amzn-requestid",
-    "cf-ray",
-)
-
-
-def request_id_from(headers: Mapping[str, str]) -> str | None:
-    for name in _REQUEST_ID_HEADERS:
-        value = headers.get(name)
-        if value:
-            return value
-    return None
-
-
-def _finite(value: str) -> float | None:
-    """``float(value)`` when it is a finite number (``inf`` / ``nan`` are not waits)."""
-    try:
-        number = float(value)
-    except ValueError:
-        return None
-    return number if math.isfinite(number) else None
-
-
-def parse_retry_after(headers: Mapping[str, str], *, now: float | None = None) -> float | None:
-    """Seconds to wait from ``retry-after-ms`` / ``Retry-After`` (seconds or HTTP date)."""
-    value = headers.get("retry-after-ms")
-    if value:
-        millis = _finite(value)
-        if millis is not None:
-            return max(millis / 1000.0, 0.0)
-    value = headers.get("retry-after")
-    if not value:
-        return None
-    seconds = _finite(value)
-    if seconds is not None:
-        return max(seconds, 0.0)
-    try:
-        when = email.utils.parsedate_to_datetime(value)
-    except (TypeError, ValueError):
-        return None
-    return max(when.timestamp() - (time.time() if now is None else now), 0.0)
 
 
 def _describe(error: Any, errors: Vocabulary) -> tuple[str | None, str | None]:

@@ -14,8 +14,8 @@ import anyio
 import orjson
 
 from ..errors import LLMBridgeError, MalformedStreamError
+from ..http_headers import request_id_from
 from ..providers.base import HttpRequest, Provider
-from ..providers.http_errors import request_id_from
 from .clients import HttpPool
 from .retry import RetryPolicy
 from .transport import Sleep, _loop_guard, _read_error_body, _scrub, _secrets, _translate

@@ -43,8 +43,8 @@ from ..errors import (
     TimeoutError,
 )
 from ..events import RateLimit, StreamEvent, StreamStart
+from ..http_headers import request_id_from
 from ..providers.base import Decoder, HttpRequest, Provider
-from ..providers.http_errors import request_id_from
 from ..response import Accumulator
 from ..secrets import Scrub, named_secrets, scrub_json, secret_scrubber
 from .bounded import DEFAULT_MAX_EVENT_BYTES, BoundedBody
