@@ -20,22 +20,34 @@ everything else. Rules (DESIGN.md, invariants 1, 2 and 6):
   ``parse_arguments`` unless the caller parsed them itself.
 * Calls end only when the caller says so (block stop, item done, finish, end of stream),
   never because their text happens to parse; ``end_all`` ends the open ones in opening order.
+* ``unique_id`` is the one routine that makes a tool-call id unique among those taken: the
+  ledger's suffixes and generated ids, and the ids ``llmbridge.providers.history`` rewrites
+  for a provider that refuses the old ones.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Container
 from typing import Any
 
 import orjson
 
 from .events import StreamEvent, ToolCallChunk, ToolCallEnd, ToolCallStart
 
-__all__ = ["GENERATED_ID", "ToolCall", "ToolCallLedger", "parse_arguments"]
+__all__ = ["GENERATED_ID", "ToolCall", "ToolCallLedger", "parse_arguments", "unique_id"]
 
 GENERATED_ID = "generated_id"
 """``ToolCallEnd.provider_data`` key set on calls whose id llmbridge made up."""
 
 UNNAMED = "the provider never named this tool call"
+
+
+def unique_id(candidate: Callable[[int], str], taken: Container[str], *, start: int = 0) -> str:
+    """The first of ``candidate(start)``, ``candidate(start + 1)``, ... that is not ``taken``."""
+    n = start
+    while (new := candidate(n)) in taken:
+        n += 1
+    return new
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
@@ -105,14 +117,11 @@ class ToolCallLedger:
         """A new call (started at once when ``name`` is given, even ``""``)."""
         ids = self._ids
         if call_id:
-            unique, n = call_id, 1
-            while unique in ids:
-                n += 1
-                unique = f"{call_id}_{n}"
+            wire = call_id
+            unique = unique_id(lambda n: f"{wire}_{n}" if n > 1 else wire, ids, start=1)
         else:
-            n = self.count
-            while (unique := f"{self.id_prefix}{n}") in ids:
-                n += 1
+            prefix = self.id_prefix
+            unique = unique_id(lambda n: f"{prefix}{n}", ids, start=self.count)
             provider_data = {GENERATED_ID: True, **(provider_data or {})}
         ids.add(unique)
         call = ToolCall(unique, self.next_index, provider_data)

@@ -51,6 +51,7 @@ import hashlib
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import partial
 
 from ..messages import (
     ChatMessage,
@@ -60,6 +61,7 @@ from ..messages import (
     ToolCallPart,
     ToolResultPart,
 )
+from ..tool_calls import unique_id
 
 __all__ = [
     "ANTHROPIC_IDS",
@@ -198,9 +200,7 @@ def _map_ids(messages: Sequence[ChatMessage], rule: IdRule) -> dict[str, str]:
     for old in dict.fromkeys(seen):
         if old in kept:
             continue
-        attempt = 0
-        while (new := rule.rewrite(old, attempt)) in taken:
-            attempt += 1
+        new = unique_id(partial(rule.rewrite, old), taken)
         taken.add(new)
         mapping[old] = new
     return mapping
