@@ -27,7 +27,6 @@ from .events import (
 
 if _TYPE_CHECKING:
     from .client import Client, EventStream
-    from .client.model_chain import ModelOption
     from .client.sync_client import SyncClient
     from .hosted import (
         CodeExecution,
@@ -39,6 +38,7 @@ if _TYPE_CHECKING:
         WebSearch,
     )
     from .model_info import ModelInfo
+    from .model_refs import ModelOption
     from .providers import Capabilities, HttpRequest, Provider, ProviderConfig, register_provider
     from .response import Accumulator, ChatResponse, accumulate
     from .stream import RetryPolicy
@@ -88,7 +88,7 @@ _LAZY = {
         "WebFetch",
         "WebSearch",
     ),
-    ".client.model_chain": ("ModelOption",),
+    ".model_refs": ("ModelOption",),
     ".model_info": ("ModelInfo",),
     ".providers": (
         "Capabilities",

@@ -3,7 +3,7 @@
 Rules: these are plain data on the ground floor (they import only ``llmbridge.messages``,
 ``llmbridge.errors`` and ``llmbridge.hosted``, the provider-run tool specs), with what a spec
 keeps beside it (``ToolBinding``). ``ToolSpec``'s builders and argument validation live a floor
-up, in ``llmbridge.tools.spec_builders``: its classmethods and methods (contract) call them
+up, in ``llmbridge.specs.builders``: its classmethods and methods (contract) call them
 through function-local imports, so the tools package loads when a spec is built from a
 function, model or schema, or validates arguments, and never for importing or constructing
 these shapes. The builders return a spec's parts and never import these models back.
@@ -54,8 +54,8 @@ from .hosted import HostedTool
 from .messages import CachePoint, ChatMessage, _Model
 
 if TYPE_CHECKING:
-    from .tools.schema_from_function import FunctionSignature
-    from .tools.spec_builders import SpecParts
+    from .specs.builders import SpecParts
+    from .specs.schema_from_function import FunctionSignature
 
 __all__ = [
     "CUSTOM_INPUT",
@@ -236,7 +236,7 @@ class ToolSpec(BaseModel):
         spec._binding = self._binding
         return spec
 
-    # -- builders (in llmbridge.tools.spec_builders) -----------------------------------
+    # -- builders (in llmbridge.specs.builders) -----------------------------------
     @classmethod
     def _from_parts(cls, parts: SpecParts, *, strict: bool | None) -> ToolSpec:
         spec = cls(
@@ -260,7 +260,7 @@ class ToolSpec(BaseModel):
         strict: bool | None = None,
     ) -> ToolSpec:
         """A spec for a sync or async function, schema from its type hints and docstring."""
-        from .tools.spec_builders import spec_from_function
+        from .specs.builders import spec_from_function
 
         if isinstance(getattr(fn, "tool_spec", None), ToolSpec):  # an @tool function
             fn = getattr(fn, "fn", fn)
@@ -283,7 +283,7 @@ class ToolSpec(BaseModel):
         strict: bool | None = None,
     ) -> ToolSpec:
         """A spec whose arguments are ``model``'s fields (description from its docstring)."""
-        from .tools.spec_builders import spec_from_model
+        from .specs.builders import spec_from_model
 
         parts = spec_from_model(model, name=name, description=description)
         return cls._from_parts(parts, strict=strict)
@@ -298,7 +298,7 @@ class ToolSpec(BaseModel):
         strict: bool | None = None,
     ) -> ToolSpec:
         """A spec from a JSON schema; ``ToolSchemaError`` for one no provider accepts."""
-        from .tools.spec_builders import spec_from_json_schema
+        from .specs.builders import spec_from_json_schema
 
         parts = spec_from_json_schema(name=name, description=description, schema=schema)
         return cls._from_parts(parts, strict=strict)
@@ -306,7 +306,7 @@ class ToolSpec(BaseModel):
     @classmethod
     def from_mcp(cls, tool: Any) -> ToolSpec:
         """A spec from an MCP tool definition (an ``mcp.types.Tool`` or its dict form)."""
-        from .tools.spec_builders import spec_from_mcp
+        from .specs.builders import spec_from_mcp
 
         return cls._from_parts(spec_from_mcp(tool), strict=None)
 
@@ -320,7 +320,7 @@ class ToolSpec(BaseModel):
     def validation_model(self) -> type[BaseModel]:
         """The pydantic model that validates this tool's arguments."""
         if self._binding is None:
-            from .tools.schema_to_model import model_for_schema
+            from .specs.schema_to_model import model_for_schema
 
             return model_for_schema(self.parameters)
         return self._binding.model
@@ -333,13 +333,13 @@ class ToolSpec(BaseModel):
     @property
     def schema_warnings(self) -> tuple[str, ...]:
         """What the argument validation skips of this tool's schema (and why)."""
-        from .tools.schema_to_model import schema_warnings
+        from .specs.schema_to_model import schema_warnings
 
         return schema_warnings(self.validation_model)
 
     def validate_arguments(self, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
         """Validated arguments, or ``ToolArgumentsError`` with a message for the model."""
-        from .tools.spec_builders import validate_arguments
+        from .specs.builders import validate_arguments
 
         return validate_arguments(self, arguments)
 

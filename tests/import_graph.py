@@ -14,8 +14,12 @@ Rules this reader keeps (``tests/test_import_graph.py`` holds the code to them):
 * Relative imports resolve against the importing module's package (an ``__init__`` is its own
   package). Importing a package is an arrow to its ``__init__`` (the module named like the
   package); ``from pkg import name`` where ``pkg/name.py`` exists is an arrow to that submodule,
-  otherwise to ``pkg`` itself. Parent packages that Python runs on the way to a submodule are not
-  arrows (every module would point at ``llmbridge/__init__``).
+  unless ``pkg/__init__`` binds ``name`` itself (``from .plan import plan``: the front door's
+  ``plan``), otherwise to ``pkg`` itself. Python also runs ``pkg/__init__`` before ``pkg.sub``: with
+  ``--parents`` that is an arrow too (kind ``parent``; never to ``llmbridge/__init__``, the
+  public face every module would point at). It is left out of the rules: a package's
+  ``__init__`` that re-exports its rooms is a front door, and counting it would fuse each
+  package into one room.
 * A room is a module; its floor is 0 when it imports nothing of ours, else one above the highest
   floor it imports (a circle shares one floor). An arrow runs back up when it closes a circle
   (a back edge of a depth-first walk over sorted names) or breaks a named rule below.
@@ -35,6 +39,8 @@ ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 
 __all__ = [
     "Arrow",
+    "PROTOCOL",
+    "WALK",
     "Graph",
     "build_graph",
     "main",
@@ -48,7 +54,7 @@ class Arrow:
 
     source: str
     target: str
-    kind: str  # "module", "type-checking", "function" or "dynamic"
+    kind: str  # "module", "type-checking", "function", "dynamic" or "parent"
     line: int
 
 
@@ -116,32 +122,40 @@ class Graph:
         return out
 
     def cycles(self) -> list[list[str]]:
-        """One shortest circle per knot of modules that import each other, as a path."""
-        found: list[list[str]] = []
-        for members in self.components():
-            inside = set(members)
-            if len(members) == 1 and members[0] not in self.edges[members[0]]:
-                continue
-            found.append(self._shortest_cycle(members[0], inside))
-        return sorted(found)
+        """The circles, as paths: for each arrow back up, the shortest way round through it."""
+        knot = {m: n for n, members in enumerate(self.components()) for m in members}
+        found: set[tuple[str, ...]] = set()
+        for source, target in self.back_arrows():
+            inside = {m for m, n in knot.items() if n == knot[source]}
+            cycle = self._shortest_cycle(target, inside, through=source)
+            found.add(tuple(cycle))
+        return sorted(list(c) for c in found)
 
-    def _shortest_cycle(self, start: str, inside: set[str]) -> list[str]:
+    def _shortest_cycle(self, start: str, inside: set[str], *, through: str) -> list[str]:
+        """``start`` -> ... -> ``through`` -> ``start``, shortest first."""
+        if through == start:
+            return [start, start]
+        path = self._path(start, through, inside)
+        return [*path, start]
+
+    def _path(self, start: str, end: str, inside: set[str]) -> list[str]:
         previous: dict[str, str] = {}
         frontier = [start]
         while frontier:
             following: list[str] = []
             for node in frontier:
                 for child in sorted(self.edges[node] & inside):
-                    if child == start:
-                        path = [node]
+                    if child in previous or child == start:
+                        continue
+                    previous[child] = node
+                    if child == end:
+                        path = [end]
                         while path[-1] != start:
                             path.append(previous[path[-1]])
-                        return [*reversed(path), start]
-                    if child not in previous:
-                        previous[child] = node
-                        following.append(child)
+                        return path[::-1]
+                    following.append(child)
             frontier = following
-        raise AssertionError(f"{start} is in a circle but no path leads back to it")
+        raise AssertionError(f"no way from {start} to {end} inside their circle")
 
     def back_arrows(self) -> list[tuple[str, str]]:
         """Arrows that close a circle: back edges of a depth-first walk over sorted names."""
@@ -179,8 +193,8 @@ class Graph:
         return floor
 
 
-def _module_name(path: Path) -> str:
-    parts = list(path.relative_to(ROOT.parent).with_suffix("").parts)
+def _module_name(path: Path, root: Path) -> str:
+    parts = list(path.relative_to(root.parent).with_suffix("").parts)
     if parts[-1] == "__init__":
         parts.pop()
     return ".".join(parts)
@@ -225,7 +239,11 @@ def _resolve(current: str, is_package: bool, level: int, module: str | None) -> 
 
 
 def _targets(
-    node: ast.AST, current: str, is_package: bool, modules: dict[str, Path]
+    node: ast.AST,
+    current: str,
+    is_package: bool,
+    modules: dict[str, Path],
+    bound: dict[str, set[str]],
 ) -> Iterable[str]:
     if isinstance(node, ast.Import):
         for alias in node.names:
@@ -234,7 +252,7 @@ def _targets(
         base = _resolve(current, is_package, node.level, node.module)
         for alias in node.names:
             submodule = f"{base}.{alias.name}"
-            if submodule in modules:
+            if submodule in modules and alias.name not in bound.get(base, set()):
                 yield submodule
             else:
                 yield from _known(base, modules)
@@ -272,6 +290,19 @@ def _tabled(tree: ast.Module, modules: dict[str, Path]) -> Iterable[tuple[str, i
                 yield value, node.lineno
 
 
+def _bound(tree: ast.Module) -> set[str]:
+    """Names a package's ``__init__`` binds at module level (imports, defs, assignments)."""
+    names: set[str] = set()
+    for node in tree.body:
+        if isinstance(node, ast.ImportFrom | ast.Import):
+            names.update((a.asname or a.name).split(".")[0] for a in node.names)
+        elif isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+            names.add(node.name)
+        elif isinstance(node, ast.Assign):
+            names.update(t.id for t in node.targets if isinstance(t, ast.Name))
+    return names
+
+
 def _is_import_module(func: ast.expr) -> bool:
     if isinstance(func, ast.Attribute):
         return func.attr == "import_module"
@@ -283,46 +314,90 @@ def _known(name: str, modules: dict[str, Path]) -> Iterable[str]:
         yield name
 
 
-def build_graph(root: Path = ROOT) -> Graph:
+def build_graph(root: Path = ROOT, *, parents: bool = True) -> Graph:
     """Read every module under ``root`` with ``ast`` and collect every arrow between them."""
     files = sorted(p for p in root.rglob("*.py") if "__pycache__" not in p.parts)
-    modules = {_module_name(path): path for path in files}
+    modules = {_module_name(path, root): path for path in files}
+    trees = {
+        name: ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        for name, path in modules.items()
+    }
+    bound = {name: _bound(trees[name]) for name, path in modules.items() if _is_package(path)}
     arrows: set[Arrow] = set()
     for name, path in modules.items():
-        tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+        tree = trees[name]
         for node, kind in _walk(tree, "module"):
             dynamic = isinstance(node, ast.Call)
-            for target in _targets(node, name, _is_package(path), modules):
+            for target in _targets(node, name, _is_package(path), modules, bound):
                 if target != name:
                     line = getattr(node, "lineno", 0)
                     arrows.add(Arrow(name, target, "dynamic" if dynamic else kind, line))
         for target, line in _tabled(tree, modules):
             if target != name:
                 arrows.add(Arrow(name, target, "dynamic", line))
+    for arrow in list(arrows) if parents else []:
+        for parent in _parents(arrow.target):
+            if parent in modules and not _inside(arrow.source, parent):
+                arrows.add(Arrow(arrow.source, parent, "parent", arrow.line))
     return Graph(modules, sorted(arrows, key=lambda a: (a.source, a.target, a.line)))
+
+
+def _parents(module: str) -> list[str]:
+    """The packages below ``llmbridge`` that Python runs before ``module``."""
+    parts = module.split(".")
+    return [".".join(parts[:n]) for n in range(2, len(parts))]
 
 
 def _inside(module: str, package: str) -> bool:
     return module == package or module.startswith(f"{package}.")
 
 
+WALK: tuple[tuple[str, int], ...] = (
+    (f"{PACKAGE}.client", 4),
+    (f"{PACKAGE}.fallback", 3),
+    (f"{PACKAGE}.structured", 3),
+    (f"{PACKAGE}.providers", 2),
+    (f"{PACKAGE}.stream", 1),
+    (f"{PACKAGE}.events", 0),
+    (f"{PACKAGE}.response_data", 0),
+    (f"{PACKAGE}.messages", 0),
+    (f"{PACKAGE}.errors", 0),
+)
+"""The walk of a request, top down: the client pipeline → its plans (tool fallback, structured
+output) → the provider → IO → the shapes every floor shares. An arrow never climbs it."""
+PROTOCOL = f"{PACKAGE}.providers.base"
+"""What IO may import of the provider floor: the provider protocol."""
+
+
+def _rank(module: str) -> int | None:
+    for package, rank in WALK:
+        if _inside(module, package):
+            return rank
+    return None
+
+
 def rule_breaches(graph: Graph) -> list[str]:
     """Arrows that break the named rules of the house (see ``docs/architecture.md``).
 
-    * IO (``llmbridge.stream``) imports only the provider protocol (``llmbridge.providers.base``)
-      from the provider floor.
+    * The walk goes down (``WALK``): no module imports one of a concern higher up the walk
+      (``llmbridge.stream`` imports ``llmbridge.providers.base``, the protocol, and nothing
+      else of the provider floor).
     * Outside ``llmbridge.fallback``, the fallback is reached through its front door only (the
       package itself, ``llmbridge.fallback``).
-    * ``llmbridge.events`` is the bottom of the event floor: it imports nothing of ours but
-      the plain shapes it carries.
     """
     found: list[str] = []
     for arrow in graph.arrows:
+        if arrow.kind == "parent":
+            continue
         where = f"{arrow.source} -> {arrow.target} (line {arrow.line}, {arrow.kind})"
+        source, target = _rank(arrow.source), _rank(arrow.target)
+        climbs = source is not None and target is not None and target > source
+        if climbs and arrow.target != PROTOCOL:
+            found.append(f"an arrow climbs the walk: {where}")
         if (
             _inside(arrow.source, f"{PACKAGE}.stream")
             and _inside(arrow.target, f"{PACKAGE}.providers")
-            and arrow.target != f"{PACKAGE}.providers.base"
+            and arrow.target != PROTOCOL
         ):
             found.append(f"IO reaches into the provider floor: {where}")
         if (
@@ -338,8 +413,11 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.import_graph", description=__doc__)
     parser.add_argument("--floors", action="store_true", help="list every module by floor")
     parser.add_argument("--arrows", action="store_true", help="list every arrow")
+    parser.add_argument(
+        "--no-parents", action="store_true", help="leave out the packages Python runs on the way"
+    )
     args = parser.parse_args(argv)
-    graph = build_graph()
+    graph = build_graph(parents=not args.no_parents)
     floors = graph.floors()
     cycles = graph.cycles()
     back = graph.back_arrows()

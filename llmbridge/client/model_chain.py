@@ -28,7 +28,9 @@ Rules (issue 23; ``docs/across-providers.md``, "Fallback models"):
   ``AllModelsFailedError`` carries every model's error, in order.
 * The ``EventStream.provider`` is the provider answering at the moment.
 * The chain never imports the client: the client hands itself down as a ``ChainHost``
-  (resolve a model, build a request, stream it) with its option check.
+  (resolve a model, build a request, stream it) with its option check. What a model reference
+  is (``ModelRef``, ``ModelOption``, ``is_chain``) is ``llmbridge.model_refs``'s, a floor down
+  (re-exported here), so MCP sampling reads it without importing the client.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from typing import Any, Protocol, TypeAlias
 
 from ..errors import AllModelsFailedError, LLMBridgeError, StreamError, UsageError
 from ..events import ModelSwitch, StreamEvent, StreamStart
+from ..model_refs import ModelOption, ModelRef, first_model, is_chain
 from ..providers.base import Provider
 from ..types import ChatMessage, ChatRequest
 from .event_stream import EventStream
@@ -53,9 +56,6 @@ __all__ = [
     "is_chain",
     "open_chain",
 ]
-
-ModelRef = str | Provider | tuple[Provider, str]
-"""``"provider:model"``, a provider object with a ``model`` attribute, or ``(provider, model)``."""
 
 FallbackOn: TypeAlias = (
     type[BaseException]
@@ -84,43 +84,6 @@ class ChainHost(Protocol):
     def stream_request(
         self, provider: Provider, request: ChatRequest, *, rescue: bool | None = None
     ) -> EventStream: ...
-
-
-class ModelOption:
-    """A model of a fallback chain with options for it alone:
-    ``ModelOption("openai:gpt-4.1-mini", max_tokens=512)``."""
-
-    __slots__ = ("model", "options")
-
-    def __init__(self, model: ModelRef, **options: Any) -> None:
-        if isinstance(model, ModelOption | list):
-            raise UsageError("ModelOption takes one model, not a ModelOption or a list")
-        self.model = model
-        self.options: dict[str, Any] = options
-
-    def __repr__(self) -> str:
-        opts = "".join(f", {k}={v!r}" for k, v in self.options.items())
-        return f"ModelOption({self.model!r}{opts})"
-
-
-def is_chain(model: Any) -> bool:
-    """Whether ``model`` is a fallback chain (or one ``ModelOption``), not one model."""
-    if isinstance(model, ModelOption | list):
-        return True
-    if isinstance(model, tuple):  # (provider, "model") is one model; anything else a chain
-        return not (
-            len(model) == 2 and isinstance(model[1], str) and isinstance(model[0], Provider)
-        )
-    return False
-
-
-def first_model(models: Any) -> ModelRef:
-    """The first model of a chain (whose provider a tool loop starts with)."""
-    items = [models] if isinstance(models, ModelOption) else list(models)
-    if not items:
-        raise UsageError("a fallback chain needs at least one model")
-    first = items[0]
-    return first.model if isinstance(first, ModelOption) else first
 
 
 @dataclasses.dataclass(slots=True)

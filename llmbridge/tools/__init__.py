@@ -13,7 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..request import ToolSpec
-from .context import ToolContext
+from ..specs.context import ToolContext
 from .decorator import Tool, tool
 from .errors import ToolLimitError, ToolSchemaError, ToolSchemaWarning, ToolTimeoutError
 

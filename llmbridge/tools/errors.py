@@ -8,25 +8,19 @@
     ├── ToolLimitError            a tool's max_invocations / max_exceptions is used up
     └── ToolTimeoutError          a tool ran longer than the registry's timeout
 
-Rules: messages name the tool and say what to do; they are fit to send back to the model.
+Rules: messages name the tool and say what to do; they are fit to send back to the model. The
+schema errors belong to the specs (``llmbridge.specs.errors``, a floor down) and are
+re-exported here.
 """
 
 from __future__ import annotations
 
 import builtins
 
-from ..errors import ConfigurationError, LLMBridgeError
+from ..errors import LLMBridgeError
+from ..specs.errors import ToolSchemaError, ToolSchemaWarning
 
 __all__ = ["ToolLimitError", "ToolSchemaError", "ToolSchemaWarning", "ToolTimeoutError"]
-
-
-class ToolSchemaError(ConfigurationError, ValueError):
-    """A tool's JSON schema is not one every provider accepts (or cannot be resolved)."""
-
-
-class ToolSchemaWarning(UserWarning):
-    """Part of a tool's schema is not enforced (e.g. a regex pattern only a backtracking engine
-    could run); ``ToolSpec.schema_warnings`` lists them."""
 
 
 class ToolLimitError(LLMBridgeError):

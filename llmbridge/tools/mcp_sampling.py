@@ -16,9 +16,9 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 from typing import Any
 
-from ..client.model_chain import first_model, is_chain
 from ..errors import LLMBridgeError
 from ..messages import ChatMessage
+from ..model_refs import first_model, is_chain
 from .approval import Approver, ToolApprovalRequest, ask_approval
 from .mcp_content import field_of, prompt_messages
 

@@ -37,9 +37,9 @@ import anyio.to_thread
 from ..errors import UsageError
 from ..messages import ToolCallPart
 from ..request import ToolSpec
+from ..specs.context import ToolContext
 from ..telemetry import Telemetry
 from .approval import ApprovalRule, Approver, check_rule
-from .context import ToolContext
 from .decorator import tool_spec_of
 from .errors import ToolLimitError, ToolTimeoutError
 from .gate import gate, refusal
