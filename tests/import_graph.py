@@ -38,9 +38,9 @@ PACKAGE = "llmbridge"
 ROOT = Path(__file__).resolve().parent.parent / PACKAGE
 
 __all__ = [
-    "Arrow",
     "PROTOCOL",
     "WALK",
+    "Arrow",
     "Graph",
     "build_graph",
     "main",
@@ -389,23 +389,25 @@ def rule_breaches(graph: Graph) -> list[str]:
     for arrow in graph.arrows:
         if arrow.kind == "parent":
             continue
-        where = f"{arrow.source} -> {arrow.target} (line {arrow.line}, {arrow.kind})"
+        broken = []
         source, target = _rank(arrow.source), _rank(arrow.target)
-        climbs = source is not None and target is not None and target > source
-        if climbs and arrow.target != PROTOCOL:
-            found.append(f"an arrow climbs the walk: {where}")
-        if (
-            _inside(arrow.source, f"{PACKAGE}.stream")
-            and _inside(arrow.target, f"{PACKAGE}.providers")
-            and arrow.target != PROTOCOL
-        ):
-            found.append(f"IO reaches into the provider floor: {where}")
+        if source is not None and target is not None and target > source:
+            if _inside(arrow.source, f"{PACKAGE}.stream") and _inside(
+                arrow.target, f"{PACKAGE}.providers"
+            ):
+                if arrow.target != PROTOCOL:
+                    broken.append("IO reaches into the provider floor")
+            else:
+                broken.append("an arrow climbs the walk")
         if (
             _inside(arrow.target, f"{PACKAGE}.fallback")
             and arrow.target != f"{PACKAGE}.fallback"
             and not _inside(arrow.source, f"{PACKAGE}.fallback")
         ):
-            found.append(f"fallback internals wired from outside: {where}")
+            broken.append("fallback internals wired from outside")
+        if broken:
+            where = f"{arrow.source} -> {arrow.target} (line {arrow.line}, {arrow.kind})"
+            found.append(f"{'; '.join(broken)}: {where}")
     return found
 
 
@@ -417,7 +419,7 @@ def main(argv: list[str] | None = None) -> int:
         "--no-parents", action="store_true", help="leave out the packages Python runs on the way"
     )
     args = parser.parse_args(argv)
-    graph = build_graph(parents=not args.no_parents)
+    graph = build_graph(ROOT, parents=not args.no_parents)
     floors = graph.floors()
     cycles = graph.cycles()
     back = graph.back_arrows()

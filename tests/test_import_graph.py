@@ -1,0 +1,245 @@
+"""The import graph goes one way (issue 31): no circle, counting every kind of import.
+
+``tests/import_graph.py`` reads every module with ``ast``; ``python -m tests.import_graph``
+prints the same graph (rooms, floors, arrows, circles). The checker's own tests build small
+packages with each kind of import and check that it sees them, so a circle can't hide.
+"""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.import_graph import PACKAGE, ROOT, build_graph, main, rule_breaches
+
+REPO = ROOT.parent
+
+
+def _describe(cycles: list[list[str]]) -> str:
+    return "\n".join(" -> ".join(cycle) for cycle in cycles)
+
+
+def test_llmbridge_has_no_import_circle() -> None:
+    graph = build_graph()
+    cycles = graph.cycles()
+    assert not cycles, (
+        "import circles (module-level, TYPE_CHECKING, function-local, dynamic and package "
+        f"__init__ imports counted):\n{_describe(cycles)}"
+    )
+    assert not graph.back_arrows()
+
+
+def test_llmbridge_keeps_the_named_rules() -> None:
+    """IO imports only the provider protocol; fallback internals only from inside; the walk
+    (client -> plans -> provider -> IO -> shared shapes) never climbs."""
+    assert rule_breaches(build_graph()) == []
+
+
+def test_every_module_is_read() -> None:
+    graph = build_graph()
+    files = [p for p in ROOT.rglob("*.py") if "__pycache__" not in p.parts]
+    assert len(graph.modules) == len(files)
+    assert {"llmbridge", "llmbridge.client", "llmbridge.events", "llmbridge.stream.transport"} <= (
+        graph.modules.keys()
+    )
+    kinds = {arrow.kind for arrow in graph.arrows}
+    assert kinds == {"module", "type-checking", "function", "dynamic", "parent"}
+
+
+def test_the_script_prints_the_graph_and_exits_0() -> None:
+    run = subprocess.run(
+        [sys.executable, "-m", "tests.import_graph"],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert "circles: 0" in run.stdout and "arrows back up: 0" in run.stdout
+    assert run.stdout.startswith("rooms (modules): ")
+
+
+@pytest.mark.parametrize(
+    "module",
+    [
+        "llmbridge.client",  # Client, EventStream: now a package
+        "llmbridge.sync",
+        "llmbridge.structured",
+        "llmbridge.partial_json",
+        "llmbridge.tool_options",
+        "llmbridge.tools.spec",
+        "llmbridge.providers.http_errors",
+    ],
+)
+def test_old_addresses_still_import(module: str) -> None:
+    importlib.import_module(module)
+
+
+def test_old_addresses_give_the_same_objects() -> None:
+    import llmbridge as lb
+    import llmbridge.client
+    import llmbridge.partial_json
+    import llmbridge.providers.http_errors
+    import llmbridge.structured
+    import llmbridge.sync
+    import llmbridge.tool_options
+    import llmbridge.tools.spec
+    from llmbridge.client.tool_options import as_specs
+    from llmbridge.http_headers import request_id_from
+    from llmbridge.structured.formats import response_format_of
+    from llmbridge.structured.partial_json import PartialJson
+
+    assert llmbridge.client.Client is lb.Client and llmbridge.client.EventStream is lb.EventStream
+    assert llmbridge.sync.SyncClient is lb.SyncClient
+    assert llmbridge.structured.response_format_of is response_format_of
+    assert llmbridge.partial_json.PartialJson is PartialJson
+    assert llmbridge.tool_options.as_specs is as_specs
+    assert llmbridge.tools.spec.ToolSpec is lb.ToolSpec
+    assert llmbridge.providers.http_errors.request_id_from is request_id_from
+    assert lb.ModelOption.__module__ == "llmbridge.model_refs"
+
+
+# -- the checker sees every kind of import -------------------------------------------------
+
+
+def _package(tmp_path: Path, files: dict[str, str]) -> Path:
+    root = tmp_path / PACKAGE
+    for name, text in {"__init__.py": "", **files}.items():
+        path = root / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    return root
+
+
+@pytest.mark.parametrize(
+    "import_b",
+    [
+        "from . import b",
+        "from .b import thing",
+        "import llmbridge.b",
+        "from llmbridge.b import thing",
+        "if TYPE_CHECKING:\n    from .b import thing",
+        "def later():\n    from .b import thing",
+        "class K:\n    def method(self):\n        import llmbridge.b",
+        "import importlib\nimportlib.import_module('llmbridge.b')",
+    ],
+    ids=[
+        "from-package",
+        "from-module",
+        "import",
+        "absolute",
+        "type-checking",
+        "function",
+        "method",
+        "import_module",
+    ],
+)
+def test_a_circle_is_found_whatever_the_import(tmp_path: Path, import_b: str) -> None:
+    root = _package(
+        tmp_path,
+        {"a.py": f"from typing import TYPE_CHECKING\n{import_b}\n", "b.py": "from .a import x\n"},
+    )
+    assert build_graph(root).cycles() == [["llmbridge.a", "llmbridge.b", "llmbridge.a"]]
+
+
+def test_a_circle_through_a_package_init_is_found(tmp_path: Path) -> None:
+    root = _package(
+        tmp_path,
+        {
+            "low.py": "def f():\n    from .pkg.leaf import g\n",
+            "pkg/__init__.py": "from .high import h\n",
+            "pkg/leaf.py": "",
+            "pkg/high.py": "from ..low import f\n",
+        },
+    )
+    assert build_graph(root, parents=False).cycles() == []
+    cycles = build_graph(root).cycles()
+    assert cycles and set(cycles[0]) == {"llmbridge.low", "llmbridge.pkg", "llmbridge.pkg.high"}
+
+
+def test_a_front_door_name_is_not_its_submodule(tmp_path: Path) -> None:
+    """``from .fallback import plan`` reaches the package's ``plan`` function, bound in its
+    ``__init__``, not the ``plan`` submodule; an unbound submodule name is the submodule."""
+    root = _package(
+        tmp_path,
+        {
+            "fallback/__init__.py": "from .plan import plan\n",
+            "fallback/plan.py": "def plan(): ...\n",
+            "fallback/inner.py": "",
+            "user.py": "from .fallback import plan\n",
+            "nosy.py": "from .fallback import inner\n",
+        },
+    )
+    graph = build_graph(root, parents=False)
+    assert graph.edges["llmbridge.user"] == {"llmbridge.fallback"}
+    assert graph.edges["llmbridge.nosy"] == {"llmbridge.fallback.inner"}
+    assert rule_breaches(graph) == [
+        "fallback internals wired from outside: llmbridge.nosy -> llmbridge.fallback.inner "
+        "(line 1, module)"
+    ]
+
+
+def test_io_may_import_the_provider_protocol_only(tmp_path: Path) -> None:
+    root = _package(
+        tmp_path,
+        {
+            "providers/__init__.py": "",
+            "providers/base.py": "",
+            "providers/http_errors.py": "",
+            "stream/__init__.py": "",
+            "stream/transport.py": "from ..providers.base import P\n"
+            "def f():\n    from ..providers.http_errors import request_id_from\n",
+        },
+    )
+    assert rule_breaches(build_graph(root)) == [
+        "IO reaches into the provider floor: llmbridge.stream.transport -> "
+        "llmbridge.providers.http_errors (line 3, function)"
+    ]
+
+
+def test_an_arrow_up_the_walk_is_a_breach(tmp_path: Path) -> None:
+    root = _package(
+        tmp_path,
+        {
+            "client/__init__.py": "",
+            "providers/__init__.py": "",
+            "providers/base.py": "def f():\n    from ..client import Client\n",
+        },
+    )
+    assert rule_breaches(build_graph(root)) == [
+        "an arrow climbs the walk: llmbridge.providers.base -> llmbridge.client (line 2, function)"
+    ]
+
+
+def test_a_literal_module_path_for_importlib_is_an_arrow(tmp_path: Path) -> None:
+    root = _package(
+        tmp_path,
+        {
+            "registry.py": """
+                import importlib
+                _TABLE = "llmbridge.plugin"
+                GROUP = "llmbridge.other"
+                def load(name):
+                    return importlib.import_module(_TABLE)
+            """,
+            "plugin.py": "",
+            "other.py": "",
+        },
+    )
+    assert build_graph(root).edges["llmbridge.registry"] == {"llmbridge.plugin"}
+
+
+def test_the_script_fails_on_a_circle(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    root = _package(tmp_path, {"a.py": "from .b import x\n", "b.py": "from .a import y\n"})
+    monkeypatch.setattr("tests.import_graph.ROOT", root)
+    assert main([]) == 1
+    out = capsys.readouterr().out
+    assert "circles: 1" in out and "a -> b -> a" in out
