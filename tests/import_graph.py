@@ -3,6 +3,7 @@
 Run it from the repository root::
 
     python -m tests.import_graph            # summary: rooms, floors, arrows, circles
+    python -m tests.import_graph --no-parents  # without the packages Python runs on the way
     python -m tests.import_graph --floors   # every module by floor, with what it imports
     python -m tests.import_graph --arrows   # every arrow, with the kind of import behind it
 
@@ -178,6 +179,22 @@ class Graph:
                     state[child] = 1
                     work.append((child, iter(sorted(self.edges[child]))))
         return back
+
+    def rooms(self) -> Graph:
+        """The same graph by folder: each top-level module or package of ``llmbridge`` is one
+        room (``llmbridge.providers.openai.decode`` is in ``llmbridge.providers``); the
+        package's own ``__init__`` and arrows inside a room are left out."""
+
+        def room(module: str) -> str:
+            return ".".join(module.split(".")[:2])
+
+        rooms = {room(m): self.modules[m] for m in self.modules if m != PACKAGE}
+        arrows = [
+            Arrow(room(a.source), room(a.target), a.kind, a.line)
+            for a in self.arrows
+            if a.source != PACKAGE and a.target != PACKAGE and room(a.source) != room(a.target)
+        ]
+        return Graph(rooms, arrows)
 
     # -- floors ------------------------------------------------------------------------------
 
@@ -411,6 +428,17 @@ def rule_breaches(graph: Graph) -> list[str]:
     return found
 
 
+def _summary(title: str, graph: Graph, breaches: list[str]) -> list[str]:
+    floors = graph.floors()
+    back = graph.back_arrows()
+    pairs = {(a.source, a.target) for a in graph.arrows}
+    return [
+        f"{title}: {len(graph.modules)} rooms on {max(floors.values(), default=-1) + 1} floors, "
+        f"{len(pairs)} arrows, {len(back) + len(breaches)} back up ({len(back)} closing a "
+        f"circle, {len(breaches)} breaking a rule), {len(graph.cycles())} circles"
+    ]
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m tests.import_graph", description=__doc__)
     parser.add_argument("--floors", action="store_true", help="list every module by floor")
@@ -422,25 +450,19 @@ def main(argv: list[str] | None = None) -> int:
     graph = build_graph(ROOT, parents=not args.no_parents)
     floors = graph.floors()
     cycles = graph.cycles()
-    back = graph.back_arrows()
     breaches = rule_breaches(graph)
     kinds: dict[str, int] = {}
     for arrow in graph.arrows:
         kinds[arrow.kind] = kinds.get(arrow.kind, 0) + 1
-    pairs = {(a.source, a.target) for a in graph.arrows}
-    print(f"rooms (modules): {len(graph.modules)}")
-    print(f"floors: {max(floors.values(), default=-1) + 1}")
     detail = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items()))
-    print(f"arrows: {len(pairs)} ({len(graph.arrows)} import sites: {detail})")
-    print(
-        f"arrows back up: {len(back) + len(breaches)} ({len(back)} closing a circle, "
-        f"{len(breaches)} breaking a rule)"
-    )
-    print(f"circles: {len(cycles)}")
+    lines = [
+        *_summary("modules", graph, breaches),
+        f"  import sites: {len(graph.arrows)} ({detail})",
+        *_summary("folders (a top-level module or package is one room)", graph.rooms(), []),
+    ]
+    print("\n".join(lines))
     for cycle in cycles:
-        print("  " + " -> ".join(m.removeprefix(f"{PACKAGE}.") for m in cycle))
-    for source, target in back:
-        print(f"  back up: {source} -> {target}")
+        print("  circle: " + " -> ".join(m.removeprefix(f"{PACKAGE}.") for m in cycle))
     for breach in breaches:
         print(f"  {breach}")
     if args.floors:

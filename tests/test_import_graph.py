@@ -40,6 +40,13 @@ def test_llmbridge_keeps_the_named_rules() -> None:
     assert rule_breaches(build_graph()) == []
 
 
+def test_no_folder_imports_another_that_imports_it_back() -> None:
+    """By folder too (a top-level module or package is one room): corridors go one way."""
+    rooms = build_graph(parents=False).rooms()
+    assert "llmbridge.client" in rooms.modules and "llmbridge.tools" in rooms.modules
+    assert not rooms.cycles(), _describe(rooms.cycles())
+
+
 def test_every_module_is_read() -> None:
     graph = build_graph()
     files = [p for p in ROOT.rglob("*.py") if "__pycache__" not in p.parts]
@@ -61,8 +68,12 @@ def test_the_script_prints_the_graph_and_exits_0() -> None:
         check=False,
     )
     assert run.returncode == 0, run.stdout + run.stderr
-    assert "circles: 0" in run.stdout and "arrows back up: 0" in run.stdout
-    assert run.stdout.startswith("rooms (modules): ")
+    modules, sites, folders = run.stdout.splitlines()[:3]
+    assert modules.startswith("modules: ") and modules.endswith(
+        "arrows, 0 back up (0 closing a circle, 0 breaking a rule), 0 circles"
+    )
+    assert sites.startswith("  import sites: ")
+    assert folders.startswith("folders (") and folders.endswith(" 0 circles")
 
 
 @pytest.mark.parametrize(
@@ -242,4 +253,4 @@ def test_the_script_fails_on_a_circle(
     monkeypatch.setattr("tests.import_graph.ROOT", root)
     assert main([]) == 1
     out = capsys.readouterr().out
-    assert "circles: 1" in out and "a -> b -> a" in out
+    assert "1 circles" in out and "circle: a -> b -> a" in out
