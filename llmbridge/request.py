@@ -2,11 +2,11 @@
 
 Rules: these are plain data on the ground floor (they import only ``llmbridge.messages``,
 ``llmbridge.errors`` and ``llmbridge.hosted``, the provider-run tool specs), with what a spec
-keeps beside it (``ToolBinding``). ``ToolSpec``'s builders and argument validation live a floor
-up, in ``llmbridge.specs.builders``: its classmethods and methods (contract) call them
-through function-local imports, so the tools package loads when a spec is built from a
-function, model or schema, or validates arguments, and never for importing or constructing
-these shapes. The builders return a spec's parts and never import these models back.
+keeps beside it (``ToolBinding``). ``ToolSpec``'s builders, schemas and argument validation
+live in ``llmbridge.specs``: its classmethods and methods (contract) call them through
+function-local imports, so that machinery loads when a spec is built from a function, model or
+schema, or validates arguments, and never for importing or constructing these shapes. The
+builders return a spec's parts and never import these models back.
 
 ``ToolSpec``: a tool the app offers the model (name, description, JSON-schema parameters).
 The name is checked against what every built-in provider accepts (``^[a-zA-Z0-9_-]{1,64}$``);
@@ -236,7 +236,7 @@ class ToolSpec(BaseModel):
         spec._binding = self._binding
         return spec
 
-    # -- builders (in llmbridge.specs.builders) -----------------------------------
+    # -- builders (in llmbridge.specs.builders) ---------------------------------------
     @classmethod
     def _from_parts(cls, parts: SpecParts, *, strict: bool | None) -> ToolSpec:
         spec = cls(
