@@ -21,7 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import machine_note
 
 import llmbridge as lb
-from llmbridge.tools.schema_to_model import _Converter
+from llmbridge.specs.schema_to_model import _Converter
 
 CATASTROPHIC = r"^([a-zA-Z0-9]+)*@example\.com$"
 

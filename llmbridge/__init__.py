@@ -27,7 +27,6 @@ from .events import (
 
 if _TYPE_CHECKING:
     from .client import Client, EventStream
-    from .client.sync_client import SyncClient
     from .hosted import (
         CodeExecution,
         FileSearch,
@@ -42,6 +41,7 @@ if _TYPE_CHECKING:
     from .providers import Capabilities, HttpRequest, Provider, ProviderConfig, register_provider
     from .response import Accumulator, ChatResponse, accumulate
     from .stream import RetryPolicy
+    from .sync import SyncClient
     from .telemetry import Telemetry
     from .tools import (
         ApprovalDecision,
@@ -99,7 +99,7 @@ _LAZY = {
     ),
     ".response": ("Accumulator", "ChatResponse", "accumulate"),
     ".stream": ("RetryPolicy",),
-    ".client.sync_client": ("SyncClient",),
+    ".sync": ("SyncClient",),
     ".telemetry": ("Telemetry",),
     ".tools": (
         "ApprovalDecision",

@@ -1,5 +1,164 @@
-"""``SyncClient``'s old address: it lives in ``llmbridge.client.sync_client`` (a re-export)."""
+"""``SyncClient``: the blocking twin of ``Client`` for scripts, a thin shell over it.
 
-from .client.sync_client import SyncClient, SyncToolLoop
+Rules: one event loop runs in a private thread (an anyio blocking portal); every method
+hands the work to the async ``Client`` and blocks on it, so behaviour (retries, errors,
+partial responses, closing on ``break``) is exactly the async client's.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+from collections.abc import AsyncIterator, Iterator, Sequence
+from contextlib import AbstractContextManager
+from functools import partial
+from types import TracebackType
+from typing import TYPE_CHECKING, Any
+
+import anyio
+from anyio.from_thread import BlockingPortal, start_blocking_portal
+
+from .client import Client, ModelRef, Models
+from .errors import UsageError
+from .events import StreamEvent
+from .model_info import ModelInfo
+from .providers.base import Provider
+from .response import ChatResponse
+from .types import ChatMessage
+
+if TYPE_CHECKING:
+    from .tools.loop import LoopEvent, ToolLoop
+    from .tools.mcp_sync import SyncMCPServers
 
 __all__ = ["SyncClient", "SyncToolLoop"]
+
+
+async def _step(events: AsyncIterator[Any], scopes: list[anyio.CancelScope]) -> Any:
+    """One ``__anext__`` inside a cancel scope the calling thread can cancel (Ctrl-C)."""
+    with anyio.CancelScope() as scope:
+        scopes.append(scope)
+        return await events.__anext__()
+    return None  # cancelled: the calling thread is already raising its own exception
+
+
+def _cancel(scopes: list[anyio.CancelScope]) -> None:
+    for scope in scopes:
+        scope.cancel()
+
+
+def _next_in_portal(portal: BlockingPortal, events: AsyncIterator[Any]) -> Any:
+    """``events.__anext__()`` run in the portal; an exception in this thread while it waits
+    (``KeyboardInterrupt``) cancels that step first, so the stream can be closed after it."""
+    scopes: list[anyio.CancelScope] = []
+    future = portal.start_task_soon(_step, events, scopes)
+    try:
+        return future.result()
+    except BaseException:
+        if not future.done():
+            try:
+                portal.call(_cancel, scopes)
+                concurrent.futures.wait([future], timeout=30)
+            except RuntimeError:  # the portal itself is gone: nothing left to cancel
+                pass
+        raise
+
+
+class SyncToolLoop:
+    """Blocking view of a ``ToolLoop``: iterate for events; ``messages``, ``stop_reason``… after."""
+
+    def __init__(self, portal: BlockingPortal, loop: ToolLoop) -> None:
+        self._portal = portal
+        self.loop = loop
+
+    def __iter__(self) -> Iterator[LoopEvent]:
+        while True:
+            try:
+                yield _next_in_portal(self._portal, self.loop)
+            except StopAsyncIteration:
+                return
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.loop, name)
+
+
+class SyncClient:
+    """``SyncClient(**client_options)``: ``stream()`` yields events, ``complete()`` returns."""
+
+    def __init__(self, **client_options: Any) -> None:
+        self._portal_cm: AbstractContextManager[BlockingPortal] = start_blocking_portal()
+        self._portal = self._portal_cm.__enter__()
+        self._client = Client(**client_options)
+        self._closed = False
+
+    def _check_open(self) -> None:
+        if self._closed:
+            raise UsageError(
+                "this SyncClient is closed (close() or its 'with' ended): make a new one"
+            )
+
+    def __repr__(self) -> str:
+        return f"Sync{self._client!r}"
+
+    def stream(
+        self, model: Models, messages: Sequence[ChatMessage], **options: Any
+    ) -> Iterator[StreamEvent]:
+        self._check_open()
+        events = self._client.stream(model, messages, **options)
+        try:
+            while True:
+                try:
+                    event = _next_in_portal(self._portal, events)
+                except StopAsyncIteration:
+                    return
+                yield event
+        finally:
+            self._portal.call(events.aclose)
+
+    def run(self, model: Models, messages: Sequence[ChatMessage], **options: Any) -> SyncToolLoop:
+        """The tool loop (see ``Client.run``): iterate it for events and tool results."""
+        self._check_open()
+        return SyncToolLoop(self._portal, self._client.run(model, messages, **options))
+
+    def complete(
+        self, model: Models, messages: Sequence[ChatMessage], **options: Any
+    ) -> ChatResponse:
+        self._check_open()
+        return self._portal.call(partial(self._client.complete, model, messages, **options))
+
+    def count_tokens(self, model: ModelRef, messages: Sequence[ChatMessage], **options: Any) -> int:
+        self._check_open()
+        return self._portal.call(partial(self._client.count_tokens, model, messages, **options))
+
+    def list_models(self, provider: str | Provider) -> list[ModelInfo]:
+        self._check_open()
+        return self._portal.call(self._client.list_models, provider)
+
+    def connect_mcp_servers(
+        self, config: Any, **options: Any
+    ) -> AbstractContextManager[SyncMCPServers]:
+        """``lb.connect_mcp_servers`` on this client's event loop, as a ``with`` block; the
+        client answers sampling requests (``sampling_model=``) unless ``client=`` says else."""
+        from .tools.mcp_sync import sync_mcp_servers
+
+        self._check_open()
+        options.setdefault("client", self._client)
+        return sync_mcp_servers(self._portal, config, options)
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        try:
+            self._portal.call(self._client.aclose)
+        finally:
+            self._portal_cm.__exit__(None, None, None)
+
+    def __enter__(self) -> SyncClient:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()

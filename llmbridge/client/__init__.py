@@ -4,7 +4,6 @@ A request walks down once, and nothing here is imported back from below:
 
 =====================  ==============================================================
 ``async_client.py``    ``Client``: providers resolved once, options checked, the walk starts
-``sync_client.py``     ``SyncClient``: the blocking twin, a thin shell over ``Client``
 ``model_chain.py``     a list of models: each tried in turn (the client hands itself down)
 ``pipeline.py``        one request's plan (provider-run tools, ``llmbridge.structured``'s
                        prompt mode, ``llmbridge.fallback``'s front door) → wire request →
@@ -14,6 +13,7 @@ A request walks down once, and nothing here is imported back from below:
 ``event_stream.py``    ``EventStream``: what ``stream()`` returns
 =====================  ==============================================================
 
+Above it: ``llmbridge.sync`` (``SyncClient``, the blocking twin, a thin shell over ``Client``).
 Below it: plans (``llmbridge.fallback``, ``llmbridge.structured``) → the provider's request
 (``llmbridge.providers``) → IO (``llmbridge.stream``) → the provider's decoder → events
 (``llmbridge.events``) → the accumulator (``llmbridge.response``). ``python -m
