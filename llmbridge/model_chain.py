@@ -41,6 +41,7 @@ from .providers.base import Provider
 from .types import ChatMessage, ChatRequest
 
 if TYPE_CHECKING:
+    from .call_settings import CallSettings
     from .client import Client, EventStream, ModelRef
 
 __all__ = ["CHAIN_OPTIONS", "FallbackOn", "ModelOption", "first_model", "is_chain", "open_chain"]
@@ -169,6 +170,7 @@ def open_chain(
     *,
     rescue: bool | None,
     options: Mapping[str, Any],
+    call: CallSettings | None = None,
 ) -> EventStream:
     """The ``EventStream`` of a fallback chain (see module docstring)."""
     from .client import EventStream
@@ -181,7 +183,9 @@ def open_chain(
     def answering(provider: Provider) -> None:
         stream.provider = provider
 
-    events = _chain(client, links, answering, rescue=rescue, restart=restart, on=fallback_on)
+    events = _chain(
+        client, links, answering, rescue=rescue, restart=restart, on=fallback_on, call=call
+    )
     stream = EventStream(events, links[0].provider)
     return stream
 
@@ -194,6 +198,7 @@ async def _chain(
     rescue: bool | None,
     restart: bool,
     on: _On,
+    call: CallSettings | None = None,
 ) -> AsyncIterator[StreamEvent]:
     errors: list[tuple[str, LLMBridgeError]] = []
     switch: ModelSwitch | None = None  # owed to the app before the next model's first event
@@ -202,7 +207,9 @@ async def _chain(
         held: list[StreamStart] = []
         shown = False
         try:
-            async with client.stream_request(link.provider, link.request, rescue=rescue) as events:
+            async with client.stream_request(
+                link.provider, link.request, rescue=rescue, call=call
+            ) as events:
                 async for event in events:
                     if not shown:
                         if type(event) is StreamStart:

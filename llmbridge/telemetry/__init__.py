@@ -15,9 +15,12 @@ Rules:
 
 from __future__ import annotations
 
+import importlib.util
 from collections.abc import Awaitable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
+
+from ..errors import ConfigurationError, UsageError
 
 if TYPE_CHECKING:
     from ..messages import ToolCallPart
@@ -41,11 +44,21 @@ def telemetry_from(option: bool | Telemetry | None) -> Telemetry | None:
     """The ``Client(telemetry=...)`` option as a ``Telemetry`` (``None``: off)."""
     if option is None or option is False:
         return None
-    if option is True:
-        return Telemetry()
-    if isinstance(option, Telemetry):
-        return option
-    raise TypeError(f"telemetry= takes True, False or an llmbridge.Telemetry, not {option!r}")
+    if option is not True and not isinstance(option, Telemetry):
+        raise UsageError(f"telemetry= takes True, False or an llmbridge.Telemetry, not {option!r}")
+    if not _otel_installed():  # said now, not at the first request
+        raise ConfigurationError(
+            "telemetry= needs OpenTelemetry: pip install 'llmbridge[otel]' "
+            "(opentelemetry-api is not installed)"
+        )
+    return Telemetry() if option is True else option
+
+
+def _otel_installed() -> bool:
+    try:
+        return importlib.util.find_spec("opentelemetry.trace") is not None
+    except ImportError:  # no opentelemetry package at all
+        return False
 
 
 async def traced_tool_call(config: Telemetry, call: ToolCallPart, run: Awaitable[Any]) -> Any:
