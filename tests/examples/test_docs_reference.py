@@ -3,9 +3,14 @@ and every replay-marked doc block says how to run it offline."""
 
 from __future__ import annotations
 
+import os
 import re
+import subprocess
+import sys
 import typing
+from pathlib import Path
 
+import pytest
 from plugin_install import REPO
 
 import llmbridge as lb
@@ -34,3 +39,21 @@ def test_replay_marked_blocks_say_how_to_run_offline() -> None:
             for path in match.group("paths").split():
                 assert f"llmbridge replay {path}" in after, (doc.name, path)
     assert found >= 10
+
+
+def test_api_reference_builds_without_warnings(tmp_path: Path) -> None:
+    """``mkdocs build --strict`` (the ``docs`` extra): a docstring griffe cannot read, an
+    object that is gone, a broken reference page fails here (and in ``.ci/run``)."""
+    pytest.importorskip("mkdocstrings_handlers.python", reason="the docs extra is not installed")
+    env = {**os.environ, "PYTHONPATH": str(REPO), "NO_COLOR": "1"}
+    proc = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "--site-dir", str(tmp_path)],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=300,
+    )
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    page = (tmp_path / "reference" / "clients" / "index.html").read_text()
+    assert "stream_request" in page and "SyncClient" in page
