@@ -400,7 +400,12 @@ class Client:
 
 
 def _check_options(options: Mapping[str, Any]) -> None:
-    unknown = options.keys() - _REQUEST_OPTIONS - CALL_OPTIONS
+    unknown = options.keys() - _REQUEST_OPTIONS
+    if unknown and unknown <= CALL_OPTIONS:  # taken out of a call's options before this
+        raise UsageError(
+            f"{', '.join(sorted(unknown))}: per-call settings, given to stream(), complete() "
+            "or run() for the whole call, not to one model of a chain (ModelOption)"
+        )
     if unknown:
         known = _REQUEST_OPTIONS | CALL_OPTIONS
         first = sorted(unknown)[0]

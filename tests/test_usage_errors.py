@@ -286,3 +286,8 @@ async def test_per_call_retry_settings() -> None:
         assert calls == 4
         with pytest.raises(UsageError, match="max_attempts"):
             await c.complete((FAKE, "m"), "Hi", max_attempts=0)  # type: ignore[arg-type]
+
+
+def test_per_call_settings_belong_to_the_call_not_a_chain_model() -> None:
+    with pytest.raises(UsageError, match="per-call settings"):
+        client().stream([lb.ModelOption((FAKE, "m"), headers={"x": "y"})], "Hi")  # type: ignore[arg-type]
