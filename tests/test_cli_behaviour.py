@@ -9,7 +9,6 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -216,31 +215,29 @@ def test_an_unexpected_error_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys
     assert capsys.readouterr().err == "error: RuntimeError: boom\n"
 
 
-def test_ctrl_c_prints_one_line_and_exits_130(tmp_path: Path) -> None:
-    """A real interrupt while the interactive chat waits for input."""
+def test_ctrl_c_prints_one_line_and_exits_130() -> None:
+    """A real interrupt while a request waits to be retried (a port nothing listens on)."""
+    import socket
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
     env = {**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[1])}
+    argv = ["chat", "llamacpp:m", "hi", "--base-url", f"http://127.0.0.1:{port}/v1"]
     proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "llmbridge",
-            "chat",
-            "llamacpp:m",
-            "-i",
-            "--base-url",
-            "http://127.0.0.1:9/v1",
-        ],
-        stdin=subprocess.PIPE,
+        [sys.executable, "-m", "llmbridge", *argv],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         env=env,
     )
-    time.sleep(2.0)  # imported and waiting on stdin
+    assert proc.stderr is not None
+    first = proc.stderr.readline()  # "retrying in ...": the chat is under way
+    assert first.startswith(b"retrying in"), first
     proc.send_signal(signal.SIGINT)
     _, err = proc.communicate(timeout=60)
     assert proc.returncode == 130
     assert b"Traceback" not in err
-    assert err.strip() == b"interrupted"
+    assert err.strip().splitlines()[-1] == b"interrupted"
 
 
 # -- the demo's first screen -----------------------------------------------------------------
@@ -258,3 +255,17 @@ def test_demo_merges_text_and_whole_tool_calls() -> None:
     calls = [line for line in lines if line.startswith("call ")]
     assert calls and all("\\" not in line for line in calls)
     assert not any("call args" in line for line in lines)
+
+
+def test_a_web_server_is_not_taken_for_an_llm_api(server: Any, capsys: Any) -> None:
+    page = "<html><head><title>Error response</title></head><body>Unsupported method</body>"
+    seen = server(lambda r: httpx.Response(501, text=page, headers={"content-type": "text/html"}))
+    assert (
+        main(["chat", "openai-compatible:m", "hi", "--base-url", "http://127.0.0.1:8098/v1"]) == 1
+    )
+    assert len(seen) == 1  # a 501 is not retried
+    err = capsys.readouterr().err.splitlines()
+    assert err[0] == "error: ServerError: HTTP 501: the server answered with an HTML page ('Error response') (status 501)"  # fmt: skip
+    assert err[1].startswith(
+        "hint: the server at http://127.0.0.1:8098/v1 answered with a web page"
+    )

@@ -56,6 +56,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     models = sub.add_parser("models", help="list the models a provider offers")
     models.add_argument("provider", help="a provider name, e.g. openai, anthropic, llamacpp")
     models.add_argument("--base-url", help="the provider's base URL (e.g. a local server)")
+    models.add_argument("--api-key", help="the provider's API key (default: its key variable)")
     models.add_argument("--json", action="store_true", help="print JSON lines")
     chat = sub.add_parser(
         "chat", help="stream one answer, running tools if given (keys from the environment)"
@@ -146,7 +147,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.command == "models":
         from .models import run_models
 
-        return anyio.run(run_models, args.provider, args.base_url, args.json)
+        return anyio.run(run_models, args.provider, args.base_url, args.json, args.api_key)
     prompt, interactive = args.prompt, args.interactive
     if prompt == "-" or (prompt is None and not sys.stdin.isatty() and not interactive):
         prompt = sys.stdin.read().strip()

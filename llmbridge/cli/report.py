@@ -61,7 +61,7 @@ LOCAL_SERVERS = {
 }
 
 _PROVIDERS_OPTION = re.compile(r"providers=\{'[^']+': \{'(api_key|base_url)': ([^{}]*)\}\}")
-_HTML = re.compile(r"<!doctype html|<html|<head|<body", re.IGNORECASE)
+HTML = re.compile(r"<!doctype html|<html|<head|<body", re.IGNORECASE)
 _TITLE = re.compile(r"<title[^>]*>(.*?)</title>", re.IGNORECASE | re.DOTALL)
 
 
@@ -78,7 +78,7 @@ def cli_words(message: str) -> str:
         return name if value in ("...", "") else f"{name} {value.strip(chr(39))}"
 
     message = _PROVIDERS_OPTION.sub(flag, message)
-    html = _HTML.search(message)
+    html = HTML.search(message)
     if html:
         title = _TITLE.search(message)
         page = f"an HTML page ({' '.join(title.group(1).split())!r})" if title else "an HTML page"
@@ -114,13 +114,20 @@ def error_hint(exc: BaseException, *, provider: Any = None, name: str | None = N
         names = key_vars(provider, name)
         where = " or ".join(names) if names else "the provider's key variable"
         return f"the server refused the key: set {where}, or pass --api-key"
-    if isinstance(exc, NotFoundError) and getattr(provider, "preset", None) is not None:
-        path = httpx.URL(base_url).path if base_url else ""
-        if base_url and "/v1" not in path and "/openai" not in path:
-            return (
-                f"nothing at {base_url}: OpenAI-compatible servers usually serve under /v1 "
-                f"(try --base-url {base_url.rstrip('/')}/v1), or the model name is wrong"
-            )
+    compatible = getattr(provider, "preset", None) is not None
+    path = httpx.URL(base_url).path if base_url else ""
+    if isinstance(exc, NotFoundError) and compatible and base_url and "/v1" not in path:
+        return (
+            f"nothing at {base_url}: OpenAI-compatible servers usually serve under /v1 "
+            f"(try --base-url {base_url.rstrip('/')}/v1), or the model name is wrong"
+        )
+    if isinstance(exc, LLMBridgeError) and HTML.search(exc.message):
+        where = f" at {base_url}" if base_url else ""
+        return (
+            f"the server{where} answered with a web page, not an LLM API: check --base-url "
+            "(OpenAI-compatible servers serve under /v1)"
+        )
+    if isinstance(exc, NotFoundError) and compatible:
         return "the model name may be wrong: llmbridge models " + (name or "PROVIDER")
     return connection_hint(exc, name, base_url)
 
