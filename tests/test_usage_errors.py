@@ -294,3 +294,14 @@ async def test_per_call_retry_settings() -> None:
 def test_per_call_settings_belong_to_the_call_not_a_chain_model() -> None:
     with pytest.raises(UsageError, match="per-call settings"):
         client().stream([lb.ModelOption((FAKE, "m"), headers={"x": "y"})], "Hi")  # type: ignore[arg-type]
+
+
+def test_sync_client_misuse_leaves_no_thread_behind() -> None:
+    import threading
+
+    before = threading.active_count()
+    with pytest.raises(UsageError, match="did you mean 'base_url'"):
+        lb.SyncClient(providers={"openai": {"base_ur": "x"}})
+    assert threading.active_count() == before
+    with lb.SyncClient(http_client=mock_client(lambda r: sse_response(sse_body({"text": "hi"}, {"finish": "stop"})))) as c:  # fmt: skip
+        assert c.complete((FAKE, "m"), "Hi").text == "hi"  # type: ignore[arg-type]
