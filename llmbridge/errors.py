@@ -220,13 +220,18 @@ class RateLimitError(APIError):
 
 
 class ServerError(APIError):
-    """5xx: the provider failed."""
+    """5xx: the provider failed. Retryable, except the statuses that say the server cannot
+    do this at all (``NOT_RETRIED``: 501 Not Implemented, 505 HTTP Version Not Supported):
+    the same request fails the same way, so trying it three times only waits longer."""
 
     retryable = True
+    NOT_RETRIED = frozenset({501, 505})
 
     def __init__(self, message: str, *, retry_after: float | None = None, **kwargs: object) -> None:
         super().__init__(message, **kwargs)  # type: ignore[arg-type]
         self.retry_after = retry_after
+        if self.status in self.NOT_RETRIED:
+            self.retryable = False
 
 
 class OverloadedError(ServerError):

@@ -383,6 +383,23 @@ class ResponseFormat(_Model):
     _target: Any = PrivateAttr(default=None)
     """The model class or ``TypeAdapter`` replies are validated with (``None``: plain JSON)."""
 
+    @classmethod
+    def json_object(cls) -> ResponseFormat:
+        """Any JSON object (OpenAI's "JSON mode"): ``response_format="json"`` or
+        ``{"type": "json_object"}``. Sent as the API's JSON mode where it has one."""
+        return cls(name="json_object", schema={"type": "object"}, strict=False)
+
+    @property
+    def any_object(self) -> bool:
+        """Whether this asks for any JSON object, no schema (what ``json_object()`` builds:
+        that name and schema, not strict; a strict ``{"type": "object"}`` stays a schema)."""
+        return (
+            self.name == "json_object"
+            and self.json_schema == {"type": "object"}
+            and not self.strict
+            and self._target is None
+        )
+
 
 class ReasoningConfig(_Model):
     """Ask for reasoning: an effort level, a token budget, or both (each provider maps it)."""

@@ -84,9 +84,9 @@ class SyncClient:
     """``SyncClient(**client_options)``: ``stream()`` yields events, ``complete()`` returns."""
 
     def __init__(self, **client_options: Any) -> None:
+        self._client = Client(**client_options)  # a misuse fails before a thread is started
         self._portal_cm: AbstractContextManager[BlockingPortal] = start_blocking_portal()
         self._portal = self._portal_cm.__enter__()
-        self._client = Client(**client_options)
         self._closed = False
 
     def _check_open(self) -> None:

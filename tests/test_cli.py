@@ -172,7 +172,7 @@ def test_chat_bad_tool_reference_is_a_clear_error(capsys: pytest.CaptureFixture[
 def test_chat_record_writes_one_fixture_per_turn(
     tool_module: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    import llmbridge.cli.chat as cli
+    import llmbridge.cli.chat_session as cli
     from llmbridge.testing import RecordingTransport, ReplayTransport
 
     # the "network" behind the recorder is the replay of the two example turns

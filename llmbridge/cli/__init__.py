@@ -20,8 +20,9 @@ import anyio
 
 from .._version import __version__
 from ..types import ToolMode
-from .chat import ChatArgs, ChatPrinter, load_tool, replay_fixtures, run_chat, use_color
+from .chat import ChatArgs, ChatPrinter, load_tool, replay_fixtures, use_color
 from .demo import bundled_fixtures_dir, describe_event, run_demo, run_replay
+from .report import CLIError, report
 
 __all__ = [
     "ChatPrinter",
@@ -55,13 +56,42 @@ def main(argv: Sequence[str] | None = None) -> int:
     models = sub.add_parser("models", help="list the models a provider offers")
     models.add_argument("provider", help="a provider name, e.g. openai, anthropic, llamacpp")
     models.add_argument("--base-url", help="the provider's base URL (e.g. a local server)")
+    models.add_argument("--api-key", help="the provider's API key (default: its key variable)")
     models.add_argument("--json", action="store_true", help="print JSON lines")
     chat = sub.add_parser(
         "chat", help="stream one answer, running tools if given (keys from the environment)"
     )
     chat.add_argument("model", help="provider:model, e.g. openai:gpt-4.1-mini")
-    chat.add_argument("prompt", help="the user message")
+    chat.add_argument(
+        "prompt",
+        nargs="?",
+        help="the user message; '-' reads it from stdin (so does a pipe); none on a terminal: "
+        "an interactive chat (Ctrl-D ends it)",
+    )
+    chat.add_argument(
+        "-i",
+        "--interactive",
+        action="store_true",
+        help="go on turn after turn (read from stdin) after the first answer",
+    )
     chat.add_argument("--system", help="a system prompt")
+    chat.add_argument("--api-key", help="the provider's API key (default: its key variable)")
+    chat.add_argument(
+        "--timeout", type=float, default=None, metavar="SECONDS", help="HTTP timeout per request"
+    )
+    chat.add_argument("--temperature", type=float, default=None, help="sampling temperature")
+    chat.add_argument(
+        "--schema",
+        type=Path,
+        metavar="FILE",
+        help="structured output: a JSON schema file the answer must fit (validated)",
+    )
+    chat.add_argument(
+        "--mcp",
+        type=Path,
+        metavar="CONFIG",
+        help="offer the tools of the MCP servers in an mcpServers JSON file (the mcp extra)",
+    )
     chat.add_argument(
         "--tool",
         action="append",
@@ -108,16 +138,33 @@ def main(argv: Sequence[str] | None = None) -> int:
         return anyio.run(run_demo, args.fixtures or bundled_fixtures_dir(), args.json)
     if args.command == "replay":
         if not (args.fixture / "input.json").is_file():
-            print(f"error: {args.fixture} is not a fixture folder (no input.json)", file=sys.stderr)
+            report(
+                CLIError(f"{args.fixture} is not a fixture folder (no input.json)"),
+                as_json=args.json,
+            )
             return 2
         return anyio.run(run_replay, args.fixture, args.json)
     if args.command == "models":
         from .models import run_models
 
-        return anyio.run(run_models, args.provider, args.base_url, args.json)
+        return anyio.run(run_models, args.provider, args.base_url, args.json, args.api_key)
+    prompt, interactive = args.prompt, args.interactive
+    if prompt == "-" or (prompt is None and not sys.stdin.isatty() and not interactive):
+        prompt = sys.stdin.read().strip()
+        if not prompt:
+            report(CLIError("no prompt: stdin was empty"), as_json=args.json)
+            return 2
+    elif prompt is None:
+        interactive = True  # a terminal and no prompt: chat turn after turn
     chat_args = ChatArgs(
         model=args.model,
-        prompt=args.prompt,
+        prompt=prompt,
+        interactive=interactive,
+        api_key=args.api_key,
+        timeout=args.timeout,
+        temperature=args.temperature,
+        schema=args.schema,
+        mcp=args.mcp,
         system=args.system,
         tools=args.tool,
         tool_mode=cast(ToolMode, args.tool_mode),
@@ -131,19 +178,30 @@ def main(argv: Sequence[str] | None = None) -> int:
         as_json=args.json,
         color=use_color(sys.stdout, disabled=args.no_color or args.json),
     )
+    from .chat_session import run_chat
+
     return anyio.run(run_chat, chat_args)
 
 
 def entry() -> None:
-    """The console script: ``main()``, quiet when the reader goes away (``| head``)."""
+    """The console script: ``main()``, quiet when the reader goes away (``| head``), never a
+    traceback: Ctrl-C prints one line and exits 130, any error one line and exits 1
+    (``LLMBRIDGE_DEBUG=1`` adds the traceback)."""
+    as_json = "--json" in sys.argv[1:]
     try:
         code = main()
         sys.stdout.flush()
+    except KeyboardInterrupt:
+        sys.stderr.write("\ninterrupted\n")
+        code = 130
     except BrokenPipeError:
         # Python flushes stdout again at exit: point it at devnull so that cannot fail too.
         devnull = os.open(os.devnull, os.O_WRONLY)
         os.dup2(devnull, sys.stdout.fileno())
         code = 141  # as a shell reports a SIGPIPE
+    except Exception as exc:  # ours or not: one line, never a traceback
+        report(exc, as_json=as_json)
+        code = 1
     sys.exit(code)
 
 

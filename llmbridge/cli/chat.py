@@ -11,16 +11,15 @@ import importlib
 import os
 import re
 import sys
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-import httpx
 import orjson
 
 from ..client import Client
-from ..errors import CertificateError, ConfigurationError, ConnectionError, LLMBridgeError
+from ..errors import ConfigurationError, LLMBridgeError
 from ..events import (
     Finish,
     ReasoningDelta,
@@ -30,20 +29,23 @@ from ..events import (
     event_to_dict,
 )
 from ..providers.base import ProviderConfig
-from ..providers.registry import split_model
-from ..stream import RetryPolicy
-from ..stream.clients import DEFAULT_TIMEOUT
 from ..testing.fixtures import Fixture, dump_json, load_fixture
 from ..testing.record import RecordingTransport, replayable_config
 from ..testing.redact import secret_scrubber
-from ..testing.replay import ReplayMismatch, ReplayTransport
 from ..tools.decorator import tool, tool_spec_of
-from ..tools.registry import ToolRegistry
 from ..tools.results import ToolResult
 from ..types import ChatMessage, ToolMode, ToolSpec
-from .attach import attachment
+from .report import connection_hint, report
 
-__all__ = ["ChatArgs", "ChatPrinter", "load_tool", "replay_fixtures", "run_chat", "use_color"]
+__all__ = [
+    "ChatArgs",
+    "ChatPrinter",
+    "connection_hint",
+    "load_tool",
+    "replay_fixtures",
+    "save_recordings",
+    "use_color",
+]
 
 
 _COLORS = {"reasoning": "2", "call": "36", "ok": "32", "error": "31", "meta": "2"}
@@ -96,34 +98,16 @@ class ChatPrinter:
             self._line("meta", f"[{event.reason}{counts}]")
         self.out.flush()
 
-    def error(self, exc: Exception, *, hint: str | None = None) -> None:
+    def end_line(self) -> None:
+        """End an open text line (before a prompt, an error or the next turn)."""
         if self._inline is not None and not self.as_json:
             self.out.write("\n")
+            self._inline = None
         self.out.flush()
-        print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
-        if hint:
-            print(f"hint: {hint}", file=sys.stderr)
 
-
-LOCAL_SERVERS = {
-    "ollama": "Ollama",
-    "vllm": "vLLM",
-    "llamacpp": "llama.cpp's llama-server",
-    "lmstudio": "LM Studio",
-    "openai-compatible": "the server",
-}
-
-
-def connection_hint(exc: Exception, provider: str, base_url: str | None) -> str | None:
-    """For a connection that failed: which server the CLI expected, and where."""
-    if not isinstance(exc, ConnectionError) or isinstance(exc, CertificateError) or not base_url:
-        return None
-    url = httpx.URL(base_url)
-    where = f"{url.host}:{url.port or (443 if url.scheme == 'https' else 80)}"
-    server = LOCAL_SERVERS.get(provider)
-    if server is None:
-        return f"could not reach {provider} at {where}: check the network or --base-url"
-    return f"is {server} running on {where}? (--base-url points elsewhere)"
+    def error(self, exc: BaseException, *, hint: str | None = None, **where: Any) -> None:
+        self.end_line()
+        report(exc, as_json=self.as_json, hint=hint, **where)
 
 
 def _event_json(event: StreamEvent | ToolResult) -> dict[str, Any]:
@@ -175,7 +159,8 @@ def replay_fixtures(paths: Sequence[Path]) -> list[Fixture]:
 @dataclass
 class ChatArgs:
     model: str
-    prompt: str
+    prompt: str | None
+    """The first user message (``None``: an interactive chat, read turn by turn)."""
     system: str | None = None
     tools: list[str] = field(default_factory=list)
     tool_mode: ToolMode = "auto"
@@ -188,90 +173,22 @@ class ChatArgs:
     record: Path | None = None
     as_json: bool = False
     color: bool = False
+    api_key: str | None = None
+    timeout: float | None = None
+    temperature: float | None = None
+    schema: Path | None = None
+    mcp: Path | None = None
+    interactive: bool = False
+    """Go on turn after turn (the first turn is ``prompt`` when given), until end of input."""
+
+    def options(self) -> dict[str, Any]:
+        """The call options these flags set (``None``s left out)."""
+        given: dict[str, Any] = {"max_tokens": self.max_tokens, "seed": self.seed}
+        given["temperature"] = self.temperature
+        return {k: v for k, v in given.items() if v is not None}
 
 
-async def run_chat(args: ChatArgs) -> int:
-    printer = ChatPrinter(sys.stdout, as_json=args.as_json, color=args.color)
-    try:
-        return await _run_chat(args, printer)
-    except (LLMBridgeError, ReplayMismatch) as exc:
-        printer.error(exc)
-        return 1
-
-
-async def _run_chat(args: ChatArgs, printer: ChatPrinter) -> int:
-    provider_name, model_name = split_model(args.model)
-    options: dict[str, Any] = {"base_url": args.base_url} if args.base_url else {}
-    registry = ToolRegistry([load_tool(ref) for ref in args.tools])
-    transport: httpx.AsyncBaseTransport | None = None
-    recorder: RecordingTransport | None = None
-    replayer: ReplayTransport | None = None
-    if args.replay:
-        fixtures = replay_fixtures(args.replay)
-        transport = replayer = ReplayTransport(fixtures, strict=False)
-        options = {**fixtures[0].provider_config, **options, "api_key": "replay-key"}
-    elif args.record is not None:
-        transport = recorder = RecordingTransport()
-    messages = [ChatMessage.system(args.system)] if args.system else []
-    messages.append(ChatMessage.user(args.prompt, *(attachment(f) for f in args.files)))
-    turns: list[list[StreamEvent]] = [[]]
-    error: LLMBridgeError | None = None
-    http = httpx.AsyncClient(transport=transport, timeout=DEFAULT_TIMEOUT)
-    async with (
-        Client(
-            http_client=http,
-            providers={provider_name: options},
-            retry=RetryPolicy(max_attempts=1) if transport else None,
-        ) as client,
-        http,
-    ):
-        loop = None
-        events: AsyncIterator[StreamEvent | ToolResult]
-        if len(registry):
-            events = loop = client.run(
-                args.model,
-                messages,
-                tools=registry,
-                max_steps=args.max_steps,
-                tool_mode=args.tool_mode,
-                max_tokens=args.max_tokens,
-                seed=args.seed,
-            )
-        else:
-            events = client.stream(args.model, messages, max_tokens=args.max_tokens, seed=args.seed)
-        try:
-            async for event in events:
-                if isinstance(event, ToolResult):
-                    if turns[-1]:
-                        turns.append([])
-                else:
-                    turns[-1].append(event)
-                printer.event(event)
-        except LLMBridgeError as exc:
-            error = exc
-        conversation = loop.messages if loop is not None else messages
-        if recorder is not None:
-            _save_recordings(
-                recorder,
-                args,
-                client,
-                model_name,
-                conversation,
-                registry.specs(),
-                turns,
-                options,
-                error,
-            )
-    if error is not None:
-        base_url = getattr(client.provider(provider_name), "base_url", None)
-        printer.error(error, hint=connection_hint(error, provider_name, base_url))
-        return 1
-    if replayer is not None:
-        replayer.assert_all_played()
-    return 0
-
-
-def _save_recordings(
+def save_recordings(
     recorder: RecordingTransport,
     args: ChatArgs,
     client: Client,
@@ -281,6 +198,7 @@ def _save_recordings(
     turns: list[list[StreamEvent]],
     options: dict[str, Any],
     error: LLMBridgeError | None,
+    request_options: dict[str, Any],
 ) -> None:
     """One fixture per request: ``--record DIR`` itself, or ``DIR/step1``, ``DIR/step2``, ..."""
     assert args.record is not None
@@ -294,8 +212,7 @@ def _save_recordings(
             history,
             tools=specs,
             tool_mode=args.tool_mode,
-            max_tokens=args.max_tokens,
-            seed=args.seed,
+            **request_options,
         )
         path = args.record if count == 1 else args.record / f"step{n + 1}"
         Fixture(

@@ -7,7 +7,7 @@ per event (``describe_event``) or JSON lines.
 from __future__ import annotations
 
 import shutil
-import sys
+import textwrap
 from importlib import resources
 from pathlib import Path
 
@@ -30,8 +30,16 @@ from ..events import (
 from ..stream import RetryPolicy
 from ..testing.fixtures import Fixture, load_fixture
 from ..testing.replay import ReplayTransport
+from .report import CLIError, report
 
-__all__ = ["bundled_fixtures_dir", "describe_event", "replay_fixture", "run_demo", "run_replay"]
+__all__ = [
+    "bundled_fixtures_dir",
+    "describe_event",
+    "merged_lines",
+    "replay_fixture",
+    "run_demo",
+    "run_replay",
+]
 
 
 def bundled_fixtures_dir() -> Path:
@@ -102,10 +110,56 @@ def _demo_scenario(provider_dir: Path) -> Path | None:
     return max(scenarios, key=score) if scenarios else None
 
 
+def merged_lines(events: list[StreamEvent]) -> list[str]:
+    """The demo's view of a stream: consecutive text (and reasoning) merged into one line,
+    each tool call as one whole call with its arguments as JSON (no escaped strings)."""
+    lines: list[str] = []
+    open_kind: type[StreamEvent] | None = None
+    for event in events:
+        if isinstance(event, TextDelta | ReasoningDelta):
+            label = "text      " if isinstance(event, TextDelta) else "reasoning "
+            if open_kind is type(event):
+                lines[-1] += event.text
+            else:
+                lines.append(label + event.text)
+            open_kind = type(event)
+            continue
+        open_kind = None
+        if isinstance(event, ToolCallStart | ToolCallChunk):
+            continue  # the whole call is said at its end
+        if isinstance(event, ToolCallEnd):
+            args = ", ".join(f"{k}={_shown(v)}" for k, v in event.arguments.items())
+            lines.append(
+                f"call      {event.name}({args})" + (f" ERROR {event.error}" if event.error else "")
+            )
+        else:
+            lines.append(describe_event(event))
+    return [" ".join(line.split("\n")) for line in lines]
+
+
+def _shown(value: object) -> str:
+    """An argument as a reader wants it: text as it is, anything else as JSON."""
+    return value if isinstance(value, str) else orjson.dumps(value).decode()
+
+
+def _wrapped(lines: list[str], width: int) -> list[str]:
+    """``lines`` wrapped to ``width`` (continuations indented under the text)."""
+    out: list[str] = []
+    for line in lines:
+        head, rest = line[:10], line[10:]
+        chunks = textwrap.wrap(rest, max(10, width - 10)) or [""]
+        out.append(head + chunks[0])
+        out.extend(" " * 10 + c for c in chunks[1:8])
+        if len(chunks) > 8:
+            out.append(" " * 10 + "…")
+    return out
+
+
 def _columns(blocks: list[tuple[str, list[str]]], width: int) -> str:
     per_row = max(1, min(len(blocks), width // 46))
     col = max(30, width // per_row - 2)
     out: list[str] = []
+    blocks = [(title, _wrapped(lines, col)) for title, lines in blocks]
     for start in range(0, len(blocks), per_row):
         row = blocks[start : start + per_row]
         height = max(len(lines) for _, lines in row)
@@ -118,25 +172,43 @@ def _columns(blocks: list[tuple[str, list[str]]], width: int) -> str:
     return "\n".join(out)
 
 
+def _load(path: Path, *, as_json: bool) -> Fixture | None:
+    """The fixture at ``path``, or ``None`` after one line on stderr saying why not."""
+    try:
+        return load_fixture(path)
+    except (OSError, ValueError, KeyError, TypeError) as exc:  # orjson's, pydantic's too
+        why = " ".join(str(exc).split())[:200]
+        report(
+            CLIError(f"{path} is not a readable fixture: {type(exc).__name__}: {why}"),
+            as_json=as_json,
+        )
+        return None
+
+
 async def run_demo(fixtures_dir: Path, as_json: bool) -> int:
+    if not fixtures_dir.is_dir():
+        report(CLIError(f"--fixtures {fixtures_dir}: no such folder"), as_json=as_json)
+        return 1
     blocks: list[tuple[str, list[str]]] = []
     for provider_dir in sorted(p for p in fixtures_dir.iterdir() if p.is_dir()):
         scenario = _demo_scenario(provider_dir)
         if scenario is None:
             continue
-        fixture = load_fixture(scenario)
+        fixture = _load(scenario, as_json=as_json)
+        if fixture is None:
+            return 1
         events, error = await replay_fixture(fixture)
         if as_json:
             for event in events:
                 print(orjson.dumps({"fixture": fixture.name, **event_to_dict(event)}).decode())
             continue
-        lines = [describe_event(e) for e in events]
+        lines = merged_lines(events)
         if error is not None:
             lines.append(f"error     {type(error).__name__}: {error.message}")
         blocks.append((f"{fixture.model}  [{scenario.name}]", lines))
     if not as_json:
         if not blocks:
-            print(f"no fixtures found under {fixtures_dir}")
+            report(CLIError(f"no fixtures found under {fixtures_dir}"), as_json=False)
             return 1
         print("llmbridge demo: recorded provider streams replayed offline, normalized events\n")
         print(_columns(blocks, shutil.get_terminal_size((160, 40)).columns))
@@ -144,11 +216,13 @@ async def run_demo(fixtures_dir: Path, as_json: bool) -> int:
 
 
 async def run_replay(path: Path, as_json: bool) -> int:
-    fixture = load_fixture(path)
+    fixture = _load(path, as_json=as_json)
+    if fixture is None:
+        return 1
     events, error = await replay_fixture(fixture)
     for event in events:
         print(orjson.dumps(event_to_dict(event)).decode() if as_json else describe_event(event))
     if error is not None:
-        print(f"error: {type(error).__name__}: {error}", file=sys.stderr)
+        report(error, as_json=as_json)
         return 1
     return 0

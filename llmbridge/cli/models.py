@@ -8,30 +8,35 @@ looked) and exit 1.
 
 from __future__ import annotations
 
-import sys
 from typing import Any
 
 import orjson
 
 from ..client import Client
-from ..errors import LLMBridgeError
-from .chat import connection_hint
+from ..errors import LLMBridgeError, NotFoundError
+from .report import HTML, report
 
 __all__ = ["run_models"]
 
 
-async def run_models(provider: str, base_url: str | None, as_json: bool) -> int:
+async def run_models(
+    provider: str, base_url: str | None, as_json: bool, api_key: str | None = None
+) -> int:
     options: dict[str, Any] = {"base_url": base_url} if base_url else {}
-    async with Client(providers={provider: options} if options else None) as client:
-        try:
-            models = await client.list_models(provider)
-        except LLMBridgeError as exc:
-            print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
-            where = getattr(client.provider(provider), "base_url", None)
-            hint = connection_hint(exc, provider, where)
-            if hint:
-                print(f"hint: {hint}", file=sys.stderr)
-            return 1
+    if api_key:
+        options["api_key"] = api_key
+    built = None
+    try:
+        async with Client(providers={provider: options} if options else None) as client:
+            built = client.provider(provider)  # no key, unknown name: said once, here
+            models = await client.list_models(built)
+    except LLMBridgeError as exc:
+        hint = None
+        where = getattr(built, "base_url", None)
+        if isinstance(exc, NotFoundError) and where and not HTML.search(exc.message):
+            hint = f"nothing lists models at {where}: is --base-url the server's API root?"
+        report(exc, as_json=as_json, provider=built, name=provider, hint=hint)
+        return 1
     for m in sorted(models, key=lambda m: m.id):
         if as_json:
             row = {"model": m.model, "display_name": m.display_name, "created": m.created}

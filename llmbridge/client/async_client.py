@@ -15,12 +15,15 @@ from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
 import httpx
+from pydantic import ValidationError
 
+from ..call_settings import CALL_OPTIONS, CallSettings, pop_call_settings
 from ..errors import UsageError
 from ..events import StreamEvent
 from ..hosted import is_hosted
 from ..model_info import ModelInfo
 from ..providers.base import Provider, ProviderConfig
+from ..providers.option_names import did_you_mean
 from ..providers.registry import create_provider, split_model
 from ..response import Accumulator, ChatResponse
 from ..stream import RetryPolicy
@@ -38,6 +41,7 @@ from ..types import (
     ToolChoice,
     ToolMode,
 )
+from ..usage_errors import as_messages, invalid_options, provider_configs
 from . import queries
 from .event_stream import EventStream
 from .model_chain import ModelOption, ModelRef, first_model, is_chain, open_chain
@@ -81,9 +85,7 @@ class Client:
         self.telemetry = telemetry_from(telemetry)
         self._closed = False
         self._max_event_bytes = max_event_bytes
-        self._configs = {
-            name: ProviderConfig.from_mapping(cfg) for name, cfg in (providers or {}).items()
-        }
+        self._configs = provider_configs(providers)
         self._providers: dict[str, Provider] = {}
         self.retry = retry or RetryPolicy()
         self._timeout = timeout
@@ -135,32 +137,34 @@ class Client:
         parallel_tool_calls: bool | None = None,
         extra: Mapping[str, Any] | None = None,
     ) -> ChatRequest:
-        return ChatRequest.model_validate(
-            {
-                "model": model_name,
-                "messages": list(messages),
-                "tools": as_specs(tools),
-                "hosted_tools": hosted_tools(tools),
-                "tools_cache_point": tools_cache_point(tools),
-                "tool_choice": tool_choice,
-                "tool_mode": tool_mode,
-                "temperature": temperature,
-                "max_tokens": max_tokens,
-                "top_p": top_p,
-                "stop": stop,
-                "seed": seed,
-                "top_k": top_k,
-                "presence_penalty": presence_penalty,
-                "frequency_penalty": frequency_penalty,
-                "response_format": (
-                    None if response_format is None else response_format_of(response_format)
-                ),
-                "format_mode": format_mode,
-                "reasoning": reasoning,
-                "parallel_tool_calls": parallel_tool_calls,
-                "extra": dict(extra or {}),
-            }
-        )
+        fields = {
+            "model": model_name,
+            "messages": as_messages(messages),
+            "tools": as_specs(tools),
+            "hosted_tools": hosted_tools(tools),
+            "tools_cache_point": tools_cache_point(tools),
+            "tool_choice": tool_choice,
+            "tool_mode": tool_mode,
+            "temperature": temperature,
+            "max_tokens": max_tokens,
+            "top_p": top_p,
+            "stop": stop,
+            "seed": seed,
+            "top_k": top_k,
+            "presence_penalty": presence_penalty,
+            "frequency_penalty": frequency_penalty,
+            "response_format": (
+                None if response_format is None else response_format_of(response_format)
+            ),
+            "format_mode": format_mode,
+            "reasoning": reasoning,
+            "parallel_tool_calls": parallel_tool_calls,
+            "extra": dict(extra or {}),
+        }
+        try:
+            return ChatRequest.model_validate(fields)
+        except ValidationError as exc:
+            raise invalid_options(exc, fields) from None
 
     def stream(
         self,
@@ -196,31 +200,51 @@ class Client:
         options: Mapping[str, Any],
     ) -> EventStream:
         self._check_open()
+        options = dict(options)
+        call = pop_call_settings(options)  # headers=, retry=, max_attempts=: not the body's
         if is_chain(model):
             return open_chain(
-                self, model, messages, rescue=rescue, options=options, check=_check_options
+                self,
+                model,
+                messages,
+                rescue=rescue,
+                options=options,
+                check=_check_options,
+                call=call,
             )
         _check_options(options)
         provider, model_name = self.resolve(model)  # type: ignore[arg-type]
         request = self.build_request(model_name, messages, **options)
-        return EventStream(self._stream(provider, request, rescue=rescue), provider)
+        return EventStream(self._stream(provider, request, rescue=rescue, call=call), provider)
 
     def stream_request(
-        self, provider: Provider, request: ChatRequest, *, rescue: bool | None = None
+        self,
+        provider: Provider,
+        request: ChatRequest,
+        *,
+        rescue: bool | None = None,
+        call: CallSettings | None = None,
     ) -> EventStream:
-        """Stream an already built ``ChatRequest`` through ``provider``."""
+        """Stream an already built ``ChatRequest`` through ``provider`` (``call``: per-call
+        headers and retry settings, ``llmbridge.call_settings``)."""
         self._check_open()
-        return EventStream(self._stream(provider, request, rescue=rescue), provider)
+        return EventStream(self._stream(provider, request, rescue=rescue, call=call), provider)
 
     def _stream(
-        self, provider: Provider, request: ChatRequest, *, rescue: bool | None
+        self,
+        provider: Provider,
+        request: ChatRequest,
+        *,
+        rescue: bool | None,
+        call: CallSettings | None = None,
     ) -> AsyncIterator[StreamEvent]:
         return open_events(
             http=self._http,
             provider=provider,
             request=request,
             rescue=rescue,
-            retry=self.retry,
+            retry=self.retry if call is None else call.policy(self.retry),
+            headers=None if call is None else call.headers,
             timeout=self._timeout,
             max_event_bytes=self._max_event_bytes,
             telemetry=self.telemetry,
@@ -247,6 +271,8 @@ class Client:
         """
         from ..tools.loop import run_tool_loop
         from ..tools.registry import ToolRegistry
+
+        messages = as_messages(messages)
 
         hosted = hosted_tools(tools)  # provider-run tools: sent every turn, never run here
         if isinstance(tools, ToolRegistry):
@@ -283,6 +309,8 @@ class Client:
         prompt mode, the fallback's instructions included), counted by the provider's own
         endpoint; a provider without one is a ``ConfigurationError`` that names it."""
         self._check_open()
+        options = dict(options)
+        call = pop_call_settings(options)
         _check_options(options)
         provider, model_name = self.resolve(model)
         request = self.build_request(model_name, messages, **options)
@@ -290,7 +318,7 @@ class Client:
             http=self._http,
             provider=provider,
             request=request,
-            retry=self.retry,
+            retry=self.retry if call is None else call.policy(self.retry),
             timeout=self._timeout,
         )
 
@@ -348,10 +376,18 @@ class Client:
 
 def _check_options(options: Mapping[str, Any]) -> None:
     unknown = options.keys() - _REQUEST_OPTIONS
-    if unknown:
+    if unknown and unknown <= CALL_OPTIONS:  # taken out of a call's options before this
         raise UsageError(
-            f"unknown option(s) {', '.join(sorted(unknown))}: stream(), complete() and run() "
-            f"take {', '.join(sorted(_REQUEST_OPTIONS))} (provider-specific fields: extra=)"
+            f"{', '.join(sorted(unknown))}: per-call settings, given to stream(), complete() "
+            "or run() for the whole call, not to one model of a chain (ModelOption)"
+        )
+    if unknown:
+        known = _REQUEST_OPTIONS | CALL_OPTIONS
+        first = sorted(unknown)[0]
+        raise UsageError(
+            f"unknown option(s) {', '.join(sorted(unknown))}{did_you_mean(first, known)}: "
+            f"stream(), complete() and run() take {', '.join(sorted(known))} "
+            "(provider-specific fields: extra=)"
         )
 
 

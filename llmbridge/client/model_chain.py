@@ -39,6 +39,7 @@ import dataclasses
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeAlias
 
+from ..call_settings import CallSettings
 from ..errors import AllModelsFailedError, LLMBridgeError, StreamError, UsageError
 from ..events import ModelSwitch, StreamEvent, StreamStart
 from ..model_refs import ModelOption, ModelRef, first_model, is_chain
@@ -82,7 +83,12 @@ class ChainHost(Protocol):
         ...
 
     def stream_request(
-        self, provider: Provider, request: ChatRequest, *, rescue: bool | None = None
+        self,
+        provider: Provider,
+        request: ChatRequest,
+        *,
+        rescue: bool | None = None,
+        call: CallSettings | None = None,
     ) -> EventStream: ...
 
 
@@ -159,6 +165,7 @@ def open_chain(
     rescue: bool | None,
     options: Mapping[str, Any],
     check: Callable[[Mapping[str, Any]], None],
+    call: CallSettings | None = None,
 ) -> EventStream:
     """The ``EventStream`` of a fallback chain (see module docstring); ``check`` refuses
     options the client does not take."""
@@ -170,7 +177,9 @@ def open_chain(
     def answering(provider: Provider) -> None:
         stream.provider = provider
 
-    events = _chain(client, links, answering, rescue=rescue, restart=restart, on=fallback_on)
+    events = _chain(
+        client, links, answering, rescue=rescue, restart=restart, on=fallback_on, call=call
+    )
     stream = EventStream(events, links[0].provider)
     return stream
 
@@ -183,6 +192,7 @@ async def _chain(
     rescue: bool | None,
     restart: bool,
     on: _On,
+    call: CallSettings | None = None,
 ) -> AsyncIterator[StreamEvent]:
     errors: list[tuple[str, LLMBridgeError]] = []
     switch: ModelSwitch | None = None  # owed to the app before the next model's first event
@@ -191,7 +201,9 @@ async def _chain(
         held: list[StreamStart] = []
         shown = False
         try:
-            async with client.stream_request(link.provider, link.request, rescue=rescue) as events:
+            async with client.stream_request(
+                link.provider, link.request, rescue=rescue, call=call
+            ) as events:
                 async for event in events:
                     if not shown:
                         if type(event) is StreamStart:

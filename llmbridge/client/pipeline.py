@@ -14,7 +14,7 @@ Rules:
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
 from ..events import StreamEvent
@@ -62,10 +62,13 @@ def open_events(
     timeout: Any,
     max_event_bytes: int,
     telemetry: Telemetry | None,
+    headers: Mapping[str, str] | None = None,
 ) -> AsyncIterator[StreamEvent]:
     """The normalized events of ``request`` sent through ``provider`` (see module rules)."""
     wire, new_decoder = plan_request(provider, request, rescue=rescue)
     http_request = provider.build_request(wire)
+    if headers:  # the call's own headers= win (llmbridge.call_settings)
+        http_request.headers = _merged(http_request.headers, headers)
     observer = None
     if telemetry is not None:
         from ..telemetry.otel import ChatObserver, instruments
@@ -83,3 +86,9 @@ def open_events(
         max_event_bytes=max_event_bytes,
         observer=observer,
     )
+
+
+def _merged(base: Mapping[str, str], extra: Mapping[str, str]) -> dict[str, str]:
+    """``base`` with ``extra`` on top, a header given in another case replaced, not doubled."""
+    lowered = {k.lower() for k in extra}
+    return {**{k: v for k, v in base.items() if k.lower() not in lowered}, **extra}

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import ConfigurationError
 from .base import Provider, ProviderConfig, ProviderFactory
+from .option_names import did_you_mean
 
 if TYPE_CHECKING:
     from importlib.metadata import EntryPoint
@@ -27,6 +28,7 @@ __all__ = [
     "ENTRY_POINT_GROUP",
     "available_providers",
     "create_provider",
+    "provider_factory",
     "register_provider",
     "split_model",
 ]
@@ -112,8 +114,10 @@ def _factory(name: str) -> ProviderFactory:
         return preset_factory(name)  # type: ignore[no-any-return]
     plugin = _plugins().get(name)
     if plugin is None:
+        known = available_providers()
         raise ConfigurationError(
-            f"unknown provider {name!r}; known providers: {', '.join(available_providers())}"
+            f"unknown provider {name!r}{did_you_mean(name, known)}; known providers: "
+            f"{', '.join(known)}"
         )
     try:
         loaded = plugin.load()
@@ -127,6 +131,12 @@ def _factory(name: str) -> ProviderFactory:
             "not a factory taking a ProviderConfig"
         )
     return loaded  # type: ignore[no-any-return]
+
+
+def provider_factory(name: str) -> ProviderFactory:
+    """The factory registered as ``name`` (``ConfigurationError`` for an unknown name, with the
+    closest known one)."""
+    return _factory(name)
 
 
 def create_provider(name: str, config: ProviderConfig | None = None) -> Provider:

@@ -377,6 +377,7 @@ async def stream_events(
                     type(exc).__name__,
                     attempt,
                     delay,
+                    extra={"retry_error": exc, "retry_delay": delay},  # the CLI's retry notes
                 )
             finally:
                 with anyio.CancelScope(shield=True):

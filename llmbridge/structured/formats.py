@@ -35,8 +35,15 @@ def response_format_of(target: Any) -> ResponseFormat:
     """The ``ResponseFormat`` for what an app passed as ``response_format=``."""
     if isinstance(target, ResponseFormat):
         return target
+    if isinstance(target, str):
+        if target.lower() in ("json", "json_object"):
+            return ResponseFormat.json_object()
+        raise UsageError(
+            f"response_format={target!r}: a string must be 'json' (any JSON object); for a "
+            "shape, pass a pydantic model, a type or a JSON schema dict"
+        )
     if isinstance(target, dict):
-        return ResponseFormat(name=str(target.get("title") or "response"), schema=target)
+        return _from_dict(target)
     if isinstance(target, type) and issubclass(target, BaseModel):
         fmt = ResponseFormat(name=target.__name__, schema=target.model_json_schema())
         fmt._target = target
@@ -53,6 +60,28 @@ def response_format_of(target: Any) -> ResponseFormat:
     fmt = ResponseFormat(name=(name or "response")[:64], schema=schema)
     fmt._target = adapter
     return fmt
+
+
+def _from_dict(target: dict[str, Any]) -> ResponseFormat:
+    """A JSON schema dict, or OpenAI's own ``response_format`` shapes (which users copy):
+    ``{"type": "json_object"}`` and ``{"type": "json_schema", "json_schema": {...}}``."""
+    kind = target.get("type")
+    if kind == "json_object" and set(target) == {"type"}:
+        return ResponseFormat.json_object()
+    inner = target.get("json_schema")
+    if kind == "json_schema" and isinstance(inner, dict) and isinstance(inner.get("schema"), dict):
+        return ResponseFormat(
+            name=str(inner.get("name") or "response"),
+            schema=inner["schema"],
+            strict=bool(inner.get("strict", True)),
+        )
+    if kind in ("json_object", "json_schema", "text"):
+        raise UsageError(
+            f"response_format={target!r}: OpenAI's shapes are read as {{'type': "
+            "'json_object'}} or {'type': 'json_schema', 'json_schema': {'name': ..., 'schema': "
+            "{...}}}; 'text' is the default (leave response_format out)"
+        )
+    return ResponseFormat(name=str(target.get("title") or "response"), schema=target)
 
 
 def _json_text(text: str) -> str:
@@ -100,7 +129,7 @@ def parse_response(response: ChatResponse, fmt: ResponseFormat, *, provider: str
             return target.model_validate_json(body)
         if isinstance(target, TypeAdapter):
             return target.validate_json(body)
-        return orjson.loads(body)
+        value = orjson.loads(body)
     except ValidationError as exc:
         errors = exc.errors(include_url=False, include_input=False)
         if any(e["type"] == "json_invalid" for e in errors):
@@ -110,3 +139,6 @@ def parse_response(response: ChatResponse, fmt: ResponseFormat, *, provider: str
         ) from exc
     except orjson.JSONDecodeError as exc:
         raise fail(f"the reply is not JSON ({exc}): {text[:120]!r}") from exc
+    if fmt.any_object and not isinstance(value, dict):
+        raise fail(f"the reply is JSON but not an object: {text[:120]!r}")
+    return value

@@ -9,6 +9,8 @@ Rules:
   - ``auto`` on a model whose API only guarantees JSON (``json_mode == "object"``, e.g.
     DeepSeek): the schema is also written into the system prompt, and the API's JSON mode stays
     on (OpenAI-style JSON modes even require the word "JSON" in the prompt).
+  - ``ResponseFormat.json_object()`` (any JSON object, no schema) on a model with a JSON mode
+    is asked as ``object`` is: the API's JSON mode (the encoder's), and the prompt says so.
   - ``prompt``, or ``auto`` on a model with no JSON mode (``none``, e.g. Claude 3): the schema
     goes into the system prompt and no ``response_format`` is sent.
 
@@ -35,6 +37,11 @@ __all__ = ["WarningDecoder", "format_instructions", "plan_format"]
 
 def format_instructions(fmt: ResponseFormat) -> str:
     """The system-prompt text that asks for a JSON value fitting ``fmt``'s schema."""
+    if fmt.any_object:
+        return (
+            "Answer with a single JSON object. Write only the JSON object itself: no "
+            "explanation before or after it and no code fence."
+        )
     schema = orjson.dumps(fmt.json_schema, option=orjson.OPT_INDENT_2).decode()
     return (
         f"Answer with a single JSON value ({fmt.name}) that conforms to this JSON schema:\n"
@@ -49,6 +56,8 @@ def plan_format(request: ChatRequest, capabilities: Capabilities) -> tuple[ChatR
     if fmt is None or request.format_mode == "native":
         return request, None
     mode = capabilities.json_mode
+    if fmt.any_object and mode != "none":  # any JSON object: the API's JSON mode, and the
+        mode = "object"  # prompt says so (OpenAI's JSON mode even needs "JSON" in it)
     if request.format_mode == "auto" and mode == "schema":
         return request, None
     from ..fallback import merge_system  # the front door; the fallback package loads on demand

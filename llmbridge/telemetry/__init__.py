@@ -12,14 +12,17 @@ Rules:
 * Prompt and completion content go on the span only with ``record_content=True``.
 * Telemetry never changes what the app gets: a failure inside it is logged, not raised.
 * Floors: this package's ``__init__`` is the configuration (``Telemetry``, ``telemetry_from``)
-  and imports nothing of llmbridge; ``otel`` stands on it, and the client, the pipeline and the
+  and imports only ``llmbridge.errors``; ``otel`` stands on it, and the client, the pipeline and the
   tool registry import ``otel`` themselves (function-local) when telemetry is on.
 """
 
 from __future__ import annotations
 
+import importlib.util
 from dataclasses import dataclass
 from typing import Any
+
+from ..errors import ConfigurationError, UsageError
 
 __all__ = ["Telemetry", "telemetry_from"]
 
@@ -40,8 +43,18 @@ def telemetry_from(option: bool | Telemetry | None) -> Telemetry | None:
     """The ``Client(telemetry=...)`` option as a ``Telemetry`` (``None``: off)."""
     if option is None or option is False:
         return None
-    if option is True:
-        return Telemetry()
-    if isinstance(option, Telemetry):
-        return option
-    raise TypeError(f"telemetry= takes True, False or an llmbridge.Telemetry, not {option!r}")
+    if option is not True and not isinstance(option, Telemetry):
+        raise UsageError(f"telemetry= takes True, False or an llmbridge.Telemetry, not {option!r}")
+    if not _otel_installed():  # said now, not at the first request
+        raise ConfigurationError(
+            "telemetry= needs OpenTelemetry: pip install 'llmbridge[otel]' "
+            "(opentelemetry-api is not installed)"
+        )
+    return Telemetry() if option is True else option
+
+
+def _otel_installed() -> bool:
+    try:
+        return importlib.util.find_spec("opentelemetry.trace") is not None
+    except ImportError:  # no opentelemetry package at all
+        return False

@@ -3,7 +3,8 @@
 A block preceded by ``<!-- replay: path [path ...] -->`` runs with every HTTP client
 that llmbridge creates for itself serving those fixtures instead of the network (in order,
 with the request each turn builds checked against the recorded one), and dummy keys in the
-environment. A block preceded by ``<!-- no-run -->`` is skipped (live servers only). Each block
+environment. A block preceded by ``<!-- no-run -->`` is skipped (live servers only); one preceded
+by ``<!-- pytest -->`` is a test file, run under pytest by ``test_examples_docs_pytest.py``. Each block
 runs in a fresh namespace from the repository root, with the echo plug-in's sources importable.
 """
 
@@ -34,6 +35,8 @@ def _blocks() -> list[Any]:
         for match in BLOCK.finditer(text):
             line = text.count("\n", 0, match.start("code")) + 1
             marker = (match.group("marker") or "").strip()
+            if marker == "pytest":  # pytest test files: test_examples_docs_pytest runs them
+                continue
             marks = [pytest.mark.skip(reason="marked no-run")] if marker == "no-run" else []
             params.append(
                 pytest.param(doc, marker, match.group("code"), id=f"{doc.name}:{line}", marks=marks)

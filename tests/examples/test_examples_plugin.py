@@ -117,8 +117,20 @@ def test_client_discovers_the_plugin_and_streams_its_fixture(
     assert out["events"] == json.loads((fixture / "events.json").read_text())
 
 
+HIDE_ECHO = """
+import importlib.metadata as md
+_all = md.entry_points
+def _without_echo(**params):  # the environment as it was before 'pip install ./examples/...'
+    return [ep for ep in _all(**params) if ep.dist is None or ep.dist.name != "llmbridge-echo"]
+md.entry_points = _without_echo
+"""
+
+
 def test_plugin_is_unknown_without_installation() -> None:
-    proc = run_python("import llmbridge as lb; lb.Client().stream('echo:echo-1', [])", path=[])
+    """Holds whether or not the plug-in was installed into this environment as its README says
+    (``pip install ./examples/llmbridge-echo``): its entry point is hidden for the check."""
+    code = HIDE_ECHO + "import llmbridge as lb; lb.Client().stream('echo:echo-1', [])"
+    proc = run_python(code, path=[])
     assert proc.returncode != 0
     assert "unknown provider 'echo'; known providers: anthropic" in proc.stderr
 

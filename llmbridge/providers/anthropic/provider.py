@@ -22,6 +22,7 @@ from ...events import RateLimit
 from ...model_info import ModelInfo
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, Secret, read_token_count
+from ..option_names import declare_options
 from .decode import AnthropicDecoder
 from .errors import map_http_error
 from .hosted import HOSTED_TOOLS, encode_hosted
@@ -152,3 +153,6 @@ class AnthropicProvider:
 def create(config: ProviderConfig) -> AnthropicProvider:
     """Registry factory for ``anthropic``."""
     return AnthropicProvider(config)
+
+
+declare_options(create, {"api_version", "auth", "betas"})

@@ -134,7 +134,8 @@ def build_body(
     if "thinking" in extras:
         body["thinking"] = extras["thinking"]
     output_config: dict[str, Any] = dict(extras.get("output_config", {}))
-    if req.response_format is not None:
+    if req.response_format is not None and not req.response_format.any_object:
+        # (any JSON object: Anthropic has no schema-less JSON mode; the prompt asks for it)
         schema, moved = output_schema(req.response_format.json_schema)
         output_config["format"] = {"type": "json_schema", "schema": schema}
         if moved:

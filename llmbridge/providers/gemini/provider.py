@@ -24,6 +24,7 @@ from ...errors import APIError, ConfigurationError
 from ...model_info import ModelInfo
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, Secret, read_token_count
+from ..option_names import declare_options
 from .decode import GeminiDecoder
 from .errors import map_http_error
 from .hosted import GEMINI_TOOLS, VERTEX_TOOLS
@@ -193,3 +194,8 @@ def create_vertex(config: ProviderConfig) -> VertexProvider:
     else:
         base = f"{_vertex_host(location)}/{version}/projects/{project}/locations/{location}"
     return VertexProvider(config, key=key, base=base)
+
+
+_GEMINI_OPTIONS = {"api_version", "json_schema", "stream_tool_arguments"}
+declare_options(create, _GEMINI_OPTIONS)
+declare_options(create_vertex, {*_GEMINI_OPTIONS, "access_token", "project", "location"})

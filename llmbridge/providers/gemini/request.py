@@ -83,7 +83,9 @@ def _generation_config(request: ChatRequest, *, json_schema: bool, vertex: bool)
     if request.response_format is not None:
         config["responseMimeType"] = "application/json"
         schema = request.response_format.json_schema
-        if json_schema:
+        if request.response_format.any_object:
+            pass  # any JSON object: the MIME type alone is Gemini's JSON mode
+        elif json_schema:
             config["responseJsonSchema"] = {k: v for k, v in schema.items() if k != "$schema"}
         else:
             config["responseSchema"] = to_gemini_schema(schema, additional_properties=vertex)

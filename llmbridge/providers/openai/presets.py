@@ -24,7 +24,7 @@ from typing import Any, Literal, get_args
 
 from ...errors import ConfigurationError
 
-__all__ = ["PRESETS", "Preset", "resolve_preset"]
+__all__ = ["PRESETS", "PRESET_OPTIONS", "Preset", "resolve_preset"]
 
 MaxTokensField = Literal["max_tokens", "max_completion_tokens"]
 ToolCallIds = Literal["any", "openai", "mistral"]
@@ -144,6 +144,9 @@ PRESETS: dict[str, Preset] = {
 }  # fmt: skip
 
 _FLAG_NAMES = frozenset(f.name for f in fields(Preset)) - {"name", "base_url", "key_vars"}
+PRESET_OPTIONS = _FLAG_NAMES | {"api_version"}
+"""The provider options an OpenAI-compatible preset takes besides the common ones: any flag
+above (overriding the preset's) and Azure's ``api_version``."""
 _CHOICES: dict[str, tuple[str, ...]] = {
     "max_tokens_field": get_args(MaxTokensField),
     "tool_call_ids": get_args(ToolCallIds),

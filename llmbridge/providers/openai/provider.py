@@ -21,11 +21,12 @@ from ...events import RateLimit
 from ...model_info import ModelInfo
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, ProviderFactory, Secret
+from ..option_names import declare_options
 from .decode import ChatCompletionsDecoder
 from .errors import map_http_error
 from .hosted import search_tools
 from .model_list import parse_model_list
-from .presets import PRESETS, Preset, resolve_preset
+from .presets import PRESET_OPTIONS, PRESETS, Preset, resolve_preset
 from .request import build_body, request_warnings
 from .usage import read_rate_limit
 
@@ -169,4 +170,4 @@ def preset_factory(name: str) -> ProviderFactory:
         return OpenAIChatProvider.from_config(name, config)
 
     factory.__name__ = f"create_{name.replace('-', '_')}"
-    return factory
+    return declare_options(factory, PRESET_OPTIONS)

@@ -152,7 +152,11 @@ def request_warnings(
         strict = response_schema_warning(request.response_format)
         if strict is not None:
             warnings.append(strict)
-    if request.response_format is not None and not preset.json_schema:
+    if (
+        request.response_format is not None
+        and not preset.json_schema
+        and not request.response_format.any_object
+    ):
         warnings.append(
             f"response_format: {name} takes no JSON schema; sent as json_object, "
             "so the schema is not enforced"

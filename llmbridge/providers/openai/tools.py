@@ -219,7 +219,7 @@ def schema_format(fmt: ResponseFormat) -> dict[str, Any]:
 
 
 def encode_response_format(*, fmt: ResponseFormat, json_schema: bool) -> dict[str, Any]:
-    if not json_schema:
+    if not json_schema or fmt.any_object:
         return {"type": "json_object"}
     return {"type": "json_schema", "json_schema": schema_format(fmt)}
 

@@ -21,6 +21,7 @@ from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, Secret, read_token_count
 from ..openai.model_list import parse_model_list
 from ..openai.usage import read_rate_limit
+from ..option_names import declare_options
 from .decode import ResponsesDecoder
 from .errors import map_http_error
 from .hosted import HOSTED_TOOLS
@@ -107,3 +108,6 @@ class OpenAIResponsesProvider:
 def create(config: ProviderConfig) -> OpenAIResponsesProvider:
     """Registry factory for ``openai-responses``."""
     return OpenAIResponsesProvider(config)
+
+
+declare_options(create, {"organization", "project"})

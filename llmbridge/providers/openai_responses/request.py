@@ -126,7 +126,13 @@ def build_body(request: ChatRequest) -> dict[str, Any]:
             include.append(ENCRYPTED_REASONING)
     if request.response_format is not None:
         fmt = request.response_format
-        body["text"] = {"format": {"type": "json_schema", **schema_format(fmt)}}
+        body["text"] = {
+            "format": (
+                {"type": "json_object"}
+                if fmt.any_object
+                else {"type": "json_schema", **schema_format(fmt)}
+            )
+        }
     extra = dict(request.extra)
     extra_include = extra.pop("include", None)
     if isinstance(extra_include, list):

@@ -1,0 +1,221 @@
+"""``llmbridge chat``'s run: one answer, or a chat that goes on turn after turn.
+
+Rules: the provider is built once from the flags (``--base-url``, ``--api-key``; keys otherwise
+from the environment) and asked for at the start, so a missing key is said before anything
+else. Tools come from ``--tool`` and ``--mcp`` (an ``mcpServers`` file); with tools a turn is
+the tool loop. The history is kept between turns (``messages``); an interactive chat ends at
+end of input (Ctrl-D), and an error in one of its turns is reported and the chat goes on.
+``--schema`` asks for structured output and validates the answer. Retries are noted on stderr.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import AsyncIterator, Callable
+from contextlib import AsyncExitStack
+from pathlib import Path
+from typing import Any
+
+import httpx
+import orjson
+
+from ..client import Client
+from ..errors import ConfigurationError, LLMBridgeError
+from ..events import StreamEvent
+from ..providers.base import Provider
+from ..providers.registry import split_model
+from ..response import Accumulator
+from ..stream import RetryPolicy
+from ..stream.clients import DEFAULT_TIMEOUT
+from ..structured import parse_response, response_format_of
+from ..testing.record import RecordingTransport
+from ..testing.replay import ReplayMismatch, ReplayTransport
+from ..tools.registry import ToolRegistry
+from ..tools.results import ToolResult
+from ..types import ChatMessage
+from .attach import attachment
+from .chat import ChatArgs, ChatPrinter, load_tool, replay_fixtures, save_recordings
+from .report import retry_notes
+
+__all__ = ["load_schema", "read_turn", "run_chat"]
+
+ReadTurn = Callable[[], "str | None"]
+
+
+def read_turn() -> str | None:
+    """The next user turn from stdin (``None`` at end of input); a prompt on a terminal."""
+    while True:
+        if sys.stdin.isatty():
+            try:
+                line = input("> ")
+            except EOFError:
+                sys.stderr.write("\n")
+                return None
+        else:
+            line = sys.stdin.readline()
+            if not line:
+                return None
+        if line.strip():
+            return line.rstrip("\n")
+
+
+def load_schema(path: Path) -> Any:
+    """``--schema FILE``: a JSON schema (or ``"json"`` for any JSON object) as a format."""
+    try:
+        schema = orjson.loads(path.read_bytes())
+    except OSError as exc:
+        raise ConfigurationError(f"--schema {path}: {exc.strerror or exc}") from None
+    except orjson.JSONDecodeError as exc:
+        raise ConfigurationError(f"--schema {path}: not JSON ({exc})") from None
+    if not isinstance(schema, dict | str):
+        raise ConfigurationError(f"--schema {path}: a JSON schema is an object")
+    return response_format_of(schema)
+
+
+class _Session:
+    def __init__(self, args: ChatArgs, printer: ChatPrinter) -> None:
+        self.args, self.printer = args, printer
+        self.provider_name, self.model_name = split_model(args.model)
+        self.provider: Provider | None = None
+        self.turns: list[list[StreamEvent]] = [[]]
+
+    def report(self, exc: BaseException) -> None:
+        self.printer.error(exc, provider=self.provider, name=self.provider_name)
+
+    async def run(self, read: ReadTurn) -> int:
+        args = self.args
+        config: dict[str, Any] = {"base_url": args.base_url} if args.base_url else {}
+        if args.api_key:
+            config["api_key"] = args.api_key
+        tools = [load_tool(ref) for ref in args.tools]
+        fmt = load_schema(args.schema) if args.schema is not None else None
+        options = args.options() | ({"response_format": fmt} if fmt is not None else {})
+        transport: httpx.AsyncBaseTransport | None = None
+        recorder = replayer = None
+        if args.replay:
+            fixtures = replay_fixtures(args.replay)
+            transport = replayer = ReplayTransport(fixtures, strict=False)
+            config = {**fixtures[0].provider_config, **config, "api_key": "replay-key"}
+        elif args.record is not None:
+            transport = recorder = RecordingTransport()
+        timeout = DEFAULT_TIMEOUT if args.timeout is None else httpx.Timeout(args.timeout)
+        code = 0
+        messages = [ChatMessage.system(args.system)] if args.system else []
+        error: LLMBridgeError | None = None
+        async with AsyncExitStack() as stack:
+            http = await stack.enter_async_context(
+                httpx.AsyncClient(transport=transport, timeout=timeout)
+            )
+            client = await stack.enter_async_context(
+                Client(
+                    http_client=http,
+                    providers={self.provider_name: config} if config else None,
+                    retry=RetryPolicy(max_attempts=1) if transport else None,
+                    timeout=args.timeout,
+                )
+            )
+            self.provider = client.provider(self.provider_name)  # no key: said now
+            registry = ToolRegistry(tools)
+            if args.mcp is not None:
+                from ..tools.mcp_servers import connect_mcp_servers
+
+                servers = await stack.enter_async_context(
+                    connect_mcp_servers(args.mcp, client=client)
+                )
+                registry = servers.registry
+                for fn in tools:
+                    registry.register(fn)
+            prompt: str | None = args.prompt
+            files = [attachment(f) for f in args.files]
+            with retry_notes(as_json=args.as_json):
+                while True:
+                    text = prompt if prompt is not None else (read() if args.interactive else None)
+                    prompt = None
+                    if text is None:
+                        break
+                    messages.append(ChatMessage.user(text, *files))
+                    files = []
+                    error = await self.turn(client, messages, registry, options)
+                    self.printer.end_line()
+                    if error is not None:
+                        self.report(error)
+                        code = 1
+                    if not args.interactive:
+                        break
+            if recorder is not None:
+                save_recordings(
+                    recorder,
+                    args,
+                    client,
+                    self.model_name,
+                    messages,
+                    registry.specs(),
+                    self.turns,
+                    config,
+                    error,
+                    options,
+                )
+        if replayer is not None and code == 0:
+            replayer.assert_all_played()
+        return code
+
+    async def turn(
+        self,
+        client: Client,
+        messages: list[ChatMessage],
+        registry: ToolRegistry,
+        options: dict[str, Any],
+    ) -> LLMBridgeError | None:
+        """One user turn: stream it (the tool loop with tools); ``messages`` gets the answer."""
+        args = self.args
+        loop = None
+        events: AsyncIterator[StreamEvent | ToolResult]
+        if len(registry):
+            events = loop = client.run(
+                args.model,
+                list(messages),
+                tools=registry,
+                max_steps=args.max_steps,
+                tool_mode=args.tool_mode,
+                **options,
+            )
+        else:
+            events = client.stream(args.model, messages, tool_mode=args.tool_mode, **options)
+        acc = Accumulator(provider=self.provider_name)
+        if self.turns[-1]:
+            self.turns.append([])
+        try:
+            async for event in events:
+                if isinstance(event, ToolResult):
+                    if self.turns[-1]:
+                        self.turns.append([])
+                else:
+                    self.turns[-1].append(event)
+                    if loop is None:  # a tool loop keeps its own conversation
+                        acc.add(event)
+                self.printer.event(event)
+        except LLMBridgeError as exc:
+            return exc
+        if loop is not None:
+            messages[:] = loop.messages
+            return None
+        response = acc.response()
+        messages.append(response.message)
+        fmt = options.get("response_format")
+        if fmt is not None:
+            try:
+                parse_response(response, fmt, provider=self.provider_name)
+            except LLMBridgeError as exc:
+                return exc
+        return None
+
+
+async def run_chat(args: ChatArgs, read: ReadTurn = read_turn) -> int:
+    """Run ``llmbridge chat``: 0 when every turn answered, 1 after an error (reported)."""
+    printer = ChatPrinter(sys.stdout, as_json=args.as_json, color=args.color)
+    session = _Session(args, printer)
+    try:
+        return await session.run(read)
+    except (LLMBridgeError, ReplayMismatch) as exc:
+        session.report(exc)
+        return 1

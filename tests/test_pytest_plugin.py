@@ -1,0 +1,101 @@
+"""The pytest plug-in (issue 35, item 13), run the way an app's suite runs it: replay from a
+cassette with no key and no URL, a missing cassette says how to record, ``--llmbridge-record``
+records what is missing (never in CI), and the next run replays it."""
+
+from __future__ import annotations
+
+import importlib.metadata
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+TURNS = [REPO / "examples/fixtures/openai/weather_call", REPO / "examples/fixtures/openai/weather_answer"]  # fmt: skip
+pytest_plugins = ["pytester"]
+
+TEST_FILE = '''
+import llmbridge as lb
+import pytest
+
+@lb.tool
+def get_weather(city: str) -> str:
+    """Current weather for a city."""
+    return "Sunny, 22 °C"
+
+MESSAGES = [lb.ChatMessage.system("Be brief."), lb.ChatMessage.user("What's the weather in Paris?")]
+
+{marker}
+async def test_weather(llmbridge_client):
+    async with llmbridge_client as client:
+        loop = client.run("openai:gpt-4.1-mini", MESSAGES, tools=[get_weather])
+        async for _ in loop:
+            pass
+    assert loop.messages[-1].text == "It's sunny and 22 °C in Paris."
+'''
+
+
+def _plugin_args() -> list[str]:
+    """``-p`` the plug-in unless its ``pytest11`` entry point is installed (it then loads)."""
+    installed = any(
+        ep.value == "llmbridge.testing.pytest_plugin"
+        for ep in importlib.metadata.entry_points(group="pytest11")
+    )
+    return ["-p", "no:randomly"] + ([] if installed else ["-p", "llmbridge.testing.pytest_plugin"])
+
+
+def _passed(result: pytest.RunResult) -> None:
+    outcomes = result.parseoutcomes()
+    assert outcomes.get("passed", 0) >= 1 and set(outcomes) <= {"passed", "seconds"}, outcomes
+
+
+@pytest.fixture
+def app(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
+    for var in ("OPENAI_API_KEY", "CI"):
+        monkeypatch.delenv(var, raising=False)
+    pytester.makeini("[pytest]\nanyio_mode = strict\n")
+    return pytester
+
+
+def test_replays_a_marked_cassette_with_no_key_and_no_marker(app: pytest.Pytester) -> None:
+    paths = ", ".join(repr(str(p)) for p in TURNS)
+    app.makepyfile(test_app=TEST_FILE.format(marker=f"@pytest.mark.llmbridge_cassette({paths})"))
+    _passed(app.runpytest(*_plugin_args()))
+
+
+def test_a_missing_cassette_says_how_to_record(app: pytest.Pytester) -> None:
+    app.makepyfile(test_app=TEST_FILE.format(marker=""))
+    result = app.runpytest(*_plugin_args())
+    assert result.parseoutcomes().get("passed", 0) == 0
+    result.stdout.fnmatch_lines(["*no llmbridge cassette*pytest --llmbridge-record*"])
+
+
+def test_record_then_replay(app: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
+    conftest = f"""
+import pytest
+from llmbridge.testing import ReplayTransport
+
+@pytest.fixture
+def llmbridge_record_transport():  # "the network": the example recordings
+    return ReplayTransport({[str(p) for p in TURNS]!r})
+
+@pytest.fixture
+def llmbridge_providers():
+    return {{"openai": {{"api_key": "sk-real-secret-key"}}}}
+"""
+    app.makeconftest(conftest)
+    app.makepyfile(test_app=TEST_FILE.format(marker=""))
+    _passed(app.runpytest(*_plugin_args(), "--llmbridge-record"))
+    cassette = app.path / "cassettes" / "test_app" / "test_weather"
+    assert sorted(p.name for p in cassette.iterdir()) == ["step1", "step2"]
+    for step, source in zip(("step1", "step2"), TURNS, strict=True):
+        for name in ("request.json", "response.sse", "events.json"):
+            assert (cassette / step / name).read_text() == (source / name).read_text()
+    written = "".join(p.read_text() for p in cassette.rglob("*.json"))
+    assert "sk-real-secret-key" not in written
+    (app.path / "conftest.py").unlink()  # the replay needs neither key nor transport
+    _passed(app.runpytest(*_plugin_args()))
+    app.makepyfile(test_other=TEST_FILE.format(marker=""))
+    monkeypatch.setenv("CI", "true")
+    result = app.runpytest(*_plugin_args(), "--llmbridge-record", "test_other.py")
+    assert result.parseoutcomes().get("passed", 0) == 0
+    result.stdout.fnmatch_lines(["*never the network*"])
