@@ -9,7 +9,8 @@ Rules:
 * Foreign exceptions (httpx, and httpx2 when an app passes its client) are translated in one
   place, ``_translate``, always ``raise ... from``.
 * Retries happen only before the first event is yielded; after that every error is raised
-  with the partial response attached (``err.partial``).
+  with the partial response attached (``err.partial``). Never more requests than
+  ``max_attempts``: each send is one attempt, nothing is resent behind the policy's back.
 * The response is closed on every exit: end, error, ``break`` or cancellation (shielded).
 * The idle timeout is httpx's read timeout: it bounds the silence between two chunks.
 * SSE is framed by httpx-sse (``bounded.BoundedBody``: a bound on bytes per event); decoders get
@@ -157,15 +158,12 @@ async def _open(http: Any, provider: Provider, request: HttpRequest, timeout: An
         **extra,
     )
     log.debug("llmbridge: %s %s", request.method, request.url)
+    # One send, one attempt: no hidden resend, even on a broken or odd answer (a server that
+    # closes before answering, a status line that is not HTTP): the retry policy decides, and
+    # counts it. httpcore itself drops a pooled connection the server closed while it was idle
+    # before writing a byte to it (the one resend that cannot run a request twice).
     with _translate(provider.name, request.url, midway=False), _loop_guard(provider.name):
-        try:
-            response = await http.send(built, stream=True)
-        except _classes(httpx.RemoteProtocolError):
-            # The server closed a pooled keep-alive connection as we reused it ("disconnected
-            # without sending a response"): the request was never answered, so it is sent once
-            # more at once, on a fresh connection, as urllib3 and aiohttp do.
-            log.debug("llmbridge: stale keep-alive connection; resending once")
-            response = await http.send(built, stream=True)
+        response = await http.send(built, stream=True)
     try:
         if not 200 <= response.status_code < 300:
             body = await _read_error_body(response)
