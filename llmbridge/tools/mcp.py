@@ -15,7 +15,9 @@ Rules:
   failures as ``MCPError`` naming the server (command and the tail of its stderr for stdio). A
   server that does not answer ``initialize`` within ``timeout`` seconds (silent, or printing
   non-JSON) is an ``MCPError``, never a hang. ``stderr=`` says where the server's stderr goes
-  (default: kept for the error message).
+  (default: kept for the error message). ``secrets=`` (and the values of ``env`` / ``headers``
+  entries whose names say secret, such as ``API_TOKEN``) are scrubbed from that tail and from
+  every error message.
 * A stdio server's process is watched by a task waiting for it to exit (``_watch_exit``):
   when it exits, the requests in flight on it end at once (``initialize`` included), even if a
   child it left behind holds its stdout open so that the SDK never sees the end of it.
@@ -32,12 +34,13 @@ import shlex
 import signal
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
 import anyio
 
 from ..errors import LLMBridgeError
+from ..secrets import named_secrets
 from .mcp_connection import MCPConnection, MCPTool, _import_mcp
 from .mcp_content import field_of
 from .mcp_errors import (
@@ -141,13 +144,16 @@ async def connect_stdio(
     name: str | None = None,
     session_options: Mapping[str, Any] | None = None,
     where: str | None = None,
+    secrets: Iterable[str] = (),
 ) -> AsyncIterator[MCPConnection]:
     """Start an MCP server process and connect to it over stdin/stdout.
 
     ``timeout``: seconds the server has to answer ``initialize``. ``stderr``: a file for the
     server's stderr (default: a temporary one, whose tail ends any ``MCPError``). ``name``:
     the server's name in errors and on its tools. ``where``: how errors show the server
-    (default: its command line; pass one without secrets if ``args`` hold any)."""
+    (default: its command line; pass one without secrets if ``args`` hold any). ``secrets``:
+    strings scrubbed from the stderr tail and error messages, besides the values of ``env``
+    entries whose names say secret."""
     mcp = _import_mcp()
     from mcp.client.stdio import stdio_client
 
@@ -162,7 +168,8 @@ async def connect_stdio(
                 tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
             )
         where = where or shlex.join([command, *args])
-        boundary = _Boundary(where, log if stderr is None else None, name)
+        hidden = {*secrets, *named_secrets((env or {}).items())}
+        boundary = _Boundary(where, log if stderr is None else None, name, secrets=hidden)
         token = _SPAWNED.set(boundary.processes)
         try:
             transport = stdio_client(params, errlog=log)
@@ -193,11 +200,14 @@ async def connect_http(
     name: str | None = None,
     session_options: Mapping[str, Any] | None = None,
     where: str | None = None,
+    secrets: Iterable[str] = (),
 ) -> AsyncIterator[MCPConnection]:
     """Connect to an MCP server over streamable HTTP (``timeout``: for ``initialize``;
-    ``where``: how errors show the server, default its URL)."""
+    ``where``: how errors show the server, default its URL; ``secrets``: scrubbed from error
+    messages, besides secret-named ``headers`` values)."""
     _import_mcp()
-    boundary = _Boundary(where or url, None, name)
+    hidden = {*secrets, *named_secrets((headers or {}).items())}
+    boundary = _Boundary(where or url, None, name, secrets=hidden)
     from mcp.client import streamable_http
 
     modern = getattr(streamable_http, "streamable_http_client", None)

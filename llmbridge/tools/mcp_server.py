@@ -22,6 +22,7 @@ import anyio
 from anyio.abc import TaskStatus
 
 from ..errors import LLMBridgeError
+from ..secrets import secret_scrubber
 from .approval import ApprovalRule, check_rule
 from .mcp import MCPConnection, connect_http, connect_stdio
 from .mcp_config import MCPHttpServerConfig, MCPServerConfig
@@ -93,6 +94,7 @@ class MCPServer:
                 name=self.name,
                 session_options=self._session_options(),
                 where=cfg.where,
+                secrets=cfg.expanded_values,
             )
         return connect_stdio(
             cfg.command,
@@ -103,6 +105,7 @@ class MCPServer:
             name=self.name,
             session_options=self._session_options(),
             where=cfg.where,
+            secrets=cfg.expanded_values,
         )
 
     async def _supervise(
@@ -148,7 +151,8 @@ class MCPServer:
         except Exception as exc:
             if isinstance(exc, LLMBridgeError):
                 raise
-            error = MCPError(f"MCP server {self.name!r} could not be started: {exc!r}")
+            scrub = secret_scrubber(self.config.expanded_values)
+            error = MCPError(scrub(f"MCP server {self.name!r} could not be started: {exc!r}"))
             error.server, error.where = self.name, self.config.where
             raise error from exc
         startup = self.config.startup_timeout or self._hub.startup_timeout
