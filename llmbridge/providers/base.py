@@ -166,6 +166,9 @@ class Capabilities:
 
 @runtime_checkable
 class Decoder(Protocol):
+    """Sans-IO: ``feed(event, data)`` per SSE event (``event == ""`` when unnamed; ``data``
+    may be empty, see docs/httpx-sse-empty-events.md), ``close()`` at the end of the body."""
+
     def feed(self, event: str, data: str) -> list[StreamEvent]: ...
 
     def close(self) -> list[StreamEvent]: ...
