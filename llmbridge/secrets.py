@@ -30,8 +30,9 @@ REDACTED = "<redacted>"
 Scrub = Callable[[str], str]
 """A function applied to every string shown or saved (secrets, an app's own fields)."""
 
-SECRET_QUERY_PARAMS = frozenset({"key", "api_key", "api-key", "access_token", "token"})
-"""Query parameters that carry credentials (redacted in recordings, scrubbed from errors)."""
+SECRET_QUERY_PARAMS = frozenset({"key", "api_key", "api-key", "access_token", "token", "sig"})
+"""Query parameters that carry credentials (redacted in recordings, scrubbed from errors);
+``sig`` is an Azure SAS signature."""
 
 SENSITIVE_HEADERS = frozenset(
     {"authorization", "x-api-key", "x-goog-api-key", "api-key", "proxy-authorization"}

@@ -20,6 +20,8 @@ Rules:
 * No error leaves with the request's secret in it: the values of the sensitive headers (and
   ``key=``-style query parameters) are replaced in the message and the parsed error body,
   because some servers and proxies echo the key back ("Incorrect API key provided: ...").
+  Those of the request as actually sent count too: what the app's own client added (default
+  ``params`` and headers, its ``httpx.Auth``).
 """
 
 from __future__ import annotations
@@ -157,7 +159,7 @@ async def _open(http: Any, provider: Provider, request: HttpRequest, timeout: An
         content=request.body_bytes(),
         **extra,
     )
-    log.debug("llmbridge: %s %s", request.method, request.url)
+    log.debug("llmbridge: %s %s", request.method, request.url.partition("?")[0])  # no key=
     # One send, one attempt: no hidden resend, even on a broken or odd answer (a server that
     # closes before answering, a status line that is not HTTP): the retry policy decides, and
     # counts it. httpcore itself drops a pooled connection the server closed while it was idle
@@ -175,7 +177,9 @@ async def _open(http: Any, provider: Provider, request: HttpRequest, timeout: An
             with _translate(provider.name, request.url, midway=False):
                 body = await _read_error_body(response)
             raise _not_sse(provider, response, ctype, body)
-    except BaseException:
+    except BaseException as exc:
+        if isinstance(exc, LLMBridgeError):
+            _scrub(exc, _sent_secrets(response))
         with anyio.CancelScope(shield=True):
             await response.aclose()
         raise
@@ -263,6 +267,19 @@ def _secrets(request: HttpRequest) -> Scrub | None:
     return secret_scrubber(found) if found else None
 
 
+def _sent_secrets(response: Any, ours: Scrub | None = None) -> Scrub | None:
+    """A scrubber for the secrets of the request as sent (what the app's own client added to
+    ours: default ``params`` and headers, its ``httpx.Auth``), then ``ours``."""
+    try:
+        sent = response.request
+        found = named_secrets(sent.headers.multi_items()) | named_secrets(
+            sent.url.params.multi_items()
+        )
+    except (AttributeError, RuntimeError):  # no request on it (a test double)
+        return ours
+    return secret_scrubber(found, ours) if found else ours
+
+
 def _scrub(error: LLMBridgeError, scrub: Scrub | None) -> None:
     """Remove the request's secrets from everything the error shows."""
     if scrub is None:
@@ -332,6 +349,7 @@ async def stream_events(
             shard = shards.acquire()
             try:
                 response = await _open(shards.clients[shard], provider, request, timeout)
+                scrub = _sent_secrets(response, scrub)  # the app's client's secrets too
                 stamp = _stamp(provider, response.headers)
                 decoder = new_decoder()
                 body = BoundedBody(response, limit=max_event_bytes, provider=name)
