@@ -68,10 +68,15 @@ def open_events(
     http_request = provider.build_request(wire)
     observer = None
     if telemetry is not None:
+        from .secrets import request_secrets
         from .telemetry.otel import ChatObserver, instruments
 
         observer = ChatObserver(
-            instruments(telemetry), provider=provider.name, request=request, url=http_request.url
+            instruments(telemetry),
+            provider=provider.name,
+            request=request,
+            url=http_request.url,
+            secrets=request_secrets(http_request.headers, http_request.url),
         )
     return stream_events(
         http=http,

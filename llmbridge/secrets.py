@@ -9,8 +9,9 @@ each replaced by ``<redacted>``. Used by the IO path (errors), recordings and re
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
+from urllib.parse import parse_qsl
 
 __all__ = [
     "REDACTED",
@@ -20,6 +21,7 @@ __all__ = [
     "Secret",
     "is_secret_name",
     "named_secrets",
+    "request_secrets",
     "scrub_json",
     "secret_scrubber",
     "secret_values",
@@ -103,6 +105,15 @@ def named_secrets(pairs: Iterable[tuple[str, Any]]) -> set[str]:
     for name, value in pairs:
         if is_secret_name(name):
             found |= secret_values(value)
+    return found
+
+
+def request_secrets(headers: Mapping[str, str], url: str) -> set[str]:
+    """The credentials a request carries: its secret-named headers and query parameters."""
+    found = named_secrets(headers.items())
+    query = url.partition("?")[2].partition("#")[0]
+    if query:
+        found |= named_secrets(parse_qsl(query, keep_blank_values=True))
     return found
 
 
