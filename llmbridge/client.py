@@ -10,7 +10,8 @@ with ``async for``, or use ``async with`` to close the HTTP response determinist
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncIterator, Mapping, Sequence
+import sys
+from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any
 
@@ -57,24 +58,37 @@ Models = ModelRef | ModelOption | Sequence[ModelRef | ModelOption]
 
 
 class EventStream:
-    """Async iterator of ``StreamEvent``; also an async context manager that closes it."""
+    """Async iterator of ``StreamEvent``; also an async context manager that closes it.
 
-    __slots__ = ("_gen", "provider")
+    A stream left unfinished and dropped (a ``break`` without ``async with``) is closed on its
+    event loop as asyncio does it, quietly, under trio too (trio would warn "async generator
+    ... garbage collected" for it). Closing it from another task while one waits for its next
+    event is a ``UsageError`` (the waiting task is the one that can stop it).
+    """
+
+    __slots__ = ("_gen", "_trio", "provider")
 
     def __init__(self, gen: AsyncIterator[StreamEvent], provider: Provider) -> None:
         self._gen = gen
         self.provider = provider
+        self._trio = _trio_token()
 
-    def __aiter__(self) -> AsyncIterator[StreamEvent]:
-        return self._gen
+    def __aiter__(self) -> EventStream:
+        return self
 
-    async def __anext__(self) -> StreamEvent:
-        return await self._gen.__anext__()
+    def __anext__(self) -> Awaitable[StreamEvent]:
+        return self._gen.__anext__()
 
     async def aclose(self) -> None:
         aclose = getattr(self._gen, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        if aclose is None:
+            return
+        if getattr(self._gen, "ag_running", False):
+            raise UsageError(
+                "this stream is being read by another task (it waits for the next event): stop "
+                "it from that task (break, or cancel the task), or close it once that read ends"
+            )
+        await aclose()
 
     async def __aenter__(self) -> EventStream:
         return self
@@ -86,6 +100,40 @@ class EventStream:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
+
+    def __del__(self) -> None:
+        token, gen = self._trio, self._gen
+        if token is None or getattr(gen, "ag_frame", None) is None:
+            return  # asyncio closes a dropped generator itself, quietly; or it has ended
+        import trio
+
+        try:
+            token.run_sync_soon(_close_in_trio, gen)
+        except trio.RunFinishedError:
+            pass
+
+
+def _trio_token() -> Any:
+    """The running trio run's token, if this is a trio run (``None`` otherwise)."""
+    trio = sys.modules.get("trio")
+    if trio is None:
+        return None
+    try:
+        return trio.lowlevel.current_trio_token()
+    except RuntimeError:
+        return None
+
+
+def _close_in_trio(gen: Any) -> None:
+    import trio
+
+    async def close() -> None:
+        try:
+            await gen.aclose()
+        except Exception:  # already failed or closed: nothing left to report to anyone
+            pass
+
+    trio.lowlevel.spawn_system_task(close, name="llmbridge: close a dropped stream")
 
 
 class Client:
