@@ -8,7 +8,9 @@ Rules:
   to install. Works with the SDK's 1.x and 2.x APIs (camelCase and snake_case fields alike).
 * ``connect_stdio`` starts the server as a subprocess, ``connect_http`` speaks streamable HTTP;
   both are async context managers that initialise the session on entry and close the session,
-  the transport and (stdio) the process on exit, with whatever it left in its process group.
+  the transport and (stdio) the process on exit, with every process it left: its process
+  group, and (Linux) descendants that started their own session (``setsid``, daemons), found
+  by a tag in their environment and by walking ``/proc`` (``llmbridge.tools.mcp_processes``).
   Enter and leave them in the same task.
 * The boundary is ours: whatever fails inside ``async with connect_*`` (the SDK's task groups
   wrap it in exception groups) leaves as the one exception that happened, and the SDK's own
@@ -29,12 +31,11 @@ Rules:
 from __future__ import annotations
 
 import contextlib
-import os
+import functools
 import shlex
-import signal
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Iterable, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
 import anyio
@@ -53,6 +54,7 @@ from .mcp_errors import (
     _leaves,
     _watch_spawns,
 )
+from .mcp_processes import ServerProcesses
 
 __all__ = [
     "MCPConnection",
@@ -78,6 +80,7 @@ async def _session(
     boundary: _Boundary,
     timeout: float | None,
     session_options: Mapping[str, Any] | None,
+    before_stop: Callable[[], None] | None = None,
 ) -> AsyncIterator[MCPConnection]:
     mcp = _import_mcp()
     raised: Exception | None = None  # by the app, in its ``async with`` block
@@ -85,6 +88,8 @@ async def _session(
         async with contextlib.AsyncExitStack() as stack:
             try:
                 opened = await stack.enter_async_context(streams)
+                if before_stop is not None:  # runs before the transport stops the server
+                    stack.callback(before_stop)
                 read, write = opened[0], opened[1]
                 session = await stack.enter_async_context(
                     mcp.ClientSession(read, write, **dict(session_options or {}))
@@ -158,8 +163,12 @@ async def connect_stdio(
     from mcp.client.stdio import stdio_client
 
     _watch_spawns()
+    processes = ServerProcesses()
     params = mcp.StdioServerParameters(
-        command=command, args=list(args), env=dict(env) if env is not None else None, cwd=cwd
+        command=command,
+        args=list(args),
+        env=processes.environment(dict(env) if env is not None else None),
+        cwd=cwd,
     )
     with contextlib.ExitStack() as files:
         log = stderr
@@ -173,22 +182,25 @@ async def connect_stdio(
         token = _SPAWNED.set(boundary.processes)
         try:
             transport = stdio_client(params, errlog=log)
-            async with _session(transport, boundary, timeout, session_options) as connection:
+            remember = functools.partial(_remember, processes, boundary.processes)
+            async with _session(
+                transport, boundary, timeout, session_options, before_stop=remember
+            ) as connection:
                 yield connection
         finally:
             _SPAWNED.reset(token)
-            _kill_leftovers(boundary.processes)
+            # the SDK kills the group only when the server itself outlives the grace period:
+            # children of a server that exited promptly, and those that left the group
+            # (setsid), would be orphans
+            processes.kill_leftovers(_pids(boundary.processes))
 
 
-def _kill_leftovers(processes: Sequence[Any]) -> None:
-    """Kill what a stopped server left in its process group (the SDK starts each server in
-    a new session, and kills the group only when the server itself outlives the grace
-    period: children of a server that exited promptly would be orphans)."""
-    killpg = getattr(os, "killpg", None)  # POSIX; on Windows the SDK's job object does this
-    for process in processes:
-        if killpg is not None and getattr(process, "pid", None):
-            with contextlib.suppress(OSError):  # nothing left: the group is gone
-                killpg(process.pid, signal.SIGKILL)
+def _pids(processes: Sequence[Any]) -> list[int]:
+    return [p.pid for p in processes if getattr(p, "pid", None)]
+
+
+def _remember(processes: ServerProcesses, spawned: Sequence[Any]) -> None:
+    processes.remember(_pids(spawned))
 
 
 @contextlib.asynccontextmanager
