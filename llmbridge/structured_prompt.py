@@ -35,6 +35,9 @@ __all__ = ["WarningDecoder", "format_instructions", "plan_format"]
 
 def format_instructions(fmt: ResponseFormat) -> str:
     """The system-prompt text that asks for a JSON value fitting ``fmt``'s schema."""
+    from .tools.schema_bounds import check_schema_bounds
+
+    check_schema_bounds(fmt.json_schema, what="response_format")
     schema = orjson.dumps(fmt.json_schema, option=orjson.OPT_INDENT_2).decode()
     return (
         f"Answer with a single JSON value ({fmt.name}) that conforms to this JSON schema:\n"

@@ -6,7 +6,11 @@ imported it. Its classmethods (``from_function``, ``from_model``, ``from_json_sc
 ``from_mcp``) and ``validate_arguments`` call the functions below, so the schema machinery
 (``schema_from_function``, ``schema_check``, ``schema_to_model``) loads only when a spec is
 built or used. Builders take the class to build (subclasses build themselves) and attach a
-``ToolBinding``: the function and the validation model.
+``ToolBinding``: the function and the validation model. ``from_json_schema`` (and so
+``from_mcp``) accepts a schema whose ``$ref`` would inline to a huge tree (its validation model
+is built per definition, in linear time): the encoders of APIs without ``$ref`` (Gemini) refuse
+it with a ``ToolSchemaError`` (``schema_bounds``). ``validate_arguments`` refuses arguments nested deeper than ``MAX_ARGUMENT_DEPTH``
+(a ``ToolArgumentsError``, checked without recursion) before pydantic sees them.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from ..errors import UsageError
 from ..request import TOOL_NAME_PATTERN, ToolBinding, ToolSpec
 
 __all__ = [
+    "MAX_ARGUMENT_DEPTH",
     "TOOL_NAME_PATTERN",
     "ToolSpec",
     "spec_from_function",
@@ -31,6 +36,21 @@ __all__ = [
 ]
 
 _TOOL_NAME = re.compile(TOOL_NAME_PATTERN)
+
+MAX_ARGUMENT_DEPTH = 128
+"""Levels of objects and arrays tool arguments may nest (deeper is a ``ToolArgumentsError``)."""
+
+
+def _nests_deeper(value: Any, limit: int) -> bool:
+    """Whether ``value``'s dicts and lists nest more than ``limit`` deep (no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        items = node.values() if isinstance(node, Mapping) else node
+        stack.extend((v, depth + 1) for v in items if isinstance(v, Mapping | list | tuple))
+    return False
 
 
 def spec_from_function(
@@ -123,12 +143,14 @@ def spec_from_mcp(cls: type[ToolSpec], tool: Any) -> ToolSpec:
 
 def validate_arguments(spec: ToolSpec, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
     """``ToolSpec.validate_arguments``: see ``llmbridge.request`` for what each kind returns."""
-    from .argument_errors import arguments_error, not_an_object
+    from .argument_errors import arguments_error, not_an_object, too_deep
 
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, Mapping):
         raise not_an_object(spec.name, arguments)
+    if _nests_deeper(arguments, MAX_ARGUMENT_DEPTH):
+        raise too_deep(spec.name, MAX_ARGUMENT_DEPTH)
     model = spec.validation_model
     try:
         instance = model.model_validate(dict(arguments))
