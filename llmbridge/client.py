@@ -13,7 +13,7 @@ import inspect
 import sys
 from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 
@@ -31,6 +31,7 @@ from .response import Accumulator, ChatResponse
 from .stream import RetryPolicy
 from .stream.bounded import DEFAULT_MAX_EVENT_BYTES
 from .stream.clients import DEFAULT_LIMITS, DEFAULT_SHARDS, HttpPool, TransportName
+from .stream.deadline import Deadline, within
 from .structured import parse_response, response_format_of
 from .telemetry import Telemetry, telemetry_from
 from .tool_options import as_specs, hosted_tools, tools_cache_point
@@ -55,6 +56,9 @@ ModelRef = str | Provider | tuple[Provider, str]
 """``"provider:model"``, a provider object with a ``model`` attribute, or ``(provider, model)``."""
 Models = ModelRef | ModelOption | Sequence[ModelRef | ModelOption]
 """One model, or a fallback chain: a list of them (``ModelOption`` adds options for one)."""
+T = TypeVar("T")
+_DEFAULT: Any = object()
+"""``timeout`` not given: the client's default applies."""
 
 
 class EventStream:
@@ -152,7 +156,11 @@ class Client:
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
         telemetry: bool | Telemetry = False,
     ) -> None:
-        """``http_client``: any ``httpx.AsyncClient`` (replay, proxies, tests), used as given.
+        """``timeout``: the default total time of a call in seconds (its retries included;
+        ``stream``, ``complete`` and ``run`` take their own ``timeout=``; ``None``: no total
+        limit), or an ``httpx.Timeout`` for the HTTP phases of each request (``read`` is the
+        idle timeout between two chunks). ``http_client``: any ``httpx.AsyncClient`` (replay,
+        proxies, tests), used as given.
         Otherwise the client makes its own per event loop: ``transport="httpx"`` (httpcore, any
         loop) or ``"aiohttp"`` (the aiohttp extra, asyncio/uvloop; best for thousands of
         concurrent streams), with ``limits`` as totals. ``max_event_bytes`` bounds one SSE event.
@@ -167,7 +175,11 @@ class Client:
         }
         self._providers: dict[str, Provider] = {}
         self.retry = retry or RetryPolicy()
-        self._timeout = timeout
+        self._timeout = timeout if isinstance(timeout, httpx.Timeout) else None
+        """httpx's timeouts for each request (``None``: the HTTP client's own)."""
+        total = Deadline.of(None if isinstance(timeout, httpx.Timeout) else timeout)
+        self.timeout: float | None = None if total is None else total.seconds
+        """The default total time of a call, in seconds (``None``: no total limit)."""
 
     def __repr__(self) -> str:
         return f"Client(providers={sorted(self._configs)!r}, retry={self.retry!r})"
@@ -258,6 +270,9 @@ class Client:
         (``None``: the provider's default, on for llama.cpp, Ollama, vLLM and LM Studio).
         With a ``response_format``, ``PartialObject`` events carry the value so far;
         ``partial_tool_arguments=True`` fills ``ToolCallChunk.partial_arguments``.
+        ``timeout``: the call's total time in seconds, from its first request to its last
+        event, retries and their waits included (``None``: no limit; default: the client's);
+        past it the stream ends with ``TimeoutError`` holding the partial response.
         A list of models is a fallback chain (``restart=``, ``fallback_on=``: see
         ``llmbridge.model_chain``).
         """
@@ -277,22 +292,42 @@ class Client:
         options: Mapping[str, Any],
     ) -> EventStream:
         self._check_open()
+        options = dict(options)
+        deadline = self._deadline(options.pop("timeout", _DEFAULT))
         if is_chain(model):
-            return open_chain(self, model, messages, rescue=rescue, options=options)
+            return open_chain(
+                self, model, messages, rescue=rescue, options=options, deadline=deadline
+            )
         _check_options(options)
         provider, model_name = self.resolve(model)  # type: ignore[arg-type]
         request = self.build_request(model_name, messages, **options)
-        return EventStream(self._stream(provider, request, rescue=rescue), provider)
+        return EventStream(self._stream(provider, request, rescue, deadline), provider)
 
     def stream_request(
-        self, provider: Provider, request: ChatRequest, *, rescue: bool | None = None
+        self,
+        provider: Provider,
+        request: ChatRequest,
+        *,
+        rescue: bool | None = None,
+        timeout: Any = _DEFAULT,
     ) -> EventStream:
-        """Stream an already built ``ChatRequest`` through ``provider``."""
+        """Stream an already built ``ChatRequest`` through ``provider`` (``timeout``: as for
+        ``stream``)."""
         self._check_open()
-        return EventStream(self._stream(provider, request, rescue=rescue), provider)
+        deadline = self._deadline(timeout)
+        return EventStream(self._stream(provider, request, rescue, deadline), provider)
+
+    def _deadline(self, timeout: Any) -> Deadline | None:
+        """The call's deadline: its own ``timeout=`` (seconds, ``None`` or a shared
+        ``Deadline``), else the client's default."""
+        return Deadline.of(self.timeout if timeout is _DEFAULT else timeout)
 
     def _stream(
-        self, provider: Provider, request: ChatRequest, *, rescue: bool | None
+        self,
+        provider: Provider,
+        request: ChatRequest,
+        rescue: bool | None,
+        deadline: Deadline | None,
     ) -> AsyncIterator[StreamEvent]:
         return open_events(
             http=self._http,
@@ -301,6 +336,7 @@ class Client:
             rescue=rescue,
             retry=self.retry,
             timeout=self._timeout,
+            deadline=deadline,
             max_event_bytes=self._max_event_bytes,
             telemetry=self.telemetry,
         )
@@ -322,6 +358,9 @@ class Client:
         afterwards ``loop.messages`` holds the whole conversation and ``loop.stop_reason`` says
         whether the model answered (``final``) or ``max_steps`` was reached. ``approve``: the
         app's callback for calls that need approval (``@tool(approval=...)``, MCP servers).
+        ``timeout``: the total time of the whole loop (every turn's requests; tools run on its
+        clock but are not cut short by it): the turn that runs past it ends with
+        ``TimeoutError``.
         The tools are read from the registry every turn (MCP servers' lists may change).
         """
         from .tools.loop import run_tool_loop
@@ -338,6 +377,8 @@ class Client:
         fmt = options.get("response_format")
         if fmt is not None:
             fmt = options["response_format"] = response_format_of(fmt)
+        # one budget for the whole loop: every turn shares it (tools run on its clock too)
+        options["timeout"] = self._deadline(options.get("timeout", _DEFAULT))
 
         def turn(conversation: list[ChatMessage]) -> AsyncIterator[StreamEvent]:
             offered: Any = [*registry.specs(), *hosted] if hosted else registry
@@ -365,28 +406,38 @@ class Client:
         _check_options(options)
         provider, model_name = self.resolve(model)
         request = self.build_request(model_name, messages, **options)
-        return await queries.count_tokens(
+        counting = queries.count_tokens(
             http=self._http,
             provider=provider,
             request=request,
             retry=self.retry,
             timeout=self._timeout,
         )
+        return await self._in_time(counting, provider)
 
     async def list_models(self, provider: str | Provider) -> list[ModelInfo]:
         """The models ``provider`` (a name such as ``"openai"`` or ``"llamacpp"``, or a provider
         object) lists, every page; a provider that cannot list is a ``ConfigurationError``."""
         self._check_open()
         target = self.provider(provider) if isinstance(provider, str) else provider
-        return await queries.list_models(
+        listing = queries.list_models(
             http=self._http, provider=target, retry=self.retry, timeout=self._timeout
         )
+        return await self._in_time(listing, target)
+
+    async def _in_time(self, work: Awaitable[T], provider: Provider) -> T:
+        """``await work`` within the client's default total ``timeout``, if it has one."""
+        deadline = self._deadline(_DEFAULT)
+        if deadline is None:
+            return await work
+        return await within(deadline, work, provider=provider.name, during=provider.name)
 
     async def complete(
         self, model: Models, messages: Sequence[ChatMessage], **options: Any
     ) -> ChatResponse:
         """Stream one turn and fold it into a ``ChatResponse``; with ``response_format`` its
-        ``parsed`` holds the validated value (else ``StructuredOutputError``)."""
+        ``parsed`` holds the validated value (else ``StructuredOutputError``). ``timeout``: as
+        for ``stream``."""
         rescue = options.pop("rescue_tool_calls", None)
         fmt = options.get("response_format")
         if fmt is not None:

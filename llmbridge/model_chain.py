@@ -27,6 +27,8 @@ Rules (issue 23; ``docs/across-providers.md``, "Fallback models"):
 * When the last model fails too (before its first event, or after it with ``restart=True``),
   ``AllModelsFailedError`` carries every model's error, in order.
 * The ``EventStream.provider`` is the provider answering at the moment.
+* The call's ``timeout=`` is one budget for the whole chain: once it has passed, its
+  ``TimeoutError`` is raised as it is (no next model, no ``AllModelsFailedError``).
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from typing import TYPE_CHECKING, Any, TypeAlias
 from .errors import AllModelsFailedError, LLMBridgeError, StreamError, UsageError
 from .events import ModelSwitch, StreamEvent, StreamStart
 from .providers.base import Provider
+from .stream.deadline import Deadline
 from .types import ChatMessage, ChatRequest
 
 if TYPE_CHECKING:
@@ -169,8 +172,10 @@ def open_chain(
     *,
     rescue: bool | None,
     options: Mapping[str, Any],
+    deadline: Deadline | None = None,
 ) -> EventStream:
-    """The ``EventStream`` of a fallback chain (see module docstring)."""
+    """The ``EventStream`` of a fallback chain (see module docstring); ``deadline``: the
+    call's total budget, shared by every model."""
     from .client import EventStream
 
     opts = dict(options)
@@ -181,7 +186,15 @@ def open_chain(
     def answering(provider: Provider) -> None:
         stream.provider = provider
 
-    events = _chain(client, links, answering, rescue=rescue, restart=restart, on=fallback_on)
+    events = _chain(
+        client,
+        links,
+        answering,
+        rescue=rescue,
+        restart=restart,
+        on=fallback_on,
+        deadline=deadline,
+    )
     stream = EventStream(events, links[0].provider)
     return stream
 
@@ -194,6 +207,7 @@ async def _chain(
     rescue: bool | None,
     restart: bool,
     on: _On,
+    deadline: Deadline | None,
 ) -> AsyncIterator[StreamEvent]:
     errors: list[tuple[str, LLMBridgeError]] = []
     switch: ModelSwitch | None = None  # owed to the app before the next model's first event
@@ -202,7 +216,10 @@ async def _chain(
         held: list[StreamStart] = []
         shown = False
         try:
-            async with client.stream_request(link.provider, link.request, rescue=rescue) as events:
+            opened = client.stream_request(
+                link.provider, link.request, rescue=rescue, timeout=deadline
+            )
+            async with opened as events:
                 async for event in events:
                     if not shown:
                         if type(event) is StreamStart:
@@ -220,6 +237,8 @@ async def _chain(
         except LLMBridgeError as error:
             errors.append((link.label, error))
             last = n == len(links) - 1
+            if deadline is not None and deadline.passed():
+                raise  # the call's time is up: no model gets another try
             moves_on = _moves_on(error, on)
             if shown and not (restart and moves_on):
                 raise  # as without a chain: the error with its partial

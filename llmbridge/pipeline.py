@@ -21,6 +21,7 @@ from .events import StreamEvent
 from .providers.base import Decoder, Provider
 from .request import ChatRequest
 from .stream import RetryPolicy, stream_events
+from .stream.deadline import Deadline
 from .structured_prompt import WarningDecoder, plan_format
 from .telemetry import Telemetry
 
@@ -60,6 +61,7 @@ def open_events(
     rescue: bool | None,
     retry: RetryPolicy,
     timeout: Any,
+    deadline: Deadline | None = None,
     max_event_bytes: int,
     telemetry: Telemetry | None,
 ) -> AsyncIterator[StreamEvent]:
@@ -85,6 +87,7 @@ def open_events(
         new_decoder=new_decoder,
         retry=retry,
         timeout=timeout,
+        deadline=deadline,
         max_event_bytes=max_event_bytes,
         observer=observer,
     )

@@ -12,7 +12,9 @@ Rules:
   with the partial response attached (``err.partial``). Never more requests than
   ``max_attempts``: each send is one attempt, nothing is resent behind the policy's back.
 * The response is closed on every exit: end, error, ``break`` or cancellation (shielded).
-* The idle timeout is httpx's read timeout: it bounds the silence between two chunks.
+* The idle timeout is httpx's read timeout: it bounds the silence between two chunks. A
+  ``deadline`` (``timeout=`` of the call, ``llmbridge.stream.deadline``) bounds the whole
+  call, its retries and their waits included: ``TimeoutError``, partial kept, never retried.
 * SSE is framed by httpx-sse (``bounded.BoundedBody``: a bound on bytes per event); decoders get
   ``feed(event, data)`` with ``event == ""`` for an unnamed event (the spec's ``message``).
 * Connection errors name the host and port; a rejected TLS certificate is a
@@ -52,6 +54,7 @@ from ..response import Accumulator
 from ..secrets import Scrub, named_secrets, scrub_json, secret_scrubber
 from .bounded import DEFAULT_MAX_EVENT_BYTES, BoundedBody
 from .clients import HttpPool
+from .deadline import Deadline, Until, within
 from .retry import RetryPolicy
 
 __all__ = ["stream_events"]
@@ -324,13 +327,15 @@ async def stream_events(
     new_decoder: Callable[[], Decoder],
     retry: RetryPolicy,
     timeout: Any = None,
+    deadline: Deadline | None = None,
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
     sleep: Sleep = anyio.sleep,
     observer: StreamObserver | None = None,
 ) -> AsyncIterator[StreamEvent]:
     """Yield the normalized events of one streamed provider response (retrying before the first).
 
-    ``http`` is an ``HttpPool`` or any ``httpx.AsyncClient``-like client. ``observer`` (the
+    ``http`` is an ``HttpPool`` or any ``httpx.AsyncClient``-like client. ``timeout``: httpx's
+    timeouts for each request; ``deadline``: the call's total budget. ``observer`` (the
     telemetry) hears when the stream starts, its first event, and once how it ended.
     """
     name = provider.name
@@ -348,12 +353,17 @@ async def stream_events(
             shards = pool.for_loop()
             shard = shards.acquire()
             try:
-                response = await _open(shards.clients[shard], provider, request, timeout)
+                opening = _open(shards.clients[shard], provider, request, timeout)
+                if deadline is not None:
+                    opening = within(deadline, opening, provider=name, during="sending")
+                response = await opening
                 scrub = _sent_secrets(response, scrub)  # the app's client's secrets too
                 stamp = _stamp(provider, response.headers)
                 decoder = new_decoder()
                 body = BoundedBody(response, limit=max_event_bytes, provider=name)
                 events = body.events()
+                if deadline is not None:
+                    events = Until(events, deadline, name)
                 # httpx-sse names unnamed events "message"; decoders are given "".
                 feed, keep = decoder.feed, seen.append
                 with _translate(name, request.url, midway=True):
@@ -384,6 +394,14 @@ async def stream_events(
             except LLMBridgeError as exc:
                 _scrub(exc, scrub)
                 delay = None if seen else retry.delay(attempt=attempt, error=exc)
+                if delay is not None and deadline is not None:
+                    if deadline.passed():
+                        delay = None  # out of time: raised as it is
+                    elif anyio.current_time() + delay >= deadline.start():
+                        late = deadline.error(
+                            provider=name, during=f"no time left for a retry after {exc!r}"
+                        )
+                        raise late from exc
                 if delay is None:
                     _attach(exc, name, seen)
                     raise
