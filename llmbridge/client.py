@@ -70,7 +70,7 @@ class EventStream:
     event is a ``UsageError`` (the waiting task is the one that can stop it).
     """
 
-    __slots__ = ("_gen", "_trio", "provider")
+    __slots__ = ("__weakref__", "_gen", "_trio", "provider")
 
     def __init__(self, gen: AsyncIterator[StreamEvent], provider: Provider) -> None:
         self._gen = gen

@@ -34,6 +34,7 @@ Rules (issue 23; ``docs/across-providers.md``, "Fallback models"):
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
@@ -184,7 +185,9 @@ def open_chain(
     links = _links(client, models, messages, opts, rescue=rescue)
 
     def answering(provider: Provider) -> None:
-        stream.provider = provider
+        current = ref()
+        if current is not None:
+            current.provider = provider
 
     events = _chain(
         client,
@@ -196,7 +199,8 @@ def open_chain(
         deadline=deadline,
     )
     stream = EventStream(events, links[0].provider)
-    return stream
+    ref = weakref.ref(stream)  # no cycle stream -> generator -> stream: a dropped chain is
+    return stream  # collected at once, and closed as any dropped stream is
 
 
 async def _chain(

@@ -273,8 +273,13 @@ async def test_a_stream_dropped_mid_body_emits_no_async_generator_warning() -> N
     async with serve(_slow) as url, lb.Client(providers={"fake": {"base_url": url}}) as client:
         with warnings.catch_warnings(record=True) as caught:
             warnings.simplefilter("always")
-            for partials in (False, True, False):  # partials: one more generator around it
-                stream = client.stream("fake:m", MESSAGES, partial_tool_arguments=partials)
+            shapes: list[tuple[Any, bool]] = [
+                ("fake:m", False),
+                ("fake:m", True),  # partial values: one more generator around it
+                (["fake:m", "fake:n"], False),  # a fallback chain around it
+            ]
+            for model, partials in shapes:
+                stream = client.stream(model, MESSAGES, partial_tool_arguments=partials)
                 async for _event in stream:
                     break  # left mid-body, never closed: dropped
                 del stream
