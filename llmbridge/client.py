@@ -109,11 +109,9 @@ class EventStream:
         token, gen = self._trio, self._gen
         if token is None or getattr(gen, "ag_frame", None) is None:
             return  # asyncio closes a dropped generator itself, quietly; or it has ended
-        import trio
-
         try:
             token.run_sync_soon(_close_in_trio, gen)
-        except trio.RunFinishedError:
+        except RuntimeError:  # trio.RunFinishedError: that run is over (it closed the rest)
             pass
 
 
