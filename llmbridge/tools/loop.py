@@ -21,6 +21,7 @@ Rules:
   is a valid conversation the app can continue with another run; ``stop_reason ==
   "max_steps"``. No exception: the app checks ``stop_reason``.
 * Errors from the model stream (API errors, truncation) propagate unchanged.
+* ``aclose()`` mid-turn closes that turn's stream (its HTTP response) at once.
 * Works the same for native tool calls and the prompt fallback: both yield the same events.
 """
 
@@ -116,8 +117,12 @@ class ToolLoop:
 
     async def _run(self) -> AsyncGenerator[LoopEvent, None]:
         while True:
-            async for event in self._turn():
-                yield event
+            turn = self._turn()
+            try:
+                async for event in turn:
+                    yield event
+            finally:  # closing the loop mid-turn closes that turn's stream now, not at GC
+                await turn.aclose()
             assert self.response is not None
             calls = self.response.tool_calls
             if not calls:
