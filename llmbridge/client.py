@@ -29,9 +29,10 @@ from .providers.base import Provider, ProviderConfig
 from .providers.registry import create_provider, split_model
 from .response import Accumulator, ChatResponse
 from .stream import RetryPolicy
-from .stream.bounded import DEFAULT_MAX_EVENT_BYTES
+from .stream.bounded import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES
 from .stream.clients import DEFAULT_LIMITS, DEFAULT_SHARDS, HttpPool, TransportName
 from .stream.deadline import Deadline, within
+from .stream.record import DEFAULT_MAX_EVENTS
 from .structured import parse_response, response_format_of
 from .telemetry import Telemetry, telemetry_from
 from .tool_options import as_specs, hosted_tools, tools_cache_point
@@ -106,7 +107,7 @@ class EventStream:
         await self.aclose()
 
     def __del__(self) -> None:
-        token, gen = self._trio, self._gen
+        token, gen = getattr(self, "_trio", None), getattr(self, "_gen", None)
         if token is None or getattr(gen, "ag_frame", None) is None:
             return  # asyncio closes a dropped generator itself, quietly; or it has ended
         try:
@@ -152,6 +153,8 @@ class Client:
         limits: httpx.Limits = DEFAULT_LIMITS,
         shards: int = DEFAULT_SHARDS,
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        max_events: int = DEFAULT_MAX_EVENTS,
         telemetry: bool | Telemetry = False,
     ) -> None:
         """``timeout``: the default total time of a call in seconds (its retries included;
@@ -161,13 +164,17 @@ class Client:
         proxies, tests), used as given.
         Otherwise the client makes its own per event loop: ``transport="httpx"`` (httpcore, any
         loop) or ``"aiohttp"`` (the aiohttp extra, asyncio/uvloop; best for thousands of
-        concurrent streams), with ``limits`` as totals. ``max_event_bytes`` bounds one SSE event.
+        concurrent streams), with ``limits`` as totals. ``max_event_bytes`` bounds one SSE event,
+        ``max_response_bytes`` a response's decompressed bytes, ``max_events`` its events
+        (each a ``MalformedStreamError`` with the partial response; docs/streaming.md).
         ``telemetry``: OpenTelemetry GenAI spans and metrics (``True``, or an ``lb.Telemetry``;
         the ``otel`` extra)."""
         self._http = HttpPool(http_client, transport=transport, limits=limits, shards=shards)
         self.telemetry = telemetry_from(telemetry)
         self._closed = False
         self._max_event_bytes = max_event_bytes
+        self._max_response_bytes = max_response_bytes
+        self._max_events = max_events
         self._configs = {
             name: ProviderConfig.from_mapping(cfg) for name, cfg in (providers or {}).items()
         }
@@ -336,6 +343,8 @@ class Client:
             timeout=self._timeout,
             deadline=deadline,
             max_event_bytes=self._max_event_bytes,
+            max_response_bytes=self._max_response_bytes,
+            max_events=self._max_events,
             telemetry=self.telemetry,
         )
 
@@ -411,7 +420,7 @@ class Client:
             retry=self.retry,
             timeout=self._timeout,
         )
-        return await self._in_time(counting, provider)
+        return await self._in_time(counting, provider, "counting tokens")
 
     async def list_models(self, provider: str | Provider) -> list[ModelInfo]:
         """The models ``provider`` (a name such as ``"openai"`` or ``"llamacpp"``, or a provider
@@ -421,14 +430,14 @@ class Client:
         listing = queries.list_models(
             http=self._http, provider=target, retry=self.retry, timeout=self._timeout
         )
-        return await self._in_time(listing, target)
+        return await self._in_time(listing, target, "listing models")
 
-    async def _in_time(self, work: Awaitable[T], provider: Provider) -> T:
+    async def _in_time(self, work: Awaitable[T], provider: Provider, during: str) -> T:
         """``await work`` within the client's default total ``timeout``, if it has one."""
         deadline = self._deadline(_DEFAULT)
         if deadline is None:
             return await work
-        return await within(deadline, work, provider=provider.name, during=provider.name)
+        return await within(deadline, work, provider=provider.name, during=during)
 
     async def complete(
         self, model: Models, messages: Sequence[ChatMessage], **options: Any

@@ -182,3 +182,13 @@ async def test_an_httpx_timeout_still_sets_the_phases_and_no_total() -> None:
             with anyio.fail_after(10), pytest.raises(lb.TimeoutError) as caught:
                 await client.complete("fake:m", MESSAGES)
     assert "idle" in str(caught.value)
+
+
+async def test_list_models_keeps_the_clients_default() -> None:
+    async with serve(never_answers) as url:
+        client = lb.Client(providers={"openai-compatible": {"base_url": url}}, timeout=0.3)
+        async with client:
+            started = time.monotonic()
+            with anyio.fail_after(10), pytest.raises(lb.TimeoutError, match="listing models"):
+                await client.list_models("openai-compatible")
+    assert time.monotonic() - started < 1.0
