@@ -21,7 +21,9 @@ from .events import StreamEvent
 from .providers.base import Decoder, Provider
 from .request import ChatRequest
 from .stream import RetryPolicy, stream_events
+from .stream.bounded import DEFAULT_MAX_RESPONSE_BYTES
 from .stream.deadline import Deadline
+from .stream.record import DEFAULT_MAX_EVENTS
 from .structured_prompt import WarningDecoder, plan_format
 from .telemetry import Telemetry
 
@@ -63,6 +65,8 @@ def open_events(
     timeout: Any,
     deadline: Deadline | None = None,
     max_event_bytes: int,
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+    max_events: int = DEFAULT_MAX_EVENTS,
     telemetry: Telemetry | None,
 ) -> AsyncIterator[StreamEvent]:
     """The normalized events of ``request`` sent through ``provider`` (see module rules)."""
@@ -89,5 +93,7 @@ def open_events(
         timeout=timeout,
         deadline=deadline,
         max_event_bytes=max_event_bytes,
+        max_response_bytes=max_response_bytes,
+        max_events=max_events,
         observer=observer,
     )

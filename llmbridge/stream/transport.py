@@ -15,8 +15,12 @@ Rules:
 * The idle timeout is httpx's read timeout: it bounds the silence between two chunks. A
   ``deadline`` (``timeout=`` of the call, ``llmbridge.stream.deadline``) bounds the whole
   call, its retries and their waits included: ``TimeoutError``, partial kept, never retried.
-* SSE is framed by httpx-sse (``bounded.BoundedBody``: a bound on bytes per event); decoders get
-  ``feed(event, data)`` with ``event == ""`` for an unnamed event (the spec's ``message``).
+* SSE is framed by httpx-sse (``bounded.BoundedBody``: bounds on the bytes per event and per
+  response); decoders get ``feed(event, data)`` with ``event == ""`` for an unnamed event (the
+  spec's ``message``).
+* What the stream yields is kept in a ``record.Record`` (for ``err.partial`` and telemetry):
+  the hot loop appends to a list, the reader folds it every few thousand events, so its memory
+  follows the content; past ``max_events`` events it is a ``MalformedStreamError``.
 * Connection errors name the host and port; a rejected TLS certificate is a
   ``CertificateError`` (not retried); a non-2xx body cut short still maps to its status.
 * No error leaves with the request's secret in it: the values of the sensitive headers (and
@@ -31,7 +35,7 @@ from __future__ import annotations
 import logging
 import ssl
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
@@ -50,11 +54,11 @@ from ..errors import (
 from ..events import RateLimit, StreamEvent, StreamStart
 from ..providers.base import Decoder, HttpRequest, Provider
 from ..providers.http_errors import request_id_from
-from ..response import Accumulator
 from ..secrets import Scrub, named_secrets, scrub_json, secret_scrubber
-from .bounded import DEFAULT_MAX_EVENT_BYTES, BoundedBody
+from .bounded import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES, BoundedBody
 from .clients import HttpPool
 from .deadline import Deadline, Until, within
+from .record import DEFAULT_MAX_EVENTS, Record
 from .retry import RetryPolicy
 
 __all__ = ["stream_events"]
@@ -295,17 +299,11 @@ def _scrub(error: LLMBridgeError, scrub: Scrub | None) -> None:
         error.body = scrub_json(body, scrub)  # type: ignore[attr-defined]
 
 
-def _attach(error: LLMBridgeError, provider: str, seen: list[StreamEvent]) -> LLMBridgeError:
+def _attach(error: LLMBridgeError, provider: str, record: Record) -> LLMBridgeError:
     if error.provider is None:
         error.provider = provider
-    if error.partial is None and seen:
-        acc = Accumulator(provider=provider)
-        try:
-            for event in seen:
-                acc.add(event)
-        except LLMBridgeError:
-            pass
-        error.partial = acc.response()
+    if error.partial is None and record:
+        error.partial = record.response()
     return error
 
 
@@ -316,7 +314,7 @@ class StreamObserver(Protocol):
 
     def first_event(self) -> None: ...
 
-    def end(self, seen: Sequence[StreamEvent], error: BaseException | None) -> None: ...
+    def end(self, record: Record, error: BaseException | None) -> None: ...
 
 
 async def stream_events(
@@ -329,6 +327,8 @@ async def stream_events(
     timeout: Any = None,
     deadline: Deadline | None = None,
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+    max_events: int = DEFAULT_MAX_EVENTS,
     sleep: Sleep = anyio.sleep,
     observer: StreamObserver | None = None,
 ) -> AsyncIterator[StreamEvent]:
@@ -340,7 +340,7 @@ async def stream_events(
     """
     name = provider.name
     attempt = 0
-    seen: list[StreamEvent] = []
+    record = Record(provider=name, max_events=max_events)
     scrub = _secrets(request)
     pool = http if isinstance(http, HttpPool) else HttpPool(http)
     if observer is not None:
@@ -360,12 +360,18 @@ async def stream_events(
                 scrub = _sent_secrets(response, scrub)  # the app's client's secrets too
                 stamp = _stamp(provider, response.headers)
                 decoder = new_decoder()
-                body = BoundedBody(response, limit=max_event_bytes, provider=name)
+                body = BoundedBody(
+                    response,
+                    limit=max_event_bytes,
+                    max_bytes=max_response_bytes,
+                    provider=name,
+                    record=record,
+                )
                 events = body.events()
                 if deadline is not None:
                     events = Until(events, deadline, name)
                 # httpx-sse names unnamed events "message"; decoders are given "".
-                feed, keep = decoder.feed, seen.append
+                feed, keep = decoder.feed, record.recent.append
                 with _translate(name, request.url, midway=True):
                     # Up to the first events: clock the first, stamp the StreamStart (in the
                     # first batch, nearly always; a decoder may send it later).
@@ -393,7 +399,7 @@ async def stream_events(
                 return
             except LLMBridgeError as exc:
                 _scrub(exc, scrub)
-                delay = None if seen else retry.delay(attempt=attempt, error=exc)
+                delay = None if record else retry.delay(attempt=attempt, error=exc)
                 if delay is not None and deadline is not None:
                     if deadline.passed():
                         delay = None  # out of time: raised as it is
@@ -403,7 +409,7 @@ async def stream_events(
                         )
                         raise late from exc
                 if delay is None:
-                    _attach(exc, name, seen)
+                    _attach(exc, name, record)
                     raise
                 log.debug(
                     "llmbridge: %s failed (%s); retry %d in %.2fs",
@@ -429,4 +435,4 @@ async def stream_events(
         raise
     finally:
         if observer is not None:
-            observer.end(seen, ended)
+            observer.end(record, ended)

@@ -35,7 +35,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 from .._version import __version__
 from ..cost import cost_of
 from ..errors import LLMBridgeError
-from ..events import Finish, StreamEvent, StreamStart, Usage
+from ..events import Finish, Usage
 from ..messages import (
     ChatMessage,
     ChatResponse,
@@ -45,8 +45,8 @@ from ..messages import (
     ToolResultPart,
 )
 from ..request import ChatRequest
-from ..response import accumulate
 from ..secrets import Scrub, scrub_json, secret_scrubber
+from ..stream.record import Record
 from . import Telemetry
 
 __all__ = ["ChatObserver", "Instruments", "instruments", "tool_span", "traced_tool_call"]
@@ -181,17 +181,17 @@ class ChatObserver:
     def first_event(self) -> None:
         self._first = time.perf_counter()
 
-    def end(self, seen: Sequence[StreamEvent], error: BaseException | None) -> None:
+    def end(self, record: Record, error: BaseException | None) -> None:
         try:
-            self._end(seen, error)
+            self._end(record, error)
         except Exception:
             log.exception("llmbridge: could not end the telemetry span")
 
-    def _end(self, seen: Sequence[StreamEvent], error: BaseException | None) -> None:
+    def _end(self, record: Record, error: BaseException | None) -> None:
         span, inst, now = self._span, self._inst, time.perf_counter()
         attrs = dict(self._attrs)
-        start = next((e for e in seen if isinstance(e, StreamStart)), None)
-        finish = seen[-1] if seen and isinstance(seen[-1], Finish) else None
+        start, last = record.ends()
+        finish = last if isinstance(last, Finish) else None
         if start is not None and start.model:
             attrs["gen_ai.response.model"] = start.model
         partial = error.partial if isinstance(error, LLMBridgeError) else None
@@ -223,7 +223,7 @@ class ChatObserver:
         if error is not None and _closed(error):
             span_attrs["llmbridge.stream.ended"] = "closed"
         if inst.config.record_content:
-            response = partial if partial is not None else _folded(seen, self._provider)
+            response = partial if partial is not None else record.response() if record else None
             if response is not None:
                 output = scrub_json([_output(response)], self._scrub)
                 span_attrs["gen_ai.output.messages"] = _json(output)
@@ -257,13 +257,6 @@ def _usage(usage: Usage) -> dict[str, int]:
     if usage.reasoning_tokens:
         out["gen_ai.usage.reasoning.output_tokens"] = usage.reasoning_tokens
     return out
-
-
-def _folded(seen: Sequence[StreamEvent], provider: str) -> ChatResponse | None:
-    try:
-        return accumulate(seen, provider=provider)
-    except LLMBridgeError:
-        return None
 
 
 def _json(value: Any) -> str:
