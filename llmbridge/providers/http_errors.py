@@ -17,7 +17,8 @@ Rules:
   by searching message text.
 * An error object is read in the usual dialects: ``{"error": {"message", "type" | "code" |
   "status"}}``, the flat ``{"message", "type", "code"}``, ``{"error": "text"}``, FastAPI's
-  ``{"detail": "text" | [{"loc", "msg"}, ...]}`` (llama-cpp-python, LiteLLM), a JSON array
+  ``{"detail": "text" | [{"loc", "msg"}, ...] | {error object}}`` (llama-cpp-python, LiteLLM),
+  a JSON array
   of them (the first).
 * ``Retry-After`` is read in seconds or as an HTTP date (``retry-after-ms`` first); the request
   id from the usual headers.
@@ -136,7 +137,10 @@ def _describe(error: Any, errors: Vocabulary) -> tuple[str | None, str | None]:
     if not isinstance(error, dict):
         return None, None
     if "error" not in error and "message" not in error and "detail" in error:
-        return _fastapi_detail(error["detail"]), None
+        detail = error["detail"]
+        if isinstance(detail, dict):  # HTTPException(detail={...}): an error object inside
+            return _describe(detail, errors)
+        return _fastapi_detail(detail), None
     inner = error.get("error", error)
     if isinstance(inner, str):
         return inner, error.get("type") if isinstance(error.get("type"), str) else None

@@ -134,6 +134,13 @@ def test_fastapi_detail_list_is_the_message(module: str) -> None:
     assert error.body == {"detail": detail}
 
 
+@pytest.mark.parametrize("module", ERROR_MODULES)
+def test_fastapi_detail_object_is_read_as_an_error_object(module: str) -> None:
+    body = {"detail": {"error": {"message": "budget exceeded", "type": "invalid_request_error"}}}
+    error = _map(module, 400, body)
+    assert error.message == "budget exceeded" and error.error_type == "invalid_request_error"
+
+
 def test_a_detail_beside_an_error_object_does_not_hide_it() -> None:
     body = {"error": {"type": "invalid_request_error", "message": "real"}, "detail": "other"}
     assert _map("openai", 400, body).message == "real"
