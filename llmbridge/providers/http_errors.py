@@ -18,8 +18,7 @@ Rules:
 * An error object is read in the usual dialects: ``{"error": {"message", "type" | "code" |
   "status"}}``, the flat ``{"message", "type", "code"}``, ``{"error": "text"}``, FastAPI's
   ``{"detail": "text" | [{"loc", "msg"}, ...] | {error object}}`` (llama-cpp-python, LiteLLM),
-  a JSON array
-  of them (the first).
+  a JSON array of them (the first).
 * ``Retry-After`` is read in seconds or as an HTTP date (``retry-after-ms`` first); the request
   id from the usual headers.
 """
