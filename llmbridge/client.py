@@ -10,7 +10,6 @@ with ``async for``, or use ``async with`` to close the HTTP response determinist
 from __future__ import annotations
 
 import inspect
-import sys
 from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -32,6 +31,7 @@ from .stream import RetryPolicy
 from .stream.bounded import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES
 from .stream.clients import DEFAULT_LIMITS, DEFAULT_SHARDS, HttpPool, TransportName
 from .stream.deadline import Deadline, within
+from .stream.loop_end import close_dropped, trio_token
 from .stream.record import DEFAULT_MAX_EVENTS
 from .structured import parse_response, response_format_of
 from .telemetry import Telemetry, telemetry_from
@@ -76,7 +76,7 @@ class EventStream:
     def __init__(self, gen: AsyncIterator[StreamEvent], provider: Provider) -> None:
         self._gen = gen
         self.provider = provider
-        self._trio = _trio_token()
+        self._trio = trio_token()
 
     def __aiter__(self) -> EventStream:
         return self
@@ -107,36 +107,7 @@ class EventStream:
         await self.aclose()
 
     def __del__(self) -> None:
-        token, gen = getattr(self, "_trio", None), getattr(self, "_gen", None)
-        if token is None or getattr(gen, "ag_frame", None) is None:
-            return  # asyncio closes a dropped generator itself, quietly; or it has ended
-        try:
-            token.run_sync_soon(_close_in_trio, gen)
-        except RuntimeError:  # trio.RunFinishedError: that run is over (it closed the rest)
-            pass
-
-
-def _trio_token() -> Any:
-    """The running trio run's token, if this is a trio run (``None`` otherwise)."""
-    trio = sys.modules.get("trio")
-    if trio is None:
-        return None
-    try:
-        return trio.lowlevel.current_trio_token()
-    except RuntimeError:
-        return None
-
-
-def _close_in_trio(gen: Any) -> None:
-    import trio
-
-    async def close() -> None:
-        try:
-            await gen.aclose()
-        except Exception:  # already failed or closed: nothing left to report to anyone
-            pass
-
-    trio.lowlevel.spawn_system_task(close, name="llmbridge: close a dropped stream")
+        close_dropped(getattr(self, "_trio", None), getattr(self, "_gen", None))
 
 
 class Client:

@@ -29,7 +29,7 @@ from typing import Any
 
 import anyio
 
-__all__ = ["LoopEnd"]
+__all__ = ["LoopEnd", "close_dropped", "trio_token"]
 
 log = logging.getLogger("llmbridge")
 
@@ -106,10 +106,10 @@ class LoopEnd:
             self.forget()  # else asyncio's finalizer would fail on the closed loop
 
 
-async def _aclose(gen: AsyncGenerator[None, None]) -> None:
+async def _aclose(gen: AsyncGenerator[Any, None]) -> None:
     try:
         await gen.aclose()
-    except RuntimeError:  # being closed by the loop's own shutdown right now
+    except Exception:  # already failed, or being closed by the loop's shutdown right now
         pass
 
 
@@ -117,7 +117,33 @@ def _task_on_asyncio(loop: Any, gen: AsyncGenerator[None, None]) -> None:
     loop.create_task(_aclose(gen))
 
 
-def _spawn_in_trio(gen: AsyncGenerator[None, None]) -> None:
+def _spawn_in_trio(gen: AsyncGenerator[Any, None]) -> None:
     import trio
 
-    trio.lowlevel.spawn_system_task(_aclose, gen, name="llmbridge: close a loop's HTTP clients")
+    trio.lowlevel.spawn_system_task(
+        _aclose, gen, name=f"llmbridge: close {getattr(gen, '__qualname__', 'a generator')}"
+    )
+
+
+def trio_token() -> Any:
+    """The running trio run's token, if this is a trio run (``None`` otherwise)."""
+    trio = sys.modules.get("trio")
+    if trio is None:
+        return None
+    try:
+        return trio.lowlevel.current_trio_token()
+    except RuntimeError:
+        return None
+
+
+def close_dropped(token: Any, gen: Any) -> None:
+    """From a ``__del__``: close ``gen`` (an unfinished async generator) on the trio run of
+    ``token``, quietly, as asyncio does for a dropped generator (trio would warn "async
+    generator ... garbage collected"). Nothing to do under asyncio (``token`` is ``None``),
+    for a finished generator, or once that run is over (it closed its generators)."""
+    if token is None or getattr(gen, "ag_frame", None) is None:
+        return
+    try:
+        token.run_sync_soon(_spawn_in_trio, gen)
+    except RuntimeError:  # trio.RunFinishedError
+        pass

@@ -316,3 +316,31 @@ async def test_closing_a_tool_loop_mid_turn_closes_that_turns_response() -> None
                 gc.collect()
                 await anyio.sleep(0.02)
     assert [str(w.message) for w in caught if "garbage collected" in str(w.message)] == []
+
+
+@pytest.mark.anyio
+async def test_a_tool_loop_dropped_mid_turn_is_closed_quietly() -> None:
+    hung_up = anyio.Event()
+
+    async def notices_the_close(stream: SocketStream) -> None:
+        await read_request(stream)
+        await stream.send(SSE_HEAD + chunk(sse_body({"text": "first"})))
+        try:
+            await stream.receive()
+        except (anyio.EndOfStream, anyio.BrokenResourceError):
+            hung_up.set()
+
+    async with serve(notices_the_close) as url:
+        async with lb.Client(providers={"fake": {"base_url": url}}) as client:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                loop = client.run("fake:m", MESSAGES, tools=[])
+                async for _event in loop:
+                    break
+                del loop  # never closed
+                gc.collect()
+                with anyio.fail_after(2):
+                    await hung_up.wait()
+                gc.collect()
+                await anyio.sleep(0.02)
+    assert [str(w.message) for w in caught if "garbage collected" in str(w.message)] == []
