@@ -1,4 +1,5 @@
-"""Close a loop's HTTP clients when that loop ends, or from another loop, without leaking.
+"""Close a loop's HTTP clients when that loop ends (or from another loop), and dropped streams,
+without leaking and without warnings.
 
 Rules:
 
@@ -18,6 +19,9 @@ Rules:
 * A ``LoopEnd`` dropped unfired (its ``Client`` collected) closes the clients on its trio run
   quietly (trio would warn about the collected generator); a live asyncio loop does that
   itself; a closed one is forgotten (its finalizer would fail on it).
+* ``close_dropped`` is that same quiet close for any async generator an object owns (an
+  ``EventStream``'s, a ``ToolLoop``'s), called from the owner's ``__del__``: the owner must not
+  be in a reference cycle with its generator, or the collector finalizes them all at once.
 """
 
 from __future__ import annotations
