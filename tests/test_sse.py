@@ -250,9 +250,8 @@ def test_every_recorded_stream_frames_as_the_spec_says_at_any_split() -> None:
 
 
 def _pending_by_the_rule(pieces: list[str]) -> int:
-    """What arrived since the first blank line (two line ends in a row) after the last content
-    followed by one: blank lines that end nothing keep counting. A character counts 1, or 4 in
-    a piece that is not ASCII (what it may take in memory)."""
+    """UTF-8 bytes since the first blank line (two line ends in a row) after the last content
+    followed by one: blank lines that end nothing keep counting."""
     text = "".join(pieces)
     reset = 0
     for run in re.finditer(r"[\r\n]+", text):
@@ -261,12 +260,7 @@ def _pending_by_the_rule(pieces: list[str]) -> int:
         ends = [i for i in (run[0].find(p) for p in ("\n\n", "\n\r", "\r\r")) if i >= 0]
         if ends:
             reset = run.start() + min(ends) + 2
-    total = pos = 0
-    for piece in pieces:
-        low, high = max(reset, pos), pos + len(piece)
-        total += max(high - low, 0) * (1 if piece.isascii() else 4)
-        pos = high
-    return total
+    return len(text[reset:].encode())
 
 
 @settings(max_examples=300, deadline=None)

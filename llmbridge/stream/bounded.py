@@ -16,10 +16,10 @@ Rules:
     response;
   - ``limit`` (``max_event_bytes``, 16 MiB): what arrives since the last blank line that ended
     an event with content (a data, event, id or comment line). Blank lines that end nothing
-    keep counting, so a body of blank lines is bounded like one endless line. Text counts its
-    memory: a character of a piece that is not ASCII counts 4 bytes. The check is per piece
-    (a search from its end), nothing per event; an endless line peaks within this bound plus
-    a piece;
+    keep counting, so a body of blank lines is bounded like one endless line. Counted in UTF-8
+    bytes; the check is per piece (a search from its end), nothing per event. An endless
+    line of ASCII peaks within this bound plus a piece (a character that is not ASCII may
+    take up to 4 bytes in memory, as Python stores text);
   - a piece of more than 8 KiB holding more than one line end in three characters is refused
     at once (blank or comment lines, not events: the smallest event, ``data:x`` and its blank
     line, takes four characters a line end), before httpx-sse splits it into lines.
@@ -211,16 +211,16 @@ class BoundedBody:
                     "comment lines, not events",
                     provider=self.provider,
                 )
-        scale = 1 if text.isascii() else 4
+        ascii = text.isascii()
         if "\r" not in text:  # LF line ends, nearly every stream: found near the end
             end = text.rfind("\n\n")
             if end > 0 and text[end - 1] != "\n":  # content, then a blank line: an event ended
                 start = end + 2
-                self.pending = (n - start) * scale
+                self.pending = n - start if ascii else len(text[start:].encode())
                 self._open = n > start
                 self._run = "\n" if text[-1] == "\n" else ""
                 return text
-        self._measure_slowly(text, scale)
+        self._measure_slowly(text, ascii)
         if self.pending > self.limit:
             raise MalformedStreamError(
                 f"no complete event within {self.limit:,} bytes (max_event_bytes): "
@@ -229,7 +229,7 @@ class BoundedBody:
             )
         return text
 
-    def _measure_slowly(self, text: str, scale: int) -> None:
+    def _measure_slowly(self, text: str, ascii: bool) -> None:
         """CR line ends, blank lines that end nothing, or no blank line in the piece. The
         count restarts after the first blank line (two line ends) that follows content."""
         n = len(text)
@@ -245,8 +245,8 @@ class BoundedBody:
             self.pending += n
             return
         end = _blank_end(text[content + 1 :])
-        if end >= 0:  # this content's event ended here
-            self.pending, self._open = (n - content - 1 - end) * scale, False
+        if end >= 0:  # this content's event ended here (what follows is line ends)
+            self.pending, self._open = n - content - 1 - end, False
             return
         self._run = text[content + 1 :]
         blank = max(
@@ -256,11 +256,13 @@ class BoundedBody:
         )
         start = len(text[:blank].rstrip("\r\n")) if blank >= 0 else 0
         if start > 0:  # content, line ends holding a blank line, then this event's content
-            self.pending = (n - start - _blank_end(text[start : start + 4])) * scale
+            counted = start + _blank_end(text[start : start + 4])
+            self.pending = n - counted if ascii else len(text[counted:].encode())
         elif self._open and (end := _blank_end(run + text[:4])) >= 0:
-            self.pending = (n - (end - len(run))) * scale  # the open event ends as this opens
+            counted = end - len(run)  # the open event ends in the line ends this one opens with
+            self.pending = n - counted if ascii else len(text[counted:].encode())
         else:
-            self.pending += n * scale
+            self.pending += n if ascii else len(text.encode())
         self._open = True
 
     async def aclose(self) -> None:
