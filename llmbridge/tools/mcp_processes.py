@@ -40,10 +40,10 @@ def _stat(pid: int) -> tuple[str, int, str] | None:
     """``(state, parent pid, start time)`` of ``pid``, or ``None`` if it is gone."""
     try:
         text = (_PROC / str(pid) / "stat").read_text()
-    except (OSError, ValueError):
+        fields = text[text.rindex(")") + 2 :].split()
+        return fields[0], int(fields[1]), fields[19]  # fields 3, 4 and 22 of proc(5)
+    except (OSError, ValueError, IndexError):  # gone, or not the proc(5) we know
         return None
-    fields = text[text.rindex(")") + 2 :].split()
-    return fields[0], int(fields[1]), fields[19]  # fields 3, 4 and 22 of proc(5)
 
 
 def _pids() -> Iterator[int]:
