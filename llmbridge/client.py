@@ -78,8 +78,10 @@ class EventStream:
         self.provider = provider
         self._trio = trio_token()
 
-    def __aiter__(self) -> EventStream:
-        return self
+    def __aiter__(self) -> AsyncIterator[StreamEvent]:
+        # Under trio the stream must outlive its generator's users (``__del__`` closes it);
+        # elsewhere the generator itself is iterated: nothing more per event.
+        return self if self._trio is not None else self._gen
 
     def __anext__(self) -> Awaitable[StreamEvent]:
         return self._gen.__anext__()
