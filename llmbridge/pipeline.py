@@ -82,7 +82,9 @@ def open_events(
             provider=provider.name,
             request=request,
             url=http_request.url,
-            secrets=request_secrets(http_request.headers, http_request.url),
+            secrets=request_secrets(http_request.headers, http_request.url, http_request.json)
+            if telemetry.record_content
+            else (),
         )
     return stream_events(
         http=http,

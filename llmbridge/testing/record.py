@@ -15,7 +15,7 @@ exact: it is what tests compare).
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -26,7 +26,7 @@ import orjson
 from ..errors import LLMBridgeError
 from ..events import StreamEvent
 from ..providers.base import ProviderConfig
-from ..secrets import is_secret_name, named_secrets
+from ..secrets import is_secret_name, json_strings, named_secrets
 from ..types import ChatMessage
 from .fixtures import Fixture, dump_json
 from .redact import (
@@ -88,20 +88,6 @@ _ENCODING_HEADERS = frozenset({"content-encoding", "content-length"})
 """Headers that describe the encoded body, which is not what the recorder hands on."""
 
 
-def _named_strings(value: Any) -> Iterator[tuple[str, Any]]:
-    """Every ``(key, value)`` pair of the JSON ``value``'s objects, nested ones included (a
-    body's credentials are named like headers: ``authorization``, ``authorization_token``)."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(item, str):
-                yield key, item
-            else:
-                yield from _named_strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _named_strings(item)
-
-
 class RecordingTransport(httpx.AsyncBaseTransport):
     def __init__(
         self, inner: httpx.AsyncBaseTransport | None = None, *, redact: bool = True
@@ -120,7 +106,7 @@ class RecordingTransport(httpx.AsyncBaseTransport):
             body: Any = orjson.loads(content) if content else None
         except orjson.JSONDecodeError:
             body = content.decode("utf-8", "replace")
-        self.secrets |= named_secrets(_named_strings(body))  # e.g. a remote MCP server's token
+        self.secrets |= named_secrets(json_strings(body))  # e.g. a remote MCP server's token
         recording = Recording(
             secrets=self.secrets,
             request={

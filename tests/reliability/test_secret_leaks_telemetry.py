@@ -96,3 +96,15 @@ async def test_an_echoed_key_is_scrubbed_from_the_span_content(fail: bool) -> No
     (answer,) = json.loads(attributes["gen_ai.output.messages"])
     content = answer["parts"][0]["content"]
     assert content.startswith("You sent <redacted> and ") and "<redacted>" in content[20:]
+
+
+def test_the_request_secrets_are_those_recordings_scrub() -> None:
+    from llmbridge.secrets import request_secrets
+
+    token = "mcp-remote-TOKEN-0123456789"
+    found = request_secrets(
+        {"x-api-key": KEY, "anthropic-version": "2023-06-01"},
+        f"https://h/v1/models?key={QUERY}&alt=sse",
+        {"mcp_servers": [{"name": "m", "authorization_token": token}], "max_tokens": 1024},
+    )
+    assert found == {KEY, QUERY, token}
