@@ -131,3 +131,12 @@ async def test_a_key_echoed_in_a_mid_stream_error_is_scrubbed() -> None:
     assert "quota exceeded" in str(info.value)
     _assert_clean(info.value)
     assert info.value.partial is not None and info.value.partial.text == "hi"
+
+
+async def test_a_query_key_of_the_apps_client_is_scrubbed_from_a_model_list_error() -> None:
+    with anyio.fail_after(20):
+        async with serve(_rejects) as url, httpx.AsyncClient(params={"key": QUERY_KEY}) as http:
+            with pytest.raises(lb.AuthenticationError) as info:
+                await _client(url, http).list_models("openai-compatible")
+    assert "API key not valid" in str(info.value)
+    _assert_clean(info.value)
