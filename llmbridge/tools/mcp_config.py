@@ -16,7 +16,8 @@ Rules:
   environment; an unset variable without a default is an error. Expanded values never show:
   reprs, ``where`` and errors use the entry as written (``${VAR}``), reprs show only the names
   of ``env`` and ``headers``, and ``expanded_values`` (every value a ``${VAR}`` became) is
-  scrubbed from the server's stderr tail and from every error about it.
+  scrubbed from the server's stderr tail and from every error about it (values of 8+
+  characters, as every secret: ``llmbridge.secrets``).
 * Every problem is an ``MCPConfigError`` naming the server and the field, raised while
   loading: before any server starts.
 """
