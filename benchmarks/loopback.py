@@ -9,12 +9,15 @@ keep-alive. The body depends on the path:
 * ``.../chat/completions``, ``.../messages``, ``.../responses``, ``...GenerateContent`` —
   the long stream of that format from ``streams.py``;
 * ``/paced/<i>/<n>/<gap_ms>/...`` — ``<n>`` Chat Completions text deltas unique to stream
-  ``<i>`` (``paced_text(i, n)``), one every ``<gap_ms>`` ms, as a model would emit them.
+  ``<i>`` (``paced_text(i, n)``), one every ``<gap_ms>`` ms, as a model would emit them;
+* ``/paced/model/<n>/<gap_ms>/...`` — the same, ``<i>`` read from the request's model
+  (``"model": "s<i>"``): many streams through one provider (``bench_scale.py``).
 """
 
 from __future__ import annotations
 
 import asyncio
+import json
 import sys
 from pathlib import Path
 
@@ -37,7 +40,7 @@ def _chunked(data: bytes) -> bytes:
     return f"{len(data):x}\r\n".encode() + data + b"\r\n"
 
 
-async def _read_request(reader: asyncio.StreamReader) -> bytes | None:
+async def _read_request(reader: asyncio.StreamReader) -> tuple[bytes, bytes] | None:
     try:
         head = await reader.readuntil(b"\r\n\r\n")
     except (asyncio.IncompleteReadError, ConnectionError):
@@ -47,9 +50,13 @@ async def _read_request(reader: asyncio.StreamReader) -> bytes | None:
         name, _, value = line.partition(b":")
         if name.strip().lower() == b"content-length":
             length = int(value.strip())
-    if length:
-        await reader.readexactly(length)
-    return head.split(b" ", 2)[1]
+    body = await reader.readexactly(length) if length else b""
+    return head.split(b" ", 2)[1], body
+
+
+def _model_index(body: bytes) -> int:
+    """``<i>`` of ``"model": "s<i>"`` in a JSON request body."""
+    return int(json.loads(body)["model"][1:])
 
 
 _bodies: dict[bytes, bytes] = {}
@@ -58,11 +65,13 @@ _bodies: dict[bytes, bytes] = {}
 async def _handle(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
     bodies = _bodies
     try:
-        while (path := await _read_request(reader)) is not None:
+        while (request := await _read_request(reader)) is not None:
+            path, payload = request
             writer.write(HEAD)
             if path.startswith(b"/paced/"):
                 _, _, i, n, gap, *_ = path.split(b"/")
-                for piece in paced_chunks(int(i), int(n)):
+                index = _model_index(payload) if i == b"model" else int(i)
+                for piece in paced_chunks(index, int(n)):
                     writer.write(_chunked(piece))
                     await writer.drain()
                     await asyncio.sleep(int(gap) / 1000)

@@ -5,7 +5,8 @@
 
 Sections: per-event overhead (``bench_stream``), peers (``bench_peers``; peers not installed
 are skipped), prompt-fallback parser throughput (``bench_fallback``), 1,000 concurrent streams
-(``bench_concurrency``, in its own process so its peak RSS is its own), import time
+(``bench_concurrency``, in its own process so its peak RSS is its own), load (``bench_scale``:
+1,000 and 5,000 paced streams against the raw stack, each client in its own process), import time
 (``bench_import``), partial values (``bench_partial``). Each script also runs on its own. ``--readme`` rewrites the part of the
 README between ``<!-- perf:start -->`` and ``<!-- perf:end -->`` from the same run.
 """
@@ -26,6 +27,7 @@ import bench_hostile
 import bench_import
 import bench_partial
 import bench_peers
+import bench_scale
 import bench_stream
 from harness import machine_note
 
@@ -56,6 +58,12 @@ def measure_all(*, quick: bool) -> dict[str, Any]:
         args += ["--quick"] if quick else ["--rounds", "1"]
         out = subprocess.run(args, capture_output=True, text=True, check=True).stdout
         data["concurrency"].append(json.loads(out))
+    data["scale"] = bench_scale.measure(
+        [50] if quick else [1000, 5000],
+        10 if quick else 100,
+        5 if quick else 20,
+        list(bench_scale.CLIENTS),
+    )
     data["import"] = bench_import.measure(runs["import"], peers=not quick)
     data["hostile"] = bench_hostile.measure()
     runs["partial"] = 1 if quick else 5
@@ -86,6 +94,10 @@ def report(data: dict[str, Any]) -> str:
         "## Concurrency",
         "",
         bench_concurrency.markdown(data["concurrency"]),
+        "",
+        "## Load: paced streams against the raw stack",
+        "",
+        bench_scale.markdown(data["scale"]),
         "",
         "## Import time",
         "",

@@ -12,7 +12,7 @@
     │   ├── AuthenticationError         401
     │   ├── PermissionDeniedError       403
     │   ├── NotFoundError               404
-    │   ├── InvalidRequestError         400, 409, 413, 422
+    │   ├── InvalidRequestError         400, 408, 409, 413, 422, other 4xx (408, 409 retried)
     │   │   └── ContextLengthError      the prompt does not fit the model's context window
     │   ├── RateLimitError              429; .retry_after (seconds) when the provider said
     │   └── ServerError                 5xx

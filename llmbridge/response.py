@@ -7,8 +7,10 @@ decoder breaks one (that is a decoder bug, never a provider quirk to hide). ``ad
 every event class and ends in ``assert_never``, so a new event type is a type error here, not
 an event silently dropped. A ``ModelSwitch`` (a fallback model took over) starts the fold
 afresh, and a ``StreamStart`` naming its ``provider`` says whose reasoning and items follow, so
-only the answering model's events are folded and they are tagged with its provider. ``ChatResponse`` is a ground-floor shape (``llmbridge.messages``),
-re-exported here.
+only the answering model's events are folded and they are tagged with its provider.
+``compact()`` joins the open runs' pieces (the stream's record calls it every few thousand
+events, so a partial response's memory follows its content). ``ChatResponse`` is a
+ground-floor shape (``llmbridge.messages``), re-exported here.
 """
 
 from __future__ import annotations
@@ -56,7 +58,7 @@ else:  # pragma: no cover - Python 3.10
 
 
 class _OpenCall:
-    __slots__ = ("chunks", "id", "index", "name", "slot")
+    __slots__ = ("chunks", "id", "index", "name", "packed", "slot")
 
     def __init__(self, start: ToolCallStart, slot: int) -> None:
         self.id = start.id
@@ -64,6 +66,14 @@ class _OpenCall:
         self.index = start.index
         self.slot = slot
         self.chunks: list[str] = []
+        self.packed = 0  # chunks[:packed] are joined blocks (``compact``)
+
+
+def _pack(pieces: list[str], packed: int) -> int:
+    """Join ``pieces[packed:]`` into one string; the new count of joined blocks."""
+    if len(pieces) - packed > 1:
+        pieces[packed:] = ["".join(pieces[packed:])]
+    return len(pieces)
 
 
 class Accumulator:
@@ -77,7 +87,9 @@ class Accumulator:
         self._parts: list[ContentPart | None] = []
         self._text: list[str] | None = None  # open text run
         self._text_slot = -1
+        self._text_packed = 0
         self._reasoning: list[str] | None = None  # open reasoning run
+        self._reasoning_packed = 0
         self._reasoning_part: ReasoningPart | None = None
         self._calls: dict[str, _OpenCall] = {}
         self._seen_ids: set[str] = set()
@@ -88,6 +100,17 @@ class Accumulator:
     @property
     def finished(self) -> bool:
         return self._finish is not None
+
+    def compact(self) -> None:
+        """Join the pieces the open text and reasoning runs and tool calls got since the last
+        call into one string each, so memory follows the content (a list of one-character
+        deltas costs about 60 bytes a delta). For a long fold, every few thousand events."""
+        if self._text is not None:
+            self._text_packed = _pack(self._text, self._text_packed)
+        if self._reasoning is not None:
+            self._reasoning_packed = _pack(self._reasoning, self._reasoning_packed)
+        for call in self._calls.values():
+            call.packed = _pack(call.chunks, call.packed)
 
     def add(self, event: StreamEvent) -> None:
         if type(event) is ModelSwitch:  # a fallback model starts afresh: fold only its events
@@ -169,6 +192,7 @@ class Accumulator:
     def _open_text(self) -> list[str]:
         self._close_reasoning()
         self._text = []
+        self._text_packed = 0
         self._text_slot = len(self._parts)
         self._parts.append(None)
         return self._text
@@ -183,6 +207,7 @@ class Accumulator:
         if self._reasoning is None:
             self._close_text()
             self._reasoning = []
+            self._reasoning_packed = 0
             self._reasoning_part = ReasoningPart(provider=self.provider)
             self._parts.append(self._reasoning_part)
         self._reasoning.append(event.text)

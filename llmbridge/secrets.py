@@ -9,8 +9,9 @@ each replaced by ``<redacted>``. Used by the IO path (errors), recordings and re
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from typing import Any
+from urllib.parse import parse_qsl
 
 __all__ = [
     "REDACTED",
@@ -19,7 +20,9 @@ __all__ = [
     "Scrub",
     "Secret",
     "is_secret_name",
+    "json_strings",
     "named_secrets",
+    "request_secrets",
     "scrub_json",
     "secret_scrubber",
     "secret_values",
@@ -30,8 +33,9 @@ REDACTED = "<redacted>"
 Scrub = Callable[[str], str]
 """A function applied to every string shown or saved (secrets, an app's own fields)."""
 
-SECRET_QUERY_PARAMS = frozenset({"key", "api_key", "api-key", "access_token", "token"})
-"""Query parameters that carry credentials (redacted in recordings, scrubbed from errors)."""
+SECRET_QUERY_PARAMS = frozenset({"key", "api_key", "api-key", "access_token", "token", "sig"})
+"""Query parameters that carry credentials (redacted in recordings, scrubbed from errors);
+``sig`` is an Azure SAS signature."""
 
 SENSITIVE_HEADERS = frozenset(
     {"authorization", "x-api-key", "x-goog-api-key", "api-key", "proxy-authorization"}
@@ -103,6 +107,31 @@ def named_secrets(pairs: Iterable[tuple[str, Any]]) -> set[str]:
         if is_secret_name(name):
             found |= secret_values(value)
     return found
+
+
+def request_secrets(headers: Mapping[str, str], url: str, body: Any = None) -> set[str]:
+    """The credentials a request carries: its secret-named headers and query parameters, and
+    the secret-named strings of its JSON ``body`` (``authorization_token`` of a remote MCP
+    server, ...)."""
+    found = named_secrets(headers.items()) | named_secrets(json_strings(body))
+    query = url.partition("?")[2].partition("#")[0]
+    if query:
+        found |= named_secrets(parse_qsl(query, keep_blank_values=True))
+    return found
+
+
+def json_strings(value: Any) -> Iterator[tuple[str, str]]:
+    """Every ``(key, string value)`` pair of the JSON ``value``'s objects, nested ones included
+    (a body's credentials are named like headers: ``authorization``, ``authorization_token``)."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            if isinstance(item, str):
+                yield key, item
+            else:
+                yield from json_strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from json_strings(item)
 
 
 def secret_scrubber(secrets: Iterable[str], extra: Scrub | None = None) -> Scrub:

@@ -2,13 +2,15 @@
 
 Rules: one event loop runs in a private thread (an anyio blocking portal); every method
 hands the work to the async ``Client`` and blocks on it, so behaviour (retries, errors,
-partial responses, closing on ``break``) is exactly the async client's.
+partial responses, closing on ``break``) is exactly the async client's. An exception in the
+calling thread while it blocks (Ctrl-C) cancels the work in the portal before it is raised:
+leaving ``with SyncClient()`` then never waits for a ``Retry-After`` or backoff sleep.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
-from collections.abc import AsyncIterator, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
 from contextlib import AbstractContextManager
 from functools import partial
 from types import TracebackType
@@ -32,11 +34,11 @@ if TYPE_CHECKING:
 __all__ = ["SyncClient", "SyncToolLoop"]
 
 
-async def _step(events: AsyncIterator[Any], scopes: list[anyio.CancelScope]) -> Any:
-    """One ``__anext__`` inside a cancel scope the calling thread can cancel (Ctrl-C)."""
+async def _step(work: Callable[[], Awaitable[Any]], scopes: list[anyio.CancelScope]) -> Any:
+    """``await work()`` inside a cancel scope the calling thread can cancel (Ctrl-C)."""
     with anyio.CancelScope() as scope:
         scopes.append(scope)
-        return await events.__anext__()
+        return await work()
     return None  # cancelled: the calling thread is already raising its own exception
 
 
@@ -45,11 +47,13 @@ def _cancel(scopes: list[anyio.CancelScope]) -> None:
         scope.cancel()
 
 
-def _next_in_portal(portal: BlockingPortal, events: AsyncIterator[Any]) -> Any:
-    """``events.__anext__()`` run in the portal; an exception in this thread while it waits
-    (``KeyboardInterrupt``) cancels that step first, so the stream can be closed after it."""
+def _call_in_portal(portal: BlockingPortal, work: Callable[[], Awaitable[Any]]) -> Any:
+    """``await work()`` run in the portal, this thread blocked on it. An exception in this
+    thread while it waits (``KeyboardInterrupt``) cancels that work first and waits for it to
+    end, so nothing (a ``Retry-After`` wait, a backoff sleep, a read) outlives the call and
+    ``close()`` does not wait for it."""
     scopes: list[anyio.CancelScope] = []
-    future = portal.start_task_soon(_step, events, scopes)
+    future = portal.start_task_soon(_step, work, scopes)
     try:
         return future.result()
     except BaseException:
@@ -60,6 +64,12 @@ def _next_in_portal(portal: BlockingPortal, events: AsyncIterator[Any]) -> Any:
             except RuntimeError:  # the portal itself is gone: nothing left to cancel
                 pass
         raise
+
+
+def _next_in_portal(portal: BlockingPortal, events: AsyncIterator[Any]) -> Any:
+    """``events.__anext__()`` run in the portal, cancelled first if this thread is interrupted
+    (so the stream can be closed after it)."""
+    return _call_in_portal(portal, events.__anext__)
 
 
 class SyncToolLoop:
@@ -122,15 +132,22 @@ class SyncClient:
         self, model: Models, messages: Sequence[ChatMessage], **options: Any
     ) -> ChatResponse:
         self._check_open()
-        return self._portal.call(partial(self._client.complete, model, messages, **options))
+        work = partial(self._client.complete, model, messages, **options)
+        response: ChatResponse = _call_in_portal(self._portal, work)
+        return response
 
     def count_tokens(self, model: ModelRef, messages: Sequence[ChatMessage], **options: Any) -> int:
         self._check_open()
-        return self._portal.call(partial(self._client.count_tokens, model, messages, **options))
+        work = partial(self._client.count_tokens, model, messages, **options)
+        count: int = _call_in_portal(self._portal, work)
+        return count
 
     def list_models(self, provider: str | Provider) -> list[ModelInfo]:
         self._check_open()
-        return self._portal.call(self._client.list_models, provider)
+        models: list[ModelInfo] = _call_in_portal(
+            self._portal, partial(self._client.list_models, provider)
+        )
+        return models
 
     def connect_mcp_servers(
         self, config: Any, **options: Any

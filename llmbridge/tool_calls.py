@@ -17,7 +17,11 @@ everything else. Rules (DESIGN.md, invariants 1, 2 and 6):
   with the name ``""`` and is flagged. ``final`` arguments (a done event's whole text) that
   extend what streamed add the missing tail as one chunk; a ``final`` that contradicts it is
   ignored (chunks cannot be taken back). The joined chunks are ``raw_arguments``, parsed by
-  ``parse_arguments`` unless the caller parsed them itself.
+  ``parse_arguments`` unless the caller parsed them itself. Integers stay exact whatever their
+  size: orjson reads one beyond 64 bits as a float (``123456789012345678901234`` →
+  ``1.2345678901234569e+23``), so text holding a run of 19 or more digits is read again by the
+  standard library (only such text: one regex search is all the common case pays). Gemini is
+  the exception: its arguments arrive as a protobuf ``Struct``, whose numbers are doubles.
 * Calls end only when the caller says so (block stop, item done, finish, end of stream),
   never because their text happens to parse; ``end_all`` ends the open ones in opening order.
 * ``unique_id`` is the one routine that makes a tool-call id unique among those taken: the
@@ -27,6 +31,8 @@ everything else. Rules (DESIGN.md, invariants 1, 2 and 6):
 
 from __future__ import annotations
 
+import json
+import re
 from collections.abc import Callable, Container
 from typing import Any
 
@@ -34,12 +40,26 @@ import orjson
 
 from .events import StreamEvent, ToolCallChunk, ToolCallEnd, ToolCallStart
 
-__all__ = ["GENERATED_ID", "ToolCall", "ToolCallLedger", "parse_arguments", "unique_id"]
+__all__ = [
+    "GENERATED_ID",
+    "ToolCall",
+    "ToolCallLedger",
+    "arguments_text",
+    "parse_arguments",
+    "unique_id",
+]
 
 GENERATED_ID = "generated_id"
 """``ToolCallEnd.provider_data`` key set on calls whose id llmbridge made up."""
 
 UNNAMED = "the provider never named this tool call"
+
+_LONG_DIGITS = re.compile(r"\d{19}")
+"""A run of digits that may be an integer beyond orjson's 64 bits (2**63 has 19 digits)."""
+
+
+def _no_constant(name: str) -> Any:
+    raise ValueError(f"{name} is not JSON")
 
 
 def unique_id(candidate: Callable[[int], str], taken: Container[str], *, start: int = 0) -> str:
@@ -65,7 +85,18 @@ def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
         return {}, f"tool arguments are not valid JSON: {exc}"
     if not isinstance(value, dict):
         return {}, f"tool arguments must be a JSON object, got {type(value).__name__}"
+    if _LONG_DIGITS.search(raw) is not None:  # maybe an integer orjson made a float: exact
+        value = json.loads(raw, parse_constant=_no_constant)
     return value, None
+
+
+def arguments_text(arguments: Any) -> str:
+    """The JSON text of parsed arguments (for history): orjson, or the standard library when
+    an integer is beyond orjson's 64 bits (exact arguments, as ``parse_arguments`` keeps them)."""
+    try:
+        return orjson.dumps(arguments).decode()
+    except orjson.JSONEncodeError:
+        return json.dumps(arguments, ensure_ascii=False, allow_nan=False)
 
 
 class ToolCall:

@@ -304,30 +304,39 @@ async def test_breaking_out_of_a_stream_leaves_no_resource_warning() -> None:
     assert [str(w.message) for w in caught if issubclass(w.category, ResourceWarning)] == []
 
 
-async def test_a_keep_alive_connection_closed_by_the_server_is_resent_once() -> None:
-    connections = 0
+@pytest.mark.parametrize("attempts", [1, 2])
+async def test_a_request_a_reused_connection_hung_up_on_is_an_attempt(attempts: int) -> None:
+    """The server reads the reused connection's next request, then hangs up without answering:
+    it may have run it, so it is not resent behind the policy's back (issue 34, item 7): with
+    ``max_attempts=1`` it is a ``ConnectionError``; with 2 the retry is the second attempt."""
+    connections = requests = 0
 
     async def script(stream: SocketStream) -> None:
-        nonlocal connections
+        nonlocal connections, requests
         connections += 1
         first = connections == 1
         await read_request(stream)
+        requests += 1
         await stream.send(SSE_HEAD + chunk(sse_body(*EVENTS)) + b"0\r\n\r\n")
         if first:
             await read_request(stream)  # the reused connection's next request: hang up on it
+            requests += 1
             await stream.aclose()
             return
         while True:
             await read_request(stream)
+            requests += 1
             await stream.send(SSE_HEAD + chunk(sse_body(*EVENTS)) + b"0\r\n\r\n")
 
-    async with (
-        serve(script) as url,
-        fake_client(url, retry=lb.RetryPolicy(max_attempts=1)) as client,
-    ):
-        for _ in range(3):
+    policy = lb.RetryPolicy(max_attempts=attempts, initial_delay=0.001, max_delay=0.002)
+    async with serve(script) as url, fake_client(url, retry=policy) as client:
+        assert (await client.complete("fake:m", MESSAGES)).text == "Hello"
+        if attempts == 1:
+            with pytest.raises(lb.ConnectionError):
+                await client.complete("fake:m", MESSAGES)
+        else:
             assert (await client.complete("fake:m", MESSAGES)).text == "Hello"
-    assert connections == 2
+    assert requests == 1 + attempts
 
 
 def test_clients_of_finished_loops_are_dropped() -> None:
@@ -341,7 +350,7 @@ def test_clients_of_finished_loops_are_dropped() -> None:
 
     for backend in ("trio", "trio", "asyncio", "trio"):
         anyio.run(main, backend=backend)
-    assert len(client._http._by_loop) == 1  # only the last run's clients are kept
+        assert client._http._by_loop == {}  # each run's clients were closed as it ended
 
 
 def test_options_for_the_clients_own_http_client_are_refused_with_an_apps_client() -> None:

@@ -53,6 +53,20 @@ def test_concurrency_benchmark_streams_are_exact() -> None:
         assert f"| {transport} | {loop} |" in out and out.rstrip().endswith("| yes |")
 
 
+@pytest.mark.skipif(sys.platform != "linux", reason="loopback subprocess server, /proc")
+def test_scale_benchmark_compares_every_client_with_the_raw_stack() -> None:
+    for loop, clients in [("asyncio", "raw,default,aiohttp"), ("trio", "raw,default-sized")]:
+        out = _run(
+            "bench_scale.py",
+            *("--sizes", "8", "--events", "3", "--gap-ms", "1"),
+            *("--loop", loop, "--clients", clients, "--markdown"),
+        )
+        rows = [line for line in out.splitlines() if line.startswith("| 8 |")]
+        assert len(rows) == len(clients.split(",")), out
+        assert all("| 0 | yes |" in row for row in rows), out
+        assert "(1.00×)" in rows[0] and "raw httpx" in rows[0]
+
+
 def test_run_all_refreshes_the_readme_section_and_nothing_else(tmp_path: Path) -> None:
     sys.path.insert(0, str(BENCH))
     import run_all

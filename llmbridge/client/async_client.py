@@ -10,9 +10,9 @@ with ``async for``, or use ``async with`` to close the HTTP response determinist
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import httpx
 from pydantic import ValidationError
@@ -27,8 +27,10 @@ from ..providers.option_names import did_you_mean
 from ..providers.registry import create_provider, split_model
 from ..response import Accumulator, ChatResponse
 from ..stream import RetryPolicy
-from ..stream.bounded import DEFAULT_MAX_EVENT_BYTES
+from ..stream.bounded import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES
 from ..stream.clients import DEFAULT_LIMITS, DEFAULT_SHARDS, HttpPool, TransportName
+from ..stream.deadline import Deadline, within
+from ..stream.record import DEFAULT_MAX_EVENTS
 from ..structured import parse_response, response_format_of
 from ..structured.partial_stream import with_partials
 from ..telemetry import Telemetry, telemetry_from
@@ -57,6 +59,9 @@ __all__ = ["Client", "EventStream", "ModelRef", "Models"]
 
 Models = ModelRef | ModelOption | Sequence[ModelRef | ModelOption]
 """One model, or a fallback chain: a list of them (``ModelOption`` adds options for one)."""
+T = TypeVar("T")
+_DEFAULT: Any = object()
+"""``timeout`` not given: the client's default applies."""
 
 
 class Client:
@@ -73,22 +78,36 @@ class Client:
         limits: httpx.Limits = DEFAULT_LIMITS,
         shards: int = DEFAULT_SHARDS,
         max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+        max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+        max_events: int = DEFAULT_MAX_EVENTS,
         telemetry: bool | Telemetry = False,
     ) -> None:
-        """``http_client``: any ``httpx.AsyncClient`` (replay, proxies, tests), used as given.
+        """``timeout``: the default total time of a call in seconds (its retries included;
+        ``stream``, ``complete`` and ``run`` take their own ``timeout=``; ``None``: no total
+        limit), or an ``httpx.Timeout`` for the HTTP phases of each request (``read`` is the
+        idle timeout between two chunks). ``http_client``: any ``httpx.AsyncClient`` (replay,
+        proxies, tests), used as given.
         Otherwise the client makes its own per event loop: ``transport="httpx"`` (httpcore, any
         loop) or ``"aiohttp"`` (the aiohttp extra, asyncio/uvloop; best for thousands of
-        concurrent streams), with ``limits`` as totals. ``max_event_bytes`` bounds one SSE event.
+        concurrent streams), with ``limits`` as totals. ``max_event_bytes`` bounds one SSE event,
+        ``max_response_bytes`` a response's decompressed bytes, ``max_events`` its events
+        (each a ``MalformedStreamError`` with the partial response; docs/streaming.md).
         ``telemetry``: OpenTelemetry GenAI spans and metrics (``True``, or an ``lb.Telemetry``;
         the ``otel`` extra)."""
         self._http = HttpPool(http_client, transport=transport, limits=limits, shards=shards)
         self.telemetry = telemetry_from(telemetry)
         self._closed = False
         self._max_event_bytes = max_event_bytes
+        self._max_response_bytes = max_response_bytes
+        self._max_events = max_events
         self._configs = provider_configs(providers)
         self._providers: dict[str, Provider] = {}
         self.retry = retry or RetryPolicy()
-        self._timeout = timeout
+        self._timeout = timeout if isinstance(timeout, httpx.Timeout) else None
+        """httpx's timeouts for each request (``None``: the HTTP client's own)."""
+        total = Deadline.of(None if isinstance(timeout, httpx.Timeout) else timeout)
+        self.timeout: float | None = None if total is None else total.seconds
+        """The default total time of a call, in seconds (``None``: no total limit)."""
 
     def __repr__(self) -> str:
         return f"Client(providers={sorted(self._configs)!r}, retry={self.retry!r})"
@@ -181,6 +200,9 @@ class Client:
         (``None``: the provider's default, on for llama.cpp, Ollama, vLLM and LM Studio).
         With a ``response_format``, ``PartialObject`` events carry the value so far;
         ``partial_tool_arguments=True`` fills ``ToolCallChunk.partial_arguments``.
+        ``timeout``: the call's total time in seconds, from its first request to its last
+        event, retries and their waits included (``None``: no limit; default: the client's);
+        past it the stream ends with ``TimeoutError`` holding the partial response.
         A list of models is a fallback chain (``restart=``, ``fallback_on=``: see
         ``llmbridge.client.model_chain``).
         """
@@ -202,6 +224,7 @@ class Client:
         self._check_open()
         options = dict(options)
         call = pop_call_settings(options)  # headers=, retry=, max_attempts=: not the body's
+        deadline = self._deadline(options.pop("timeout", _DEFAULT))
         if is_chain(model):
             return open_chain(
                 self,
@@ -211,11 +234,14 @@ class Client:
                 options=options,
                 check=_check_options,
                 call=call,
+                deadline=deadline,
             )
         _check_options(options)
         provider, model_name = self.resolve(model)  # type: ignore[arg-type]
         request = self.build_request(model_name, messages, **options)
-        return EventStream(self._stream(provider, request, rescue=rescue, call=call), provider)
+        return EventStream(
+            self._stream(provider, request, rescue=rescue, call=call, deadline=deadline), provider
+        )
 
     def stream_request(
         self,
@@ -224,11 +250,21 @@ class Client:
         *,
         rescue: bool | None = None,
         call: CallSettings | None = None,
+        timeout: Any = _DEFAULT,
     ) -> EventStream:
         """Stream an already built ``ChatRequest`` through ``provider`` (``call``: per-call
-        headers and retry settings, ``llmbridge.call_settings``)."""
+        headers and retry settings, ``llmbridge.call_settings``; ``timeout``: as for
+        ``stream``)."""
         self._check_open()
-        return EventStream(self._stream(provider, request, rescue=rescue, call=call), provider)
+        deadline = self._deadline(timeout)
+        return EventStream(
+            self._stream(provider, request, rescue=rescue, call=call, deadline=deadline), provider
+        )
+
+    def _deadline(self, timeout: Any) -> Deadline | None:
+        """The call's deadline: its own ``timeout=`` (seconds, ``None`` or a shared
+        ``Deadline``), else the client's default."""
+        return Deadline.of(self.timeout if timeout is _DEFAULT else timeout)
 
     def _stream(
         self,
@@ -237,6 +273,7 @@ class Client:
         *,
         rescue: bool | None,
         call: CallSettings | None = None,
+        deadline: Deadline | None = None,
     ) -> AsyncIterator[StreamEvent]:
         return open_events(
             http=self._http,
@@ -246,7 +283,10 @@ class Client:
             retry=self.retry if call is None else call.policy(self.retry),
             headers=None if call is None else call.headers,
             timeout=self._timeout,
+            deadline=deadline,
             max_event_bytes=self._max_event_bytes,
+            max_response_bytes=self._max_response_bytes,
+            max_events=self._max_events,
             telemetry=self.telemetry,
         )
 
@@ -267,6 +307,9 @@ class Client:
         afterwards ``loop.messages`` holds the whole conversation and ``loop.stop_reason`` says
         whether the model answered (``final``) or ``max_steps`` was reached. ``approve``: the
         app's callback for calls that need approval (``@tool(approval=...)``, MCP servers).
+        ``timeout``: the total time of the whole loop (every turn's requests; tools run on its
+        clock but are not cut short by it): the turn that runs past it ends with
+        ``TimeoutError``.
         The tools are read from the registry every turn (MCP servers' lists may change).
         """
         from ..tools.loop import run_tool_loop
@@ -285,6 +328,8 @@ class Client:
         fmt = options.get("response_format")
         if fmt is not None:
             fmt = options["response_format"] = response_format_of(fmt)
+        # one budget for the whole loop: every turn shares it (tools run on its clock too)
+        options["timeout"] = self._deadline(options.get("timeout", _DEFAULT))
 
         def turn(conversation: list[ChatMessage]) -> AsyncIterator[StreamEvent]:
             offered: Any = [*registry.specs(), *hosted] if hosted else registry
@@ -314,28 +359,38 @@ class Client:
         _check_options(options)
         provider, model_name = self.resolve(model)
         request = self.build_request(model_name, messages, **options)
-        return await queries.count_tokens(
+        counting = queries.count_tokens(
             http=self._http,
             provider=provider,
             request=request,
             retry=self.retry if call is None else call.policy(self.retry),
             timeout=self._timeout,
         )
+        return await self._in_time(counting, provider, "counting tokens")
 
     async def list_models(self, provider: str | Provider) -> list[ModelInfo]:
         """The models ``provider`` (a name such as ``"openai"`` or ``"llamacpp"``, or a provider
         object) lists, every page; a provider that cannot list is a ``ConfigurationError``."""
         self._check_open()
         target = self.provider(provider) if isinstance(provider, str) else provider
-        return await queries.list_models(
+        listing = queries.list_models(
             http=self._http, provider=target, retry=self.retry, timeout=self._timeout
         )
+        return await self._in_time(listing, target, "listing models")
+
+    async def _in_time(self, work: Awaitable[T], provider: Provider, during: str) -> T:
+        """``await work`` within the client's default total ``timeout``, if it has one."""
+        deadline = self._deadline(_DEFAULT)
+        if deadline is None:
+            return await work
+        return await within(deadline, work, provider=provider.name, during=during)
 
     async def complete(
         self, model: Models, messages: Sequence[ChatMessage], **options: Any
     ) -> ChatResponse:
         """Stream one turn and fold it into a ``ChatResponse``; with ``response_format`` its
-        ``parsed`` holds the validated value (else ``StructuredOutputError``)."""
+        ``parsed`` holds the validated value (else ``StructuredOutputError``). ``timeout``: as
+        for ``stream``."""
         rescue = options.pop("rescue_tool_calls", None)
         fmt = options.get("response_format")
         if fmt is not None:

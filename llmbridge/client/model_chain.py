@@ -31,11 +31,14 @@ Rules (issue 23; ``docs/across-providers.md``, "Fallback models"):
   (resolve a model, build a request, stream it) with its option check. What a model reference
   is (``ModelRef``, ``ModelOption``, ``is_chain``) is ``llmbridge.model_refs``'s, a floor down
   (re-exported here), so MCP sampling reads it without importing the client.
+* The call's ``timeout=`` is one budget for the whole chain: once it has passed, its
+  ``TimeoutError`` is raised as it is (no next model, no ``AllModelsFailedError``).
 """
 
 from __future__ import annotations
 
 import dataclasses
+import weakref
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeAlias
 
@@ -44,6 +47,7 @@ from ..errors import AllModelsFailedError, LLMBridgeError, StreamError, UsageErr
 from ..events import ModelSwitch, StreamEvent, StreamStart
 from ..model_refs import ModelOption, ModelRef, first_model, is_chain
 from ..providers.base import Provider
+from ..stream.deadline import Deadline
 from ..types import ChatMessage, ChatRequest
 from .event_stream import EventStream
 
@@ -89,6 +93,7 @@ class ChainHost(Protocol):
         *,
         rescue: bool | None = None,
         call: CallSettings | None = None,
+        timeout: Any = ...,
     ) -> EventStream: ...
 
 
@@ -166,22 +171,34 @@ def open_chain(
     options: Mapping[str, Any],
     check: Callable[[Mapping[str, Any]], None],
     call: CallSettings | None = None,
+    deadline: Deadline | None = None,
 ) -> EventStream:
     """The ``EventStream`` of a fallback chain (see module docstring); ``check`` refuses
-    options the client does not take."""
+    options the client does not take; ``deadline``: the call's total budget, shared by every
+    model."""
     opts = dict(options)
     restart = bool(opts.pop("restart", False))
     fallback_on = _checked(opts.pop("fallback_on", None))
     links = _links(client, models, messages, opts, rescue=rescue, check=check)
 
     def answering(provider: Provider) -> None:
-        stream.provider = provider
+        current = ref()
+        if current is not None:
+            current.provider = provider
 
     events = _chain(
-        client, links, answering, rescue=rescue, restart=restart, on=fallback_on, call=call
+        client,
+        links,
+        answering,
+        rescue=rescue,
+        restart=restart,
+        on=fallback_on,
+        call=call,
+        deadline=deadline,
     )
     stream = EventStream(events, links[0].provider)
-    return stream
+    ref = weakref.ref(stream)  # no cycle stream -> generator -> stream: a dropped chain is
+    return stream  # collected at once, and closed as any dropped stream is
 
 
 async def _chain(
@@ -192,7 +209,8 @@ async def _chain(
     rescue: bool | None,
     restart: bool,
     on: _On,
-    call: CallSettings | None = None,
+    call: CallSettings | None,
+    deadline: Deadline | None,
 ) -> AsyncIterator[StreamEvent]:
     errors: list[tuple[str, LLMBridgeError]] = []
     switch: ModelSwitch | None = None  # owed to the app before the next model's first event
@@ -201,9 +219,10 @@ async def _chain(
         held: list[StreamStart] = []
         shown = False
         try:
-            async with client.stream_request(
-                link.provider, link.request, rescue=rescue, call=call
-            ) as events:
+            opened = client.stream_request(
+                link.provider, link.request, rescue=rescue, call=call, timeout=deadline
+            )
+            async with opened as events:
                 async for event in events:
                     if not shown:
                         if type(event) is StreamStart:
@@ -221,6 +240,8 @@ async def _chain(
         except LLMBridgeError as error:
             errors.append((link.label, error))
             last = n == len(links) - 1
+            if deadline is not None and deadline.passed():
+                raise  # the call's time is up: no model gets another try
             moves_on = _moves_on(error, on)
             if shown and not (restart and moves_on):
                 raise  # as without a chain: the error with its partial

@@ -21,6 +21,9 @@ from ..events import StreamEvent
 from ..providers.base import Decoder, Provider
 from ..request import ChatRequest
 from ..stream import RetryPolicy, stream_events
+from ..stream.bounded import DEFAULT_MAX_RESPONSE_BYTES
+from ..stream.deadline import Deadline
+from ..stream.record import DEFAULT_MAX_EVENTS
 from ..structured.prompt import WarningDecoder, plan_format
 from ..telemetry import Telemetry
 
@@ -60,7 +63,10 @@ def open_events(
     rescue: bool | None,
     retry: RetryPolicy,
     timeout: Any,
+    deadline: Deadline | None = None,
     max_event_bytes: int,
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+    max_events: int = DEFAULT_MAX_EVENTS,
     telemetry: Telemetry | None,
     headers: Mapping[str, str] | None = None,
 ) -> AsyncIterator[StreamEvent]:
@@ -71,10 +77,17 @@ def open_events(
         http_request.headers = _merged(http_request.headers, headers)
     observer = None
     if telemetry is not None:
+        from ..secrets import request_secrets
         from ..telemetry.otel import ChatObserver, instruments
 
         observer = ChatObserver(
-            instruments(telemetry), provider=provider.name, request=request, url=http_request.url
+            instruments(telemetry),
+            provider=provider.name,
+            request=request,
+            url=http_request.url,
+            secrets=request_secrets(http_request.headers, http_request.url, http_request.json)
+            if telemetry.record_content
+            else (),
         )
     return stream_events(
         http=http,
@@ -83,7 +96,10 @@ def open_events(
         new_decoder=new_decoder,
         retry=retry,
         timeout=timeout,
+        deadline=deadline,
         max_event_bytes=max_event_bytes,
+        max_response_bytes=max_response_bytes,
+        max_events=max_events,
         observer=observer,
     )
 

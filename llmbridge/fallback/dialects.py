@@ -36,6 +36,7 @@ from typing import Any, Literal
 import orjson
 
 from ..errors import UsageError
+from ..tool_calls import arguments_text
 
 __all__ = [
     "FUNCTION_CALL",
@@ -172,7 +173,7 @@ def render_call(
     dialect: Dialect,
 ) -> str:
     """One call as the model is asked to write it. ``raw_arguments`` (JSON text) wins if given."""
-    args = raw_arguments if raw_arguments else orjson.dumps(arguments or {}).decode()
+    args = raw_arguments if raw_arguments else arguments_text(arguments or {})
     name_key = orjson.dumps(dialect.name_key).decode()
     args_key = orjson.dumps(dialect.arguments_keys[0]).decode()
     body = f"{{{name_key}: {orjson.dumps(name).decode()}, {args_key}: {args}}}"

@@ -14,6 +14,7 @@ Rules:
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
@@ -117,6 +118,20 @@ class ProviderConfig:
         return None
 
 
+def _holds_big_int(value: Any) -> bool:
+    """Whether ``value`` holds an integer orjson cannot encode (beyond 64 bits)."""
+    stack = [value]
+    while stack:
+        item = stack.pop()
+        if isinstance(item, dict):
+            stack.extend(item.values())
+        elif isinstance(item, list | tuple):
+            stack.extend(item)
+        elif isinstance(item, int) and not -(2**63) <= item < 2**64:
+            return True
+    return False
+
+
 @dataclass(slots=True)
 class HttpRequest:
     """The request a provider wants sent. ``json`` is the body; headers include auth."""
@@ -133,6 +148,11 @@ class HttpRequest:
         try:
             return orjson.dumps(self.json)
         except orjson.JSONEncodeError as exc:
+            if _holds_big_int(self.json):  # tool arguments kept exact: the standard library
+                try:
+                    return json.dumps(self.json, ensure_ascii=False, allow_nan=False).encode()
+                except (TypeError, ValueError):  # UnicodeEncodeError too
+                    pass
             raise UsageError(
                 f"the request body cannot be sent as JSON ({exc}): text must be valid Unicode "
                 "(a lone surrogate such as '\\ud83d' is not; decode bytes with "
@@ -166,6 +186,9 @@ class Capabilities:
 
 @runtime_checkable
 class Decoder(Protocol):
+    """Sans-IO: ``feed(event, data)`` per SSE event (``event == ""`` when unnamed; ``data``
+    may be empty, see docs/httpx-sse-empty-events.md), ``close()`` at the end of the body."""
+
     def feed(self, event: str, data: str) -> list[StreamEvent]: ...
 
     def close(self) -> list[StreamEvent]: ...

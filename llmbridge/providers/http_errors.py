@@ -6,13 +6,19 @@ and the codes that mean the context window overflowed) and passes it in.
 
 Rules:
 
-* The class comes from the status (``STATUS_ERRORS``); a 400-family status, a status outside
-  the table and an in-stream error (no status) are refined by the vocabulary; a 5xx whose body
-  names a client error is that client error (it fails the same way every time). A
-  context-length code wins over the status. Never by searching message text.
+* The HTTP status decides the class's family and whether the error is retried: a 4xx is a
+  client error, never retried except 408, 409 (``RETRIED_CLIENT_STATUSES``) and 429; a 5xx is
+  a ``ServerError``, retried. The body's type (the provider's vocabulary) only refines the
+  class *within* that family: a 400 naming ``api_error`` stays an ``InvalidRequestError`` (as
+  claude-code-router answers a context overflow), a 500 naming ``invalid_request_error`` stays
+  a ``ServerError``. A context-length code (the provider's, or a server's that speaks several
+  formats: ``SERVER_CONTEXT_LENGTH_CODES``, llama.cpp's) makes a 4xx a
+  ``ContextLengthError``. An in-stream error (no status) is classed by its type alone. Never
+  by searching message text.
 * An error object is read in the usual dialects: ``{"error": {"message", "type" | "code" |
-  "status"}}``, the flat ``{"message", "type", "code"}``, ``{"error": "text"}``, a JSON array
-  of them (the first).
+  "status"}}``, the flat ``{"message", "type", "code"}``, ``{"error": "text"}``, FastAPI's
+  ``{"detail": "text" | [{"loc", "msg"}, ...] | {error object}}`` (llama-cpp-python, LiteLLM),
+  a JSON array of them (the first).
 * ``Retry-After`` is read in seconds or as an HTTP date (``retry-after-ms`` first); the request
   id from the usual headers. Both are generic HTTP, read by ``llmbridge.http_headers`` (IO
   reads the request id there too, importing nothing from the provider floor), re-exported here.
@@ -39,6 +45,8 @@ from ..errors import (
 from ..http_headers import parse_retry_after, request_id_from
 
 __all__ = [
+    "RETRIED_CLIENT_STATUSES",
+    "SERVER_CONTEXT_LENGTH_CODES",
     "STATUS_ERRORS",
     "Vocabulary",
     "api_error",
@@ -62,6 +70,18 @@ STATUS_ERRORS: dict[int, type[APIError]] = {
     529: OverloadedError,
 }
 
+RETRIED_CLIENT_STATUSES = frozenset({408, 409})
+"""4xx answers worth trying again (request timeout, conflict), as the official SDKs do; 429 is
+a ``RateLimitError``, retried by its class."""
+
+SERVER_CONTEXT_LENGTH_CODES = frozenset({"exceed_context_size_error"})
+"""Context-overflow codes of servers that speak several providers' formats: llama.cpp's
+``llama-server`` sends this one on ``/v1/chat/completions``, ``/v1/responses`` and
+``/v1/messages`` alike, so every provider reads it the same way (one rule, here)."""
+
+_CLIENT_FAMILY = (InvalidRequestError, AuthenticationError, PermissionDeniedError, NotFoundError)
+"""The 4xx classes a body's type may refine a 4xx into (never a retried class)."""
+
 
 def _describe(error: Any, errors: Vocabulary) -> tuple[str | None, str | None]:
     """(message, type-or-code) of an error object; a word of ``errors`` is preferred."""
@@ -69,6 +89,11 @@ def _describe(error: Any, errors: Vocabulary) -> tuple[str | None, str | None]:
         return error, None
     if not isinstance(error, dict):
         return None, None
+    if "error" not in error and "message" not in error and "detail" in error:
+        detail = error["detail"]
+        if isinstance(detail, dict):  # HTTPException(detail={...}): an error object inside
+            return _describe(detail, errors)
+        return _fastapi_detail(detail), None
     inner = error.get("error", error)
     if isinstance(inner, str):
         return inner, error.get("type") if isinstance(error.get("type"), str) else None
@@ -89,18 +114,43 @@ def _describe(error: Any, errors: Vocabulary) -> tuple[str | None, str | None]:
     return (str(message) if message is not None else None), kind
 
 
+def _fastapi_detail(detail: Any) -> str | None:
+    """FastAPI's ``detail``: a string, or a list of ``{"loc": [...], "msg": "..."}`` items."""
+    if isinstance(detail, str):
+        return detail
+    if not isinstance(detail, list):
+        return None
+    parts = []
+    for item in detail[:20]:
+        if isinstance(item, dict) and isinstance(item.get("msg"), str):
+            loc = item.get("loc")
+            where = ".".join(str(p) for p in loc) if isinstance(loc, list) and loc else ""
+            parts.append(f"{where}: {item['msg']}" if where else item["msg"])
+        elif isinstance(item, str):
+            parts.append(item)
+    return "; ".join(parts) or None
+
+
 def _error_class(
     status: int | None, kind: str | None, errors: Vocabulary, context_length: Set[str]
 ) -> type[APIError]:
     named = errors.get(kind) if kind is not None else None
-    if kind is not None and kind in context_length:
+    overflow = kind is not None and (kind in context_length or kind in SERVER_CONTEXT_LENGTH_CODES)
+    if status is None:  # an in-stream error: its type is all there is
+        if overflow:
+            return ContextLengthError
+        return named if named is not None else ServerError
+    if status >= 500:  # the server's family: a type refines it only into another server error
+        cls = STATUS_ERRORS.get(status, ServerError)
+        return named if named is not None and issubclass(named, cls) else cls
+    if status == 429:
+        return RateLimitError
+    if overflow:
         return ContextLengthError
-    if status is not None and status in STATUS_ERRORS:
-        cls = STATUS_ERRORS[status]
-        return named if cls is InvalidRequestError and named is not None else cls
-    if named is not None:  # an in-stream error, another 4xx, or a 5xx naming a client error
+    cls = STATUS_ERRORS.get(status, InvalidRequestError)
+    if cls is InvalidRequestError and named is not None and issubclass(named, _CLIENT_FAMILY):
         return named
-    return ServerError if status is None or status >= 500 else InvalidRequestError
+    return cls
 
 
 def api_error(
@@ -128,7 +178,10 @@ def api_error(
     }
     if issubclass(cls, (RateLimitError, ServerError)):
         kwargs["retry_after"] = parse_retry_after(headers)
-    return cls(text, **kwargs)
+    made = cls(text, **kwargs)
+    if status in RETRIED_CLIENT_STATUSES:
+        made.retryable = True
+    return made
 
 
 def error_from_body(

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
     from .schema_from_function import FunctionSignature
 
 __all__ = [
+    "MAX_ARGUMENT_DEPTH",
     "SpecParts",
     "spec_from_function",
     "spec_from_json_schema",
@@ -31,6 +32,21 @@ __all__ = [
     "spec_from_model",
     "validate_arguments",
 ]
+
+MAX_ARGUMENT_DEPTH = 128
+"""Levels of objects and arrays tool arguments may nest (deeper is a ``ToolArgumentsError``)."""
+
+
+def _nests_deeper(value: Any, limit: int) -> bool:
+    """Whether ``value``'s dicts and lists nest more than ``limit`` deep (no recursion)."""
+    stack: list[tuple[Any, int]] = [(value, 1)]
+    while stack:
+        node, depth = stack.pop()
+        if depth > limit:
+            return True
+        items = node.values() if isinstance(node, Mapping) else node
+        stack.extend((v, depth + 1) for v in items if isinstance(v, Mapping | list | tuple))
+    return False
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,12 +142,14 @@ def spec_from_mcp(tool: Any) -> SpecParts:
 
 def validate_arguments(spec: _Spec, arguments: Mapping[str, Any] | None) -> dict[str, Any]:
     """``ToolSpec.validate_arguments``: see ``llmbridge.request`` for what each kind returns."""
-    from .argument_errors import arguments_error, not_an_object
+    from .argument_errors import arguments_error, not_an_object, too_deep
 
     if arguments is None:
         arguments = {}
     if not isinstance(arguments, Mapping):
         raise not_an_object(spec.name, arguments)
+    if _nests_deeper(arguments, MAX_ARGUMENT_DEPTH):
+        raise too_deep(spec.name, MAX_ARGUMENT_DEPTH)
     model = spec.validation_model
     try:
         instance = model.model_validate(dict(arguments))

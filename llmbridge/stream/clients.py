@@ -16,8 +16,11 @@ Rules:
   reuse one keep-alive connection). ``limits`` are totals, divided between the shards.
 * One set of clients per event loop: connections belong to the loop that opened them, so a
   ``Client`` used from a second ``asyncio.run()``, another thread's loop or trio gets fresh
-  ones (the old loop's are dropped once it is closed). An app's own ``http_client`` is used as
-  given, on whatever loop the app runs it.
+  ones. Each set is closed on its own loop (``loop_end.LoopEnd``): when that loop ends, or
+  when ``aclose()`` runs (on any loop: it closes every loop's set). An app's own
+  ``http_client`` is used as given, on whatever loop the app runs it, and never closed here.
+* After ``aclose()`` no request goes out (``UsageError``), not even one of a stream made
+  before it: it would open a new pool nobody closes.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ from typing import Any, Literal
 import httpx
 
 from ..errors import ConfigurationError, UsageError
+from .loop_end import LoopEnd
 
 __all__ = [
     "DEFAULT_LIMITS",
@@ -195,9 +199,17 @@ class HttpPool:
         self.limits = limits
         self.shards = 1 if transport == "aiohttp" else shards
         self._by_loop: dict[object, Shards] = {}
+        self._ends: dict[object, LoopEnd] = {}
+        self.closed = False
+        """Set by ``aclose()``: no request goes out after it (``UsageError``)."""
 
     def for_loop(self) -> Shards:
         """The shards of the running loop (made on first use, closed loops' dropped)."""
+        if self.closed:
+            raise UsageError(
+                "this Client is closed (aclose() or its 'async with' ended): a stream made "
+                "before that cannot send its request now; make a new Client"
+            )
         loop = current_loop()
         shards = self._by_loop.get(loop)
         if shards is None:
@@ -219,17 +231,38 @@ class HttpPool:
             limits = self.limits
             shards = Shards(lambda index: make(limits=_share(limits, index, count)), count)
         for old in [key for key in self._by_loop if _closed(key)]:
-            del self._by_loop[old]  # its connections died with it; nothing left to close
+            del self._by_loop[old]  # closed without finalizing: nothing can close them now
+            end = self._ends.pop(old, None)
+            if end is not None:
+                end.forget()
         self._by_loop[loop] = shards
+        if self.app_client is None:
+
+            async def close() -> None:  # on ``loop``, when it ends or on aclose()
+                if self._by_loop.get(loop) is shards:
+                    del self._by_loop[loop]
+                    self._ends.pop(loop, None)
+                await shards.aclose()
+
+            self._ends[loop] = LoopEnd(loop, close)
         return shards
 
     async def aclose(self) -> None:
-        """Close the clients of the running loop (an app's own client stays the app's)."""
+        """Close the clients of every loop (an app's own client stays the app's): the running
+        loop's now, another live loop's on that loop, soon."""
+        self.closed = True
         if self.app_client is not None:
             return
-        shards = self._by_loop.pop(current_loop(), None)
-        if shards is not None:
-            await shards.aclose()
+        running = current_loop()
+        for loop, end in list(self._ends.items()):
+            if loop is running:
+                await end.fire()
+            elif _closed(loop):
+                end.forget()
+            else:
+                end.fire_from_elsewhere()
+        self._by_loop.clear()
+        self._ends.clear()
 
 
 def _share(limits: httpx.Limits, index: int, count: int) -> httpx.Limits:

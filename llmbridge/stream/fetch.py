@@ -1,8 +1,8 @@
 """One plain (non-streamed) JSON request through the same IO rules as a stream.
 
 For the model list and token counts: the client from the pool, typed errors through the
-provider's ``map_error``, retries of retryable errors, the request's secrets scrubbed from
-errors, and a bounded body (``MAX_JSON_BODY``); an answer that is not JSON is a
+provider's ``map_error``, retries of retryable errors, the secrets of the request as sent
+scrubbed from errors (the app's own client's ``params`` and headers too), and a bounded body (``MAX_JSON_BODY``); an answer that is not JSON is a
 ``MalformedStreamError`` naming what came.
 """
 
@@ -18,7 +18,15 @@ from ..http_headers import request_id_from
 from ..providers.base import HttpRequest, Provider
 from .clients import HttpPool
 from .retry import RetryPolicy
-from .transport import Sleep, _loop_guard, _read_error_body, _scrub, _secrets, _translate
+from .transport import (
+    Sleep,
+    _loop_guard,
+    _read_error_body,
+    _scrub,
+    _secrets,
+    _sent_secrets,
+    _translate,
+)
 
 __all__ = ["MAX_JSON_BODY", "fetch_json"]
 
@@ -60,6 +68,7 @@ async def fetch_json(
             )
             with _translate(provider.name, request.url, midway=False), _loop_guard(provider.name):
                 response = await shards.clients[shard].send(built, stream=True)
+                scrub = _sent_secrets(response, scrub)  # the app's client's secrets too
                 try:
                     body = await _read_error_body(response, limit=MAX_JSON_BODY + 1)
                 finally:

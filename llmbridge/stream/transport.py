@@ -9,16 +9,25 @@ Rules:
 * Foreign exceptions (httpx, and httpx2 when an app passes its client) are translated in one
   place, ``_translate``, always ``raise ... from``.
 * Retries happen only before the first event is yielded; after that every error is raised
-  with the partial response attached (``err.partial``).
+  with the partial response attached (``err.partial``). Never more requests than
+  ``max_attempts``: each send is one attempt, nothing is resent behind the policy's back.
 * The response is closed on every exit: end, error, ``break`` or cancellation (shielded).
-* The idle timeout is httpx's read timeout: it bounds the silence between two chunks.
-* SSE is framed by httpx-sse (``bounded.BoundedBody``: a bound on bytes per event); decoders get
-  ``feed(event, data)`` with ``event == ""`` for an unnamed event (the spec's ``message``).
+* The idle timeout is httpx's read timeout: it bounds the silence between two chunks. A
+  ``deadline`` (``timeout=`` of the call, ``llmbridge.stream.deadline``) bounds the whole
+  call, its retries and their waits included: ``TimeoutError``, partial kept, never retried.
+* SSE is framed by httpx-sse (``bounded.BoundedBody``: bounds on the bytes per event and per
+  response); decoders get ``feed(event, data)`` with ``event == ""`` for an unnamed event (the
+  spec's ``message``).
+* What the stream yields is kept in a ``record.Record`` (for ``err.partial`` and telemetry):
+  the hot loop appends to a list, the reader folds it every few thousand events, so its memory
+  follows the content; past ``max_events`` events it is a ``MalformedStreamError``.
 * Connection errors name the host and port; a rejected TLS certificate is a
   ``CertificateError`` (not retried); a non-2xx body cut short still maps to its status.
 * No error leaves with the request's secret in it: the values of the sensitive headers (and
   ``key=``-style query parameters) are replaced in the message and the parsed error body,
   because some servers and proxies echo the key back ("Incorrect API key provided: ...").
+  Those of the request as actually sent count too: what the app's own client added (default
+  ``params`` and headers, its ``httpx.Auth``).
 """
 
 from __future__ import annotations
@@ -26,7 +35,7 @@ from __future__ import annotations
 import logging
 import ssl
 import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import contextmanager
 from typing import Any, Protocol
 
@@ -45,10 +54,11 @@ from ..errors import (
 from ..events import RateLimit, StreamEvent, StreamStart
 from ..http_headers import request_id_from
 from ..providers.base import Decoder, HttpRequest, Provider
-from ..response import Accumulator
 from ..secrets import Scrub, named_secrets, scrub_json, secret_scrubber
-from .bounded import DEFAULT_MAX_EVENT_BYTES, BoundedBody
+from .bounded import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES, BoundedBody
 from .clients import HttpPool
+from .deadline import Deadline, Until, within
+from .record import DEFAULT_MAX_EVENTS, Record
 from .retry import RetryPolicy
 
 __all__ = ["stream_events"]
@@ -156,16 +166,13 @@ async def _open(http: Any, provider: Provider, request: HttpRequest, timeout: An
         content=request.body_bytes(),
         **extra,
     )
-    log.debug("llmbridge: %s %s", request.method, request.url)
+    log.debug("llmbridge: %s %s", request.method, request.url.partition("?")[0])  # no key=
+    # One send, one attempt: no hidden resend, even on a broken or odd answer (a server that
+    # closes before answering, a status line that is not HTTP): the retry policy decides, and
+    # counts it. httpcore itself drops a pooled connection the server closed while it was idle
+    # before writing a byte to it (the one resend that cannot run a request twice).
     with _translate(provider.name, request.url, midway=False), _loop_guard(provider.name):
-        try:
-            response = await http.send(built, stream=True)
-        except _classes(httpx.RemoteProtocolError):
-            # The server closed a pooled keep-alive connection as we reused it ("disconnected
-            # without sending a response"): the request was never answered, so it is sent once
-            # more at once, on a fresh connection, as urllib3 and aiohttp do.
-            log.debug("llmbridge: stale keep-alive connection; resending once")
-            response = await http.send(built, stream=True)
+        response = await http.send(built, stream=True)
     try:
         if not 200 <= response.status_code < 300:
             body = await _read_error_body(response)
@@ -177,7 +184,9 @@ async def _open(http: Any, provider: Provider, request: HttpRequest, timeout: An
             with _translate(provider.name, request.url, midway=False):
                 body = await _read_error_body(response)
             raise _not_sse(provider, response, ctype, body)
-    except BaseException:
+    except BaseException as exc:
+        if isinstance(exc, LLMBridgeError):
+            _scrub(exc, _sent_secrets(response))
         with anyio.CancelScope(shield=True):
             await response.aclose()
         raise
@@ -265,6 +274,19 @@ def _secrets(request: HttpRequest) -> Scrub | None:
     return secret_scrubber(found) if found else None
 
 
+def _sent_secrets(response: Any, ours: Scrub | None = None) -> Scrub | None:
+    """A scrubber for the secrets of the request as sent (what the app's own client added to
+    ours: default ``params`` and headers, its ``httpx.Auth``), then ``ours``."""
+    try:
+        sent = response.request
+        found = named_secrets(sent.headers.multi_items()) | named_secrets(
+            sent.url.params.multi_items()
+        )
+    except (AttributeError, RuntimeError):  # no request on it (a test double)
+        return ours
+    return secret_scrubber(found, ours) if found else ours
+
+
 def _scrub(error: LLMBridgeError, scrub: Scrub | None) -> None:
     """Remove the request's secrets from everything the error shows."""
     if scrub is None:
@@ -277,17 +299,11 @@ def _scrub(error: LLMBridgeError, scrub: Scrub | None) -> None:
         error.body = scrub_json(body, scrub)  # type: ignore[attr-defined]
 
 
-def _attach(error: LLMBridgeError, provider: str, seen: list[StreamEvent]) -> LLMBridgeError:
+def _attach(error: LLMBridgeError, provider: str, record: Record) -> LLMBridgeError:
     if error.provider is None:
         error.provider = provider
-    if error.partial is None and seen:
-        acc = Accumulator(provider=provider)
-        try:
-            for event in seen:
-                acc.add(event)
-        except LLMBridgeError:
-            pass
-        error.partial = acc.response()
+    if error.partial is None and record:
+        error.partial = record.response()
     return error
 
 
@@ -298,7 +314,7 @@ class StreamObserver(Protocol):
 
     def first_event(self) -> None: ...
 
-    def end(self, seen: Sequence[StreamEvent], error: BaseException | None) -> None: ...
+    def end(self, record: Record, error: BaseException | None) -> None: ...
 
 
 async def stream_events(
@@ -309,18 +325,22 @@ async def stream_events(
     new_decoder: Callable[[], Decoder],
     retry: RetryPolicy,
     timeout: Any = None,
+    deadline: Deadline | None = None,
     max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+    max_events: int = DEFAULT_MAX_EVENTS,
     sleep: Sleep = anyio.sleep,
     observer: StreamObserver | None = None,
 ) -> AsyncIterator[StreamEvent]:
     """Yield the normalized events of one streamed provider response (retrying before the first).
 
-    ``http`` is an ``HttpPool`` or any ``httpx.AsyncClient``-like client. ``observer`` (the
+    ``http`` is an ``HttpPool`` or any ``httpx.AsyncClient``-like client. ``timeout``: httpx's
+    timeouts for each request; ``deadline``: the call's total budget. ``observer`` (the
     telemetry) hears when the stream starts, its first event, and once how it ended.
     """
     name = provider.name
     attempt = 0
-    seen: list[StreamEvent] = []
+    record = Record(provider=name, max_events=max_events)
     scrub = _secrets(request)
     pool = http if isinstance(http, HttpPool) else HttpPool(http)
     if observer is not None:
@@ -333,13 +353,25 @@ async def stream_events(
             shards = pool.for_loop()
             shard = shards.acquire()
             try:
-                response = await _open(shards.clients[shard], provider, request, timeout)
+                opening = _open(shards.clients[shard], provider, request, timeout)
+                if deadline is not None:
+                    opening = within(deadline, opening, provider=name, during="sending")
+                response = await opening
+                scrub = _sent_secrets(response, scrub)  # the app's client's secrets too
                 stamp = _stamp(provider, response.headers)
                 decoder = new_decoder()
-                body = BoundedBody(response, limit=max_event_bytes, provider=name)
+                body = BoundedBody(
+                    response,
+                    limit=max_event_bytes,
+                    max_bytes=max_response_bytes,
+                    provider=name,
+                    record=record,
+                )
                 events = body.events()
+                if deadline is not None:
+                    events = Until(events, deadline, name)
                 # httpx-sse names unnamed events "message"; decoders are given "".
-                feed, keep = decoder.feed, seen.append
+                feed, keep = decoder.feed, record.recent.append
                 with _translate(name, request.url, midway=True):
                     # Up to the first events: clock the first, stamp the StreamStart (in the
                     # first batch, nearly always; a decoder may send it later).
@@ -367,9 +399,17 @@ async def stream_events(
                 return
             except LLMBridgeError as exc:
                 _scrub(exc, scrub)
-                delay = None if seen else retry.delay(attempt=attempt, error=exc)
+                delay = None if record else retry.delay(attempt=attempt, error=exc)
+                if delay is not None and deadline is not None:
+                    if deadline.passed():
+                        delay = None  # out of time: raised as it is
+                    elif anyio.current_time() + delay >= deadline.start():
+                        late = deadline.error(
+                            provider=name, during=f"no time left for a retry after {exc!r}"
+                        )
+                        raise late from exc
                 if delay is None:
-                    _attach(exc, name, seen)
+                    _attach(exc, name, record)
                     raise
                 log.debug(
                     "llmbridge: %s failed (%s); retry %d in %.2fs",
@@ -396,4 +436,4 @@ async def stream_events(
         raise
     finally:
         if observer is not None:
-            observer.end(seen, ended)
+            observer.end(record, ended)

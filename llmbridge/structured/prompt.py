@@ -42,6 +42,9 @@ def format_instructions(fmt: ResponseFormat) -> str:
             "Answer with a single JSON object. Write only the JSON object itself: no "
             "explanation before or after it and no code fence."
         )
+    from ..specs.schema_bounds import check_schema_bounds
+
+    check_schema_bounds(fmt.json_schema, what="response_format")
     schema = orjson.dumps(fmt.json_schema, option=orjson.OPT_INDENT_2).decode()
     return (
         f"Answer with a single JSON value ({fmt.name}) that conforms to this JSON schema:\n"

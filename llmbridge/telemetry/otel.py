@@ -12,7 +12,10 @@ Rules: spans are started without becoming the current span (a stream is an async
 whose context is not the caller's); an error ends the span with status ERROR, its
 ``error.type`` (the exception's class) and the usage the partial response had; a stream the
 app closes early, or a cancelled one, ends the span without error and says so in
-``llmbridge.stream.ended``. Anything that fails in here is logged and swallowed.
+``llmbridge.stream.ended``. Anything that fails in here is logged and swallowed. Content
+(``record_content=True``) is scrubbed of the request's credentials (secret-named headers and
+query parameters, as recordings are): a server that echoes the key into the model's text
+does not put it on the span.
 """
 
 from __future__ import annotations
@@ -21,7 +24,7 @@ import contextlib
 import functools
 import logging
 import time
-from collections.abc import Awaitable, Iterator, Sequence
+from collections.abc import Awaitable, Iterable, Iterator, Sequence
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -32,7 +35,7 @@ from opentelemetry.trace import SpanKind, Status, StatusCode
 from .._version import __version__
 from ..cost import cost_of
 from ..errors import LLMBridgeError
-from ..events import Finish, StreamEvent, StreamStart, Usage
+from ..events import Finish, Usage
 from ..messages import (
     ChatMessage,
     ChatResponse,
@@ -42,7 +45,8 @@ from ..messages import (
     ToolResultPart,
 )
 from ..request import ChatRequest
-from ..response import accumulate
+from ..secrets import Scrub, scrub_json, secret_scrubber
+from ..stream.record import Record
 from . import Telemetry
 
 __all__ = ["ChatObserver", "Instruments", "instruments", "tool_span", "traced_tool_call"]
@@ -116,12 +120,31 @@ class ChatObserver:
     """One ``chat`` span and its metrics; ``stream_events`` calls ``start`` when the stream
     starts, ``first_event`` at its first event and ``end`` once, however it ends."""
 
-    __slots__ = ("_attrs", "_first", "_inst", "_provider", "_request", "_span", "_start")
+    __slots__ = (
+        "_attrs",
+        "_first",
+        "_inst",
+        "_provider",
+        "_request",
+        "_scrub",
+        "_span",
+        "_start",
+    )
 
-    def __init__(self, inst: Instruments, *, provider: str, request: ChatRequest, url: str) -> None:
+    def __init__(
+        self,
+        inst: Instruments,
+        *,
+        provider: str,
+        request: ChatRequest,
+        url: str,
+        secrets: Iterable[str] = (),
+    ) -> None:
         self._inst = inst
         self._provider = provider
         self._request = request
+        self._scrub: Scrub = secret_scrubber(secrets)
+        """Removes the request's credentials from the content put on the span."""
         self._span: Any = None
         self._start = self._first = 0.0
         parts = urlsplit(url)
@@ -148,7 +171,7 @@ class ChatObserver:
             if request.response_format is not None:
                 attrs["gen_ai.output.type"] = "json"
             if self._inst.config.record_content:
-                attrs.update(_input_content(request.messages))
+                attrs.update(_input_content(request.messages, self._scrub))
             self._span = self._inst.tracer.start_span(
                 f"chat {request.model}", kind=SpanKind.CLIENT, attributes=attrs
             )
@@ -158,17 +181,17 @@ class ChatObserver:
     def first_event(self) -> None:
         self._first = time.perf_counter()
 
-    def end(self, seen: Sequence[StreamEvent], error: BaseException | None) -> None:
+    def end(self, record: Record, error: BaseException | None) -> None:
         try:
-            self._end(seen, error)
+            self._end(record, error)
         except Exception:
             log.exception("llmbridge: could not end the telemetry span")
 
-    def _end(self, seen: Sequence[StreamEvent], error: BaseException | None) -> None:
+    def _end(self, record: Record, error: BaseException | None) -> None:
         span, inst, now = self._span, self._inst, time.perf_counter()
         attrs = dict(self._attrs)
-        start = next((e for e in seen if isinstance(e, StreamStart)), None)
-        finish = seen[-1] if seen and isinstance(seen[-1], Finish) else None
+        start, last = record.ends()
+        finish = last if isinstance(last, Finish) else None
         if start is not None and start.model:
             attrs["gen_ai.response.model"] = start.model
         partial = error.partial if isinstance(error, LLMBridgeError) else None
@@ -200,9 +223,10 @@ class ChatObserver:
         if error is not None and _closed(error):
             span_attrs["llmbridge.stream.ended"] = "closed"
         if inst.config.record_content:
-            response = partial if partial is not None else _folded(seen, self._provider)
+            response = partial if partial is not None else record.response() if record else None
             if response is not None:
-                span_attrs["gen_ai.output.messages"] = _json([_output(response)])
+                output = scrub_json([_output(response)], self._scrub)
+                span_attrs["gen_ai.output.messages"] = _json(output)
         span.set_attributes(span_attrs)
         if failed:
             span.set_status(Status(StatusCode.ERROR, str(error)[:500]))
@@ -235,13 +259,6 @@ def _usage(usage: Usage) -> dict[str, int]:
     return out
 
 
-def _folded(seen: Sequence[StreamEvent], provider: str) -> ChatResponse | None:
-    try:
-        return accumulate(seen, provider=provider)
-    except LLMBridgeError:
-        return None
-
-
 def _json(value: Any) -> str:
     return orjson.dumps(value, default=str).decode()
 
@@ -264,12 +281,13 @@ def _parts(message: ChatMessage) -> list[dict[str, Any]]:
     return parts
 
 
-def _input_content(messages: Sequence[ChatMessage]) -> dict[str, str]:
+def _input_content(messages: Sequence[ChatMessage], scrub: Scrub) -> dict[str, str]:
     system = [m for m in messages if m.role == "system"]
     others = [{"role": m.role, "parts": _parts(m)} for m in messages if m.role != "system"]
-    out = {"gen_ai.input.messages": _json(others)}
+    out = {"gen_ai.input.messages": _json(scrub_json(others, scrub))}
     if system:
-        out["gen_ai.system_instructions"] = _json([p for m in system for p in _parts(m)])
+        instructions = [p for m in system for p in _parts(m)]
+        out["gen_ai.system_instructions"] = _json(scrub_json(instructions, scrub))
     return out
 
 

@@ -4,11 +4,18 @@
 body as it streams (keeping chunk boundaries) and keeps a ``Recording`` per request.
 ``record_fixture`` runs one ``Client.stream`` call through it and writes a complete fixture
 folder (input, request, response, golden events, and the error if the stream ended in one).
+
+Rules: what is recorded is what the decoder reads. A compressed body (``content-encoding``:
+gzip, deflate, and br / zstd where httpx can decode them) is decoded here, with httpx's own
+decoders, and handed on decoded (without ``content-encoding`` / ``content-length``): the
+recording holds the plain bytes, so redaction sees every key inside and a replay serves them
+as they were read. A ``Recording``'s repr scrubs the secrets its transport saw (its data stays
+exact: it is what tests compare).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Iterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -19,7 +26,7 @@ import orjson
 from ..errors import LLMBridgeError
 from ..events import StreamEvent
 from ..providers.base import ProviderConfig
-from ..secrets import is_secret_name, named_secrets
+from ..secrets import is_secret_name, json_strings, named_secrets
 from ..types import ChatMessage
 from .fixtures import Fixture, dump_json
 from .redact import (
@@ -27,6 +34,8 @@ from .redact import (
     redact_request_headers,
     redact_response_headers,
     redact_url,
+    scrub_bytes,
+    scrub_json,
     secret_scrubber,
 )
 
@@ -45,34 +54,38 @@ class Recording:
     status: int = 0
     headers: dict[str, str] = field(default_factory=dict)
     chunks: list[bytes] = field(default_factory=list)
+    """The body as the decoder read it (decompressed), at the boundaries it arrived in."""
+    secrets: set[str] = field(default_factory=set, repr=False, compare=False)
+    """The credentials its transport saw: scrubbed from the repr."""
+
+    def __repr__(self) -> str:
+        scrub = secret_scrubber(self.secrets)
+        body = scrub_bytes(b"".join(self.chunks), scrub)
+        return (
+            f"Recording(request={scrub_json(self.request, scrub)!r}, status={self.status}, "
+            f"headers={scrub_json(self.headers, scrub)!r}, body={body!r})"
+        )
 
 
 class _Tee(httpx.AsyncByteStream):
-    def __init__(self, inner: httpx.AsyncByteStream, into: list[bytes]) -> None:
-        self._inner = inner
+    """The body of ``response`` as its decoder reads it (content-encoding undone by httpx),
+    each chunk also kept in ``into``."""
+
+    def __init__(self, response: httpx.Response, into: list[bytes]) -> None:
+        self._response = response
         self._into = into
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for chunk in self._inner:
+        async for chunk in self._response.aiter_bytes():
             self._into.append(chunk)
             yield chunk
 
     async def aclose(self) -> None:
-        await self._inner.aclose()
+        await self._response.aclose()
 
 
-def _named_strings(value: Any) -> Iterator[tuple[str, Any]]:
-    """Every ``(key, value)`` pair of the JSON ``value``'s objects, nested ones included (a
-    body's credentials are named like headers: ``authorization``, ``authorization_token``)."""
-    if isinstance(value, dict):
-        for key, item in value.items():
-            if isinstance(item, str):
-                yield key, item
-            else:
-                yield from _named_strings(item)
-    elif isinstance(value, list):
-        for item in value:
-            yield from _named_strings(item)
+_ENCODING_HEADERS = frozenset({"content-encoding", "content-length"})
+"""Headers that describe the encoded body, which is not what the recorder hands on."""
 
 
 class RecordingTransport(httpx.AsyncBaseTransport):
@@ -93,8 +106,9 @@ class RecordingTransport(httpx.AsyncBaseTransport):
             body: Any = orjson.loads(content) if content else None
         except orjson.JSONDecodeError:
             body = content.decode("utf-8", "replace")
-        self.secrets |= named_secrets(_named_strings(body))  # e.g. a remote MCP server's token
+        self.secrets |= named_secrets(json_strings(body))  # e.g. a remote MCP server's token
         recording = Recording(
+            secrets=self.secrets,
             request={
                 "method": request.method,
                 "url": redact_url(str(request.url)) if self.redact else str(request.url),
@@ -102,7 +116,7 @@ class RecordingTransport(httpx.AsyncBaseTransport):
                     request.headers.multi_items(), redact=self.redact
                 ),
                 "body": body,
-            }
+            },
         )
         self.recordings.append(recording)
         response = await self.inner.handle_async_request(request)
@@ -111,8 +125,19 @@ class RecordingTransport(httpx.AsyncBaseTransport):
             response.headers.multi_items(), redact=self.redact
         )
         assert isinstance(response.stream, httpx.AsyncByteStream)
-        response.stream = _Tee(response.stream, recording.chunks)
-        return response
+        encoded = httpx.Response(  # httpx's decoders undo any encoding, as the client's would
+            response.status_code, headers=response.headers, stream=response.stream, request=request
+        )
+        headers = response.headers.multi_items()
+        if "content-encoding" in response.headers:  # handed on decoded: not what they describe
+            headers = [(k, v) for k, v in headers if k.lower() not in _ENCODING_HEADERS]
+        return httpx.Response(
+            response.status_code,
+            headers=headers,
+            stream=_Tee(encoded, recording.chunks),
+            request=request,
+            extensions=response.extensions,
+        )
 
     async def aclose(self) -> None:
         await self.inner.aclose()

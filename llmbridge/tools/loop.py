@@ -21,11 +21,14 @@ Rules:
   is a valid conversation the app can continue with another run; ``stop_reason ==
   "max_steps"``. No exception: the app checks ``stop_reason``.
 * Errors from the model stream (API errors, truncation) propagate unchanged.
+* ``aclose()`` mid-turn closes that turn's stream (its HTTP response) at once; a loop
+  dropped mid-turn is closed on its event loop, quietly under trio too.
 * Works the same for native tool calls and the prompt fallback: both yield the same events.
 """
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
 from typing import Any, Literal, TypeAlias
 
@@ -34,6 +37,7 @@ from ..events import StreamEvent
 from ..messages import ChatMessage
 from ..request import ResponseFormat
 from ..response import Accumulator, ChatResponse
+from ..stream.loop_end import close_dropped, trio_token
 from ..structured import parse_response
 from ..telemetry import Telemetry
 from .approval import Approver
@@ -83,7 +87,10 @@ class ToolLoop:
         self._provider = provider
         self._format = response_format
         self._telemetry = telemetry
-        self._events = self._run()
+        # The generators see the loop through a weak proxy: no cycle loop -> generator ->
+        # loop, so a loop dropped mid-turn is collected at once and closed by ``__del__``.
+        self._events = ToolLoop._run(weakref.proxy(self))
+        self._trio = trio_token()
 
     @property
     def new_messages(self) -> list[ChatMessage]:
@@ -98,6 +105,9 @@ class ToolLoop:
 
     async def aclose(self) -> None:
         await self._events.aclose()
+
+    def __del__(self) -> None:
+        close_dropped(getattr(self, "_trio", None), getattr(self, "_events", None))
 
     async def _turn(self) -> AsyncGenerator[StreamEvent, None]:
         acc = Accumulator(provider=self._provider)
@@ -116,8 +126,12 @@ class ToolLoop:
 
     async def _run(self) -> AsyncGenerator[LoopEvent, None]:
         while True:
-            async for event in self._turn():
-                yield event
+            turn = ToolLoop._turn(self)  # ``self`` is the weak proxy: keep it so
+            try:
+                async for event in turn:
+                    yield event
+            finally:  # closing the loop mid-turn closes that turn's stream now, not at GC
+                await turn.aclose()
             assert self.response is not None
             calls = self.response.tool_calls
             if not calls:

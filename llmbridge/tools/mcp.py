@@ -8,14 +8,18 @@ Rules:
   to install. Works with the SDK's 1.x and 2.x APIs (camelCase and snake_case fields alike).
 * ``connect_stdio`` starts the server as a subprocess, ``connect_http`` speaks streamable HTTP;
   both are async context managers that initialise the session on entry and close the session,
-  the transport and (stdio) the process on exit, with whatever it left in its process group.
+  the transport and (stdio) the process on exit, with every process it left: its process
+  group, and (Linux) descendants that started their own session (``setsid``, daemons), found
+  by a tag in their environment and by walking ``/proc`` (``llmbridge.tools.mcp_processes``).
   Enter and leave them in the same task.
 * The boundary is ours: whatever fails inside ``async with connect_*`` (the SDK's task groups
   wrap it in exception groups) leaves as the one exception that happened, and the SDK's own
   failures as ``MCPError`` naming the server (command and the tail of its stderr for stdio). A
   server that does not answer ``initialize`` within ``timeout`` seconds (silent, or printing
   non-JSON) is an ``MCPError``, never a hang. ``stderr=`` says where the server's stderr goes
-  (default: kept for the error message).
+  (default: kept for the error message). ``secrets=`` (and the values of ``env`` / ``headers``
+  entries whose names say secret, such as ``API_TOKEN``) are scrubbed from that tail and from
+  every error message.
 * A stdio server's process is watched by a task waiting for it to exit (``_watch_exit``):
   when it exits, the requests in flight on it end at once (``initialize`` included), even if a
   child it left behind holds its stdout open so that the SDK never sees the end of it.
@@ -27,17 +31,17 @@ Rules:
 from __future__ import annotations
 
 import contextlib
-import os
+import functools
 import shlex
-import signal
 import sys
 import tempfile
-from collections.abc import AsyncIterator, Mapping, Sequence
+from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Any, TextIO
 
 import anyio
 
 from ..errors import LLMBridgeError
+from ..secrets import named_secrets
 from .mcp_connection import MCPConnection, MCPTool, _import_mcp
 from .mcp_content import field_of
 from .mcp_errors import (
@@ -50,6 +54,7 @@ from .mcp_errors import (
     _leaves,
     _watch_spawns,
 )
+from .mcp_processes import ServerProcesses
 
 __all__ = [
     "MCPConnection",
@@ -75,6 +80,7 @@ async def _session(
     boundary: _Boundary,
     timeout: float | None,
     session_options: Mapping[str, Any] | None,
+    before_stop: Callable[[], None] | None = None,
 ) -> AsyncIterator[MCPConnection]:
     mcp = _import_mcp()
     raised: Exception | None = None  # by the app, in its ``async with`` block
@@ -82,6 +88,8 @@ async def _session(
         async with contextlib.AsyncExitStack() as stack:
             try:
                 opened = await stack.enter_async_context(streams)
+                if before_stop is not None:  # runs before the transport stops the server
+                    stack.callback(before_stop)
                 read, write = opened[0], opened[1]
                 session = await stack.enter_async_context(
                     mcp.ClientSession(read, write, **dict(session_options or {}))
@@ -141,19 +149,26 @@ async def connect_stdio(
     name: str | None = None,
     session_options: Mapping[str, Any] | None = None,
     where: str | None = None,
+    secrets: Iterable[str] = (),
 ) -> AsyncIterator[MCPConnection]:
     """Start an MCP server process and connect to it over stdin/stdout.
 
     ``timeout``: seconds the server has to answer ``initialize``. ``stderr``: a file for the
     server's stderr (default: a temporary one, whose tail ends any ``MCPError``). ``name``:
     the server's name in errors and on its tools. ``where``: how errors show the server
-    (default: its command line; pass one without secrets if ``args`` hold any)."""
+    (default: its command line; pass one without secrets if ``args`` hold any). ``secrets``:
+    strings scrubbed from the stderr tail and error messages, besides the values of ``env``
+    entries whose names say secret."""
     mcp = _import_mcp()
     from mcp.client.stdio import stdio_client
 
     _watch_spawns()
+    processes = ServerProcesses()
     params = mcp.StdioServerParameters(
-        command=command, args=list(args), env=dict(env) if env is not None else None, cwd=cwd
+        command=command,
+        args=list(args),
+        env=processes.environment(dict(env) if env is not None else None),
+        cwd=cwd,
     )
     with contextlib.ExitStack() as files:
         log = stderr
@@ -162,26 +177,30 @@ async def connect_stdio(
                 tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
             )
         where = where or shlex.join([command, *args])
-        boundary = _Boundary(where, log if stderr is None else None, name)
+        hidden = {*secrets, *named_secrets((env or {}).items())}
+        boundary = _Boundary(where, log if stderr is None else None, name, secrets=hidden)
         token = _SPAWNED.set(boundary.processes)
         try:
             transport = stdio_client(params, errlog=log)
-            async with _session(transport, boundary, timeout, session_options) as connection:
+            remember = functools.partial(_remember, processes, boundary.processes)
+            async with _session(
+                transport, boundary, timeout, session_options, before_stop=remember
+            ) as connection:
                 yield connection
         finally:
             _SPAWNED.reset(token)
-            _kill_leftovers(boundary.processes)
+            # the SDK kills the group only when the server itself outlives the grace period:
+            # children of a server that exited promptly, and those that left the group
+            # (setsid), would be orphans
+            processes.kill_leftovers(_pids(boundary.processes))
 
 
-def _kill_leftovers(processes: Sequence[Any]) -> None:
-    """Kill what a stopped server left in its process group (the SDK starts each server in
-    a new session, and kills the group only when the server itself outlives the grace
-    period: children of a server that exited promptly would be orphans)."""
-    killpg = getattr(os, "killpg", None)  # POSIX; on Windows the SDK's job object does this
-    for process in processes:
-        if killpg is not None and getattr(process, "pid", None):
-            with contextlib.suppress(OSError):  # nothing left: the group is gone
-                killpg(process.pid, signal.SIGKILL)
+def _pids(processes: Sequence[Any]) -> list[int]:
+    return [p.pid for p in processes if getattr(p, "pid", None)]
+
+
+def _remember(processes: ServerProcesses, spawned: Sequence[Any]) -> None:
+    processes.remember(_pids(spawned))
 
 
 @contextlib.asynccontextmanager
@@ -193,11 +212,14 @@ async def connect_http(
     name: str | None = None,
     session_options: Mapping[str, Any] | None = None,
     where: str | None = None,
+    secrets: Iterable[str] = (),
 ) -> AsyncIterator[MCPConnection]:
     """Connect to an MCP server over streamable HTTP (``timeout``: for ``initialize``;
-    ``where``: how errors show the server, default its URL)."""
+    ``where``: how errors show the server, default its URL; ``secrets``: scrubbed from error
+    messages, besides secret-named ``headers`` values)."""
     _import_mcp()
-    boundary = _Boundary(where or url, None, name)
+    hidden = {*secrets, *named_secrets((headers or {}).items())}
+    boundary = _Boundary(where or url, None, name, secrets=hidden)
     from mcp.client import streamable_http
 
     modern = getattr(streamable_http, "streamable_http_client", None)

@@ -13,8 +13,11 @@ Rules:
   apps that share these files do.
 * ``${VAR}`` (also VS Code's and Cursor's ``${env:VAR}``, and ``${VAR:-default}``) in
   ``command``, ``args``, ``env``, ``cwd``, ``url`` and ``headers`` is replaced from the
-  environment; an unset variable without a default is an error. Expanded values never show: reprs, ``where`` and errors use the entry as written
-  (``${VAR}``), and reprs show only the names of ``env`` and ``headers``.
+  environment; an unset variable without a default is an error. Expanded values never show:
+  reprs, ``where`` and errors use the entry as written (``${VAR}``), reprs show only the names
+  of ``env`` and ``headers``, and ``expanded_values`` (every value a ``${VAR}`` became) is
+  scrubbed from the server's stderr tail and from every error about it (values of 8+
+  characters, as every secret: ``llmbridge.secrets``).
 * Every problem is an ``MCPConfigError`` naming the server and the field, raised while
   loading: before any server starts.
 """
@@ -61,6 +64,13 @@ class _Common(BaseModel):
     startup_timeout: float | None = Field(default=None, gt=0)
     _written: dict[str, Any] = PrivateAttr(default_factory=dict)
     """The fields ``${VAR}`` may appear in, as written (before expansion)."""
+    _expanded: frozenset[str] = PrivateAttr(default_factory=frozenset)
+
+    @property
+    def expanded_values(self) -> frozenset[str]:
+        """What each ``${VAR}`` of the entry became (values and defaults): secrets to scrub
+        from anything shown about the server (its stderr tail, its errors)."""
+        return self._expanded
 
     def _as_written(self, field: str) -> Any:
         return self._written.get(field, getattr(self, field))
@@ -122,14 +132,19 @@ _EXPANDED = ("command", "args", "env", "cwd", "url", "headers")
 _TYPES = {"stdio": "stdio", "http": "http", "streamable-http": "http", "streamableHttp": "http"}
 
 
-def _expand(value: Any, *, server: str, field: str, environ: Mapping[str, str]) -> Any:
+def _expand(
+    value: Any, *, server: str, field: str, environ: Mapping[str, str], seen: set[str]
+) -> Any:
+    """``value`` with every ``${VAR}`` replaced; what they became is added to ``seen``."""
     if isinstance(value, str):
 
         def one(match: re.Match[str]) -> str:
             name, default = match.group(1), match.group(2)
             if name in environ:
+                seen.add(environ[name])
                 return environ[name]
             if default is not None:
+                seen.add(default)
                 return default
             raise MCPConfigError(
                 f"MCP server {server!r}: {field} uses ${{{name}}}, which is not set in the "
@@ -140,10 +155,10 @@ def _expand(value: Any, *, server: str, field: str, environ: Mapping[str, str]) 
 
         return _VAR.sub(one, value)
     if isinstance(value, list):
-        return [_expand(v, server=server, field=field, environ=environ) for v in value]
+        return [_expand(v, server=server, field=field, environ=environ, seen=seen) for v in value]
     if isinstance(value, dict):
         return {
-            k: _expand(v, server=server, field=f"{field}.{k}", environ=environ)
+            k: _expand(v, server=server, field=f"{field}.{k}", environ=environ, seen=seen)
             for k, v in value.items()
         }
     return value
@@ -173,8 +188,9 @@ def _entry(name: str, raw: Any, environ: Mapping[str, str]) -> MCPServerConfig:
             server=name,
         )
     written = {key: data[key] for key in _EXPANDED if key in data}
+    expanded: set[str] = set()
     for key in written:
-        data[key] = _expand(data[key], server=name, field=key, environ=environ)
+        data[key] = _expand(data[key], server=name, field=key, environ=environ, seen=expanded)
     model: type[MCPServerConfig] = (
         MCPHttpServerConfig if _TYPES[kind] == "http" else MCPStdioServerConfig
     )
@@ -190,6 +206,7 @@ def _entry(name: str, raw: Any, environ: Mapping[str, str]) -> MCPServerConfig:
             field=field,
         ) from exc
     entry._written = written
+    entry._expanded = frozenset(expanded)
     return entry
 
 

@@ -196,7 +196,7 @@ class MCPConnection:
                 f"is gone ({what}: {exc}); it is restarted on the next call",
                 kind=MCPConnectionLostError,
             )
-        error = MCPError(f"MCP server {self._label()}: {what} failed: {exc}")
+        error = MCPError(self._boundary.scrub(f"MCP server {self._label()}: {what} failed: {exc}"))
         error.server, error.where = self.name, self.where
         return error
 

@@ -10,6 +10,9 @@
 
 Rules: messages name the server (its name, command line or URL); start-up failures end with
 the exit status (when known) and the tail of the server's stderr, also kept as attributes.
+The boundary's secrets (what the config's ``${VAR}`` became, secret-named ``env`` and
+``headers`` values) are scrubbed from the stderr tail and from every message it makes: a
+server printing its token to stderr does not put it into ``str(err)`` or ``repr(err)``.
 """
 
 from __future__ import annotations
@@ -17,12 +20,13 @@ from __future__ import annotations
 import contextvars
 import os
 import sys
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from typing import Any, TextIO
 
 import anyio
 
 from ..errors import LLMBridgeError
+from ..secrets import secret_scrubber
 
 __all__ = ["MCPConnectionLostError", "MCPError", "MCPTimeoutError", "MCPToolError"]
 
@@ -90,11 +94,20 @@ def _watch_spawns() -> None:
 class _Boundary:
     """Turns what leaves an MCP connection into one exception a caller can catch."""
 
-    def __init__(self, where: str, log: TextIO | None, name: str | None = None) -> None:
+    def __init__(
+        self,
+        where: str,
+        log: TextIO | None,
+        name: str | None = None,
+        *,
+        secrets: Iterable[str] = (),
+    ) -> None:
         self.where = where
         self.log = log
         self.name = name
         self.processes: list[Any] = []
+        self.scrub = secret_scrubber(secrets)
+        """Removes the server's secrets from anything shown (stderr tail, messages)."""
 
     def stderr_tail(self) -> str | None:
         if self.log is None:
@@ -105,7 +118,7 @@ class _Boundary:
             # the last 8000 bytes only (a long session's log may be huge); an offset inside a
             # character decodes as U+FFFD (the file is opened with errors="replace")
             self.log.seek(max(0, end - 8000))
-            return str(self.log.read()[-2000:].strip())[-800:]
+            return self.scrub(str(self.log.read()))[-2000:].strip()[-800:]  # scrubbed whole
         except (OSError, ValueError):
             return None
 
@@ -126,7 +139,7 @@ class _Boundary:
             text += f"; it exited with status {status}"
         if tail is not None:
             text += f"; its stderr ends with: {tail!r}" if tail else "; it wrote nothing to stderr"
-        error = kind(text)
+        error = kind(self.scrub(text))
         error.server, error.where, error.exit_status, error.stderr_tail = (
             self.name,
             self.where,

@@ -22,6 +22,7 @@ import anyio
 from anyio.abc import TaskGroup, TaskStatus
 
 from ..errors import LLMBridgeError
+from ..secrets import secret_scrubber
 from .approval import ApprovalRule, Approver, check_rule
 from .mcp import MCPConnection, connect_http, connect_stdio
 from .mcp_config import MCPHttpServerConfig, MCPServerConfig
@@ -116,6 +117,7 @@ class MCPServer:
                 name=self.name,
                 session_options=self._session_options(),
                 where=cfg.where,
+                secrets=cfg.expanded_values,
             )
         return connect_stdio(
             cfg.command,
@@ -126,6 +128,7 @@ class MCPServer:
             name=self.name,
             session_options=self._session_options(),
             where=cfg.where,
+            secrets=cfg.expanded_values,
         )
 
     async def _supervise(
@@ -171,7 +174,8 @@ class MCPServer:
         except Exception as exc:
             if isinstance(exc, LLMBridgeError):
                 raise
-            error = MCPError(f"MCP server {self.name!r} could not be started: {exc!r}")
+            scrub = secret_scrubber(self.config.expanded_values)
+            error = MCPError(scrub(f"MCP server {self.name!r} could not be started: {exc!r}"))
             error.server, error.where = self.name, self.config.where
             raise error from exc
         startup = self.config.startup_timeout or self._hub.startup_timeout

@@ -81,7 +81,7 @@ class AnthropicDecoder:
         try:
             obj = _loads(data)
         except _JSONDecodeError:
-            if not data:
+            if not data or data.isspace():  # an empty event (httpx-sse, after an id: line)
                 return []
             self._failed = True
             raise MalformedStreamError(

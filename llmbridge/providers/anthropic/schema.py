@@ -18,6 +18,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...specs.schema_bounds import check_schema_bounds
+
 __all__ = ["STRING_FORMATS", "output_schema"]
 
 STRING_FORMATS = frozenset(
@@ -28,6 +30,7 @@ _TYPES = frozenset({"object", "array", "string", "integer", "number", "boolean",
 
 def output_schema(schema: dict[str, Any]) -> tuple[dict[str, Any], list[str]]:
     """The schema to send and what could not be kept (one note per moved keyword set)."""
+    check_schema_bounds(schema, what="response_format")  # nesting bounded: _transform recurses
     notes: list[str] = []
     return _transform(schema, "$", notes), notes
 

@@ -3,7 +3,8 @@
 Follows https://platform.claude.com/docs/en/api/messages (``tools``, ``tool_choice``). Rules:
 
 * a tool is ``{name, description, input_schema}`` (+ ``strict`` when set); no description is
-  left out rather than sent empty;
+  left out rather than sent empty; the schema is checked against the schema bounds
+  (``llmbridge.specs.schema_bounds``);
 * a custom (freeform) tool (``ToolSpec.input_format``, OpenAI only) is an
   ``UnsupportedFeatureError`` naming it, never silently dropped (docs/tools.md);
 * ``tool_choice`` auto / any (required) / tool / none; ``parallel_tool_calls=False`` becomes
@@ -15,6 +16,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import UnsupportedFeatureError
+from ...specs.schema_bounds import check_schema_bounds
 from ...types import ToolChoice, ToolSpec
 
 __all__ = ["encode_tool", "encode_tool_choice"]
@@ -31,6 +33,7 @@ def encode_tool(spec: ToolSpec) -> dict[str, Any]:
     tool: dict[str, Any] = {"name": spec.name}
     if spec.description:
         tool["description"] = spec.description
+    check_schema_bounds(spec.parameters, what=f"tool {spec.name!r}")
     tool["input_schema"] = spec.parameters
     if spec.strict is not None:
         tool["strict"] = spec.strict

@@ -32,6 +32,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...specs.schema_bounds import check_schema_bounds
 from ...types import CachePoint, ChatRequest, ReasoningConfig, ToolChoice
 from ..history import adapt_history, validates_thought_signatures
 from .hosted import encode_hosted
@@ -86,9 +87,12 @@ def _generation_config(request: ChatRequest, *, json_schema: bool, vertex: bool)
         if request.response_format.any_object:
             pass  # any JSON object: the MIME type alone is Gemini's JSON mode
         elif json_schema:
+            check_schema_bounds(schema, what="response_format")
             config["responseJsonSchema"] = {k: v for k, v in schema.items() if k != "$schema"}
         else:
-            config["responseSchema"] = to_gemini_schema(schema, additional_properties=vertex)
+            config["responseSchema"] = to_gemini_schema(
+                schema, additional_properties=vertex, what="response_format"
+            )
     if request.reasoning is not None:
         config["thinkingConfig"] = _thinking(request.reasoning, model=request.model)
     return config
@@ -155,7 +159,7 @@ def request_warnings(
     warnings = adapt_history(request.messages, provider=provider).warnings
     if request.response_format is not None and not json_schema:
         schema = request.response_format.json_schema
-        dropped = dropped_keywords(schema, additional_properties=vertex)
+        dropped = dropped_keywords(schema, additional_properties=vertex, what="response_format")
         if dropped:
             warnings.append(
                 f"response_format: Gemini's responseSchema has no {', '.join(dropped)}; left out "

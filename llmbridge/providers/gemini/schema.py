@@ -4,7 +4,11 @@ Follows the ``Schema`` type of the Gemini API (https://ai.google.dev/api/caching
 official SDK's own conversion (``google.genai._transformers.process_schema``). Rules:
 
 * ``$ref`` / ``$defs`` / ``definitions`` are inlined; a recursive reference becomes ``{}``
-  (Gemini has no recursion), never an endless loop.
+  (Gemini has no recursion), never an endless loop. Inlining is bounded
+  (``llmbridge.specs.schema_bounds``): a schema that nests too deep or would inline to more
+  than ``MAX_INLINED_SCHEMAS`` subschemas (definitions that each refer to the next twice: a
+  "billion laughs") is a ``ToolSchemaError`` before any work, and the conversion itself counts
+  what it builds (a dense cycle of references stops at the same bound).
 * nullability: ``type: [T, "null"]``, ``anyOf: [..., {"type": "null"}]`` and ``type: "null"`` map
   to ``nullable: true``; other unions (``oneOf``, ``anyOf``, ``type: [A, B]``) map to ``anyOf``;
   ``allOf`` is merged shallowly.
@@ -20,6 +24,8 @@ official SDK's own conversion (``google.genai._transformers.process_schema``). R
 from __future__ import annotations
 
 from typing import Any
+
+from ...specs.schema_bounds import SchemaBudget, check_schema_bounds
 
 __all__ = ["KEPT_KEYWORDS", "dropped_keywords", "to_gemini_schema"]
 
@@ -49,8 +55,9 @@ _READ = KEPT_KEYWORDS | {
 
 
 class _Converter:
-    def __init__(self, defs: dict[str, Any], *, additional_properties: bool) -> None:
+    def __init__(self, defs: dict[str, Any], *, additional_properties: bool, what: str) -> None:
         self.defs = defs
+        self.budget = SchemaBudget(what)
         self.additional_properties = additional_properties
         self.resolving: list[str] = []
         self.dropped: set[str] = set()
@@ -70,6 +77,13 @@ class _Converter:
     def convert(self, schema: Any) -> dict[str, Any]:
         if not isinstance(schema, dict):
             return {}
+        self.budget.enter()
+        try:
+            return self._convert(schema)
+        finally:
+            self.budget.leave()
+
+    def _convert(self, schema: dict[str, Any]) -> dict[str, Any]:
         if isinstance(schema.get("$ref"), str):
             resolved = self.resolve(schema["$ref"])
             extra = {k: v for k, v in schema.items() if k != "$ref"}
@@ -126,10 +140,10 @@ class _Converter:
             out["required"] = [r for r in schema["required"] if isinstance(r, str)]
         if "items" in schema and isinstance(schema["items"], dict):
             out["items"] = self.convert(schema["items"])
-        extra = schema.get("additionalProperties")
-        if self.additional_properties and extra is not None:
+        more = schema.get("additionalProperties")
+        if self.additional_properties and more is not None:
             out["additionalProperties"] = (
-                self.convert(extra) if isinstance(extra, dict) else bool(extra)
+                self.convert(more) if isinstance(more, dict) else bool(more)
             )
         if nullable:
             out["nullable"] = True
@@ -169,23 +183,27 @@ def _merge_all_of(schema: dict[str, Any]) -> dict[str, Any]:
     return merged
 
 
-def _converter(schema: dict[str, Any], additional_properties: bool) -> _Converter:
+def _converter(schema: dict[str, Any], additional_properties: bool, what: str) -> _Converter:
+    check_schema_bounds(schema, what=what, inlined=True)
     defs: dict[str, Any] = {}
     for key in ("definitions", "$defs"):
         if isinstance(schema.get(key), dict):
             defs.update(schema[key])
-    return _Converter(defs, additional_properties=additional_properties)
+    return _Converter(defs, additional_properties=additional_properties, what=what)
 
 
 def to_gemini_schema(
-    schema: dict[str, Any], *, additional_properties: bool = False
+    schema: dict[str, Any], *, additional_properties: bool = False, what: str = "schema"
 ) -> dict[str, Any]:
-    """Convert a JSON schema to Gemini's ``Schema`` (pure; ``schema`` is left untouched)."""
-    return _converter(schema, additional_properties).convert(schema)
+    """Convert a JSON schema to Gemini's ``Schema`` (pure; ``schema`` is left untouched).
+    ``ToolSchemaError`` (naming ``what``) past the bounds of the module rules."""
+    return _converter(schema, additional_properties, what).convert(schema)
 
 
-def dropped_keywords(schema: dict[str, Any], *, additional_properties: bool = False) -> list[str]:
+def dropped_keywords(
+    schema: dict[str, Any], *, additional_properties: bool = False, what: str = "schema"
+) -> list[str]:
     """The keywords of ``schema`` that ``to_gemini_schema`` leaves out, sorted."""
-    converter = _converter(schema, additional_properties)
+    converter = _converter(schema, additional_properties, what)
     converter.convert(schema)
     return sorted(converter.dropped)

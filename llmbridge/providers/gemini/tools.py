@@ -17,6 +17,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import UnsupportedFeatureError
+from ...specs.schema_bounds import check_schema_bounds
 from ...types import ToolChoice, ToolSpec
 from .schema import to_gemini_schema
 
@@ -50,8 +51,11 @@ def encode_tools(tools: list[ToolSpec], *, json_schema: bool, vertex: bool) -> l
         params = tool.parameters
         if params.get("properties") or params.get("$ref") or params.get("anyOf"):
             if json_schema:
+                check_schema_bounds(params, what=f"tool {tool.name!r}")
                 decl["parametersJsonSchema"] = {k: v for k, v in params.items() if k != "$schema"}
             else:
-                decl["parameters"] = to_gemini_schema(params, additional_properties=vertex)
+                decl["parameters"] = to_gemini_schema(
+                    params, additional_properties=vertex, what=f"tool {tool.name!r}"
+                )
         out.append(decl)
     return out

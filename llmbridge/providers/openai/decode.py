@@ -6,7 +6,8 @@ servers' variants (see ``tool_calls.py`` for tool-call fragments). Rules:
 * one ``orjson.loads`` per ``data:`` line; ``[DONE]`` ends the stream; SSE comments never reach
   us; ``event: error`` (Groq) and an ``error`` object in any chunk (OpenAI, OpenRouter) raise a
   typed ``APIError`` *after* the events of that chunk were returned (the next ``feed`` or
-  ``close`` raises); non-JSON data raises ``MalformedStreamError``;
+  ``close`` raises); non-JSON data raises ``MalformedStreamError``; empty data is skipped
+  (httpx-sse dispatches an empty event at each blank line once an ``id:`` was seen);
 * only choice 0 is followed; text from ``delta.content`` (a string, or a list of typed parts:
   ``text`` / ``thinking`` (Mistral) / ``reasoning`` summaries (Databricks)); reasoning from
   ``reasoning_content`` (DeepSeek, vLLM) else ``reasoning`` (OpenRouter, Groq, Ollama) else
@@ -118,6 +119,8 @@ class ChatCompletionsDecoder:
         try:
             chunk = _loads(data)
         except orjson.JSONDecodeError:
+            if not data or data.isspace():  # an empty event (httpx-sse, after an id: line)
+                return []
             raise self._fail(self._malformed(data)) from None
         if type(chunk) is not dict:
             raise self._fail(self._malformed(data))

@@ -4,10 +4,10 @@ errors, for OpenAI and every OpenAI-compatible preset.
 Follows https://platform.openai.com/docs/guides/error-codes. Bodies are
 ``{"error": {"message", "type", "code", "param"}}`` or the flat ``{"object": "error",
 "message", "type", "code"}`` of vLLM / Mistral. Rules: the HTTP status picks the class,
-refined by the documented type or code (``ERRORS``, through
-``llmbridge.providers.http_errors``); a context-length code (``CONTEXT_LENGTH_CODES``,
-llama.cpp's ``exceed_context_size_error`` included) is a ``ContextLengthError`` whatever the
-status. An in-stream error has no HTTP status, but OpenRouter and Groq put the upstream one in
+refined within its family by the documented type or code (``ERRORS``, through
+``llmbridge.providers.http_errors``); a 4xx with a context-length code (``CONTEXT_LENGTH_CODES``,
+and llama.cpp's ``exceed_context_size_error``, which ``http_errors`` reads for every provider)
+is a ``ContextLengthError``. An in-stream error has no HTTP status, but OpenRouter and Groq put the upstream one in
 the error object (``code: 502``, ``status_code``): it is used as the status. Messages are never
 searched.
 """
@@ -55,7 +55,6 @@ CONTEXT_LENGTH_CODES = frozenset(
     {
         "context_length_exceeded",
         "string_above_max_length",
-        "exceed_context_size_error",  # llama.cpp's llama-server
     }
 )
 

@@ -34,11 +34,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import orjson
-
 from ...errors import UnsupportedFeatureError
 from ...messages import UserPart
 from ...request import CUSTOM_INPUT
+from ...tool_calls import arguments_text
 from ...types import (
     AudioPart,
     CachePoint,
@@ -81,7 +80,7 @@ def custom_input(part: ToolCallPart) -> str:
     if part.raw_arguments is not None:
         return part.raw_arguments
     value = part.arguments.get(CUSTOM_INPUT)
-    return value if isinstance(value, str) else orjson.dumps(part.arguments).decode()
+    return value if isinstance(value, str) else arguments_text(part.arguments)
 
 
 def encode_messages(
@@ -245,7 +244,7 @@ def _tool_results(
 def _arguments(call: ToolCallPart) -> str:
     if call.raw_arguments and call.error is None:
         return call.raw_arguments
-    return orjson.dumps(call.arguments).decode()
+    return arguments_text(call.arguments)
 
 
 def _tool_call(part: ToolCallPart, provider: str) -> dict[str, Any]:

@@ -10,7 +10,10 @@ Custom (freeform) tools (``ToolSpec.input_format`` set) follow the openai SDK's
 "format"}}``, where ``format`` is ``{"type": "text"}`` or the *nested* grammar
 ``{"type": "grammar", "grammar": {"definition", "syntax"}}`` (the Responses API's is flat).
 
-Rules: pure functions, keyword-only, no mutation of the caller's schemas.
+Rules: pure functions, keyword-only, no mutation of the caller's schemas. Every schema is
+checked against the schema bounds first (``llmbridge.specs.schema_bounds``: nesting, inlined
+size); ``strict_schema`` inlines a ``$ref`` that has siblings, but never one it is already
+inside (a recursive reference stays a ``$ref``), and counts what it builds.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...request import CustomToolFormat
+from ...specs.schema_bounds import SchemaBudget, check_schema_bounds
 from ...types import ResponseFormat, ToolChoice, ToolSpec
 
 __all__ = [
@@ -43,6 +47,8 @@ def strict_schema(
     notes: list[str] | None = None,
     _root: dict[str, Any] | None = None,
     _path: str = "$",
+    _budget: SchemaBudget | None = None,
+    _inside: frozenset[str] = frozenset(),
 ) -> dict[str, Any]:
     """A copy of ``schema`` that OpenAI strict mode accepts (see module docstring).
 
@@ -50,13 +56,31 @@ def strict_schema(
     them): properties that were optional become required but not nullable, so a typed reply
     still validates. ``notes`` collects what changed, for the request's warnings."""
     root = schema if _root is None else _root
+    budget = SchemaBudget("schema") if _budget is None else _budget
+    budget.enter()
+    try:
+        return _strict_node(schema, nullable_optional, notes, root, _path, budget, _inside)
+    finally:
+        budget.leave()
+
+
+def _strict_node(
+    schema: dict[str, Any],
+    nullable_optional: bool,
+    notes: list[str] | None,
+    root: dict[str, Any],
+    _path: str,
+    budget: SchemaBudget,
+    inside: frozenset[str],
+) -> dict[str, Any]:
     out = dict(schema)
     ref = out.get("$ref")
     if isinstance(ref, str) and len(out) > 1:  # strict mode takes no siblings beside a $ref
         resolved = _resolve(root, ref)
-        if resolved is not None:
+        if resolved is not None and ref not in inside:
             del out["$ref"]
             out = {**resolved, **out}
+            inside = inside | {ref}
     all_of = out.get("allOf")
     if isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], dict):
         del out["allOf"]
@@ -68,7 +92,13 @@ def strict_schema(
         if not isinstance(value, dict):
             return value
         return strict_schema(
-            value, nullable_optional=nullable_optional, notes=notes, _root=root, _path=where
+            value,
+            nullable_optional=nullable_optional,
+            notes=notes,
+            _root=root,
+            _path=where,
+            _budget=budget,
+            _inside=inside,
         )
 
     props = out.get("properties")
@@ -156,6 +186,7 @@ def encode_tools(*, tools: list[ToolSpec], strict_supported: bool) -> list[dict[
         if tool.description:
             function["description"] = tool.description
         strict = bool(tool.strict) and strict_supported
+        check_schema_bounds(tool.parameters, what=f"tool {tool.name!r}")
         function["parameters"] = strict_schema(tool.parameters) if strict else tool.parameters
         if strict:
             function["strict"] = True
@@ -194,6 +225,7 @@ def open_maps(schema: Any, path: str = "$") -> list[str]:
 
 def sends_strict(fmt: ResponseFormat) -> bool:
     """Whether ``fmt`` goes out in strict mode: asked for, and expressible."""
+    check_schema_bounds(fmt.json_schema, what="response_format")
     return fmt.strict and not open_maps(fmt.json_schema)
 
 
@@ -228,6 +260,7 @@ def response_schema_warning(fmt: ResponseFormat) -> str | None:
     """What strict mode changed in ``fmt``'s schema, said once (``None``: nothing)."""
     if not fmt.strict:
         return None
+    check_schema_bounds(fmt.json_schema, what="response_format")
     if maps := open_maps(fmt.json_schema):
         return (
             "response_format: strict mode takes no open maps (dict fields at "

@@ -99,7 +99,7 @@ class ResponsesDecoder:
         try:
             obj = _loads(data)
         except _JSONDecodeError as exc:
-            if not data or data == "[DONE]":
+            if not data or data.isspace() or data == "[DONE]":  # empty: httpx-sse, id: seen
                 return []
             raise MalformedStreamError(
                 f"Responses stream data is not JSON: {data[:120]!r}", provider=PROVIDER_NAME

@@ -39,9 +39,8 @@ from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from ...errors import UnsupportedFeatureError
+from ...tool_calls import arguments_text
 from ...types import (
     ApprovalResponse,
     AudioPart,
@@ -123,7 +122,7 @@ def _function_call(part: ToolCallPart, *, with_id: bool) -> dict[str, Any]:
     else:
         arguments = part.raw_arguments
         if arguments is None or part.error is not None:
-            arguments = orjson.dumps(part.arguments).decode()
+            arguments = arguments_text(part.arguments)
         item = {
             "type": "function_call",
             "call_id": part.id,

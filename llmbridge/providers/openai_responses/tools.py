@@ -10,7 +10,8 @@ Follows https://platform.openai.com/docs/api-reference/responses/create (``tools
   "description", "format"}`` with ``format`` ``{"type": "text"}`` or the flat grammar
   ``{"type": "grammar", "syntax", "definition"}`` (Chat Completions nests it; this API does
   not); no description is left out rather than sent empty;
-* ``tool_choice`` is ``auto`` / ``none`` / ``required`` or ``{"type": "function", "name": ...}``.
+* ``tool_choice`` is ``auto`` / ``none`` / ``required`` or ``{"type": "function", "name": ...}``;
+* parameters are checked against the schema bounds (``llmbridge.specs.schema_bounds``).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...request import CustomToolFormat
+from ...specs.schema_bounds import check_schema_bounds
 from ...types import ToolChoice, ToolSpec
 
 __all__ = ["encode_custom_format", "encode_tool", "encode_tool_choice"]
@@ -42,9 +44,14 @@ def encode_tool(spec: ToolSpec) -> dict[str, Any]:
         "type": "function",
         "name": spec.name,
         "description": spec.description,
-        "parameters": spec.parameters,
+        "parameters": _bounded(spec),
         "strict": bool(spec.strict),
     }
+
+
+def _bounded(spec: ToolSpec) -> dict[str, Any]:
+    check_schema_bounds(spec.parameters, what=f"tool {spec.name!r}")
+    return spec.parameters
 
 
 def encode_tool_choice(choice: ToolChoice, tools: Sequence[ToolSpec] = ()) -> str | dict[str, Any]:

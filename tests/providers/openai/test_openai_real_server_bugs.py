@@ -52,11 +52,14 @@ def test_legacy_function_call_alone_still_works() -> None:
     assert [e.name for e in events if isinstance(e, lb.ToolCallEnd)] == ["f"]
 
 
-def test_a_500_whose_body_names_a_client_error_is_not_retried() -> None:
+def test_a_500_whose_body_names_a_client_error_stays_a_server_error() -> None:
+    """The status decides the family (issue 34, item 19): the body's type refines only within
+    it, so a 500 naming ``invalid_request_error`` is a retried ``ServerError`` (the llamacpp
+    preset says its own 500s repeat: ``server_errors_repeat``)."""
     body = orjson.dumps({"error": {"message": "bad messages", "type": "invalid_request_error"}})
     error = map_http_error(provider="p", status=500, headers={}, body=body)
-    assert isinstance(error, lb.InvalidRequestError) and error.status == 500
-    assert not error.retryable
+    assert type(error) is lb.ServerError and error.status == 500
+    assert error.retryable and error.error_type == "invalid_request_error"
     plain = map_http_error(provider="p", status=500, headers={}, body=b'{"error": "boom"}')
     assert isinstance(plain, lb.ServerError) and plain.retryable
 

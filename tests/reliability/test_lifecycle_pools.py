@@ -1,0 +1,346 @@
+"""A ``Client``'s pools and streams over their lifetime (issue 34, items 14-17).
+
+* 14: one ``Client`` used on several event loops (asyncio, uvloop, trio; one after another, or
+  alive at once in two threads): ``aclose()`` closes every loop's pool. A thread-run server
+  counts the connections still open from the client side; none may be left, and no "unclosed
+  transport" ``ResourceWarning`` may appear.
+* 15: a stream made before ``Client.aclose()`` and iterated after it is a ``UsageError`` (it
+  used to open a new pool nobody closed).
+* 16: ``aclose()`` on a stream from a second task while the first awaits its next event: a
+  ``UsageError``, never a bare ``RuntimeError``; the stream still closes once the read ends.
+* 17: under trio, a stream left mid-body and dropped emits no "async generator ... garbage
+  collected" warning (as on asyncio).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import gc
+import socket
+import sys
+import threading
+import time
+import warnings
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import pytest
+from anyio.abc import SocketStream
+
+import llmbridge as lb
+from llmbridge.providers import register_provider
+from tests.fakes import FakeProvider, sse_body
+from tests.loopback import SSE_HEAD, chunk, read_request, serve
+
+MESSAGES = [lb.ChatMessage.user("hi")]
+BODY = SSE_HEAD + chunk(sse_body({"text": "ok"}, {"finish": "stop"})) + b"0\r\n\r\n"
+RUNS: dict[str, tuple[str, dict[str, Any]]] = {
+    "asyncio": ("asyncio", {}),
+    "uvloop": ("asyncio", {"use_uvloop": True}),
+    "trio": ("trio", {}),
+}
+
+
+@pytest.fixture(autouse=True)
+def _fake_registered() -> None:
+    register_provider("fake", FakeProvider, replace=True)
+
+
+class ThreadServer:
+    """Plain sockets in threads (outside every event loop under test): answers each request
+    with a short stream, keeps connections alive, counts those the client still holds open."""
+
+    def __init__(self) -> None:
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.open = 0
+        self.lock = threading.Lock()
+        self.sockets: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            with self.lock:
+                self.open += 1
+                self.sockets.append(conn)
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        data = b""
+        try:
+            while True:
+                piece = conn.recv(65536)
+                if not piece:
+                    break
+                data += piece
+                while b"\r\n\r\n" in data:
+                    head, _, data = data.partition(b"\r\n\r\n")
+                    length = 0
+                    for line in head.split(b"\r\n")[1:]:
+                        name, _, value = line.partition(b":")
+                        if name.strip().lower() == b"content-length":
+                            length = int(value)
+                    while len(data) < length:
+                        data += conn.recv(65536)
+                    data = data[length:]
+                    conn.sendall(BODY)
+        except OSError:
+            pass
+        with self.lock:
+            self.open -= 1
+
+    def wait_all_closed(self, timeout: float = 2.0) -> int:
+        deadline = time.monotonic() + timeout
+        while self.open and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return self.open
+
+    def close(self) -> None:
+        self.listener.close()
+        for conn in self.sockets:
+            conn.close()
+
+
+@pytest.fixture
+def server() -> Iterator[ThreadServer]:
+    srv = ThreadServer()
+    yield srv
+    srv.close()
+
+
+def _run(name: str, fn: Any) -> Any:
+    backend, options = RUNS[name]
+    if name == "uvloop":
+        pytest.importorskip("uvloop")
+    return anyio.run(fn, backend=backend, backend_options=options)
+
+
+def _transport_warnings(caught: list[warnings.WarningMessage]) -> list[str]:
+    return [
+        str(w.message)
+        for w in caught
+        if issubclass(w.category, ResourceWarning)
+        and ("transport" in str(w.message) or "TCPTransport" in str(w.message))
+    ]
+
+
+@pytest.mark.parametrize(
+    "runs",
+    [
+        ("asyncio", "asyncio", "asyncio"),
+        ("trio", "asyncio", "trio"),
+        ("uvloop", "trio", "asyncio"),
+        ("asyncio", "uvloop", "uvloop"),
+    ],
+    ids="-".join,
+)
+def test_one_client_on_several_loops_leaves_no_connection_open(
+    server: ThreadServer, runs: tuple[str, ...]
+) -> None:
+    client = lb.Client(providers={"fake": {"base_url": server.url}})
+
+    async def use() -> None:
+        for _ in range(2):
+            assert (await client.complete("fake:m", MESSAGES)).text == "ok"
+
+    async def use_and_close() -> None:
+        await use()
+        await client.aclose()
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for name in runs[:-1]:
+            _run(name, use)
+        _run(runs[-1], use_and_close)
+        gc.collect()
+    assert server.wait_all_closed() == 0, "a loop's connection was left open"
+    assert _transport_warnings(caught) == []
+
+
+@pytest.mark.parametrize("other", ["asyncio", "trio"])
+def test_aclose_closes_the_pool_of_a_loop_alive_in_another_thread(
+    server: ThreadServer, other: str
+) -> None:
+    client = lb.Client(providers={"fake": {"base_url": server.url}})
+    used, stop = threading.Event(), threading.Event()
+
+    async def other_loop() -> None:
+        assert (await client.complete("fake:m", MESSAGES)).text == "ok"
+        used.set()
+        while not stop.is_set():  # noqa: ASYNC110  (a threading.Event, set from another thread)
+            await anyio.sleep(0.01)  # alive, idle, its connection pooled
+
+    thread = threading.Thread(target=_run, args=(other, other_loop), daemon=True)
+    thread.start()
+    assert used.wait(10)
+
+    async def here() -> None:
+        assert (await client.complete("fake:m", MESSAGES)).text == "ok"
+        await client.aclose()
+
+    try:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            _run("asyncio", here)
+            assert server.wait_all_closed() == 0, "the other loop's pool stayed open"
+    finally:
+        stop.set()
+        thread.join(10)
+    gc.collect()
+    assert _transport_warnings(caught) == []
+
+
+def test_a_loop_closed_without_finalizing_leaves_no_noise(server: ThreadServer) -> None:
+    client = lb.Client(providers={"fake": {"base_url": server.url}})
+    loop = asyncio.new_event_loop()
+    loop.run_until_complete(client.complete("fake:m", MESSAGES))
+    loop.close()  # no shutdown_asyncgens: nothing can close that pool now
+
+    unraisable: list[Any] = []
+    hook = sys.unraisablehook
+    sys.unraisablehook = unraisable.append
+    try:
+
+        async def again() -> None:
+            assert (await client.complete("fake:m", MESSAGES)).text == "ok"
+            await client.aclose()
+
+        _run("asyncio", again)
+        gc.collect()
+    finally:
+        sys.unraisablehook = hook
+    assert [u.exc_value for u in unraisable] == []
+
+
+# -- 15, 16, 17: streams against a closing client -----------------------------------------------
+
+
+async def _slow(stream: SocketStream) -> None:
+    await read_request(stream)
+    await stream.send(SSE_HEAD + chunk(sse_body({"text": "first"})))
+    await anyio.sleep(0.3)
+    await stream.send(chunk(sse_body({"text": "second"}, {"finish": "stop"})) + b"0\r\n\r\n")
+    await anyio.sleep(10)
+
+
+@pytest.mark.anyio
+async def test_a_stream_made_before_aclose_and_read_after_it_is_a_usage_error() -> None:
+    requests = 0
+
+    async def count(stream: SocketStream) -> None:
+        nonlocal requests
+        requests += 1
+        await _slow(stream)
+
+    async with serve(count) as url:
+        client = lb.Client(providers={"fake": {"base_url": url}})
+        stream = client.stream("fake:m", MESSAGES)
+        await client.aclose()
+        with pytest.raises(lb.UsageError, match="closed"):
+            await stream.__anext__()
+        assert client._http._by_loop == {} and requests == 0
+
+
+@pytest.mark.anyio
+async def test_aclose_from_a_second_task_while_the_first_reads_is_a_usage_error() -> None:
+    async with serve(_slow) as url, lb.Client(providers={"fake": {"base_url": url}}) as client:
+        stream = client.stream("fake:m", MESSAGES)
+        assert isinstance(await stream.__anext__(), lb.TextDelta)  # "first"
+        seen: list[Any] = []
+        waiting = anyio.Event()
+
+        async def reader() -> None:
+            waiting.set()
+            seen.extend([e async for e in stream])
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(reader)
+            await waiting.wait()
+            await anyio.sleep(0.05)  # the reader awaits the next event now
+            with pytest.raises(lb.UsageError, match="another task"):
+                await stream.aclose()
+        assert [type(e) for e in seen] == [lb.TextDelta, lb.Finish]
+        await stream.aclose()  # once the read ended, closing is fine
+
+
+@pytest.mark.anyio
+async def test_a_stream_dropped_mid_body_emits_no_async_generator_warning() -> None:
+    async with serve(_slow) as url, lb.Client(providers={"fake": {"base_url": url}}) as client:
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            shapes: list[tuple[Any, bool]] = [
+                ("fake:m", False),
+                ("fake:m", True),  # partial values: one more generator around it
+                (["fake:m", "fake:n"], False),  # a fallback chain around it
+            ]
+            for model, partials in shapes:
+                stream = client.stream(model, MESSAGES, partial_tool_arguments=partials)
+                async for _event in stream:
+                    break  # left mid-body, never closed: dropped
+                del stream
+                for _ in range(2):
+                    gc.collect()
+                    await anyio.sleep(0.02)
+    names = [str(w.message) for w in caught if "garbage collected" in str(w.message)]
+    assert names == []
+
+
+@pytest.mark.anyio
+async def test_closing_a_tool_loop_mid_turn_closes_that_turns_response() -> None:
+    hung_up = anyio.Event()
+
+    async def notices_the_close(stream: SocketStream) -> None:
+        await read_request(stream)
+        await stream.send(SSE_HEAD + chunk(sse_body({"text": "first"})))
+        try:
+            await stream.receive()
+        except (anyio.EndOfStream, anyio.BrokenResourceError):
+            hung_up.set()
+
+    async with serve(notices_the_close) as url:
+        async with lb.Client(providers={"fake": {"base_url": url}}) as client:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                loop = client.run("fake:m", MESSAGES, tools=[])
+                async for _event in loop:
+                    break
+                await loop.aclose()
+                with anyio.fail_after(2):
+                    await hung_up.wait()  # closed now, not when the turn is collected
+                del loop
+                gc.collect()
+                await anyio.sleep(0.02)
+    assert [str(w.message) for w in caught if "garbage collected" in str(w.message)] == []
+
+
+@pytest.mark.anyio
+async def test_a_tool_loop_dropped_mid_turn_is_closed_quietly() -> None:
+    hung_up = anyio.Event()
+
+    async def notices_the_close(stream: SocketStream) -> None:
+        await read_request(stream)
+        await stream.send(SSE_HEAD + chunk(sse_body({"text": "first"})))
+        try:
+            await stream.receive()
+        except (anyio.EndOfStream, anyio.BrokenResourceError):
+            hung_up.set()
+
+    async with serve(notices_the_close) as url:
+        async with lb.Client(providers={"fake": {"base_url": url}}) as client:
+            with warnings.catch_warnings(record=True) as caught:
+                warnings.simplefilter("always")
+                loop = client.run("fake:m", MESSAGES, tools=[])
+                async for _event in loop:
+                    break
+                del loop  # never closed
+                gc.collect()
+                with anyio.fail_after(2):
+                    await hung_up.wait()
+                gc.collect()
+                await anyio.sleep(0.02)
+    assert [str(w.message) for w in caught if "garbage collected" in str(w.message)] == []

@@ -1,0 +1,121 @@
+"""Issue 34, item 11 (and the ``Recording`` repr of item 13): recording a gzip-encoded response
+keeps what the decoder read, decompressed and redacted, and a replay serves it back; a
+``Recording``'s repr shows no credential the server echoed. A real loopback server, on asyncio,
+uvloop and trio."""
+
+from __future__ import annotations
+
+import gzip
+import zlib
+from pathlib import Path
+
+import anyio
+import httpx
+import orjson
+import pytest
+from anyio.abc import SocketStream
+
+import llmbridge as lb
+from llmbridge.testing import RecordingTransport, record_fixture, replay_client
+from tests.loopback import chunk, read_request, serve
+
+pytestmark = pytest.mark.anyio
+
+KEY = "sk-proj-ECHOED-key-0123456789abcdef"
+
+
+def _bearer(head: bytes) -> str:
+    for line in head.split(b"\r\n")[1:]:
+        name, _, value = line.partition(b":")
+        if name.strip().lower() == b"authorization":
+            return value.strip().decode().partition(" ")[2]
+    return ""
+
+
+def _sse(text_parts: list[str]) -> bytes:
+    out = b""
+    for text in text_parts:
+        delta = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+        delta["choices"] = [{"index": 0, "delta": {"content": text}}]  # type: ignore[assignment]
+        out += b"data: " + orjson.dumps(delta) + b"\n\n"
+    end = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m"}
+    end["choices"] = [{"index": 0, "delta": {}, "finish_reason": "stop"}]  # type: ignore[assignment]
+    return out + b"data: " + orjson.dumps(end) + b"\n\ndata: [DONE]\n\n"
+
+
+def _encoder(encoding: str) -> zlib._Compress:
+    wbits = {"gzip": 16 + zlib.MAX_WBITS, "deflate": zlib.MAX_WBITS}[encoding]
+    return zlib.compressobj(wbits=wbits)
+
+
+def _encoded_server(encoding: str):  # type: ignore[no-untyped-def]
+    async def script(stream: SocketStream) -> None:
+        head, _ = await read_request(stream)
+        key = _bearer(head)
+        body = _sse(["Hello, ", f"your key is {key}", "."])
+        encoder = _encoder(encoding)
+        await stream.send(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
+            + f"content-encoding: {encoding}\r\n".encode()
+            + f"x-echo-key: {key}\r\ntransfer-encoding: chunked\r\n\r\n".encode()
+        )
+        third = len(body) // 3
+        for piece in (body[:third], body[third : 2 * third], body[2 * third :]):
+            data = encoder.compress(piece) + encoder.flush(zlib.Z_SYNC_FLUSH)
+            await stream.send(chunk(data))
+            await anyio.sleep(0.01)
+        await stream.send(chunk(encoder.flush()) + b"0\r\n\r\n")
+
+    return script
+
+
+def _options(url: str) -> dict[str, object]:
+    return {"providers": {"openai-compatible": {"base_url": f"{url}/v1", "api_key": KEY}}}
+
+
+@pytest.mark.parametrize("encoding", ["gzip", "deflate"])
+async def test_an_encoded_response_is_recorded_decoded_redacted_and_replays(
+    tmp_path: Path, encoding: str
+) -> None:
+    path = tmp_path / "gz"
+    messages = [lb.ChatMessage.user("hi")]
+    with anyio.fail_after(20):
+        async with serve(_encoded_server(encoding)) as recorded_at:
+            url = recorded_at
+            fixture = await record_fixture(
+                path, "openai-compatible:m", messages, client_options=_options(url)
+            )
+    assert fixture.events is not None
+    text = "".join(e.text for e in fixture.events if isinstance(e, lb.TextDelta))
+    assert text == "Hello, your key is <redacted>."
+    written = b"".join(p.read_bytes() for p in path.rglob("*"))
+    assert KEY.encode() not in written
+    body = (path / "response.sse").read_bytes()
+    assert body.startswith(b"data: {") and b"your key is <redacted>" in body  # plain SSE
+    meta = orjson.loads((path / "response.json").read_bytes())
+    assert "content-encoding" not in meta["headers"]
+    assert KEY not in str(meta["headers"])
+
+    # the replay serves what was read: same events, decoded by the same decoder
+    async with replay_client(path) as http:
+        client = lb.Client(http_client=http, **_options(url))  # type: ignore[arg-type]
+        replayed = await client.complete("openai-compatible:m", messages)
+    assert replayed.text == text
+
+
+async def test_the_recording_holds_what_the_decoder_read_at_its_boundaries() -> None:
+    with anyio.fail_after(20):
+        async with serve(_encoded_server("gzip")) as url:
+            recorder = RecordingTransport()
+            async with httpx.AsyncClient(transport=recorder) as http:
+                client = lb.Client(http_client=http, **_options(url))  # type: ignore[arg-type]
+                response = await client.complete("openai-compatible:m", [lb.ChatMessage.user("x")])
+    assert response.text == f"Hello, your key is {KEY}."  # the app itself sees the real text
+    recording = recorder.recordings[-1]
+    body = b"".join(recording.chunks)
+    assert body == _sse(["Hello, ", f"your key is {KEY}", "."])  # decompressed, exact
+    assert len(recording.chunks) >= 2  # the boundaries it arrived in, not one blob
+    assert gzip.compress(body) != body
+    shown = repr(recording) + repr(recorder.recordings)
+    assert KEY not in shown, shown  # item 13: echoed header and body scrubbed in the repr
+    assert "<redacted>" in shown and "your key is" in shown
