@@ -14,6 +14,9 @@ Rules:
 * The idle timeout is httpx's read timeout: it bounds the silence between two chunks.
 * SSE is framed by httpx-sse (``bounded.BoundedBody``: a bound on bytes per event); decoders get
   ``feed(event, data)`` with ``event == ""`` for an unnamed event (the spec's ``message``).
+  A provider whose ``framing`` attribute says ``"aws-eventstream"`` is read by botocore's
+  decoder instead (``eventstream.EventStreamBody``, same bound, same ``feed``); the framing
+  table ``_FRAMINGS`` names each one's content type and reader, nothing else differs.
 * Connection errors name the host and port; a rejected TLS certificate is a
   ``CertificateError`` (not retried); a non-2xx body cut short still maps to its status.
 * No error leaves with the request's secret in it: the values of the sensitive headers (and
@@ -49,6 +52,8 @@ from ..response import Accumulator
 from ..secrets import Scrub, named_secrets, scrub_json, secret_scrubber
 from .bounded import DEFAULT_MAX_EVENT_BYTES, BoundedBody
 from .clients import HttpPool
+from .eventstream import CONTENT_TYPE as EVENTSTREAM_TYPE
+from .eventstream import EventStreamBody
 from .retry import RetryPolicy
 
 __all__ = ["stream_events"]
@@ -59,6 +64,22 @@ MAX_ERROR_BODY = 1024 * 1024
 """Bytes of a non-2xx (or non-SSE) body read to build the error."""
 
 Sleep = Callable[[float], Awaitable[None]]
+
+_FRAMINGS: dict[str, tuple[str, Callable[..., Any]]] = {
+    "sse": ("text/event-stream", BoundedBody),
+    "aws-eventstream": (EVENTSTREAM_TYPE, EventStreamBody),
+}
+"""A provider's ``framing`` → (the content type its 2xx body has, the reader of that body)."""
+
+
+def _framing(provider: Provider) -> tuple[str, Callable[..., Any]]:
+    name = getattr(provider, "framing", "sse")
+    try:
+        return _FRAMINGS[name]
+    except KeyError:
+        raise ConfigurationError(
+            f"unknown framing {name!r} (known: {', '.join(_FRAMINGS)})", provider=provider.name
+        ) from None
 
 
 def _classes(cls: type[BaseException]) -> tuple[type[BaseException], ...]:
@@ -144,11 +165,13 @@ def _translate(provider: str, url: str, *, midway: bool) -> Iterator[None]:
         ) from exc
 
 
-async def _open(http: Any, provider: Provider, request: HttpRequest, timeout: Any) -> Any:
+async def _open(
+    http: Any, provider: Provider, request: HttpRequest, timeout: Any, content_type: str
+) -> Any:
     extra = {} if timeout is None else {"timeout": timeout}
     headers = request.headers
     if not any(name.lower() == "accept" for name in headers):
-        headers = {"accept": "text/event-stream", **headers}
+        headers = {"accept": content_type, **headers}
     built = http.build_request(
         request.method,
         request.url,
@@ -173,7 +196,7 @@ async def _open(http: Any, provider: Provider, request: HttpRequest, timeout: An
                 status=response.status_code, headers=response.headers, body=body
             )
         ctype = response.headers.get("content-type", "")
-        if "text/event-stream" not in ctype:
+        if content_type not in ctype:
             with _translate(provider.name, request.url, midway=False):
                 body = await _read_error_body(response)
             raise _not_sse(provider, response, ctype, body)
@@ -323,6 +346,7 @@ async def stream_events(
     seen: list[StreamEvent] = []
     scrub = _secrets(request)
     pool = http if isinstance(http, HttpPool) else HttpPool(http)
+    content_type, reader = _framing(provider)
     if observer is not None:
         observer.start()
     first, ended = observer, None
@@ -333,10 +357,12 @@ async def stream_events(
             shards = pool.for_loop()
             shard = shards.acquire()
             try:
-                response = await _open(shards.clients[shard], provider, request, timeout)
+                response = await _open(
+                    shards.clients[shard], provider, request, timeout, content_type
+                )
                 stamp = _stamp(provider, response.headers)
                 decoder = new_decoder()
-                body = BoundedBody(response, limit=max_event_bytes, provider=name)
+                body = reader(response, limit=max_event_bytes, provider=name)
                 events = body.events()
                 # httpx-sse names unnamed events "message"; decoders are given "".
                 feed, keep = decoder.feed, seen.append
@@ -382,7 +408,7 @@ async def stream_events(
                 with anyio.CancelScope(shield=True):
                     try:
                         if events is not None:
-                            await events.aclose()  # type: ignore[attr-defined]
+                            await events.aclose()
                         if body is not None:
                             await body.aclose()
                         if response is not None:
