@@ -44,6 +44,7 @@ _BUILTINS: dict[str, _Builtin] = {
     "anthropic": _Builtin("llmbridge.providers.anthropic", "create"),
     "gemini": _Builtin("llmbridge.providers.gemini", "create"),
     "vertex": _Builtin("llmbridge.providers.gemini", "create_vertex"),
+    "bedrock": _Builtin("llmbridge.providers.bedrock", "create"),
 }
 """Native providers, named by module path like the preset table and its factory below and
 imported through ``importlib`` on first use: a provider's modules import
