@@ -165,10 +165,24 @@ def _translate(provider: str, url: str, *, midway: bool) -> Iterator[None]:
         ) from exc
 
 
+def _auth(provider: Provider, request: HttpRequest) -> dict[str, Any]:
+    """``send``'s ``auth=`` argument: the request's auth, else the provider's (none: the
+    client's own default stays in force)."""
+    auth = request.auth if request.auth is not None else getattr(provider, "auth", None)
+    return {} if auth is None else {"auth": auth}
+
+
 async def _open(
-    http: Any, provider: Provider, request: HttpRequest, timeout: Any, content_type: str
+    http: Any,
+    provider: Provider,
+    request: HttpRequest,
+    timeout: Any,
+    content_type: str,
+    *,
+    sent: set[str] | None = None,
 ) -> Any:
     extra = {} if timeout is None else {"timeout": timeout}
+    auth = _auth(provider, request)
     headers = request.headers
     if not any(name.lower() == "accept" for name in headers):
         headers = {"accept": content_type, **headers}
@@ -182,13 +196,15 @@ async def _open(
     log.debug("llmbridge: %s %s", request.method, request.url)
     with _translate(provider.name, request.url, midway=False), _loop_guard(provider.name):
         try:
-            response = await http.send(built, stream=True)
+            response = await http.send(built, stream=True, **auth)
         except _classes(httpx.RemoteProtocolError):
             # The server closed a pooled keep-alive connection as we reused it ("disconnected
             # without sending a response"): the request was never answered, so it is sent once
             # more at once, on a fresh connection, as urllib3 and aiohttp do.
             log.debug("llmbridge: stale keep-alive connection; resending once")
-            response = await http.send(built, stream=True)
+            response = await http.send(built, stream=True, **auth)
+    if auth and sent is not None:
+        sent |= _sent_secrets(response, auth["auth"])
     try:
         if not 200 <= response.status_code < 300:
             body = await _read_error_body(response)
@@ -288,6 +304,22 @@ def _secrets(request: HttpRequest) -> Scrub | None:
     return secret_scrubber(found) if found else None
 
 
+def _sent_secrets(response: Any, auth: Any) -> set[str]:
+    """The secrets an ``httpx.Auth`` put on the request as sent (its headers) and the ones it
+    knows of (``llmbridge.auth`` objects' ``secrets()``): errors are scrubbed of them too."""
+    from ..auth.bearer import auth_secrets
+
+    sent = getattr(response, "request", None)
+    headers = getattr(sent, "headers", None)
+    found = named_secrets(headers.multi_items()) if headers is not None else set()
+    return found | auth_secrets(auth)
+
+
+def _with_sent(scrub: Scrub | None, sent: set[str]) -> Scrub | None:
+    """``scrub``, or (once an auth added secrets) one that also knows those."""
+    return scrub if not sent else secret_scrubber(sent, scrub)
+
+
 def _scrub(error: LLMBridgeError, scrub: Scrub | None) -> None:
     """Remove the request's secrets from everything the error shows."""
     if scrub is None:
@@ -345,6 +377,7 @@ async def stream_events(
     attempt = 0
     seen: list[StreamEvent] = []
     scrub = _secrets(request)
+    sent: set[str] = set()  # what an auth added to the request (tokens, signatures)
     pool = http if isinstance(http, HttpPool) else HttpPool(http)
     content_type, reader = _framing(provider)
     if observer is not None:
@@ -358,7 +391,7 @@ async def stream_events(
             shard = shards.acquire()
             try:
                 response = await _open(
-                    shards.clients[shard], provider, request, timeout, content_type
+                    shards.clients[shard], provider, request, timeout, content_type, sent=sent
                 )
                 stamp = _stamp(provider, response.headers)
                 decoder = new_decoder()
@@ -392,7 +425,7 @@ async def stream_events(
                         yield event
                 return
             except LLMBridgeError as exc:
-                _scrub(exc, scrub)
+                _scrub(exc, _with_sent(scrub, sent))
                 delay = None if seen else retry.delay(attempt=attempt, error=exc)
                 if delay is None:
                     _attach(exc, name, seen)

@@ -16,6 +16,9 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import quote
 
+import httpx
+
+from ...auth import config_auth
 from ...errors import APIError, ConfigurationError
 from ...events import RateLimit
 from ...model_info import ModelInfo
@@ -50,6 +53,7 @@ class OpenAIChatProvider:
         api_key: Secret | None,
         headers: Mapping[str, str] | None = None,
         api_version: str | None = None,
+        auth: httpx.Auth | None = None,
     ) -> None:
         self.name = name
         self.preset = preset
@@ -57,6 +61,9 @@ class OpenAIChatProvider:
         self._api_key = api_key
         self._headers = dict(headers or {})
         self._api_version = api_version
+        self.auth = auth
+        """Run on every request (``llmbridge.auth``): a custom ``httpx.Auth``, an Entra ID
+        ``token_provider``..."""
 
     @classmethod
     def from_config(cls, name: str, config: ProviderConfig) -> OpenAIChatProvider:
@@ -88,6 +95,7 @@ class OpenAIChatProvider:
             api_key=key,
             headers=config.headers,
             api_version=api_version,
+            auth=config_auth(config),
         )
 
     def __repr__(self) -> str:

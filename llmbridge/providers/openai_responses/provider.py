@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ...auth import config_auth
 from ...errors import APIError
 from ...events import RateLimit
 from ...model_info import ModelInfo
@@ -40,6 +41,7 @@ class OpenAIResponsesProvider:
 
     def __init__(self, config: ProviderConfig) -> None:
         self._key: Secret | None = config.key("OPENAI_API_KEY", provider=self.name)
+        self.auth = config_auth(config)
         self.base_url = (config.base_url or DEFAULT_BASE_URL).rstrip("/")
         headers: dict[str, str] = {}
         for option, header in (
