@@ -1,0 +1,207 @@
+"""``bedrock:`` through the client: the URL and auth sent, complete() and stream(), a model
+without botocore, list_models over both control-plane lists, count_tokens."""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+import httpx
+import orjson
+import pytest
+
+import llmbridge as lb
+from llmbridge.errors import ConfigurationError, RateLimitError
+from tests.fakes import ChunkedBody
+from tests.providers.bedrock.frames import converse
+
+pytestmark = pytest.mark.anyio
+
+KEY = "ABSKQmVkcm9ja0FQSUtleS1zZWNyZXQ="
+MODEL = "us.anthropic.claude-haiku-4-5-20251001-v1:0"
+BODY = converse(
+    ("messageStart", {"role": "assistant"}),
+    ("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "Bonjour"}}),
+    ("contentBlockStop", {"contentBlockIndex": 0}),
+    ("messageStop", {"stopReason": "end_turn"}),
+    (
+        "metadata",
+        {
+            "usage": {"inputTokens": 3, "outputTokens": 1, "totalTokens": 4},
+            "metrics": {"latencyMs": 5},
+        },
+    ),
+)
+
+
+def _client(handler: Any, **options: Any) -> tuple[lb.Client, httpx.AsyncClient]:
+    http = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    config = {"api_key": KEY, "region": "eu-central-1", **options}
+    return lb.Client(http_client=http, providers={"bedrock": config}), http
+
+
+def _stream(content: bytes, status: int = 200, **headers: str) -> httpx.Response:
+    return httpx.Response(
+        status,
+        headers={
+            "content-type": "application/vnd.amazon.eventstream",
+            "x-amzn-requestid": "rid-1",
+            **headers,
+        },
+        stream=ChunkedBody([content[:50], content[50:]]),
+    )
+
+
+async def test_complete_sends_the_converse_request_with_the_bearer_key() -> None:
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return _stream(BODY)
+
+    client, http = _client(handler)
+    async with http:
+        resp = await client.complete(
+            f"bedrock:{MODEL}", [lb.ChatMessage.user("Salut")], max_tokens=20
+        )
+    assert resp.text == "Bonjour" and resp.finish_reason == "stop" and resp.request_id == "rid-1"
+    assert resp.usage is not None and resp.usage.input_tokens == 3
+    request = seen[0]
+    assert str(request.url) == (
+        "https://bedrock-runtime.eu-central-1.amazonaws.com/model/"
+        "us.anthropic.claude-haiku-4-5-20251001-v1%3A0/converse-stream"
+    )
+    assert request.url.raw_path.endswith(b"v1%3A0/converse-stream")  # sent encoded, as signed
+    assert request.headers["authorization"] == f"Bearer {KEY}"
+    assert request.headers["accept"] == "application/vnd.amazon.eventstream"
+    body = orjson.loads(request.content)
+    assert body["messages"] == [{"role": "user", "content": [{"text": "Salut"}]}]
+    assert body["inferenceConfig"] == {"maxTokens": 20}
+
+
+async def test_throttling_before_the_stream_is_retried_then_typed() -> None:
+    calls = 0
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        nonlocal calls
+        calls += 1
+        return httpx.Response(
+            429,
+            headers={
+                "x-amzn-errortype": "ThrottlingException:http://internal.amazon.com/",
+                "retry-after": "0",
+            },
+            json={"message": "Too many requests, please wait before trying again."},
+        )
+
+    http = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    client = lb.Client(
+        http_client=http,
+        providers={"bedrock": {"api_key": KEY, "region": "us-east-1"}},
+        retry=lb.RetryPolicy(max_attempts=2),
+    )
+    async with http:
+        with pytest.raises(RateLimitError) as info:
+            await client.complete(f"bedrock:{MODEL}", [lb.ChatMessage.user("hi")])
+    assert calls == 2 and info.value.error_type == "ThrottlingException"
+    assert KEY not in str(info.value) and KEY not in repr(info.value.body)
+
+
+async def test_a_bedrock_model_without_botocore_names_the_extra(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    for name in [m for m in sys.modules if m == "botocore" or m.startswith("botocore.")]:
+        monkeypatch.setitem(sys.modules, name, None)  # type: ignore[arg-type]
+    monkeypatch.setitem(sys.modules, "botocore", None)  # type: ignore[arg-type]
+    monkeypatch.delenv("AWS_BEARER_TOKEN_BEDROCK", raising=False)
+    client = lb.Client(providers={"bedrock": {"region": "us-east-1"}})
+    with pytest.raises(ConfigurationError, match=r"llmbridge\[bedrock\]"):
+        await client.complete(f"bedrock:{MODEL}", [lb.ChatMessage.user("hi")])
+
+
+async def test_list_models_reads_foundation_models_then_every_profile_page() -> None:
+    seen: list[str] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(str(request.url))
+        path = request.url.path
+        if path == "/foundation-models":
+            return httpx.Response(
+                200,
+                json={
+                    "modelSummaries": [
+                        {
+                            "modelId": "anthropic.claude-3-haiku-20240307-v1:0",
+                            "modelName": "Claude 3 Haiku",
+                            "responseStreamingSupported": True,
+                            "outputModalities": ["TEXT"],
+                        },
+                        {
+                            "modelId": "amazon.titan-embed-text-v2:0",
+                            "modelName": "Titan Embeddings",
+                            "outputModalities": ["EMBEDDING"],
+                        },
+                        {
+                            "modelId": "stability.sd3",
+                            "modelName": "SD3",
+                            "responseStreamingSupported": False,
+                            "outputModalities": ["IMAGE"],
+                        },
+                    ]
+                },
+            )
+        if request.url.params.get("nextToken") is None:
+            return httpx.Response(
+                200,
+                json={
+                    "inferenceProfileSummaries": [
+                        {
+                            "inferenceProfileId": "us.anthropic.claude-haiku-4-5-20251001-v1:0",
+                            "inferenceProfileName": "US Claude Haiku 4.5",
+                            "type": "SYSTEM_DEFINED",
+                        },
+                    ],
+                    "nextToken": "page2",
+                },
+            )
+        return httpx.Response(
+            200,
+            json={
+                "inferenceProfileSummaries": [
+                    {
+                        "inferenceProfileId": "abc123",
+                        "inferenceProfileArn": "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc123",
+                        "inferenceProfileName": "mine",
+                        "type": "APPLICATION",
+                    },
+                ]
+            },
+        )
+
+    client, http = _client(handler)
+    async with http:
+        models = await client.list_models("bedrock")
+    assert [m.id for m in models] == [
+        "anthropic.claude-3-haiku-20240307-v1:0",
+        "us.anthropic.claude-haiku-4-5-20251001-v1:0",
+        "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc123",
+    ]
+    assert models[0].display_name == "Claude 3 Haiku" and models[0].model.startswith("bedrock:")
+    assert seen[0] == "https://bedrock.eu-central-1.amazonaws.com/foundation-models"
+    assert (
+        seen[1] == "https://bedrock.eu-central-1.amazonaws.com/inference-profiles?maxResults=1000"
+    )
+    assert seen[2].endswith("?maxResults=1000&nextToken=page2")
+
+
+async def test_count_tokens_posts_to_count_tokens() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        assert request.url.path.endswith(
+            "/model/anthropic.claude-haiku-4-5-20251001-v1:0/count-tokens"
+        )
+        assert orjson.loads(request.content)["input"]["converse"]["messages"]
+        return httpx.Response(200, json={"inputTokens": 12})
+
+    client, http = _client(handler)
+    async with http:
+        assert await client.count_tokens(f"bedrock:{MODEL}", [lb.ChatMessage.user("hi")]) == 12
