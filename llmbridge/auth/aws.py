@@ -18,13 +18,18 @@ Rules:
   ``x-amz-date``, ``x-amz-security-token``, ``x-amz-content-sha256``) are copied back.
 * Region: the ``region`` option, ``AWS_REGION``, ``AWS_DEFAULT_REGION``, the profile's, else a
   ``ConfigurationError``. botocore is imported lazily; without it a ``ConfigurationError``
-  names ``llmbridge[bedrock]``. Keys, session tokens and signatures never show in reprs/errors.
+  names ``llmbridge[bedrock]``. Keys, session tokens and signatures never show in reprs/errors,
+  nor in logs: botocore logs the canonical request (session token included) at DEBUG while it
+  signs, so its ``botocore.auth`` records are dropped while *we* sign (a context flag; an app's
+  own boto3 calls still log as before).
 """
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
+from contextvars import ContextVar
 from collections.abc import AsyncGenerator, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -174,10 +179,28 @@ class SigV4Auth(httpx.Auth):
         yield request
 
 
+_SIGNING: ContextVar[bool] = ContextVar("llmbridge_sigv4_signing", default=False)
+
+
+class _QuietWhileSigning(logging.Filter):
+    """Drops botocore's signing DEBUG records (canonical request, string to sign, signature)
+    emitted while llmbridge signs: they hold the session token and the signature."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        return not _SIGNING.get()
+
+
+_QUIET = _QuietWhileSigning()
+
+
 def sign(request: httpx.Request, credentials: Any, *, service: str, region: str) -> None:
     """Add SigV4 headers to ``request`` (its body read) for the frozen ``credentials``."""
     from botocore.auth import SigV4Auth as BotocoreSigV4
     from botocore.awsrequest import AWSRequest
+
+    logger = logging.getLogger("botocore.auth")
+    if _QUIET not in logger.filters:
+        logger.addFilter(_QUIET)
 
     headers = {
         name: value
@@ -189,7 +212,11 @@ def sign(request: httpx.Request, credentials: Any, *, service: str, region: str)
     aws = AWSRequest(
         method=request.method, url=str(request.url), data=request.content, headers=headers
     )
-    BotocoreSigV4(credentials, service, region).add_auth(aws)
+    signing = _SIGNING.set(True)
+    try:
+        BotocoreSigV4(credentials, service, region).add_auth(aws)
+    finally:
+        _SIGNING.reset(signing)
     for name in SIGNING_HEADERS:
         value = aws.headers.get(name)
         if value is not None:
