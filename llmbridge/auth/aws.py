@@ -29,8 +29,8 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from contextvars import ContextVar
 from collections.abc import AsyncGenerator, Generator, Mapping
+from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
 
