@@ -92,7 +92,8 @@ def _output_config(request: ChatRequest) -> dict[str, Any]:
     fmt = request.response_format
     assert fmt is not None
     schema = {k: v for k, v in fmt.json_schema.items() if k != "$schema"}
-    definition: dict[str, Any] = {"schema": orjson.dumps(schema).decode(), "name": fmt.name}
+    text = orjson.dumps(schema, option=orjson.OPT_SORT_KEYS).decode()  # the same string each time
+    definition: dict[str, Any] = {"schema": text, "name": fmt.name}
     description = schema.get("description")
     if isinstance(description, str) and description:
         definition["description"] = description
