@@ -10,8 +10,9 @@ Rules:
   or from a ``botocore_session`` option (a ``botocore.session.Session`` the app set up).
 * Resolving and refreshing credentials block (files, STS, IMDS): they run in a worker thread,
   never on the event loop, one at a time for all concurrent requests (``SharedRefresh``).
-  Temporary credentials are refreshed before botocore's mandatory window (10 minutes before
-  expiry); botocore's own advisory refresh (15 minutes) happens inside that thread call.
+  Temporary credentials are refreshed from botocore's advisory window on (15 minutes before
+  expiry; a failed advisory refresh keeps the old ones, as botocore does, until its mandatory
+  window at 10 minutes), inside that worker-thread call.
 * Each attempt is signed afresh with botocore's ``SigV4Auth`` over an ``AWSRequest`` built from
   the httpx request: method, URL as sent, the exact body bytes, and the ``host``,
   ``content-type`` and ``x-amz-*`` headers; the signing headers (``authorization``,
@@ -47,8 +48,6 @@ SIGNED_HEADERS = frozenset({"host", "content-type"})
 """Headers signed beside every ``x-amz-*`` one (few, so no proxy or HTTP backend can change a
 signed header after signing)."""
 SIGNING_HEADERS = ("Authorization", "X-Amz-Date", "X-Amz-Security-Token", "X-Amz-Content-SHA256")
-MANDATORY_REFRESH = 10 * 60
-"""Seconds before expiry when temporary credentials are no longer used (botocore's own rule)."""
 
 
 def require_botocore(provider: str) -> Any:
@@ -87,9 +86,8 @@ class _Credentials:
         self.shared = SharedRefresh(self._fetch, fresh=self._fresh, secrets=_secrets_of)
 
     def _fresh(self, frozen: Any) -> bool:
-        source = self._source
-        needed = getattr(source, "refresh_needed", None)
-        return needed is None or not needed(MANDATORY_REFRESH)
+        needed = getattr(self._source, "refresh_needed", None)
+        return needed is None or not needed()  # botocore's advisory window (15 minutes)
 
     async def _fetch(self) -> Any:
         return await in_thread(self._resolve)

@@ -17,12 +17,12 @@ Rules:
 
 from __future__ import annotations
 
+import asyncio
 from collections import deque
 from collections.abc import Awaitable, Callable, Iterable
 from typing import Any, Generic, TypeVar
 
 import anyio
-import anyio.lowlevel
 import anyio.to_thread
 
 __all__ = ["KEEP_SECRETS", "SharedRefresh", "in_thread"]
@@ -36,6 +36,17 @@ KEEP_SECRETS = 16
 async def in_thread(fn: Callable[[], T]) -> T:
     """Run the blocking ``fn`` in a worker thread (the loop keeps running meanwhile)."""
     return await anyio.to_thread.run_sync(fn)
+
+
+def _current_loop() -> object:
+    """The running event loop (asyncio's, or trio's token): a fetch is shared within one loop
+    only (its ``Event`` belongs to it)."""
+    try:
+        return asyncio.get_running_loop()
+    except RuntimeError:  # not asyncio: trio (anyio's other backend)
+        import trio
+
+        return trio.lowlevel.current_trio_token()
 
 
 class _Flight(Generic[T]):
@@ -83,9 +94,9 @@ class SharedRefresh(Generic[T]):
             value = self._value
             if value is not None and value is not reject and self._fresh(value):
                 return value
-            loop = anyio.lowlevel.current_token()
+            loop = _current_loop()
             flight = self._flight
-            if flight is not None and flight.loop == loop:
+            if flight is not None and flight.loop is loop:
                 await flight.done.wait()
                 if flight.error is None and flight.value is not None:
                     return flight.value
