@@ -205,3 +205,40 @@ async def test_count_tokens_posts_to_count_tokens() -> None:
     client, http = _client(handler)
     async with http:
         assert await client.count_tokens(f"bedrock:{MODEL}", [lb.ChatMessage.user("hi")]) == 12
+
+
+async def test_structured_output_native_on_claude_4_5_and_in_the_prompt_on_nova() -> None:
+    from pydantic import BaseModel
+
+    class City(BaseModel):
+        city: str
+        population: int
+
+    sent: list[dict[str, Any]] = []
+    answer = converse(
+        ("messageStart", {"role": "assistant"}),
+        ("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": '{"city": "Paris", '}}),
+        (
+            "contentBlockDelta",
+            {"contentBlockIndex": 0, "delta": {"text": '"population": 2102650}'}},
+        ),
+        ("messageStop", {"stopReason": "end_turn"}),
+    )
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(orjson.loads(request.content))
+        return _stream(answer)
+
+    client, http = _client(handler)
+    async with http:
+        native = await client.complete(
+            f"bedrock:{MODEL}", [lb.ChatMessage.user("Paris?")], response_format=City
+        )
+        prompted = await client.complete(
+            "bedrock:us.amazon.nova-pro-v1:0", [lb.ChatMessage.user("Paris?")], response_format=City
+        )
+    assert native.parsed == City(city="Paris", population=2102650) == prompted.parsed
+    assert sent[0]["outputConfig"]["textFormat"]["type"] == "json_schema"
+    assert (
+        "outputConfig" not in sent[1] and "population" in orjson.dumps(sent[1]["system"]).decode()
+    )
