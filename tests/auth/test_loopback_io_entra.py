@@ -15,6 +15,7 @@ from typing import Any, NamedTuple
 
 import anyio
 import anyio.lowlevel
+import httpx
 import pytest
 
 import llmbridge as lb
@@ -200,3 +201,63 @@ async def test_a_provider_returning_nothing_is_a_typed_error() -> None:
     auth = TokenProviderAuth(lambda: None)
     with pytest.raises(lb.AuthenticationError, match="returned no token"):
         await auth.tokens.get()
+
+
+async def test_a_failed_call_fails_every_waiter_once_and_the_next_request_calls_again() -> None:
+    calls = 0
+
+    async def provider() -> str:
+        nonlocal calls
+        calls += 1
+        await anyio.sleep(0.05)
+        if calls == 1:
+            raise OSError("identity endpoint down")
+        return "entra-token-after-failure-0001"
+
+    auth = TokenProviderAuth(provider)
+    errors: list[BaseException] = []
+
+    async def one() -> None:
+        try:
+            await auth.tokens.get()
+        except lb.AuthenticationError as exc:
+            errors.append(exc)
+
+    async with anyio.create_task_group() as tg:
+        for _ in range(5):
+            tg.start_soon(one)
+    assert calls == 1 and len(errors) == 5
+    assert (await auth.tokens.get()).value.reveal() == "entra-token-after-failure-0001"
+    assert calls == 2
+
+
+async def test_a_cancelled_caller_does_not_fail_the_others() -> None:
+    calls = 0
+
+    async def provider() -> str:
+        nonlocal calls
+        calls += 1
+        await anyio.sleep(0.1)
+        return f"entra-token-{calls:04d}-abcdef"
+
+    auth = TokenProviderAuth(provider)
+    got: list[str] = []
+
+    async def waiter() -> None:
+        got.append((await auth.tokens.get()).value.reveal())
+
+    async with anyio.create_task_group() as tg:
+        async with anyio.create_task_group() as leader:
+            leader.start_soon(auth.tokens.get)  # starts the call
+            await anyio.sleep(0.02)
+            tg.start_soon(waiter)  # joins the call in flight
+            await anyio.sleep(0.02)
+            leader.cancel_scope.cancel()  # the calling task goes away mid-call
+    assert got and got[0].startswith("entra-token-")
+    assert calls == 2  # the waiter fetched again instead of failing
+
+
+def test_the_sync_httpx_client_is_refused_clearly() -> None:
+    with httpx.Client(auth=TokenProviderAuth(lambda: "t" * 10)) as client:
+        with pytest.raises(lb.UsageError, match="httpx.AsyncClient"):
+            client.get("http://127.0.0.1:9/")
