@@ -11,7 +11,8 @@ Rules:
 * Credentials and region come once, when the provider is built, from
   ``llmbridge.auth.aws.aws_auth`` (service ``bedrock``): a Bedrock API key (``api_key`` or
   ``AWS_BEARER_TOKEN_BEDROCK``) as a bearer token, else botocore's credential chain and SigV4;
-  the app's own ``auth`` wins. The ``httpx.Auth`` is the provider's ``auth`` attribute, which
+  the app's own ``auth`` wins, and a ``profile`` or AWS keys given as options win over the
+  ``AWS_BEARER_TOKEN_BEDROCK`` variable (the anthropic SDK's order). The ``httpx.Auth`` is the provider's ``auth`` attribute, which
   the transport runs on every attempt (each retry signed afresh). No key in any header here.
 * Options: ``region``, ``profile``, AWS keys (``llmbridge.auth.aws``); ``base_url`` (a VPC or
   FIPS runtime endpoint) and ``control_base_url`` (the ``bedrock`` control plane, for
@@ -25,7 +26,9 @@ Rules:
 from __future__ import annotations
 
 import importlib
+import os
 from collections.abc import Mapping
+from dataclasses import replace
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -143,8 +146,18 @@ class BedrockProvider:
         return parse_model_list(data, provider=self.name)
 
 
+_SIGV4_OPTIONS = ("profile", "aws_access_key_id", "aws_secret_access_key", "botocore_session")
+
+
 def create(config: ProviderConfig) -> BedrockProvider:
-    """Registry factory for ``bedrock``: region and auth from ``llmbridge.auth.aws``."""
+    """Registry factory for ``bedrock``: region and auth from ``llmbridge.auth.aws``.
+
+    A ``profile`` or AWS keys given as options win over ``AWS_BEARER_TOKEN_BEDROCK`` (the
+    precedence of the anthropic SDK's Bedrock client): the variable is then not read."""
     aws = importlib.import_module("llmbridge.auth.aws")  # loads botocore only when it signs
+    if config.api_key is None and any(config.options.get(k) for k in _SIGV4_OPTIONS):
+        env = dict(os.environ if config.env is None else config.env)
+        env.pop("AWS_BEARER_TOKEN_BEDROCK", None)
+        config = replace(config, env=env)
     found = aws.aws_auth(config, service="bedrock", provider="bedrock")
     return BedrockProvider(config, region=found.region, auth=found.auth)

@@ -242,3 +242,40 @@ async def test_structured_output_native_on_claude_4_5_and_in_the_prompt_on_nova(
     assert (
         "outputConfig" not in sent[1] and "population" in orjson.dumps(sent[1]["system"]).decode()
     )
+
+
+async def test_a_profile_signs_with_sigv4_even_with_the_key_variable_set(
+    tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    (tmp_path / "config").write_text("[profile work]\nregion = ap-southeast-2\n")
+    (tmp_path / "credentials").write_text(
+        "[work]\naws_access_key_id = AKIDEXAMPLEWORK\naws_secret_access_key = work-secret\n"
+    )
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "credentials"))
+    monkeypatch.setenv("AWS_BEARER_TOKEN_BEDROCK", "a-key-the-profile-beats")
+    for name in (
+        "AWS_REGION",
+        "AWS_DEFAULT_REGION",
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "AWS_PROFILE",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return _stream(BODY)
+
+    http = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    client = lb.Client(http_client=http, providers={"bedrock": {"profile": "work"}})
+    async with http:
+        resp = await client.complete(f"bedrock:{MODEL}", [lb.ChatMessage.user("hi")])
+    assert resp.text == "Bonjour"
+    sent = seen[0]
+    assert sent.url.host == "bedrock-runtime.ap-southeast-2.amazonaws.com"  # the profile's region
+    auth = sent.headers["authorization"]
+    assert auth.startswith("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLEWORK/")
+    assert "/ap-southeast-2/bedrock/aws4_request" in auth
