@@ -244,12 +244,9 @@ def aws_auth(config: Any, *, service: str, provider: str) -> AwsAuth:
     key = config.key("AWS_BEARER_TOKEN_BEDROCK", provider=provider, required=False)
     if custom is not None or key is not None:
         region = options.get("region") or env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION")
-        session = None
-        if not region:  # the profile may still name it
-            botocore = require_botocore(provider)
-            session = options.get("botocore_session") or botocore.session.Session(
-                profile=options.get("profile")
-            )
+        session = options.get("botocore_session")
+        if not region and session is None and _has_botocore():  # the profile may name it
+            session = require_botocore(provider).session.Session(profile=options.get("profile"))
         auth = custom if custom is not None else BearerAuth(_as_secret(key))
         return AwsAuth(auth=auth, region=_region(config, env, session, provider))
     botocore = require_botocore(provider)
@@ -273,6 +270,14 @@ def aws_auth(config: Any, *, service: str, provider: str) -> AwsAuth:
         )
     credentials = _Credentials(provider=provider, session=session, static=static)
     return AwsAuth(auth=SigV4Auth(credentials, service=service, region=region), region=region)
+
+
+def _has_botocore() -> bool:
+    try:
+        import botocore.session  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def _reveal(value: Any) -> str:

@@ -174,14 +174,17 @@ def google_auth(
     provider: str,
     scopes: Sequence[str] = (CLOUD_PLATFORM,),
     margin: float = REFRESH_MARGIN,
+    needs_project: bool = True,
 ) -> GoogleAuth:
-    """The ADC ``httpx.Auth`` and project for a ``ProviderConfig`` (see the module rules)."""
+    """The ADC ``httpx.Auth`` and project for a ``ProviderConfig`` (see the module rules).
+    ``needs_project=False``: a project the options and environment do not name stays ``None``
+    and nothing is loaded until the first request (the URL does not need it)."""
     _require_google(provider)
     options: Mapping[str, Any] = config.options
     env = os.environ if config.env is None else config.env
     source = _AdcSource(provider=provider, scopes=scopes, credentials=options.get("credentials"))
     project = options.get("project") or env.get("GOOGLE_CLOUD_PROJECT") or None
-    if project is None:
+    if project is None and needs_project:
         _, project = source.load()
 
     async def fetch() -> Token:

@@ -371,3 +371,35 @@ def test_reprs_and_errors_show_no_key() -> None:
     shown = repr(found) + repr(found.auth) + repr(keys_config())
     for secret in (ACCESS, SECRET, SESSION):
         assert secret not in shown
+
+
+def test_a_bedrock_key_without_botocore_or_region_asks_for_the_region(
+    monkeypatch: pytest.MonkeyPatch, aws_files: tuple[Path, Path]
+) -> None:
+    for name in [m for m in sys.modules if m == "botocore" or m.startswith("botocore.")]:
+        monkeypatch.setitem(sys.modules, name, None)
+    with pytest.raises(lb.ConfigurationError, match="needs an AWS region"):
+        aws_auth(
+            ProviderConfig.from_mapping({"api_key": "k" * 20}),
+            service="bedrock",
+            provider="bedrock",
+        )
+
+
+@pytest.mark.usefixtures("fixed_clock")
+def test_the_sync_client_signs_too(aws_files: tuple[Path, Path]) -> None:
+    async def main() -> list[Seen]:
+        async with chat_server() as (url, seen):
+            options = {
+                "base_url": url,
+                "auth": aws_auth(keys_config(), service="bedrock", provider="bedrock").auth,
+            }
+            with lb.SyncClient(providers={"openai-compatible": options}) as client:
+                await anyio.to_thread.run_sync(
+                    client.complete, "openai-compatible:m", [lb.ChatMessage.user("hi")]
+                )
+            return seen
+
+    seen = anyio.run(main)
+    assert len(seen) == 1
+    assert seen[0].headers["authorization"].startswith("AWS4-HMAC-SHA256 ")

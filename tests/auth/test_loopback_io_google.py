@@ -211,3 +211,17 @@ def test_no_credentials_anywhere_is_a_configuration_error(monkeypatch: pytest.Mo
     monkeypatch.delenv("GOOGLE_APPLICATION_CREDENTIALS", raising=False)
     with pytest.raises(lb.ConfigurationError, match="Application Default Credentials"):
         lb.Client(providers={"vertex": {}}).provider("vertex")
+
+
+@pytest.mark.usefixtures("adc_env")
+async def test_with_a_base_url_nothing_is_loaded_until_the_first_request(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("GOOGLE_APPLICATION_CREDENTIALS", raising=False)
+    async with chat_server(ok) as (url, seen):
+        client = lb.Client(providers={"vertex": vertex(url)}, retry=RetryPolicy(max_attempts=1))
+        async with client:
+            client.provider("vertex")  # built: no project needed, no credentials loaded
+            with pytest.raises(lb.ConfigurationError, match="Application Default Credentials"):
+                await client.complete("vertex:gemini-2.5-flash", MESSAGES)
+    assert seen == []

@@ -197,7 +197,7 @@ def create_vertex(config: ProviderConfig) -> VertexProvider:
     if key is None and config.auth is None:
         from ...auth.google import google_auth
 
-        adc = google_auth(config, provider="vertex")
+        adc = google_auth(config, provider="vertex", needs_project=not config.base_url)
         auth, project = adc.auth, project or adc.project
     location = str(options.get("location") or env.get("GOOGLE_CLOUD_LOCATION") or "global")
     version = str(options.get("api_version") or VERTEX_API_VERSION)
