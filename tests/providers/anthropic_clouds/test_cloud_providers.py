@@ -175,3 +175,35 @@ def test_bedrock_frames_that_are_not_events() -> None:
     decoder = BedrockAnthropicDecoder(provider="anthropic-bedrock")
     with pytest.raises(lb.LLMBridgeError, match="internal"):
         decoder.feed("error:InternalFailure", "internal failure")
+
+
+@pytest.mark.parametrize(
+    ("name", "service", "extra"),
+    [
+        ("anthropic-bedrock", "bedrock", {}),
+        ("anthropic-aws", "aws-external-anthropic", {"workspace_id": "wrkspc_1"}),
+        ("anthropic-bedrock-mantle", "bedrock-mantle", {}),
+    ],
+)
+async def test_aws_clouds_sign_with_their_own_service(
+    name: str, service: str, extra: dict[str, Any]
+) -> None:
+    pytest.importorskip("botocore")
+    env = {"AWS_BEARER_TOKEN_BEDROCK": KEY} if name == "anthropic-aws" else {}  # not AWS's key
+    options = {"region": "eu-west-1", "aws_access_key_id": "AKIDEXAMPLE",
+               "aws_secret_access_key": "wJalrXUtnFEMI/K7MDENG+bPxRfiCYEXAMPLEKEY", **extra}  # fmt: skip
+    provider = _make(name, env, **options)
+    built = provider.build_request(
+        lb.ChatRequest(model="claude-opus-4-5", messages=[lb.ChatMessage.user("x")])
+    )
+    assert built.auth is not None and "authorization" not in built.headers
+    request = httpx.Request(
+        built.method, built.url, headers=built.headers, content=built.body_bytes()
+    )
+    flow = built.auth.async_auth_flow(request)
+    signed = await flow.__anext__()
+    await flow.aclose()
+    authorization = signed.headers["authorization"]
+    assert authorization.startswith("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/")
+    assert f"/eu-west-1/{service}/aws4_request" in authorization
+    assert KEY not in authorization
