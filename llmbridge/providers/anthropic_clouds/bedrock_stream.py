@@ -11,21 +11,26 @@ botocore (``llmbridge.stream.eventstream``) and feeds one call per frame. Rules:
   ``error:<code>`` frames are typed errors from Bedrock's one table (``providers.bedrock.errors``,
   shared with ``bedrock``), raised after every event before them was returned; after an error
   the decoder refuses input. Other event types are skipped.
+* AWS's ``amazon-bedrock-invocationMetrics`` (token counts, latencies, on the last event) are
+  kept in ``Finish.provider_data["bedrock"]["invocation_metrics"]``.
 """
 
 from __future__ import annotations
 
 import binascii
 from base64 import b64decode
+from typing import Any
 
 import orjson
 
 from ...errors import LLMBridgeError, MalformedStreamError
-from ...events import StreamEvent
+from ...events import Finish, StreamEvent
 from ..anthropic.decode import AnthropicDecoder
 from ..bedrock.errors import stream_error
 
 __all__ = ["BedrockAnthropicDecoder"]
+
+_METRICS_KEY = '"amazon-bedrock-invocationMetrics"'
 
 
 class BedrockAnthropicDecoder:
@@ -35,6 +40,7 @@ class BedrockAnthropicDecoder:
         self._provider = provider
         self._inner = AnthropicDecoder(provider=provider, warnings=warnings)
         self._failed = False
+        self._metrics: dict[str, Any] | None = None
 
     def feed(self, event: str, data: str) -> list[StreamEvent]:
         if self._failed:
@@ -58,10 +64,15 @@ class BedrockAnthropicDecoder:
                     provider=self._provider,
                 ) from exc
             try:
-                return self._inner.feed("", text)
+                events = self._inner.feed("", text)
             except LLMBridgeError:
                 self._failed = True
                 raise
+            if _METRICS_KEY in text:  # the last chunk only: AWS's invocation metrics
+                metrics = orjson.loads(text).get("amazon-bedrock-invocationMetrics")
+                if isinstance(metrics, dict):
+                    self._metrics = metrics
+            return events
         kind, sep, name = event.partition(":")
         if sep and kind in ("exception", "error"):
             self._failed = True
@@ -71,4 +82,12 @@ class BedrockAnthropicDecoder:
     def close(self) -> list[StreamEvent]:
         if self._failed:
             return []
-        return self._inner.close()
+        events = self._inner.close()
+        if self._metrics is not None:
+            for event in events:
+                if isinstance(event, Finish):
+                    event.provider_data = {
+                        **(event.provider_data or {}),
+                        "bedrock": {"invocation_metrics": self._metrics},
+                    }
+        return events

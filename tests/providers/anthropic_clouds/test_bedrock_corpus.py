@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from llmbridge.events import StreamEvent
+from llmbridge.events import Finish, StreamEvent
 from llmbridge.messages import ReasoningPart
 from llmbridge.providers.anthropic.finish_reasons import map_finish_reason
 from llmbridge.providers.anthropic_clouds.bedrock_stream import BedrockAnthropicDecoder
@@ -80,6 +80,10 @@ def test_anthropic_recording_decodes_like_the_sdk(entry: dict[str, Any]) -> None
     assert got.usage.input_tokens == usage["input_tokens"] + read + write
     assert (got.usage.cached_input_tokens, got.usage.cache_write_tokens) == (read, write)
     assert got.usage.output_tokens == usage["output_tokens"]
+    finish = whole[-1]
+    assert isinstance(finish, Finish)
+    metrics = (finish.provider_data or {}).get("bedrock", {}).get("invocation_metrics")
+    assert metrics == want["invocation_metrics"]
 
 
 def test_corpus_has_anthropic_recordings() -> None:

@@ -207,3 +207,28 @@ async def test_aws_clouds_sign_with_their_own_service(
     assert authorization.startswith("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLE/")
     assert f"/eu-west-1/{service}/aws4_request" in authorization
     assert KEY not in authorization
+
+
+def test_google_clouds_fall_back_to_application_default_credentials(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """No token: ``google_auth`` (ADC) gives the auth, and the project when none is set."""
+    from llmbridge.auth import BearerAuth
+    from llmbridge.auth import google as google_module
+
+    calls: list[str] = []
+
+    def fake_google_auth(config: Any, *, provider: str) -> Any:
+        calls.append(provider)
+        return google_module.GoogleAuth(auth=BearerAuth("adc-token-0123456789"), project="adc-proj")
+
+    monkeypatch.setattr(google_module, "google_auth", fake_google_auth)
+    vertex = _make("anthropic-vertex", location="us-east5")
+    assert vertex.project == "adc-proj" and calls == ["anthropic-vertex"]
+    request = vertex.build_request(
+        lb.ChatRequest(model="claude-opus-4-5", messages=[lb.ChatMessage.user("x")])
+    )
+    assert isinstance(request.auth, BearerAuth) and "authorization" not in request.headers
+    assert "/projects/adc-proj/locations/us-east5/" in request.url
+    gcloud = _make("anthropic-google-cloud", workspace_id="w")
+    assert "/projects/adc-proj/locations/global/workspaces/w/invoke" in gcloud.base_url
