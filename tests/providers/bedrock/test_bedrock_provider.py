@@ -279,3 +279,17 @@ async def test_a_profile_signs_with_sigv4_even_with_the_key_variable_set(
     auth = sent.headers["authorization"]
     assert auth.startswith("AWS4-HMAC-SHA256 Credential=AKIDEXAMPLEWORK/")
     assert "/ap-southeast-2/bedrock/aws4_request" in auth
+
+
+async def test_cost_comes_from_bedrock_prices() -> None:
+    pytest.importorskip("genai_prices")
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return _stream(BODY)
+
+    client, http = _client(handler)
+    async with http:
+        resp = await client.complete(
+            "bedrock:us.amazon.nova-micro-v1:0", [lb.ChatMessage.user("hi")]
+        )
+    assert resp.cost is not None and resp.cost > 0  # 3 input + 1 output tokens of Nova Micro
