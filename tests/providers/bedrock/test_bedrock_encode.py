@@ -326,3 +326,47 @@ def test_count_tokens_request_validates_against_count_tokens() -> None:
     assert built.url.endswith("/model/anthropic.claude-sonnet-4-5-20250929-v1%3A0/count-tokens")
     assert set(built.json["input"]["converse"]) == {"messages", "system", "toolConfig"}
     assert provider().parse_token_count({"inputTokens": 17}) == 17
+
+
+@pytest.mark.parametrize("scenario", ["reasoning_tool_call", "redacted_reasoning", "plain_text"])
+def test_a_decoded_answer_goes_back_as_valid_history(scenario: str) -> None:
+    from pathlib import Path
+
+    from llmbridge.response import Accumulator
+    from llmbridge.testing import load_fixture
+    from tests.providers.bedrock.bedrock_helpers import decode
+
+    fx = load_fixture(Path(__file__).resolve().parents[3] / "fixtures" / "bedrock" / scenario)
+    acc = Accumulator(provider="bedrock")
+    for event in decode(fx.body):
+        acc.add(event)
+    answer = acc.response().message
+    history = [*fx.request.messages, answer]
+    for part in answer.content:
+        if isinstance(part, ToolCallPart):
+            history.append(
+                lb.ChatMessage(
+                    role="tool",
+                    content=[
+                        ToolResultPart(
+                            tool_call_id=part.id, content=[TextPart(text='{"rain": false}')]
+                        )
+                    ],
+                )
+            )
+    history.append(lb.ChatMessage.user("And tomorrow?"))
+    model = fx.model.partition(":")[2]
+    _, body = build(model, messages=history, tools=fx.request.tools)
+    sent = [m for m in body["messages"] if m["role"] == "assistant"][-1]
+    assert body["messages"][-1]["content"][-1] == {"text": "And tomorrow?"}
+    kinds = [next(iter(block)) for block in sent["content"]]
+    if scenario == "reasoning_tool_call":
+        assert kinds == ["reasoningContent", "text", "toolUse"]
+        assert sent["content"][0]["reasoningContent"]["reasoningText"]["signature"].startswith(
+            "EqQB"
+        )
+    elif scenario == "redacted_reasoning":
+        assert kinds == ["reasoningContent", "text"]
+        assert "redactedContent" in sent["content"][0]["reasoningContent"]
+    else:
+        assert kinds == ["text"]
