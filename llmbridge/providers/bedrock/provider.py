@@ -40,6 +40,7 @@ from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, read_token_count
 from .decode import BedrockDecoder
 from .errors import map_http_error
+from .hosted import hosted_kinds
 from .model_list import PAGE_SIZE, PROFILES, parse_model_list
 from .models import base_id, family, reasoning_fields
 from .request import build_body, request_warnings, structured
@@ -103,6 +104,7 @@ class BedrockProvider:
             reasoning=reasoning is not None,
             images=family(model) in ("anthropic", "amazon", "meta", "mistral", "google", "qwen"),
             json_mode="schema" if structured(probe, self._options) else "none",
+            hosted_tools=hosted_kinds(model),
         )
 
     def _post(self, url: str, body: dict[str, Any], accept: str) -> HttpRequest:

@@ -15,6 +15,7 @@ every member but ``modelId``, which goes in the path). Rules:
   ``service_tier`` / ``additional_model_response_field_paths`` / ``prompt_variables`` →
   ``guardrailConfig`` / ``performanceConfig`` / ``requestMetadata`` / ``serviceTier`` /
   ``additionalModelResponseFieldPaths`` / ``promptVariables`` (camelCase spellings accepted).
+* provider-run tool specs → Nova 2's system tools after the function tools (``hosted.py``).
 * ``extra`` is merged last: dict values one level deep, others replace.
 * settings Converse cannot carry (``seed``, penalties, ``parallel_tool_calls=False``, a
   family's missing ``top_k`` or reasoning switch, ``tool_choice="none"`` with tool history) are
@@ -30,6 +31,7 @@ import orjson
 
 from ...types import ChatRequest, ToolCallPart, ToolResultPart
 from ..history import AdaptedHistory, IdRule, adapt_history
+from .hosted import encode_hosted
 from .messages import encode_messages
 from .models import native_structured_output, reasoning_fields, top_k_fields
 from .tools import encode_tool_choice, encode_tools
@@ -125,9 +127,14 @@ def build_body(
         body["inferenceConfig"] = inference
     choice = request.tool_choice
     tools_off = choice is not None and choice.mode == "none" and not _has_tool_blocks(request)
+    tools: list[dict[str, Any]] = []
     if request.tools and request.tool_mode != "prompt" and not tools_off:
-        config: dict[str, Any] = {"tools": encode_tools(request.tools, request.tools_cache_point)}
-        picked = encode_tool_choice(choice) if choice is not None else None
+        tools = encode_tools(request.tools, request.tools_cache_point)
+    if request.hosted_tools:  # Nova's system tools (hosted.py), after the function tools
+        tools += encode_hosted(request.hosted_tools, provider=provider)[0]
+    if tools:
+        config: dict[str, Any] = {"tools": tools}
+        picked = encode_tool_choice(choice) if choice is not None and request.tools else None
         if picked is not None:
             config["toolChoice"] = picked
         body["toolConfig"] = config
@@ -151,6 +158,8 @@ def request_warnings(
     for setting in ("seed", "presence_penalty", "frequency_penalty"):
         if getattr(request, setting) is not None:
             warnings.append(f"{setting}: Bedrock's Converse API has no such setting; ignored")
+    if request.hosted_tools:
+        warnings.extend(encode_hosted(request.hosted_tools, provider=provider)[1])
     if request.parallel_tool_calls is False and request.tools:
         warnings.append("parallel_tool_calls=False: Converse has no setting for it; ignored")
     if request.top_k is not None and top_k_fields(request.model, request.top_k) is None:

@@ -370,3 +370,38 @@ def test_a_decoded_answer_goes_back_as_valid_history(scenario: str) -> None:
         assert "redactedContent" in sent["content"][0]["reasoningContent"]
     else:
         assert kinds == ["text"]
+
+
+def test_nova_2_runs_web_grounding_and_the_code_interpreter() -> None:
+    _, body = build(
+        "us.amazon.nova-2-lite-v1:0",
+        tools=[WEATHER],
+        tool_choice=ToolChoice(mode="required"),
+        hosted_tools=[lb.WebSearch(), lb.CodeExecution()],
+    )
+    assert body["toolConfig"]["tools"][1:] == [
+        {"systemTool": {"name": "nova_grounding"}},
+        {"systemTool": {"name": "nova_code_interpreter"}},
+    ]
+    assert body["toolConfig"]["toolChoice"] == {"any": {}}
+    _, body = build("us.amazon.nova-2-lite-v1:0", hosted_tools=[lb.WebSearch()])
+    assert body["toolConfig"] == {"tools": [{"systemTool": {"name": "nova_grounding"}}]}
+    request = ChatRequest(
+        model="us.amazon.nova-2-lite-v1:0",
+        messages=[lb.ChatMessage.user("hi")],
+        hosted_tools=[lb.WebSearch(max_uses=2)],
+    )
+    assert any("max_uses" in w for w in request_warnings(request, provider="bedrock"))
+    assert provider().capabilities("us.amazon.nova-2-lite-v1:0").hosted_tools == {
+        "web_search",
+        "code_execution",
+    }
+    assert not provider().capabilities("us.amazon.nova-pro-v1:0").hosted_tools
+    with pytest.raises(lb.ConfigurationError, match="domain filters"):
+        provider().build_request(
+            ChatRequest(
+                model="us.amazon.nova-2-lite-v1:0",
+                messages=[lb.ChatMessage.user("hi")],
+                hosted_tools=[lb.WebSearch(allowed_domains=["aws.amazon.com"])],
+            )
+        )

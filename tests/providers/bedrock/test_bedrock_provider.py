@@ -293,3 +293,17 @@ async def test_cost_comes_from_bedrock_prices() -> None:
             "bedrock:us.amazon.nova-micro-v1:0", [lb.ChatMessage.user("hi")]
         )
     assert resp.cost is not None and resp.cost > 0  # 3 input + 1 output tokens of Nova Micro
+
+
+async def test_a_hosted_tool_on_a_model_without_system_tools_is_refused_before_sending() -> None:
+    def handler(request: httpx.Request) -> httpx.Response:
+        raise AssertionError("nothing is sent")
+
+    client, http = _client(handler)
+    async with http:
+        with pytest.raises(ConfigurationError, match=r"bedrock \(Nova 2\)"):
+            await client.complete(
+                "bedrock:us.amazon.nova-pro-v1:0",
+                [lb.ChatMessage.user("hi")],
+                tools=[lb.WebSearch()],
+            )
