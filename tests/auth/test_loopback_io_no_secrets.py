@@ -160,3 +160,36 @@ async def test_no_secret_in_recordings_spans_logs_or_errors(
         for secret in secrets:
             assert secret not in text, f"a credential leaked into {where}"
     assert "<redacted>" in (artefacts["error.json"] if fail else artefacts["response.sse"])
+
+
+async def test_a_signed_recording_replays_with_other_credentials_and_another_clock(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from llmbridge.testing import replay_client
+
+    clean_aws_env(monkeypatch, tmp_path)
+
+    def auth(secret: str) -> Any:
+        config = ProviderConfig.from_mapping(
+            {"region": "us-east-1", "aws_access_key_id": "AKIAEXAMPLE000000042",
+             "aws_secret_access_key": secret, "aws_session_token": AWS_SESSION}
+        )  # fmt: skip
+        return aws_auth(config, service="bedrock", provider="openai-compatible").auth
+
+    async with chat_server(lambda r: _echo(r, gemini=False, fail=False)) as (url, _):
+        providers = {"openai-compatible": {"base_url": url, "auth": auth(AWS_SECRET)}}
+        fixture = await record_fixture(
+            tmp_path / "signed", "openai-compatible:m", MESSAGES,
+            client_options={"providers": providers}, transport=httpx.AsyncHTTPTransport(),
+        )  # fmt: skip
+    recorded = json.loads((fixture.path / "request.json").read_text())["headers"]
+    for name in ("authorization", "x-amz-date", "x-amz-security-token"):
+        assert recorded[name] == "<redacted>"
+    # replay: another secret, another moment: the signature differs, the replay still matches
+    providers = {"openai-compatible": {"base_url": url, "auth": auth("another-secret-0123456789")}}
+    async with (
+        replay_client(fixture.path) as http,
+        lb.Client(http_client=http, providers=providers) as client,
+    ):
+        response = await client.complete("openai-compatible:m", MESSAGES)
+    assert response.text.startswith("you sent <redacted>")
