@@ -16,7 +16,8 @@ Rules:
   the transport runs on every attempt (each retry signed afresh). No key in any header here.
 * Options: ``region``, ``profile``, AWS keys (``llmbridge.auth.aws``); ``base_url`` (a VPC or
   FIPS runtime endpoint) and ``control_base_url`` (the ``bedrock`` control plane, for
-  ``list_models``); ``structured_output`` (force native JSON-schema output on or off);
+  ``list_models``); ``structured_output`` (force native JSON-schema output on or off); ``native_tools`` (force the
+  model's own tool calling on or off);
   ``tool_results_as_text``; and the body fields of ``request.OPTION_FIELDS``.
 * ``count_tokens`` → ``POST /model/{id}/count-tokens`` with ``input.converse`` (messages, system,
   toolConfig, additionalModelRequestFields): CountTokens takes a foundation model id, so an
@@ -47,17 +48,24 @@ from .request import build_body, request_warnings, structured
 
 __all__ = ["BedrockProvider", "create", "model_path"]
 
-_NO_TOOLS: tuple[str, ...] = (
+_NO_STREAMING_TOOLS: tuple[str, ...] = (
     "amazon.titan",
+    "anthropic.claude-v2",
+    "anthropic.claude-instant",
     "meta.llama2",
+    "meta.llama3-",
     "cohere.command-text",
     "cohere.command-light",
     "ai21.j2",
+    "ai21.jamba-instruct",
     "mistral.mistral-7b",
     "mistral.mixtral",
+    "mistral.mistral-large",
+    "mistral.mistral-small",
 )
-"""Families whose Converse models take no ``toolConfig`` (AWS's "supported models" table):
-the tool fallback (``tool_mode="auto"``) asks in the prompt instead."""
+"""Models that take no tools in ``ConverseStream`` (AWS's "supported models and model
+features" table: no tool use, or tool use in ``Converse`` only — Llama 3.x, Mistral Large):
+``tool_mode="auto"`` asks in the prompt instead. The ``native_tools`` option overrides."""
 _COUNT_FIELDS = ("messages", "system", "toolConfig", "additionalModelRequestFields")
 
 
@@ -96,7 +104,9 @@ class BedrockProvider:
         return f"BedrockProvider(region={self.region!r}, base={self._base!r}, auth={type(self.auth).__name__})"
 
     def capabilities(self, model: str) -> Capabilities:
-        tools = not base_id(model).startswith(_NO_TOOLS)
+        override = self._options.get("native_tools")
+        tools = not base_id(model).startswith(_NO_STREAMING_TOOLS)
+        tools = tools if override is None else bool(override)
         reasoning, _ = reasoning_fields(model, effort=None, budget=None)
         probe = ChatRequest(model=model, messages=[])
         return Capabilities(

@@ -307,3 +307,55 @@ async def test_a_hosted_tool_on_a_model_without_system_tools_is_refused_before_s
                 [lb.ChatMessage.user("hi")],
                 tools=[lb.WebSearch()],
             )
+
+
+async def test_models_without_streaming_tools_get_the_prompt_fallback() -> None:
+    sent: list[dict[str, Any]] = []
+    answer = converse(
+        ("messageStart", {"role": "assistant"}),
+        (
+            "contentBlockDelta",
+            {
+                "contentBlockIndex": 0,
+                "delta": {
+                    "text": '<function_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</function_call>'
+                },
+            },
+        ),
+        ("messageStop", {"stopReason": "end_turn"}),
+    )
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(orjson.loads(request.content))
+        return _stream(answer)
+
+    weather = lb.ToolSpec.from_json_schema(
+        "get_weather", "Weather.", {"type": "object", "properties": {"city": {"type": "string"}}}
+    )
+    client, http = _client(handler)
+    model = "bedrock:us.meta.llama3-3-70b-instruct-v1:0"
+    async with http:
+        first = await client.complete(model, [lb.ChatMessage.user("Paris?")], tools=[weather])
+        assert [c.name for c in first.tool_calls] == ["get_weather"]
+        history = [
+            lb.ChatMessage.user("Paris?"),
+            first.message,
+            lb.ChatMessage.tool_result(first.tool_calls[0].id, "sunny"),
+        ]
+        await client.complete(model, history, tools=[weather])
+    assert "toolConfig" not in sent[0] and "get_weather" in orjson.dumps(sent[0]["system"]).decode()
+    blocks = [next(iter(b)) for m in sent[1]["messages"] for b in m["content"]]
+    assert "toolConfig" not in sent[1] and set(blocks) == {"text"}  # tool turns as text
+    assert provider_native("us.meta.llama4-maverick-17b-instruct-v1:0")
+    assert not provider_native("us.mistral.mistral-large-2407-v1:0")
+
+
+def provider_native(model: str) -> bool:
+    from llmbridge.providers.base import ProviderConfig
+    from llmbridge.providers.bedrock import BedrockProvider
+
+    return (
+        BedrockProvider(ProviderConfig(), region="us-east-1", auth=None)
+        .capabilities(model)
+        .native_tools
+    )
