@@ -20,8 +20,8 @@ Rules:
   model's own tool calling on or off);
   ``tool_results_as_text``; and the body fields of ``request.OPTION_FIELDS``.
 * ``count_tokens`` → ``POST /model/{id}/count-tokens`` with ``input.converse`` (messages, system,
-  toolConfig, additionalModelRequestFields): CountTokens takes a foundation model id, so an
-  inference profile's geography prefix is dropped.
+  toolConfig, additionalModelRequestFields): CountTokens takes a foundation model id (or an
+  ARN, sent as is), so an inference profile's geography prefix is dropped.
 """
 
 from __future__ import annotations
@@ -136,7 +136,8 @@ class BedrockProvider:
     def count_tokens_request(self, request: ChatRequest) -> HttpRequest:
         built = build_body(request, provider=self.name, options=self._options)
         converse = {k: built[k] for k in _COUNT_FIELDS if k in built}
-        url = f"{self._base}{model_path(base_id(request.model))}/count-tokens"
+        model = request.model if request.model.startswith("arn:") else base_id(request.model)
+        url = f"{self._base}{model_path(model)}/count-tokens"
         return self._post(url, {"input": {"converse": converse}}, "application/json")
 
     def parse_token_count(self, data: Any) -> int:

@@ -405,3 +405,14 @@ def test_nova_2_runs_web_grounding_and_the_code_interpreter() -> None:
                 hosted_tools=[lb.WebSearch(allowed_domains=["aws.amazon.com"])],
             )
         )
+
+
+def test_count_tokens_sends_arns_as_they_are() -> None:
+    arn = "arn:aws:bedrock:us-east-1:123456789012:application-inference-profile/abc123def456"
+    built = provider().count_tokens_request(
+        ChatRequest(model=arn, messages=[lb.ChatMessage.user("hi")])
+    )
+    assert (
+        "/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A123456789012%3Aapplication-inference-profile%2Fabc123def456/count-tokens"
+        in built.url
+    )
