@@ -18,8 +18,8 @@ Rules:
 * Reasoning of this provider → ``reasoningContent``: ``reasoningText`` (text + signature) or
   ``redactedContent`` (the opaque bytes the decoder kept, base64). Other providers' reasoning
   was left out by ``providers/history.py``.
-* ``CachePoint`` → ``{"cachePoint": {"type": "default"}}`` (``ttl`` 300 / 3600 s → ``5m`` /
-  ``1h``); ``RawPart`` of this provider (server-run tool blocks) is sent as the block it is.
+* ``CachePoint`` → ``{"cachePoint": {"type": "default"}}`` (a ``ttl`` rounded up to ``5m`` or
+  ``1h``, the lifetimes the API offers); ``RawPart`` of this provider (server-run tool blocks) is sent as the block it is.
 """
 
 from __future__ import annotations
@@ -60,23 +60,31 @@ _DOCUMENT_FORMATS = {
     "text/plain": "txt",
     "text/markdown": "md",
 }
-_IMAGE_FORMATS = {"image/png": "png", "image/jpeg": "jpeg", "image/jpg": "jpeg", "image/gif": "gif"}
-_IMAGE_FORMATS["image/webp"] = "webp"
-_AUDIO_FORMATS = {"audio/mpeg": "mp3", "audio/mp3": "mp3", "audio/wav": "wav", "audio/x-wav": "wav"}
-_AUDIO_FORMATS |= {
+_IMAGE_FORMATS = {
+    "image/png": "png",
+    "image/jpeg": "jpeg",
+    "image/jpg": "jpeg",
+    "image/gif": "gif",
+    "image/webp": "webp",
+}
+_AUDIO_FORMATS = {
+    "audio/mpeg": "mp3",
+    "audio/mp3": "mp3",
+    "audio/wav": "wav",
+    "audio/x-wav": "wav",
     "audio/flac": "flac",
     "audio/ogg": "ogg",
     "audio/aac": "aac",
     "audio/webm": "webm",
 }
-_TTLS = {300: "5m", 3600: "1h"}
 _NAME_BAD = re.compile(r"[^A-Za-z0-9\s\-()\[\]]")
 
 
 def cache_point(part: CachePoint) -> dict[str, Any]:
+    """``{"cachePoint": ...}``; a ``ttl`` is rounded up to a lifetime Bedrock offers (5 min, 1 h)."""
     point: dict[str, Any] = {"type": "default"}
-    if part.ttl is not None and part.ttl in _TTLS:
-        point["ttl"] = _TTLS[part.ttl]
+    if part.ttl is not None:
+        point["ttl"] = "5m" if part.ttl <= 300 else "1h"
     return {"cachePoint": point}
 
 

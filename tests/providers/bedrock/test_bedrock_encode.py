@@ -416,3 +416,11 @@ def test_count_tokens_sends_arns_as_they_are() -> None:
         "/model/arn%3Aaws%3Abedrock%3Aus-east-1%3A123456789012%3Aapplication-inference-profile%2Fabc123def456/count-tokens"
         in built.url
     )
+
+
+def test_cache_point_lifetimes_round_up_to_what_bedrock_offers() -> None:
+    from llmbridge.providers.bedrock.messages import cache_point
+
+    assert [
+        cache_point(CachePoint(ttl=t))["cachePoint"].get("ttl") for t in (None, 60, 300, 301, 7200)
+    ] == [None, "5m", "5m", "1h", "1h"]
