@@ -40,6 +40,15 @@ EXTRA_CONFIG: dict[str, dict[str, Any]] = {
     "openai-compatible": {"base_url": "http://127.0.0.1:9/v1"},
     "vertex": {"project": "demo-project", "location": "global"},
     "bedrock": {"region": "us-east-1"},
+    "azure-responses": {"base_url": "https://contoso.openai.azure.com"},
+    "bedrock-mantle": {"region": "us-east-1"},
+    "bedrock-mantle-responses": {"region": "us-east-1"},
+    "anthropic-bedrock": {"region": "us-east-1"},
+    "anthropic-vertex": {"project": "demo-project", "location": "global"},
+    "anthropic-foundry": {"resource": "contoso"},
+    "anthropic-aws": {"region": "us-east-1", "workspace_id": "wrkspc_demo"},
+    "anthropic-google-cloud": {"project": "demo-project", "workspace_id": "wrkspc_demo"},
+    "anthropic-bedrock-mantle": {"region": "us-east-1"},
 }
 USER = [lb.ChatMessage.user("hi")]
 
