@@ -16,20 +16,27 @@ Rules:
 * The body is an AWS event stream (``framing = "aws-eventstream"``); each ``chunk`` is one
   Anthropic event for the Anthropic decoder (``bedrock_stream``). Errors: Bedrock's table
   (``providers.bedrock.errors``, shared with ``bedrock``).
-* Bedrock lacks Anthropic's server tools (``hosted_tools`` empty; the option widens it), token
-  counting and ``/v1/models`` (list them with ``bedrock``, the Converse provider).
+* Token counting: Bedrock's ``CountTokens`` (``/model/{id}/count-tokens``, ``input.invokeModel``
+  carrying the InvokeModel body; a foundation id, the profile's geography dropped, as for
+  ``bedrock``), which the SDK's client lacks. Bedrock lacks Anthropic's server tools
+  (``hosted_tools`` empty; the option widens it) and ``/v1/models`` (list them with ``bedrock``).
 """
 
 from __future__ import annotations
 
+from base64 import b64encode
 from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote
 
+import orjson
+
 from ...errors import APIError, UsageError
 from ...types import ChatRequest
-from ..base import ProviderConfig
+from ..base import HttpRequest, ProviderConfig, read_token_count
 from ..bedrock.errors import map_http_error
+from ..bedrock.models import base_id
+from ..bedrock.provider import model_path
 from .base import AnthropicCloudProvider, env_of, first, required
 from .bedrock_stream import BedrockAnthropicDecoder
 from .credentials import aws_credential
@@ -72,6 +79,23 @@ class AnthropicBedrockProvider(AnthropicCloudProvider):
         body.pop("model", None)
         body.pop("stream", None)
         return super().adapt_body(body, betas=betas, count=count)
+
+    def count_tokens_request(self, request: ChatRequest) -> HttpRequest:
+        """Bedrock's ``CountTokens`` with the InvokeModel body (a blob: base64 in the JSON)."""
+        body, _ = self._body(request)
+        invoke = self.adapt_body(body, betas=self._betas_for(request), count=False)
+        model = request.model if request.model.startswith("arn:") else base_id(request.model)
+        headers = self._request_headers(accept="application/json", betas=[])
+        return HttpRequest(
+            method="POST",
+            url=f"{self.base_url}{model_path(model)}/count-tokens",
+            headers=headers,
+            json={"input": {"invokeModel": {"body": b64encode(orjson.dumps(invoke)).decode()}}},
+            auth=self._credential.auth,
+        )
+
+    def parse_token_count(self, data: Any) -> int:
+        return read_token_count(data, "inputTokens", provider=self.name)
 
     def new_decoder(self, request: ChatRequest) -> BedrockAnthropicDecoder:
         _, warnings = self._body(request)

@@ -264,13 +264,23 @@ def test_clouds_without_a_models_route_have_none(case: str) -> None:
     assert not isinstance(_provider(case, options), ListsModels)
 
 
-def test_bedrock_has_no_token_counting() -> None:
-    """``AnthropicBedrock`` raises 'Token counting is not supported in Bedrock yet'."""
-    from llmbridge.providers.base import CountsTokens
+def test_bedrock_counts_tokens_with_countTokens_where_the_sdk_cannot() -> None:
+    """``AnthropicBedrock`` raises 'Token counting is not supported in Bedrock yet'; Bedrock's
+    ``CountTokens`` takes the InvokeModel body: botocore's service model judges our request."""
+    import base64
 
     client, _ = _sdk_client(CLOUDS["anthropic-bedrock"][0])
     with pytest.raises(anthropic.AnthropicError, match="not supported"):
         client.messages.count_tokens(model="m", messages=[{"role": "user", "content": "hi"}])
-    assert not isinstance(
-        _provider("anthropic-bedrock", CLOUDS["anthropic-bedrock"][1]), CountsTokens
-    )
+    check = pytest.importorskip("tests.providers.bedrock.botocore_model").check
+    provider = _provider("anthropic-bedrock", CLOUDS["anthropic-bedrock"][1], betas=["b1"])
+    request = _request("us.anthropic.claude-sonnet-4-5-20250929-v1:0")
+    counted = provider.count_tokens_request(request)
+    model = "anthropic.claude-sonnet-4-5-20250929-v1:0"  # CountTokens takes the foundation id
+    path = f"/model/{model.replace(':', '%3A')}/count-tokens"  # the id encoded as botocore does
+    assert counted.url == f"https://bedrock-runtime.eu-west-3.amazonaws.com{path}"
+    check(counted.url, counted.json, model_id=model, operation="CountTokens")
+    invoke = json.loads(base64.b64decode(counted.json["input"]["invokeModel"]["body"]))
+    streamed = provider.build_request(request).json
+    assert invoke == streamed and invoke["anthropic_beta"] == ["b1"]
+    assert provider.parse_token_count({"inputTokens": 42}) == 42
