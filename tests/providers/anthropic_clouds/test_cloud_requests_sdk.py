@@ -284,3 +284,18 @@ def test_bedrock_counts_tokens_with_countTokens_where_the_sdk_cannot() -> None:
     streamed = provider.build_request(request).json
     assert invoke == streamed and invoke["anthropic_beta"] == ["b1"]
     assert provider.parse_token_count({"inputTokens": 42}) == 42
+
+
+def test_telemetry_names_the_clouds_as_the_sdk_clients_do() -> None:
+    from llmbridge.telemetry.otel import PROVIDER_NAMES
+
+    clients = {
+        "anthropic-bedrock": AnthropicBedrock,
+        "anthropic-vertex": AnthropicVertex,
+        "anthropic-foundry": AnthropicFoundry,
+        "anthropic-aws": AnthropicAWS,
+        "anthropic-google-cloud": AnthropicGoogleCloud,
+        "anthropic-bedrock-mantle": AnthropicBedrockMantle,
+    }
+    for name, cls in clients.items():
+        assert PROVIDER_NAMES[name] == cls._gen_ai_provider_name, name
