@@ -18,7 +18,7 @@ is what decoding into events (and the stream layer) costs on top.
 
 Measured once (2026-11-26, CPython 3.11, 2-core AMD EPYC shared with other jobs, load ~8,
 21 rounds): floor 9.30 µs/frame, stream() 11.35 µs (1.22×), complete() 11.53 µs (1.24×).
-botocore's reader is most of the floor (~7 µs a frame: it re-slices its buffer per frame).
+botocore's reader is most of the floor (7.5 µs a frame measured apart, orjson.loads 0.3 µs).
 """
 
 from __future__ import annotations
