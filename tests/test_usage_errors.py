@@ -179,6 +179,38 @@ def test_every_option_a_builtin_provider_reads_is_declared() -> None:
         assert read <= declared, (name, read - declared)
 
 
+@pytest.mark.parametrize(
+    ("name", "files"),
+    [
+        ("bedrock", ("providers/bedrock/*.py", "auth/aws.py")),
+        ("anthropic-bedrock", ("providers/anthropic_clouds/bedrock.py", "auth/aws.py")),
+        ("anthropic-aws", ("providers/anthropic_clouds/aws.py", "auth/aws.py")),
+        ("anthropic-bedrock-mantle", ("providers/anthropic_clouds/mantle.py", "auth/aws.py")),
+        ("anthropic-vertex", ("providers/anthropic_clouds/vertex.py", "auth/google.py")),
+        (
+            "anthropic-google-cloud",
+            ("providers/anthropic_clouds/google_cloud.py", "auth/google.py"),
+        ),
+        ("anthropic-foundry", ("providers/anthropic_clouds/foundry.py",)),
+        ("azure-responses", ("providers/openai/endpoints.py", "providers/openai_responses/*.py")),
+        ("bedrock-mantle", ("providers/openai/endpoints.py",)),
+    ],
+)
+def test_every_option_a_cloud_provider_reads_is_declared(name: str, files: tuple[str, ...]) -> None:
+    """The same for the cloud providers: what the cloud's module, the shared Claude-on-a-cloud
+    base and the credential helper it uses read is declared (an undeclared one would be
+    refused at ``Client()``)."""
+    root = Path(lb.__file__).parent
+    shared = ("providers/anthropic_clouds/base.py",) if "anthropic-" in name else ()
+    paths = [p for pattern in (*files, *shared) for p in sorted(root.glob(pattern))]
+    assert paths, files
+    source = "".join(p.read_text() for p in paths)
+    read = {m.group(1) or m.group(2) for m in _READS.finditer(source)} - {"extra", "bedrock"}
+    declared = option_names(provider_factory(name))
+    assert declared is not None, name
+    assert read <= declared, (name, read - declared)
+
+
 # -- telemetry without the extra -------------------------------------------------------------
 def test_telemetry_without_otel_fails_at_client(monkeypatch: pytest.MonkeyPatch) -> None:
     real = importlib.util.find_spec

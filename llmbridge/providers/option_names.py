@@ -3,7 +3,7 @@
 Rules:
 
 * Every provider takes the common keys (``COMMON_OPTIONS``: ``api_key``, ``base_url``,
-  ``headers``, ``env``). A provider factory may also *declare* its own option names with
+  ``headers``, ``env``, ``auth``, ``token_provider``). A provider factory may also *declare* its own option names with
   ``declare_options(factory, names)`` (it sets ``factory.option_names``; a plug-in may set that
   attribute itself, a frozenset of strings, on a function or a class).
 * ``check_options`` runs when a ``Client`` is made: a key that is neither common nor declared is
@@ -22,8 +22,9 @@ from ..errors import UsageError
 
 __all__ = ["COMMON_OPTIONS", "check_options", "declare_options", "did_you_mean", "option_names"]
 
-COMMON_OPTIONS = frozenset({"api_key", "base_url", "headers", "env"})
-"""The keys every provider takes (``ProviderConfig``'s own fields)."""
+COMMON_OPTIONS = frozenset({"api_key", "base_url", "headers", "env", "auth", "token_provider"})
+"""The keys every provider takes (``ProviderConfig``'s own fields; ``auth`` is an
+``httpx.Auth`` or, for some providers, a header-style name such as ``"x-api-key"``)."""
 
 F = TypeVar("F")
 

@@ -46,6 +46,15 @@ _BUILTINS: dict[str, _Builtin] = {
     "anthropic": _Builtin("llmbridge.providers.anthropic", "create"),
     "gemini": _Builtin("llmbridge.providers.gemini", "create"),
     "vertex": _Builtin("llmbridge.providers.gemini", "create_vertex"),
+    "bedrock": _Builtin("llmbridge.providers.bedrock", "create"),
+    "anthropic-bedrock": _Builtin("llmbridge.providers.anthropic_clouds.bedrock", "create"),
+    "anthropic-vertex": _Builtin("llmbridge.providers.anthropic_clouds.vertex", "create"),
+    "anthropic-foundry": _Builtin("llmbridge.providers.anthropic_clouds.foundry", "create"),
+    "anthropic-aws": _Builtin("llmbridge.providers.anthropic_clouds.aws", "create"),
+    "anthropic-google-cloud": _Builtin(
+        "llmbridge.providers.anthropic_clouds.google_cloud", "create"
+    ),
+    "anthropic-bedrock-mantle": _Builtin("llmbridge.providers.anthropic_clouds.mantle", "create"),
 }
 """Native providers, named by module path like the preset table and its factory below and
 imported through ``importlib`` on first use: a provider's modules import
@@ -54,6 +63,11 @@ would close a circle."""
 
 _PRESET_TABLE = "llmbridge.providers.openai.presets"
 _PRESET_FACTORY = _Builtin("llmbridge.providers.openai.provider", "preset_factory")
+_RESPONSES_PRESET_FACTORY = _Builtin(
+    "llmbridge.providers.openai_responses.provider", "responses_preset_factory"
+)
+"""A preset row with ``api="responses"`` is built by the Responses provider, a Chat row by the
+Chat Completions one: the registry picks (neither provider package imports the other's)."""
 
 
 def _preset_names() -> Collection[str]:
@@ -108,9 +122,9 @@ def _factory(name: str) -> ProviderFactory:
     if builtin is not None:
         return getattr(importlib.import_module(builtin.module), builtin.attr)  # type: ignore[no-any-return]
     if name in _preset_names():
-        preset_factory = getattr(
-            importlib.import_module(_PRESET_FACTORY.module), _PRESET_FACTORY.attr
-        )
+        row = importlib.import_module(_PRESET_TABLE).PRESETS[name]
+        hook = _RESPONSES_PRESET_FACTORY if row.api == "responses" else _PRESET_FACTORY
+        preset_factory = getattr(importlib.import_module(hook.module), hook.attr)
         return preset_factory(name)  # type: ignore[no-any-return]
     plugin = _plugins().get(name)
     if plugin is None:

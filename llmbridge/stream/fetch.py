@@ -20,6 +20,7 @@ from .clients import HttpPool
 from .retry import RetryPolicy
 from .transport import (
     Sleep,
+    _auth,
     _loop_guard,
     _read_error_body,
     _scrub,
@@ -52,6 +53,7 @@ async def fetch_json(
     """
     pool = http if isinstance(http, HttpPool) else HttpPool(http)
     scrub = _secrets(request)
+    auth = _auth(provider, request)
     extra = {} if timeout is None else {"timeout": timeout}
     attempt = 0
     while True:
@@ -67,8 +69,9 @@ async def fetch_json(
                 **extra,
             )
             with _translate(provider.name, request.url, midway=False), _loop_guard(provider.name):
-                response = await shards.clients[shard].send(built, stream=True)
-                scrub = _sent_secrets(response, scrub)  # the app's client's secrets too
+                response = await shards.clients[shard].send(built, stream=True, **auth)
+                # the app's client's secrets and the auth's tokens too
+                scrub = _sent_secrets(response, scrub, auth=auth.get("auth"))
                 try:
                     body = await _read_error_body(response, limit=MAX_JSON_BODY + 1)
                 finally:

@@ -21,6 +21,9 @@ Rules:
 * What the stream yields is kept in a ``record.Record`` (for ``err.partial`` and telemetry):
   the hot loop appends to a list, the reader folds it every few thousand events, so its memory
   follows the content; past ``max_events`` events it is a ``MalformedStreamError``.
+  A provider whose ``framing`` attribute says ``"aws-eventstream"`` is read by botocore's
+  decoder instead (``eventstream.EventStreamBody``, same bounds, same ``feed``); the framing
+  table ``_FRAMINGS`` names each one's content type and reader, nothing else differs.
 * Connection errors name the host and port; a rejected TLS certificate is a
   ``CertificateError`` (not retried); a non-2xx body cut short still maps to its status.
 * No error leaves with the request's secret in it: the values of the sensitive headers (and
@@ -58,6 +61,8 @@ from ..secrets import Scrub, named_secrets, scrub_json, secret_scrubber
 from .bounded import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES, BoundedBody
 from .clients import HttpPool
 from .deadline import Deadline, Until, within
+from .eventstream import CONTENT_TYPE as EVENTSTREAM_TYPE
+from .eventstream import EventStreamBody
 from .record import DEFAULT_MAX_EVENTS, Record
 from .retry import RetryPolicy
 
@@ -69,6 +74,22 @@ MAX_ERROR_BODY = 1024 * 1024
 """Bytes of a non-2xx (or non-SSE) body read to build the error."""
 
 Sleep = Callable[[float], Awaitable[None]]
+
+_FRAMINGS: dict[str, tuple[str, Callable[..., Any]]] = {
+    "sse": ("text/event-stream", BoundedBody),
+    "aws-eventstream": (EVENTSTREAM_TYPE, EventStreamBody),
+}
+"""A provider's ``framing`` → (the content type its 2xx body has, the reader of that body)."""
+
+
+def _framing(provider: Provider) -> tuple[str, Callable[..., Any]]:
+    name = getattr(provider, "framing", "sse")
+    try:
+        return _FRAMINGS[name]
+    except KeyError:
+        raise ConfigurationError(
+            f"unknown framing {name!r} (known: {', '.join(_FRAMINGS)})", provider=provider.name
+        ) from None
 
 
 def _classes(cls: type[BaseException]) -> tuple[type[BaseException], ...]:
@@ -154,11 +175,25 @@ def _translate(provider: str, url: str, *, midway: bool) -> Iterator[None]:
         ) from exc
 
 
-async def _open(http: Any, provider: Provider, request: HttpRequest, timeout: Any) -> Any:
+def _auth(provider: Provider, request: HttpRequest) -> dict[str, Any]:
+    """``send``'s ``auth=`` argument: the request's auth, else the provider's (none: the
+    client's own default stays in force)."""
+    auth = request.auth if request.auth is not None else getattr(provider, "auth", None)
+    return {} if auth is None else {"auth": auth}
+
+
+async def _open(
+    http: Any,
+    provider: Provider,
+    request: HttpRequest,
+    timeout: Any,
+    content_type: str,
+) -> Any:
     extra = {} if timeout is None else {"timeout": timeout}
+    auth = _auth(provider, request)
     headers = request.headers
     if not any(name.lower() == "accept" for name in headers):
-        headers = {"accept": "text/event-stream", **headers}
+        headers = {"accept": content_type, **headers}
     built = http.build_request(
         request.method,
         request.url,
@@ -172,7 +207,7 @@ async def _open(http: Any, provider: Provider, request: HttpRequest, timeout: An
     # counts it. httpcore itself drops a pooled connection the server closed while it was idle
     # before writing a byte to it (the one resend that cannot run a request twice).
     with _translate(provider.name, request.url, midway=False), _loop_guard(provider.name):
-        response = await http.send(built, stream=True)
+        response = await http.send(built, stream=True, **auth)
     try:
         if not 200 <= response.status_code < 300:
             body = await _read_error_body(response)
@@ -180,13 +215,13 @@ async def _open(http: Any, provider: Provider, request: HttpRequest, timeout: An
                 status=response.status_code, headers=response.headers, body=body
             )
         ctype = response.headers.get("content-type", "")
-        if "text/event-stream" not in ctype:
+        if content_type not in ctype:
             with _translate(provider.name, request.url, midway=False):
                 body = await _read_error_body(response)
             raise _not_sse(provider, response, ctype, body)
     except BaseException as exc:
         if isinstance(exc, LLMBridgeError):
-            _scrub(exc, _sent_secrets(response))
+            _scrub(exc, _sent_secrets(response, auth=auth.get("auth")))
         with anyio.CancelScope(shield=True):
             await response.aclose()
         raise
@@ -274,16 +309,22 @@ def _secrets(request: HttpRequest) -> Scrub | None:
     return secret_scrubber(found) if found else None
 
 
-def _sent_secrets(response: Any, ours: Scrub | None = None) -> Scrub | None:
+def _sent_secrets(response: Any, ours: Scrub | None = None, *, auth: Any = None) -> Scrub | None:
     """A scrubber for the secrets of the request as sent (what the app's own client added to
-    ours: default ``params`` and headers, its ``httpx.Auth``), then ``ours``."""
+    ours: default ``params`` and headers, an ``httpx.Auth``'s headers) and those ``auth`` knows
+    of (``llmbridge.auth`` objects' tokens and signatures), then ``ours``."""
+    found: set[str] = set()
     try:
         sent = response.request
         found = named_secrets(sent.headers.multi_items()) | named_secrets(
             sent.url.params.multi_items()
         )
     except (AttributeError, RuntimeError):  # no request on it (a test double)
-        return ours
+        pass
+    if auth is not None:
+        from ..auth.bearer import auth_secrets
+
+        found |= auth_secrets(auth)
     return secret_scrubber(found, ours) if found else ours
 
 
@@ -342,7 +383,9 @@ async def stream_events(
     attempt = 0
     record = Record(provider=name, max_events=max_events)
     scrub = _secrets(request)
+    auth = _auth(provider, request).get("auth")  # its tokens and signatures are secrets too
     pool = http if isinstance(http, HttpPool) else HttpPool(http)
+    content_type, reader = _framing(provider)
     if observer is not None:
         observer.start()
     first, ended = observer, None
@@ -353,14 +396,14 @@ async def stream_events(
             shards = pool.for_loop()
             shard = shards.acquire()
             try:
-                opening = _open(shards.clients[shard], provider, request, timeout)
+                opening = _open(shards.clients[shard], provider, request, timeout, content_type)
                 if deadline is not None:
                     opening = within(deadline, opening, provider=name, during="sending")
                 response = await opening
-                scrub = _sent_secrets(response, scrub)  # the app's client's secrets too
+                scrub = _sent_secrets(response, scrub, auth=auth)  # the app's client's, the auth's
                 stamp = _stamp(provider, response.headers)
                 decoder = new_decoder()
-                body = BoundedBody(
+                body = reader(
                     response,
                     limit=max_event_bytes,
                     max_bytes=max_response_bytes,
@@ -423,7 +466,7 @@ async def stream_events(
                 with anyio.CancelScope(shield=True):
                     try:
                         if events is not None:
-                            await events.aclose()  # type: ignore[attr-defined]
+                            await events.aclose()
                         if body is not None:
                             await body.aclose()
                         if response is not None:

@@ -60,13 +60,24 @@ PROVIDER_NAMES = {
     "anthropic": "anthropic",
     "gemini": "gcp.gemini",
     "vertex": "gcp.vertex_ai",
+    "bedrock": "aws.bedrock",
+    "azure-responses": "azure.ai.openai",
+    "bedrock-mantle": "aws.bedrock",
+    "bedrock-mantle-responses": "aws.bedrock",
+    "anthropic-bedrock": "aws.bedrock",
+    "anthropic-bedrock-mantle": "aws.bedrock",
+    "anthropic-vertex": "gcp.vertex_ai",
+    "anthropic-foundry": "anthropic",
+    "anthropic-aws": "anthropic",
+    "anthropic-google-cloud": "anthropic",
     "deepseek": "deepseek",
     "groq": "groq",
     "mistral": "mistral_ai",
     "xai": "x_ai",
 }
 """llmbridge provider → ``gen_ai.provider.name`` where the conventions list one; the others
-are named as llmbridge names them (``ollama``, ``llamacpp``, ``openrouter``...)."""
+are named as llmbridge names them (``ollama``, ``llamacpp``, ``openrouter``...). Claude's clouds
+take the name the ``anthropic`` SDK's client for that cloud reports (``_gen_ai_provider_name``)."""
 
 _REQUEST_ATTRIBUTES = (
     ("max_tokens", "gen_ai.request.max_tokens"),
