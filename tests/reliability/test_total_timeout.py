@@ -147,10 +147,10 @@ async def test_a_retry_after_longer_than_the_budget_ends_at_once() -> None:
 async def test_a_fallback_chain_shares_one_budget() -> None:
     busy = Busy()
     async with serve(never_answers) as stalled, serve(busy.script) as second:
+        register_provider("other", FakeProvider, replace=True)  # before Client() checks names
         client = lb.Client(
             providers={"fake": {"base_url": stalled}, "other": {"base_url": second}},
         )
-        register_provider("other", FakeProvider, replace=True)
         async with client:
             with anyio.fail_after(10), pytest.raises(lb.TimeoutError):
                 await client.complete(["fake:m", "other:m"], MESSAGES, timeout=0.3)

@@ -46,7 +46,7 @@ from .errors import map_http_error
 from .hosted import hosted_kinds
 from .model_list import PAGE_SIZE, PROFILES, parse_model_list
 from .models import base_id, family, reasoning_fields
-from .request import build_body, request_warnings, structured
+from .request import OPTION_FIELDS, build_body, request_warnings, structured
 
 __all__ = ["BedrockProvider", "create", "model_path"]
 
@@ -180,5 +180,8 @@ def create(config: ProviderConfig) -> BedrockProvider:
 
 declare_options(
     create,
-    AWS_OPTIONS | {"control_base_url", "structured_output", "tool_results_as_text", "native_tools"},
+    AWS_OPTIONS
+    | {"control_base_url", "structured_output", "tool_results_as_text", "native_tools"}
+    | OPTION_FIELDS.keys()
+    | set(OPTION_FIELDS.values()),
 )
