@@ -141,11 +141,10 @@ class _translated:
             raise ConnectionError(
                 f"AWS credentials could not be fetched ({detail})", provider=self.provider
             ) from exc
-        if isinstance(exc, exceptions.BotoCoreError | exceptions.ClientError):
-            raise AuthenticationError(
-                f"AWS credentials could not be resolved or refreshed ({detail})",
-                provider=self.provider,
-            ) from exc
+        raise AuthenticationError(  # botocore's own, or a refresh function's
+            f"AWS credentials could not be resolved or refreshed ({detail})",
+            provider=self.provider,
+        ) from exc
 
 
 class SigV4Auth(httpx.Auth):

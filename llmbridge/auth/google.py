@@ -165,10 +165,9 @@ class _translated:
             raise ConnectionError(
                 f"the Google token endpoint could not be reached ({detail})", provider=self.provider
             ) from exc
-        if isinstance(exc, exceptions.GoogleAuthError):
-            raise AuthenticationError(
-                f"the Google credentials could not be refreshed ({detail})", provider=self.provider
-            ) from exc
+        raise AuthenticationError(  # google-auth's own, or a credential's odd answer
+            f"the Google credentials could not be refreshed ({detail})", provider=self.provider
+        ) from exc
 
 
 def google_auth(

@@ -403,3 +403,37 @@ def test_the_sync_client_signs_too(aws_files: tuple[Path, Path]) -> None:
     seen = anyio.run(main)
     assert len(seen) == 1
     assert seen[0].headers["authorization"].startswith("AWS4-HMAC-SHA256 ")
+
+
+async def test_an_unknown_profile_and_a_failing_refresh_are_typed_errors(
+    aws_files: tuple[Path, Path],
+) -> None:
+    with pytest.raises(lb.ConfigurationError, match="ProfileNotFound"):
+        aws_auth(
+            ProviderConfig.from_mapping({"profile": "nope"}), service="bedrock", provider="bedrock"
+        )
+
+    def refresh() -> dict[str, str]:
+        raise RuntimeError("the identity broker is down")
+
+    expired = datetime.datetime.now(datetime.timezone.utc) + datetime.timedelta(minutes=1)
+    credentials = RefreshableCredentials(
+        "ASIAOLD0000000000001", "old-secret-000001", "old-token-000001", expired, refresh, "test"
+    )
+
+    class Provider(CredentialProvider):  # type: ignore[misc]
+        METHOD = CANONICAL_NAME = "llmbridge-test"
+
+        def load(self) -> RefreshableCredentials:
+            return credentials
+
+    session = Session()
+    session.get_component("credential_provider").insert_before("env", Provider())
+    found = aws_auth(
+        ProviderConfig.from_mapping({"botocore_session": session, "region": "us-east-1"}),
+        service="bedrock",
+        provider="bedrock",
+    )
+    with pytest.raises(lb.AuthenticationError, match="identity broker is down") as info:
+        await run_flow(found.auth, post(URL, BODY))
+    assert isinstance(info.value.__cause__, RuntimeError)

@@ -225,3 +225,20 @@ async def test_with_a_base_url_nothing_is_loaded_until_the_first_request(
             with pytest.raises(lb.ConfigurationError, match="Application Default Credentials"):
                 await client.complete("vertex:gemini-2.5-flash", MESSAGES)
     assert seen == []
+
+
+@pytest.mark.usefixtures("adc_env")
+async def test_an_unreachable_or_refusing_token_endpoint_is_a_typed_error(
+    monkeypatch: pytest.MonkeyPatch, tmp_path: Path
+) -> None:
+    async with token_endpoint(tmp_path) as (_, key_file):
+        pass  # the endpoint is closed now: its port refuses
+    monkeypatch.setenv("GOOGLE_APPLICATION_CREDENTIALS", str(key_file))
+    async with chat_server(ok) as (url, seen):
+        client = lb.Client(providers={"vertex": vertex(url)}, retry=RetryPolicy(max_attempts=1))
+        async with client:
+            with pytest.raises(
+                lb.ConnectionError, match="token endpoint could not be reached"
+            ) as caught:
+                await client.complete("vertex:gemini-2.5-flash", MESSAGES)
+    assert caught.value.retryable and seen == []

@@ -116,3 +116,16 @@ def test_auth_never_shows_in_reprs() -> None:
     request = HttpRequest("POST", "http://x", {}, None, auth=config.auth)
     for text in (repr(config), repr(request), repr(config.auth)):
         assert "tok-secret" not in text
+
+
+def test_the_auth_modules_load_neither_botocore_nor_google_auth() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, llmbridge, llmbridge.auth, llmbridge.auth.aws, llmbridge.auth.google\n"
+        "import llmbridge.providers.gemini.provider, llmbridge.providers.openai.provider\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] == 'botocore' or m.startswith('google.auth')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
