@@ -2,7 +2,8 @@
 
 A real process gets a real SIGINT while ``complete()`` (or ``stream()``) sleeps before its retry: the ``KeyboardInterrupt`` reaches the caller, and leaving the
 ``with SyncClient()`` block must not wait for the sleep (it used to: 38.8 s after the signal
-with ``Retry-After: 20``). The process must be gone within 1 s of the signal.
+with ``Retry-After: 20``). The block is left within 1 s of the signal (the script prints
+when, on the system's monotonic clock), and the process is gone soon after.
 """
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 SCRIPT = textwrap.dedent(
     """
-    import socket, sys, threading
+    import socket, sys, threading, time
     import llmbridge as lb
 
     STATUS, HEADERS, CALL = sys.argv[1], sys.argv[2], sys.argv[3]
@@ -46,12 +47,15 @@ SCRIPT = textwrap.dedent(
                "retry": lb.RetryPolicy(max_attempts=3, initial_delay=20, max_delay=20,
                                         jitter=0, max_retry_after=60)}
     messages = [lb.ChatMessage.user("hi")]
-    with lb.SyncClient(**options) as client:
-        if CALL == "complete":
-            client.complete("openai-compatible:m", messages)
-        else:
-            for _ in client.stream("openai-compatible:m", messages):
-                pass
+    try:
+        with lb.SyncClient(**options) as client:
+            if CALL == "complete":
+                client.complete("openai-compatible:m", messages)
+            else:
+                for _ in client.stream("openai-compatible:m", messages):
+                    pass
+    finally:  # the with block is left (its close() done): say when, on the shared clock
+        print(f"left {time.monotonic()!r}", flush=True)
     """
 )
 
@@ -81,11 +85,15 @@ def test_ctrl_c_during_the_retry_wait_exits_within_a_second(
         sent = time.monotonic()
         proc.send_signal(signal.SIGINT)
         proc.wait(timeout=30)
-        elapsed = time.monotonic() - sent
+        exited = time.monotonic() - sent
     finally:
         if proc.poll() is None:
             proc.kill()
             proc.wait()
     stderr = proc.stderr.read().decode() if proc.stderr else ""
     assert "KeyboardInterrupt" in stderr, stderr[-2000:]
-    assert elapsed < 1.0, f"the process exited {elapsed:.2f}s after Ctrl-C"
+    left = float(proc.stdout.read().decode().split("left ")[1]) - sent
+    assert left < 1.0, f"the with block was left {left:.2f}s after Ctrl-C"
+    # The interpreter's own exit comes on top: on a loaded machine it alone can take a while,
+    # but never the 20 s wait (the issue measured 38.8 s).
+    assert exited < 5.0, f"the process exited {exited:.2f}s after Ctrl-C"
