@@ -33,6 +33,7 @@ PRICE_PROVIDERS: dict[str, str] = {
     "anthropic": "anthropic",
     "gemini": "google",
     "vertex": "google",
+    "bedrock": "aws",
     "groq": "groq",
     "deepseek": "deepseek",
     "mistral": "mistral",

@@ -78,7 +78,10 @@ def test_decoder_yields_golden_events(path: Path) -> None:
     fx, provider = _provider(path)
     if fx.status != 200:
         pytest.skip("HTTP error responses are covered through the client")
-    events, error = decode_collect(provider.new_decoder(fx.request), fx.body_chunks())
+    framing = getattr(provider, "framing", "sse")
+    events, error = decode_collect(
+        provider.new_decoder(fx.request), fx.body_chunks(), framing=framing
+    )
     error_file = path / "error.json"
     if REGENERATE:
         fx.save_events(events)
@@ -98,7 +101,12 @@ def test_decoder_split_invariance(path: Path) -> None:
     fx, provider = _provider(path)
     if fx.status != 200:
         pytest.skip("HTTP error responses are covered through the client")
-    assert_split_invariant(lambda: provider.new_decoder(fx.request), fx.body, max_splits=400)
+    assert_split_invariant(
+        lambda: provider.new_decoder(fx.request),
+        fx.body,
+        max_splits=400,
+        framing=getattr(provider, "framing", "sse"),
+    )
 
 
 @pytest.mark.anyio

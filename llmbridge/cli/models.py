@@ -27,7 +27,10 @@ async def run_models(provider: str, base_url: str | None, as_json: bool) -> int:
             models = await client.list_models(provider)
         except LLMBridgeError as exc:
             print(f"error: {type(exc).__name__}: {exc}", file=sys.stderr)
-            where = getattr(client.provider(provider), "base_url", None)
+            try:  # a provider that could not be built (no region, no key) has no URL to name
+                where = getattr(client.provider(provider), "base_url", None)
+            except LLMBridgeError:
+                where = None
             hint = connection_hint(exc, provider, where)
             if hint:
                 print(f"hint: {hint}", file=sys.stderr)

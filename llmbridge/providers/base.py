@@ -9,6 +9,10 @@ Rules:
   rest, raising ``StreamTruncatedError`` if the provider's terminal event never came.
   Decoders raise only ``LLMBridgeError`` subclasses.
 * Keys and base URLs are resolved once, when the provider is built from a ``ProviderConfig``.
+* Auth beyond a key header is an ``httpx.Auth`` (``llmbridge.auth``), run by the transport on
+  every attempt: ``HttpRequest.auth`` when the request carries one, else the provider's optional
+  ``auth`` attribute (built providers set it from ``llmbridge.auth.config_auth(config)``). A
+  config with ``auth`` (an ``httpx.Auth``) or ``token_provider`` needs no API key.
 * Core code never branches on a provider's name: it asks the provider object.
 """
 
@@ -19,6 +23,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
 
+import httpx
 import orjson
 
 from ..errors import APIError, ConfigurationError, MalformedStreamError, UsageError
@@ -66,6 +71,43 @@ class ProviderConfig:
     """Anything provider-specific (Azure ``api_version``, Vertex ``project`` / ``location``)."""
     env: Mapping[str, str] | None = None
     """Where to look up key variables; ``None`` means ``os.environ`` at build time."""
+    auth: httpx.Auth | None = None
+    """An ``httpx.Auth`` run on every request (a ``str`` here, such as ``"x-api-key"``, keeps its
+    header-style meaning and is moved to ``options["auth"]``, where providers read it)."""
+    token_provider: Callable[[], Any] | None = None
+    """A callable, sync or async, returning a bearer token: becomes ``auth`` (a
+    ``llmbridge.auth.TokenProviderAuth``)."""
+
+    def __post_init__(self) -> None:
+        options = dict(self.options)
+        auth: Any = self.auth
+        if isinstance(options.get("auth"), httpx.Auth) or "token_provider" in options:
+            if auth is None and isinstance(options.get("auth"), httpx.Auth):
+                auth = options.pop("auth")
+            if self.token_provider is None and "token_provider" in options:
+                object.__setattr__(self, "token_provider", options.pop("token_provider"))
+            object.__setattr__(self, "options", options)
+        option = options.get("auth")
+        if option is not None and not isinstance(option, (str, httpx.Auth)):
+            auth = option  # refused below
+        if isinstance(auth, str):  # today's header-style auth
+            object.__setattr__(self, "options", {**options, "auth": auth})
+            auth = None
+        if self.token_provider is not None:
+            from ..auth.bearer import TokenProviderAuth
+
+            wraps = (
+                isinstance(auth, TokenProviderAuth) and auth.token_provider is self.token_provider
+            )
+            if auth is not None and not wraps:
+                raise ConfigurationError("pass auth or token_provider, not both")
+            auth = auth if wraps else TokenProviderAuth(self.token_provider)
+        if auth is not None and not isinstance(auth, httpx.Auth):
+            raise UsageError(
+                f"auth takes an httpx.Auth (or a header-style name such as 'x-api-key'), not a "
+                f"{type(auth).__name__}"
+            )
+        object.__setattr__(self, "auth", auth)
 
     def __repr__(self) -> str:
         def shown(name: str, value: Any) -> Any:
@@ -74,9 +116,10 @@ class ProviderConfig:
         options = {k: shown(k, v) for k, v in self.options.items()}
         headers = {k: shown(k, v) for k, v in self.headers.items()}
         env = None if self.env is None else {k: REDACTED for k in self.env}
+        auth = "" if self.auth is None else f", auth={type(self.auth).__name__}"
         return (
             f"ProviderConfig(api_key={self.api_key!r}, base_url={self.base_url!r}, "
-            f"headers={headers!r}, options={options!r}, env={env!r})"
+            f"headers={headers!r}, options={options!r}, env={env!r}{auth})"
         )
 
     def secrets(self) -> set[str]:
@@ -84,6 +127,10 @@ class ProviderConfig:
         found = secret_values(self.api_key)
         for mapping in (self.options, self.headers, self.env or {}):
             found |= named_secrets(mapping.items())
+        if self.auth is not None:
+            from ..auth.bearer import auth_secrets
+
+            found |= auth_secrets(self.auth)  # the tokens it fetched so far
         return found
 
     @classmethod
@@ -92,7 +139,11 @@ class ProviderConfig:
             return data
         data = dict(data or {})
         key = data.pop("api_key", None)
-        known = {k: data.pop(k) for k in ("base_url", "headers", "env") if k in data}
+        known: dict[str, Any] = {
+            k: data.pop(k) for k in ("base_url", "headers", "env", "token_provider") if k in data
+        }
+        if isinstance(data.get("auth"), httpx.Auth):  # a str stays an option (header style)
+            known["auth"] = data.pop("auth")
         return cls(
             api_key=key if isinstance(key, Secret) or key is None else Secret(str(key)),
             options=data,
@@ -100,8 +151,9 @@ class ProviderConfig:
         )
 
     def key(self, *env_vars: str, provider: str, required: bool = True) -> Secret | None:
-        """The API key: the configured one, else the first set environment variable."""
-        if self.api_key is not None:
+        """The API key: the configured one, else the first set environment variable. With
+        ``auth`` or ``token_provider`` configured, only a configured key (none is required)."""
+        if self.api_key is not None or self.auth is not None:
             return self.api_key
         env = os.environ if self.env is None else self.env
         for var in env_vars:
@@ -126,6 +178,8 @@ class HttpRequest:
     headers: dict[str, str]
     json: dict[str, Any] | None
     """The JSON body; ``None`` for a request without one (a ``GET``)."""
+    auth: httpx.Auth | None = None
+    """Run by the transport on every attempt (signing, tokens); never shown in the repr."""
 
     def body_bytes(self) -> bytes:
         if self.json is None:

@@ -44,6 +44,15 @@ _BUILTINS: dict[str, _Builtin] = {
     "anthropic": _Builtin("llmbridge.providers.anthropic", "create"),
     "gemini": _Builtin("llmbridge.providers.gemini", "create"),
     "vertex": _Builtin("llmbridge.providers.gemini", "create_vertex"),
+    "bedrock": _Builtin("llmbridge.providers.bedrock", "create"),
+    "anthropic-bedrock": _Builtin("llmbridge.providers.anthropic_clouds.bedrock", "create"),
+    "anthropic-vertex": _Builtin("llmbridge.providers.anthropic_clouds.vertex", "create"),
+    "anthropic-foundry": _Builtin("llmbridge.providers.anthropic_clouds.foundry", "create"),
+    "anthropic-aws": _Builtin("llmbridge.providers.anthropic_clouds.aws", "create"),
+    "anthropic-google-cloud": _Builtin(
+        "llmbridge.providers.anthropic_clouds.google_cloud", "create"
+    ),
+    "anthropic-bedrock-mantle": _Builtin("llmbridge.providers.anthropic_clouds.mantle", "create"),
 }
 """Native providers, named by module path like the preset table and its factory below and
 imported through ``importlib`` on first use: a provider's modules import

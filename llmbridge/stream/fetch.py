@@ -18,7 +18,17 @@ from ..http_headers import request_id_from
 from ..providers.base import HttpRequest, Provider
 from .clients import HttpPool
 from .retry import RetryPolicy
-from .transport import Sleep, _loop_guard, _read_error_body, _scrub, _secrets, _translate
+from .transport import (
+    Sleep,
+    _auth,
+    _loop_guard,
+    _read_error_body,
+    _scrub,
+    _secrets,
+    _sent_secrets,
+    _translate,
+    _with_sent,
+)
 
 __all__ = ["MAX_JSON_BODY", "fetch_json"]
 
@@ -44,6 +54,8 @@ async def fetch_json(
     """
     pool = http if isinstance(http, HttpPool) else HttpPool(http)
     scrub = _secrets(request)
+    sent: set[str] = set()  # what an auth added to the request (tokens, signatures)
+    auth = _auth(provider, request)
     extra = {} if timeout is None else {"timeout": timeout}
     attempt = 0
     while True:
@@ -59,7 +71,9 @@ async def fetch_json(
                 **extra,
             )
             with _translate(provider.name, request.url, midway=False), _loop_guard(provider.name):
-                response = await shards.clients[shard].send(built, stream=True)
+                response = await shards.clients[shard].send(built, stream=True, **auth)
+                if auth:
+                    sent |= _sent_secrets(response, auth["auth"])
                 try:
                     body = await _read_error_body(response, limit=MAX_JSON_BODY + 1)
                 finally:
@@ -81,7 +95,7 @@ async def fetch_json(
                     request_id=request_id_from(response.headers),
                 ) from None
         except LLMBridgeError as exc:
-            _scrub(exc, scrub)
+            _scrub(exc, _with_sent(scrub, sent))
             delay = retry.delay(attempt=attempt, error=exc)
             if delay is None:
                 if exc.provider is None:

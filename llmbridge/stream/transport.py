@@ -14,6 +14,9 @@ Rules:
 * The idle timeout is httpx's read timeout: it bounds the silence between two chunks.
 * SSE is framed by httpx-sse (``bounded.BoundedBody``: a bound on bytes per event); decoders get
   ``feed(event, data)`` with ``event == ""`` for an unnamed event (the spec's ``message``).
+  A provider whose ``framing`` attribute says ``"aws-eventstream"`` is read by botocore's
+  decoder instead (``eventstream.EventStreamBody``, same bound, same ``feed``); the framing
+  table ``_FRAMINGS`` names each one's content type and reader, nothing else differs.
 * Connection errors name the host and port; a rejected TLS certificate is a
   ``CertificateError`` (not retried); a non-2xx body cut short still maps to its status.
 * No error leaves with the request's secret in it: the values of the sensitive headers (and
@@ -49,6 +52,8 @@ from ..response import Accumulator
 from ..secrets import Scrub, named_secrets, scrub_json, secret_scrubber
 from .bounded import DEFAULT_MAX_EVENT_BYTES, BoundedBody
 from .clients import HttpPool
+from .eventstream import CONTENT_TYPE as EVENTSTREAM_TYPE
+from .eventstream import EventStreamBody
 from .retry import RetryPolicy
 
 __all__ = ["stream_events"]
@@ -59,6 +64,22 @@ MAX_ERROR_BODY = 1024 * 1024
 """Bytes of a non-2xx (or non-SSE) body read to build the error."""
 
 Sleep = Callable[[float], Awaitable[None]]
+
+_FRAMINGS: dict[str, tuple[str, Callable[..., Any]]] = {
+    "sse": ("text/event-stream", BoundedBody),
+    "aws-eventstream": (EVENTSTREAM_TYPE, EventStreamBody),
+}
+"""A provider's ``framing`` → (the content type its 2xx body has, the reader of that body)."""
+
+
+def _framing(provider: Provider) -> tuple[str, Callable[..., Any]]:
+    name = getattr(provider, "framing", "sse")
+    try:
+        return _FRAMINGS[name]
+    except KeyError:
+        raise ConfigurationError(
+            f"unknown framing {name!r} (known: {', '.join(_FRAMINGS)})", provider=provider.name
+        ) from None
 
 
 def _classes(cls: type[BaseException]) -> tuple[type[BaseException], ...]:
@@ -144,11 +165,27 @@ def _translate(provider: str, url: str, *, midway: bool) -> Iterator[None]:
         ) from exc
 
 
-async def _open(http: Any, provider: Provider, request: HttpRequest, timeout: Any) -> Any:
+def _auth(provider: Provider, request: HttpRequest) -> dict[str, Any]:
+    """``send``'s ``auth=`` argument: the request's auth, else the provider's (none: the
+    client's own default stays in force)."""
+    auth = request.auth if request.auth is not None else getattr(provider, "auth", None)
+    return {} if auth is None else {"auth": auth}
+
+
+async def _open(
+    http: Any,
+    provider: Provider,
+    request: HttpRequest,
+    timeout: Any,
+    content_type: str,
+    *,
+    sent: set[str] | None = None,
+) -> Any:
     extra = {} if timeout is None else {"timeout": timeout}
+    auth = _auth(provider, request)
     headers = request.headers
     if not any(name.lower() == "accept" for name in headers):
-        headers = {"accept": "text/event-stream", **headers}
+        headers = {"accept": content_type, **headers}
     built = http.build_request(
         request.method,
         request.url,
@@ -159,13 +196,15 @@ async def _open(http: Any, provider: Provider, request: HttpRequest, timeout: An
     log.debug("llmbridge: %s %s", request.method, request.url)
     with _translate(provider.name, request.url, midway=False), _loop_guard(provider.name):
         try:
-            response = await http.send(built, stream=True)
+            response = await http.send(built, stream=True, **auth)
         except _classes(httpx.RemoteProtocolError):
             # The server closed a pooled keep-alive connection as we reused it ("disconnected
             # without sending a response"): the request was never answered, so it is sent once
             # more at once, on a fresh connection, as urllib3 and aiohttp do.
             log.debug("llmbridge: stale keep-alive connection; resending once")
-            response = await http.send(built, stream=True)
+            response = await http.send(built, stream=True, **auth)
+    if auth and sent is not None:
+        sent |= _sent_secrets(response, auth["auth"])
     try:
         if not 200 <= response.status_code < 300:
             body = await _read_error_body(response)
@@ -173,7 +212,7 @@ async def _open(http: Any, provider: Provider, request: HttpRequest, timeout: An
                 status=response.status_code, headers=response.headers, body=body
             )
         ctype = response.headers.get("content-type", "")
-        if "text/event-stream" not in ctype:
+        if content_type not in ctype:
             with _translate(provider.name, request.url, midway=False):
                 body = await _read_error_body(response)
             raise _not_sse(provider, response, ctype, body)
@@ -265,6 +304,22 @@ def _secrets(request: HttpRequest) -> Scrub | None:
     return secret_scrubber(found) if found else None
 
 
+def _sent_secrets(response: Any, auth: Any) -> set[str]:
+    """The secrets an ``httpx.Auth`` put on the request as sent (its headers) and the ones it
+    knows of (``llmbridge.auth`` objects' ``secrets()``): errors are scrubbed of them too."""
+    from ..auth.bearer import auth_secrets
+
+    sent = getattr(response, "request", None)
+    headers = getattr(sent, "headers", None)
+    found = named_secrets(headers.multi_items()) if headers is not None else set()
+    return found | auth_secrets(auth)
+
+
+def _with_sent(scrub: Scrub | None, sent: set[str]) -> Scrub | None:
+    """``scrub``, or (once an auth added secrets) one that also knows those."""
+    return scrub if not sent else secret_scrubber(sent, scrub)
+
+
 def _scrub(error: LLMBridgeError, scrub: Scrub | None) -> None:
     """Remove the request's secrets from everything the error shows."""
     if scrub is None:
@@ -322,7 +377,9 @@ async def stream_events(
     attempt = 0
     seen: list[StreamEvent] = []
     scrub = _secrets(request)
+    sent: set[str] = set()  # what an auth added to the request (tokens, signatures)
     pool = http if isinstance(http, HttpPool) else HttpPool(http)
+    content_type, reader = _framing(provider)
     if observer is not None:
         observer.start()
     first, ended = observer, None
@@ -333,10 +390,12 @@ async def stream_events(
             shards = pool.for_loop()
             shard = shards.acquire()
             try:
-                response = await _open(shards.clients[shard], provider, request, timeout)
+                response = await _open(
+                    shards.clients[shard], provider, request, timeout, content_type, sent=sent
+                )
                 stamp = _stamp(provider, response.headers)
                 decoder = new_decoder()
-                body = BoundedBody(response, limit=max_event_bytes, provider=name)
+                body = reader(response, limit=max_event_bytes, provider=name)
                 events = body.events()
                 # httpx-sse names unnamed events "message"; decoders are given "".
                 feed, keep = decoder.feed, seen.append
@@ -366,7 +425,7 @@ async def stream_events(
                         yield event
                 return
             except LLMBridgeError as exc:
-                _scrub(exc, scrub)
+                _scrub(exc, _with_sent(scrub, sent))
                 delay = None if seen else retry.delay(attempt=attempt, error=exc)
                 if delay is None:
                     _attach(exc, name, seen)
@@ -382,7 +441,7 @@ async def stream_events(
                 with anyio.CancelScope(shield=True):
                     try:
                         if events is not None:
-                            await events.aclose()  # type: ignore[attr-defined]
+                            await events.aclose()
                         if body is not None:
                             await body.aclose()
                         if response is not None:

@@ -56,6 +56,7 @@ PROVIDER_NAMES = {
     "anthropic": "anthropic",
     "gemini": "gcp.gemini",
     "vertex": "gcp.vertex_ai",
+    "bedrock": "aws.bedrock",
     "deepseek": "deepseek",
     "groq": "groq",
     "mistral": "mistral_ai",

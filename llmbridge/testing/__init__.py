@@ -10,7 +10,7 @@ from .invariants import (
 )
 from .record import Recording, RecordingTransport, record_fixture
 from .replay import ReplayMismatch, ReplayTransport, replay_client
-from .sse import iter_sse
+from .sse import iter_eventstream, iter_sse
 
 __all__ = [
     "Fixture",
@@ -22,6 +22,7 @@ __all__ = [
     "check_invariants",
     "decode_body",
     "decode_collect",
+    "iter_eventstream",
     "iter_sse",
     "load_fixture",
     "merge_deltas",

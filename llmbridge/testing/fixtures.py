@@ -8,7 +8,9 @@
   redacted), ``body`` (JSON);
 * ``response.json`` — ``status``, ``headers`` (identifying ones redacted) and ``chunks``: the
   byte lengths of the body chunks as they arrived;
-* ``response.sse``  — the raw body bytes exactly as received;
+* ``response.sse``  — the raw body bytes exactly as received; an AWS event stream (binary) is
+  ``response.eventstream`` instead, beside ``response.frames.jsonl``, its frames decoded one
+  per line (``{"event", "data"}``) for people to read and diff (never read back);
 * ``events.json``   — the golden normalized events, as the decoder yields them.
 """
 
@@ -24,7 +26,33 @@ from ..events import StreamEvent, StreamStart, event_from_dict, event_to_dict
 from ..types import ChatRequest
 from .redact import Scrub, scrub_bytes, scrub_json
 
-__all__ = ["Fixture", "dump_json", "load_fixture"]
+__all__ = ["BODY_FILES", "Fixture", "body_file", "dump_json", "load_fixture"]
+
+BODY_FILES = ("response.sse", "response.eventstream")
+"""Where a fixture's raw body is: SSE and other text bodies, or an AWS event stream."""
+EVENTSTREAM_TYPE = "application/vnd.amazon.eventstream"
+
+
+def body_file(path: Path) -> Path:
+    """The raw body file of the fixture folder ``path`` (``response.sse`` when neither exists)."""
+    for name in BODY_FILES:
+        if (path / name).exists():
+            return path / name
+    return path / BODY_FILES[0]
+
+
+def _frames_companion(body: bytes) -> bytes:
+    """``response.frames.jsonl``: each frame of an event-stream body as one JSON line."""
+    from ..stream.eventstream import iter_eventstream
+
+    lines = []
+    for event, data in iter_eventstream(body):
+        try:
+            value: Any = orjson.loads(data)
+        except orjson.JSONDecodeError:
+            value = data
+        lines.append(orjson.dumps({"event": event, "data": value}, option=orjson.OPT_SORT_KEYS))
+    return b"\n".join(lines) + b"\n"
 
 
 def dump_json(path: Path, data: Any) -> None:
@@ -83,7 +111,10 @@ class Fixture:
         dump_json(self.path / "request.json", self.http_request)
         meta = {"status": self.status, "headers": self.headers, "chunks": self.chunks}
         dump_json(self.path / "response.json", meta)
-        (self.path / "response.sse").write_bytes(self.body)
+        binary = EVENTSTREAM_TYPE in self.headers.get("content-type", "")
+        (self.path / BODY_FILES[binary]).write_bytes(self.body)
+        if binary and self.status == 200:
+            (self.path / "response.frames.jsonl").write_bytes(_frames_companion(self.body))
         if self.events is not None:
             self.save_events(self.events)
 
@@ -135,7 +166,7 @@ def load_fixture(path: str | Path) -> Fixture:
         http_request=orjson.loads((path / "request.json").read_bytes()),
         status=meta["status"],
         headers=meta.get("headers", {}),
-        body=(path / "response.sse").read_bytes(),
+        body=body_file(path).read_bytes(),
         chunks=meta.get("chunks", []),
         events=events,
     )

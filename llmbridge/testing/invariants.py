@@ -2,8 +2,8 @@
 
 ``check_invariants(events)`` asserts the event contract of DESIGN.md; ``merge_deltas`` folds
 adjacent text / reasoning deltas so outputs of differently split inputs compare equal;
-``decode_body`` / ``decode_collect`` run a decoder over raw SSE bytes split at chosen boundaries
-(pure, no IO);
+``decode_body`` / ``decode_collect`` run a decoder over raw body bytes split at chosen boundaries
+(pure, no IO), framed as the provider's ``framing`` says (SSE, or an AWS event stream);
 ``assert_split_invariant`` checks that every split gives the same events.
 """
 
@@ -25,6 +25,17 @@ from ..events import (
 )
 from ..providers.base import Decoder
 from .sse import iter_sse
+
+_Pairs = Callable[[Iterable[bytes]], Iterable[tuple[str, str]]]
+
+
+def _framer(framing: str) -> _Pairs:
+    if framing == "aws-eventstream":
+        from ..stream.eventstream import iter_eventstream
+
+        return iter_eventstream
+    return iter_sse
+
 
 __all__ = [
     "assert_split_invariant",
@@ -92,21 +103,23 @@ def merge_deltas(events: Iterable[StreamEvent]) -> list[StreamEvent]:
     return out
 
 
-def decode_body(decoder: Decoder, chunks: Iterable[bytes]) -> list[StreamEvent]:
-    """Feed raw body chunks through SSE framing and ``decoder``; include ``close()``."""
-    events, error = decode_collect(decoder, chunks)
+def decode_body(
+    decoder: Decoder, chunks: Iterable[bytes], *, framing: str = "sse"
+) -> list[StreamEvent]:
+    """Feed raw body chunks through the framing and ``decoder``; include ``close()``."""
+    events, error = decode_collect(decoder, chunks, framing=framing)
     if error is not None:
         raise error
     return events
 
 
 def decode_collect(
-    decoder: Decoder, chunks: Iterable[bytes]
+    decoder: Decoder, chunks: Iterable[bytes], *, framing: str = "sse"
 ) -> tuple[list[StreamEvent], LLMBridgeError | None]:
     """Like ``decode_body`` but returns the events that came before an error, and the error."""
     events: list[StreamEvent] = []
     try:
-        for name, data in iter_sse(chunks):
+        for name, data in _framer(framing)(chunks):
             events.extend(decoder.feed(name, data))
         events.extend(decoder.close())
     except LLMBridgeError as exc:
@@ -114,26 +127,32 @@ def decode_collect(
     return events, None
 
 
-def _outcome(decoder: Decoder, chunks: Iterable[bytes]) -> tuple[list[StreamEvent], str | None]:
-    events, error = decode_collect(decoder, chunks)
+def _outcome(
+    decoder: Decoder, chunks: Iterable[bytes], framing: str
+) -> tuple[list[StreamEvent], str | None]:
+    events, error = decode_collect(decoder, chunks, framing=framing)
     return merge_deltas(events), (type(error).__name__ if error else None)
 
 
 def assert_split_invariant(
-    new_decoder: Callable[[], Decoder], body: bytes, *, max_splits: int | None = None
+    new_decoder: Callable[[], Decoder],
+    body: bytes,
+    *,
+    max_splits: int | None = None,
+    framing: str = "sse",
 ) -> tuple[list[StreamEvent], str | None]:
     """Decode ``body`` whole, byte by byte and split at every offset; all must agree.
 
     Returns the merged events and the name of the error class the stream ended with (if any).
     """
-    whole = _outcome(new_decoder(), [body])
-    bytewise = _outcome(new_decoder(), [body[i : i + 1] for i in range(len(body))])
+    whole = _outcome(new_decoder(), [body], framing)
+    bytewise = _outcome(new_decoder(), [body[i : i + 1] for i in range(len(body))], framing)
     assert bytewise == whole, "byte-by-byte decoding differs from whole-body decoding"
     offsets = range(1, len(body))
     if max_splits is not None and len(body) > max_splits:
         step = max(1, len(body) // max_splits)
         offsets = range(1, len(body), step)
     for cut in offsets:
-        split = _outcome(new_decoder(), [body[:cut], body[cut:]])
+        split = _outcome(new_decoder(), [body[:cut], body[cut:]], framing)
         assert split == whole, f"splitting the body at byte {cut} changes the events"
     return whole

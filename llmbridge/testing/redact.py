@@ -1,7 +1,9 @@
 """What recording removes: request secrets and identifying response headers.
 
 Rules: header names compare case-insensitively (credential names: ``is_secret_name``); redacted values become ``<redacted>`` so a
-replay can still check that the header was sent. ``key=`` (and similar) query parameters are
+replay can still check that the header was sent. Request signing headers (``x-amz-date``,
+``x-amz-content-sha256``: SigV4's clock and body hash) are redacted too: a replay never needs
+a signature, or its date, to match. ``key=`` (and similar) query parameters are
 redacted in URLs. Transport-level request headers (host, user-agent, ...) are not recorded.
 """
 
@@ -39,6 +41,9 @@ IDENTIFYING_RESPONSE_HEADERS = frozenset(
         "x-cloud-trace-context",
     }
 )
+SIGNING_HEADERS = frozenset({"x-amz-date", "x-amz-content-sha256"})
+"""Request headers of a signature that are not credentials themselves (redacted all the same:
+they change with every signing)."""
 TRANSPORT_HEADERS = frozenset(
     {
         "host",
@@ -71,7 +76,8 @@ def redact_request_headers(
         low = name.lower()
         if low in TRANSPORT_HEADERS:
             continue
-        out[low] = REDACTED if redact and is_secret_name(low) else value
+        hidden = is_secret_name(low) or low in SIGNING_HEADERS
+        out[low] = REDACTED if redact and hidden else value
     return out
 
 

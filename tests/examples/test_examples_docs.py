@@ -24,6 +24,9 @@ from llmbridge.providers import registry
 from llmbridge.testing import ReplayTransport
 
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
+CLOUD_KEYS = ("AWS_BEARER_TOKEN_BEDROCK", "ANTHROPIC_FOUNDRY_API_KEY", "ANTHROPIC_AWS_API_KEY",
+              "AZURE_OPENAI_API_KEY")  # fmt: skip
+"""The key variables of docs/clouds.md's clouds (their SDKs' names)."""
 BLOCK = re.compile(r"(?:<!--\s*(?P<marker>[^>]*?)\s*-->\s*\n)?```python\n(?P<code>.*?)```", re.S)
 
 
@@ -47,9 +50,25 @@ def test_docs_have_runnable_blocks() -> None:
     assert len(blocks) >= 20 and len(skipped) <= len(blocks) // 5, "use no-run sparingly"
 
 
+def _aws_profile(tmp: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """An AWS profile named ``work`` with dummy keys, and a dummy Bedrock API key
+    (docs/bedrock.md): replay needs no signature, only credentials to sign with."""
+    (tmp / "aws-config").write_text("[profile work]\nregion = us-east-1\n")
+    keys = "aws_access_key_id = AKIDDOCSEXAMPLE\naws_secret_access_key = docs-secret\n"
+    (tmp / "aws-credentials").write_text("[work]\n" + keys)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp / "aws-config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp / "aws-credentials"))
+    monkeypatch.setenv("AWS_BEARER_TOKEN_BEDROCK", "doc-test-key")
+
+
 @pytest.mark.parametrize(("doc", "marker", "code"), _blocks())
 def test_doc_block_runs(
-    doc: Path, marker: str, code: str, monkeypatch: pytest.MonkeyPatch, capsys: Any
+    doc: Path,
+    marker: str,
+    code: str,
+    monkeypatch: pytest.MonkeyPatch,
+    capsys: Any,
+    tmp_path: Path,
 ) -> None:
     monkeypatch.chdir(REPO)
     monkeypatch.syspath_prepend(str(ECHO_PACKAGE / "src"))
@@ -64,7 +83,8 @@ def test_doc_block_runs(
             return httpx.AsyncClient(transport=replaying)
 
         monkeypatch.setattr(llmbridge.stream.clients, "httpx_client", client)
-        for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY"):
+        _aws_profile(tmp_path, monkeypatch)
+        for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", *CLOUD_KEYS):
             monkeypatch.setenv(var, "doc-test-key")
     else:
         assert not marker, f"unknown marker {marker!r} (use 'no-run' or 'replay: PATH ...')"

@@ -52,7 +52,9 @@ def load_body_fixture(path: Path) -> Fixture:
 
 @cache
 def streamed_fixtures() -> tuple[Fixture, ...]:
-    paths = sorted(p.parent for p in FIXTURES.glob("*/*/input.json"))
+    # SSE bodies only: the mutations here cut and corrupt SSE events (event-stream framing
+    # faults are tested in tests/providers/bedrock)
+    paths = sorted(p.parent for p in FIXTURES.glob("*/*/response.sse"))
     return tuple(fx for fx in map(load_body_fixture, paths) if fx.status == 200)
 
 

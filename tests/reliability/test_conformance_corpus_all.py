@@ -33,11 +33,15 @@ ROUTES: dict[str, str | None] = {
     "anthropic.messages": "anthropic",
     "gemini.streamGenerateContent": "gemini",
     "gemini.streamGenerateContent(json-array)": None,  # the non-SSE endpoint: not used
+    "bedrock.converse_stream": "bedrock",  # AWS event streams (Fd: already decoded, see below)
+    "bedrock.invoke_model_with_response_stream": "anthropic-bedrock",  # G: Claude's chunks only
 }
 CONFIG: dict[str, dict[str, Any]] = {
     "azure": {"base_url": "https://contoso.openai.azure.com"},
     "openai-compatible": {"base_url": "https://llm.example.test/v1"},
     "vertex": {"project": "demo-project", "location": "global"},
+    "bedrock": {"region": "us-east-1"},
+    "anthropic-bedrock": {"region": "us-east-1"},
 }
 # Recordings whose expected outcome is an error although the SDK read them (see the
 # per-provider suites): Anthropic streams spliced from two messages.
@@ -60,7 +64,11 @@ REQUEST = lb.ChatRequest(model="any-model", messages=[lb.ChatMessage.user("hi")]
 
 
 def provider_name(entry: dict[str, Any]) -> str | None:
+    if entry["framing"] == "decoded_events":  # Fd: events without their wire framing
+        return None  # (tests/providers/bedrock/test_bedrock_corpus.py feeds them to the decoder)
     route = ROUTES[entry["api"]]
+    if route == "anthropic-bedrock" and "model_family:anthropic.messages" not in entry["contains"]:
+        return None  # Titan, Nova, Llama, Cohere, Mistral, legacy Text Completions chunks
     if route == "chat":
         name = entry["provider"]
         return name if name in available_providers() else "openai-compatible"
@@ -83,7 +91,7 @@ def new_decoder(entry: dict[str, Any]) -> Decoder:
 
 def _all_entries() -> list[Any]:
     params: list[Any] = []
-    for category in "ABCDE":
+    for category in ("A", "B", "C", "D", "E", "F", "Fd", "G"):
         params.extend(corpus.entries(category))
     return params
 
@@ -94,10 +102,14 @@ ENTRIES = _all_entries()
 @pytest.mark.parametrize("entry", ENTRIES)
 def test_every_recording_decodes_within_the_contract(entry: dict[str, Any]) -> None:
     if provider_name(entry) is None:
-        pytest.skip("Gemini's JSON-array stream endpoint is not used by llmbridge")
+        pytest.skip(
+            "not a body llmbridge reads (Gemini's JSON-array endpoint, decoded events, "
+            "non-Anthropic InvokeModel chunks)"
+        )
     raw = corpus.body(entry)
+    framing = getattr(_provider(provider_name(entry) or ""), "framing", "sse")
     try:
-        events, error = decode_collect(new_decoder(entry), [raw])
+        events, error = decode_collect(new_decoder(entry), [raw], framing=framing)
     except Exception as exc:  # pragma: no cover - the failure message is the point
         pytest.fail(f"a non-llmbridge exception escaped the decoder: {exc!r}")
     check_invariants(events, complete=error is None)

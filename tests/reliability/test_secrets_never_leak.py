@@ -39,6 +39,16 @@ EXTRA_CONFIG: dict[str, dict[str, Any]] = {
     "azure": {"base_url": "https://contoso.openai.azure.com"},
     "openai-compatible": {"base_url": "http://127.0.0.1:9/v1"},
     "vertex": {"project": "demo-project", "location": "global"},
+    "bedrock": {"region": "us-east-1"},
+    "azure-responses": {"base_url": "https://contoso.openai.azure.com"},
+    "bedrock-mantle": {"region": "us-east-1"},
+    "bedrock-mantle-responses": {"region": "us-east-1"},
+    "anthropic-bedrock": {"region": "us-east-1"},
+    "anthropic-vertex": {"project": "demo-project", "location": "global"},
+    "anthropic-foundry": {"resource": "contoso"},
+    "anthropic-aws": {"region": "us-east-1", "workspace_id": "wrkspc_demo"},
+    "anthropic-google-cloud": {"project": "demo-project", "workspace_id": "wrkspc_demo"},
+    "anthropic-bedrock-mantle": {"region": "us-east-1"},
 }
 USER = [lb.ChatMessage.user("hi")]
 
@@ -66,6 +76,14 @@ def test_reprs_of_providers_clients_and_requests_hide_the_key(name: str) -> None
     config = ProviderConfig.from_mapping(_config(name))
     assert not _leaks(repr(config)) and not _leaks(str(config))
     sent = json.dumps(request.headers) + request.url
+    auth = request.auth or getattr(provider, "auth", None)
+    if auth is not None:  # the key goes on through an httpx.Auth (Bedrock's bearer key)
+        wire = httpx.Request(request.method, request.url, headers=request.headers)
+
+        async def sign() -> httpx.Request:
+            return await auth.async_auth_flow(wire).__anext__()
+
+        sent += json.dumps(dict(anyio.run(sign).headers))
     assert API_KEY in sent, "the key does reach the wire (so the checks above are meaningful)"
 
 

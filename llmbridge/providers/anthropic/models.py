@@ -8,7 +8,13 @@ and the thinking guides (extended / adaptive thinking).
 
 from __future__ import annotations
 
-__all__ = ["MIN_THINKING_BUDGET", "default_max_tokens", "effort_budget", "supports_adaptive"]
+__all__ = [
+    "MIN_THINKING_BUDGET",
+    "base_model_name",
+    "default_max_tokens",
+    "effort_budget",
+    "supports_adaptive",
+]
 
 MIN_THINKING_BUDGET = 1024
 """``thinking.budget_tokens`` must be at least this (API rule)."""
@@ -43,8 +49,16 @@ _MANUAL_THINKING_ONLY = (
 _EFFORT_BUDGETS = {"minimal": 1_024, "low": 2_048, "medium": 8_192, "high": 16_384}
 
 
+def base_model_name(model: str) -> str:
+    """The Claude name inside a cloud's model id: Bedrock's ``anthropic.`` and inference-profile
+    prefixes (``us.anthropic.claude-…``, ``global.anthropic.claude-…``) are skipped."""
+    _, sep, tail = model.rpartition("anthropic.")
+    return tail if sep and tail.startswith("claude") else model
+
+
 def default_max_tokens(model: str) -> int:
     """``max_tokens`` to send when the caller gave none: the model's output cap."""
+    model = base_model_name(model)
     for prefix, cap in _MAX_OUTPUT:
         if model.startswith(prefix):
             return cap
@@ -53,7 +67,7 @@ def default_max_tokens(model: str) -> int:
 
 def supports_adaptive(model: str) -> bool:
     """Whether ``thinking: {"type": "adaptive"}`` (with ``output_config.effort``) applies."""
-    return not model.startswith(_MANUAL_THINKING_ONLY)
+    return not base_model_name(model).startswith(_MANUAL_THINKING_ONLY)
 
 
 def effort_budget(effort: str) -> int:

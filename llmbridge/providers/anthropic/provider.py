@@ -17,6 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
+from ...auth import config_auth
 from ...errors import APIError, ConfigurationError
 from ...events import RateLimit
 from ...model_info import ModelInfo
@@ -26,10 +27,11 @@ from .decode import AnthropicDecoder
 from .errors import map_http_error
 from .hosted import HOSTED_TOOLS, encode_hosted
 from .model_list import PAGE_SIZE, parse_model_list
+from .models import base_model_name
 from .request import API_VERSION, build_body, build_headers, count_tokens_body
 from .usage import read_rate_limit
 
-__all__ = ["DEFAULT_BASE_URL", "AnthropicProvider", "create"]
+__all__ = ["DEFAULT_BASE_URL", "AnthropicProvider", "create", "model_capabilities"]
 
 _NO_STRUCTURED_OUTPUTS = (
     "claude-2",
@@ -57,14 +59,30 @@ DEFAULT_BASE_URL = "https://api.anthropic.com"
 _AUTH_SCHEMES = ("bearer", "x-api-key")
 
 
+def model_capabilities(model: str, *, hosted_tools: frozenset[str] = HOSTED_TOOLS) -> Capabilities:
+    """What a Claude model can do, by its name (``hosted_tools``: the server tools the host
+    runs; a cloud that runs fewer passes its own set). Names may carry a cloud's prefix
+    (``us.anthropic.claude-…``, ``anthropic.claude-…``): it is skipped."""
+    model = base_model_name(model)
+    legacy = model.startswith(("claude-2", "claude-instant", "claude-3-haiku", "claude-3-5"))
+    json_schema = not model.startswith(_NO_STRUCTURED_OUTPUTS)
+    return Capabilities(
+        native_tools=True,
+        reasoning=not legacy,
+        images=True,
+        json_mode="schema" if json_schema else "none",
+        hosted_tools=frozenset() if model.startswith(_NO_SERVER_TOOLS) else hosted_tools,
+    )
+
+
 class AnthropicProvider:
     """Anthropic Messages API provider (streaming)."""
 
     def __init__(self, config: ProviderConfig, *, name: str = "anthropic") -> None:
         self.name = name
-        key = config.key("ANTHROPIC_API_KEY", provider=name)
-        assert key is not None
-        self._key: Secret = key
+        self._key: Secret | None = config.key("ANTHROPIC_API_KEY", provider=name)
+        self.auth = config_auth(config)
+        """An ``httpx.Auth`` run on every request (``llmbridge.auth``), beside or instead of a key."""
         self._base_url = (config.base_url or DEFAULT_BASE_URL).rstrip("/")
         options = config.options
         self._api_version = str(options.get("api_version") or API_VERSION)
@@ -85,21 +103,13 @@ class AnthropicProvider:
         return f"AnthropicProvider(name={self.name!r}, base_url={self._base_url!r}, api_key={self._key!r})"
 
     def capabilities(self, model: str) -> Capabilities:
-        legacy = model.startswith(("claude-2", "claude-instant", "claude-3-haiku", "claude-3-5"))
-        json_schema = not model.startswith(_NO_STRUCTURED_OUTPUTS)
-        return Capabilities(
-            native_tools=True,
-            reasoning=not legacy,
-            images=True,
-            json_mode="schema" if json_schema else "none",
-            hosted_tools=frozenset() if model.startswith(_NO_SERVER_TOOLS) else HOSTED_TOOLS,
-        )
+        return model_capabilities(model)
 
     def _request_headers(
         self, *, accept: str = "text/event-stream", betas: list[str] | None = None
     ) -> dict[str, str]:
         headers = build_headers(
-            key=self._key.reveal(),
+            key=None if self._key is None else self._key.reveal(),
             api_version=self._api_version,
             auth=self._auth,
             betas=[*self._betas, *(betas or [])],

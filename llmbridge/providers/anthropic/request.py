@@ -173,18 +173,21 @@ def count_tokens_body(req: ChatRequest, *, provider_name: str, api_version: str)
 
 def build_headers(
     *,
-    key: str,
-    api_version: str,
+    key: str | None,
+    api_version: str | None,
     auth: str,
     betas: list[str],
     extra: Mapping[str, str],
 ) -> dict[str, str]:
-    headers = {
-        "accept": "text/event-stream",
-        "content-type": "application/json",
-        "anthropic-version": api_version,
-    }
-    if auth == "x-api-key":
+    """The Messages API headers. ``key=None``: no key header (an ``httpx.Auth`` or a cloud's
+    own header carries the credential); ``api_version=None``: no ``anthropic-version`` header
+    (Bedrock and Vertex take the version in the body)."""
+    headers = {"accept": "text/event-stream", "content-type": "application/json"}
+    if api_version is not None:
+        headers["anthropic-version"] = api_version
+    if key is None:
+        pass
+    elif auth == "x-api-key":
         headers["x-api-key"] = key
     else:
         headers["authorization"] = f"Bearer {key}"

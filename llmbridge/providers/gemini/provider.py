@@ -9,7 +9,9 @@ token (``global`` uses ``aiplatform.googleapis.com``, ``us`` / ``eu`` their ``.r
 Rules: keys, project and location are resolved once, at construction; the key is a
 ``Secret`` revealed only into the request headers. Options: ``api_version``, ``json_schema``
 (send tool and response schemas as full JSON Schema), Vertex ``project``, ``location``,
-``access_token`` and ``stream_tool_arguments`` (``streamFunctionCallArguments``).
+``access_token`` and ``stream_tool_arguments`` (``streamFunctionCallArguments``). An ``auth`` /
+``token_provider`` option replaces the key (``llmbridge.auth``); Vertex without a token uses
+Google Application Default Credentials (``llmbridge.auth.google``, the ``google`` extra).
 """
 
 from __future__ import annotations
@@ -20,6 +22,9 @@ from collections.abc import Mapping
 from typing import Any
 from urllib.parse import quote, urlencode
 
+import httpx
+
+from ...auth import config_auth
 from ...errors import APIError, ConfigurationError
 from ...model_info import ModelInfo
 from ...types import ChatRequest
@@ -61,8 +66,17 @@ class GeminiProvider:
     name = "gemini"
     _vertex = False
 
-    def __init__(self, config: ProviderConfig, *, key: Secret, base: str) -> None:
+    def __init__(
+        self,
+        config: ProviderConfig,
+        *,
+        key: Secret | None,
+        base: str,
+        auth: httpx.Auth | None = None,
+    ) -> None:
         self._key = key
+        self.auth = auth if auth is not None else config_auth(config)
+        """Run on every request (``llmbridge.auth``) when no key header carries the credential."""
         self._base = base.rstrip("/")
         self._headers = dict(config.headers)
         self._json_schema = _flag(config.options.get("json_schema"))
@@ -81,7 +95,7 @@ class GeminiProvider:
         return f"{self._base}/{_model_path(model)}:streamGenerateContent?alt=sse"
 
     def _auth(self) -> dict[str, str]:
-        return {"x-goog-api-key": self._key.reveal()}
+        return {} if self._key is None else {"x-goog-api-key": self._key.reveal()}
 
     def build_request(self, request: ChatRequest) -> HttpRequest:
         body = build_body(
@@ -144,7 +158,7 @@ class VertexProvider(GeminiProvider):
     _vertex = True
 
     def _auth(self) -> dict[str, str]:
-        return {"authorization": f"Bearer {self._key.reveal()}"}
+        return {} if self._key is None else {"authorization": f"Bearer {self._key.reveal()}"}
 
     def _url(self, model: str) -> str:
         path = model if "/" in model else f"publishers/google/models/{quote(model, safe='.-_@')}"
@@ -154,7 +168,6 @@ class VertexProvider(GeminiProvider):
 def create(config: ProviderConfig) -> GeminiProvider:
     """Registry factory for ``gemini``: key from config, ``GEMINI_API_KEY`` or ``GOOGLE_API_KEY``."""
     key = config.key("GEMINI_API_KEY", "GOOGLE_API_KEY", provider="gemini")
-    assert key is not None
     version = str(config.options.get("api_version") or GEMINI_API_VERSION)
     base = (config.base_url or GEMINI_BASE_URL).rstrip("/")
     if not _VERSIONED.search(base):
@@ -173,13 +186,19 @@ def _vertex_host(location: str) -> str:
 def create_vertex(config: ProviderConfig) -> VertexProvider:
     """Registry factory for ``vertex``: ``project`` / ``location`` from options or
     ``GOOGLE_CLOUD_PROJECT`` / ``GOOGLE_CLOUD_LOCATION``; the bearer token as ``api_key`` or
-    ``options["access_token"]``."""
+    ``options["access_token"]``, else an ``auth`` / ``token_provider``, else Google Application
+    Default Credentials (whose project is the last resort)."""
     env = os.environ if config.env is None else config.env
     options = config.options
     token = options.get("access_token")
-    key = Secret(str(token)) if token else config.key(provider="vertex")
-    assert key is not None
+    key = Secret(str(token)) if token else config.key(provider="vertex", required=False)
+    auth = None
     project = options.get("project") or env.get("GOOGLE_CLOUD_PROJECT")
+    if key is None and config.auth is None:
+        from ...auth.google import google_auth
+
+        adc = google_auth(config, provider="vertex", needs_project=not config.base_url)
+        auth, project = adc.auth, project or adc.project
     location = str(options.get("location") or env.get("GOOGLE_CLOUD_LOCATION") or "global")
     version = str(options.get("api_version") or VERTEX_API_VERSION)
     if config.base_url:
@@ -192,4 +211,4 @@ def create_vertex(config: ProviderConfig) -> VertexProvider:
         )
     else:
         base = f"{_vertex_host(location)}/{version}/projects/{project}/locations/{location}"
-    return VertexProvider(config, key=key, base=base)
+    return VertexProvider(config, key=key, base=base, auth=auth)

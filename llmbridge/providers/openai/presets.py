@@ -30,6 +30,7 @@ MaxTokensField = Literal["max_tokens", "max_completion_tokens"]
 ToolCallIds = Literal["any", "openai", "mistral"]
 ReasoningStyle = Literal["effort", "openrouter", "none"]
 WebSearchStyle = Literal["options", "openrouter", "none"]
+Api = Literal["chat", "responses"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -91,7 +92,17 @@ class Preset:
     model, through the ``openrouter:web_search`` server tool) or ``none`` (refused)."""
     auth: Literal["bearer", "api-key"] = "bearer"
     azure: bool = False
-    """Azure deployment URLs (``/openai/deployments/{model}/...?api-version=``)."""
+    """Azure OpenAI: deployment URLs (``/openai/deployments/{model}/...?api-version=``), or the
+    v1 API (``/openai/v1/...``, no ``api-version``) when the endpoint ends in ``/openai/v1``,
+    ``api_version`` is ``"v1"`` or the endpoint comes from the ``resource`` option; an Entra ID
+    ``token_provider`` / ``auth`` replaces the ``api-key`` header (``Authorization: Bearer``)."""
+    api: Api = "chat"
+    """The API the server speaks: Chat Completions (``OpenAIChatProvider``) or Responses
+    (``OpenAIResponsesProvider``): a row per API, e.g. ``bedrock-mantle`` and
+    ``bedrock-mantle-responses``."""
+    base_url_vars: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Placeholders of ``base_url`` (``{region}``) and where their values come from: the option
+    of that name, then the environment variables, in order."""
 
 
 def _p(name: str, base_url: str | None, *key_vars: str, **flags: Any) -> Preset:
@@ -99,6 +110,16 @@ def _p(name: str, base_url: str | None, *key_vars: str, **flags: Any) -> Preset:
 
 
 _LOCAL = {"key_required": False}
+_AWS_REGION = {"base_url_vars": (("region", ("AWS_REGION", "AWS_DEFAULT_REGION")),)}
+_MANTLE = "https://bedrock-mantle.{region}.api.aws/v1"  # some models: .../openai/v1 (base_url)
+_AZURE = {
+    "auth": "api-key",
+    "azure": True,
+    "max_tokens_field": "max_completion_tokens",
+    "strict_tools": True,
+    "reasoning_style": "effort",
+    "tool_call_ids": "openai",
+}
 _SELF_HOSTED = {**_LOCAL, "rescue_tool_calls": True}  # local servers that leak tool markup
 
 PRESETS: dict[str, Preset] = {
@@ -132,9 +153,12 @@ PRESETS: dict[str, Preset] = {
            tool_call_ids="mistral"),
         _p("xai", "https://api.x.ai/v1", "XAI_API_KEY", reasoning=True, strict_tools=True,
            reasoning_style="effort"),
-        _p("azure", None, "AZURE_OPENAI_API_KEY", auth="api-key", azure=True,
-           max_tokens_field="max_completion_tokens", strict_tools=True, reasoning_style="effort",
-           tool_call_ids="openai"),
+        _p("azure", None, "AZURE_OPENAI_API_KEY", **_AZURE),
+        _p("azure-responses", None, "AZURE_OPENAI_API_KEY", **_AZURE, api="responses"),
+        _p("bedrock-mantle", _MANTLE, "AWS_BEARER_TOKEN_BEDROCK", **_AWS_REGION, reasoning=True,
+           reasoning_style="effort"),
+        _p("bedrock-mantle-responses", _MANTLE, "AWS_BEARER_TOKEN_BEDROCK", **_AWS_REGION,
+           api="responses"),
         _p("cerebras", "https://api.cerebras.ai/v1", "CEREBRAS_API_KEY", reasoning=True,
            accepts_stream_options=False, max_tokens_field="max_completion_tokens",
            strict_tools=True),
@@ -143,7 +167,8 @@ PRESETS: dict[str, Preset] = {
     )
 }  # fmt: skip
 
-_FLAG_NAMES = frozenset(f.name for f in fields(Preset)) - {"name", "base_url", "key_vars"}
+_FLAG_NAMES = frozenset(f.name for f in fields(Preset)) - {
+    "name", "base_url", "key_vars", "api", "base_url_vars"}  # fmt: skip
 _CHOICES: dict[str, tuple[str, ...]] = {
     "max_tokens_field": get_args(MaxTokensField),
     "tool_call_ids": get_args(ToolCallIds),

@@ -2,10 +2,13 @@
 
 Rules: the key and base URL are resolved once, here, from the ``ProviderConfig`` (key variables
 of the preset; no key is sent to local servers that need none); the key is kept as a
-``Secret`` and revealed only into the request headers. Azure builds deployment URLs
-(``{endpoint}/openai/deployments/{model}/chat/completions?api-version=``) with an ``api-key``
-header, or the v1 URL when the endpoint already ends in ``/openai/v1``. ``create`` builds
-``openai``; ``preset_factory(name)`` builds any row of ``presets.PRESETS`` (the registry's hook).
+``Secret`` and revealed only into the request headers. Where requests go is ``endpoints.py``'s
+job: Azure deployment URLs (``{endpoint}/openai/deployments/{model}/chat/completions?api-version=``)
+or the v1 API (``{endpoint}/openai/v1/chat/completions``), a base URL's ``{region}``. Azure sends
+a key as ``api-key``; an Entra ID ``token_provider`` / ``auth`` replaces it (``Authorization:
+Bearer``, through the provider's ``auth``; a key variable in the environment is then not sent).
+``create`` builds ``openai``; ``preset_factory(name)`` builds any row of ``presets.PRESETS`` (the
+registry's hook; a Responses row is built by ``openai_responses.ResponsesPresetProvider``).
 """
 
 from __future__ import annotations
@@ -16,12 +19,16 @@ from dataclasses import replace
 from typing import Any
 from urllib.parse import quote
 
+import httpx
+
+from ...auth import config_auth
 from ...errors import APIError, ConfigurationError
 from ...events import RateLimit
 from ...model_info import ModelInfo
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, ProviderFactory, Secret
 from .decode import ChatCompletionsDecoder
+from .endpoints import AZURE_API_VERSION, resolve_endpoint
 from .errors import map_http_error
 from .hosted import search_tools
 from .model_list import parse_model_list
@@ -31,8 +38,6 @@ from .usage import read_rate_limit
 
 __all__ = ["AZURE_API_VERSION", "OpenAIChatProvider", "create", "preset_factory"]
 
-AZURE_API_VERSION = "2024-10-21"
-"""Latest GA Azure OpenAI data-plane version; override with ``api_version``."""
 
 _REASONING_MODEL_PREFIXES = ("o1", "o3", "o4", "gpt-5")
 _GEMINI_HOST = "generativelanguage.googleapis.com"
@@ -50,6 +55,7 @@ class OpenAIChatProvider:
         api_key: Secret | None,
         headers: Mapping[str, str] | None = None,
         api_version: str | None = None,
+        auth: httpx.Auth | None = None,
     ) -> None:
         self.name = name
         self.preset = preset
@@ -57,37 +63,35 @@ class OpenAIChatProvider:
         self._api_key = api_key
         self._headers = dict(headers or {})
         self._api_version = api_version
+        self.auth = auth
+        """Run on every request (``llmbridge.auth``): a custom ``httpx.Auth``, an Entra ID
+        ``token_provider``..."""
 
     @classmethod
     def from_config(cls, name: str, config: ProviderConfig) -> OpenAIChatProvider:
         preset = resolve_preset(name, config.options)
         env = os.environ if config.env is None else config.env
-        base_url = config.base_url or preset.base_url
-        if base_url is None and preset.azure:
-            base_url = env.get("AZURE_OPENAI_ENDPOINT")
-        if not base_url:
-            hint = "AZURE_OPENAI_ENDPOINT or " if preset.azure else ""
+        endpoint = resolve_endpoint(
+            name, preset, base_url=config.base_url, options=config.options, env=env
+        )
+        if _GEMINI_HOST in endpoint.base_url and "gemini_signatures" not in config.options:
+            preset = replace(preset, gemini_signatures=True)  # Gemini's OpenAI endpoint
+        auth = config_auth(config)
+        if preset.azure and auth is not None and config.api_key is not None:
             raise ConfigurationError(
-                f"provider {name!r} needs a base URL: set {hint}providers={{{name!r}: "
-                "{'base_url': 'http://host:port/v1'}}",
+                f"provider {name!r}: give either api_key or an Entra ID token_provider / auth, "
+                "not both",
                 provider=name,
             )
-        if _GEMINI_HOST in base_url and "gemini_signatures" not in config.options:
-            preset = replace(preset, gemini_signatures=True)  # Gemini's OpenAI endpoint
         key = config.key(*preset.key_vars, provider=name, required=preset.key_required)
-        api_version = None
-        if preset.azure:
-            option = config.options.get("api_version")
-            api_version = (
-                str(option) if option else env.get("OPENAI_API_VERSION", AZURE_API_VERSION)
-            )
         return cls(
             name=name,
             preset=preset,
-            base_url=base_url,
+            base_url=endpoint.base_url,
             api_key=key,
             headers=config.headers,
-            api_version=api_version,
+            api_version=endpoint.api_version,
+            auth=auth,
         )
 
     def __repr__(self) -> str:
@@ -120,7 +124,7 @@ class OpenAIChatProvider:
         return HttpRequest(method="POST", url=self._url(request.model), headers=headers, json=body)
 
     def _url(self, model: str) -> str:
-        if not self.preset.azure or self.base_url.endswith("/openai/v1"):
+        if self._api_version is None:  # every preset, and Azure's v1 API
             return f"{self.base_url}/chat/completions"
         deployment = quote(model, safe="")
         return (
@@ -133,7 +137,7 @@ class OpenAIChatProvider:
 
     def models_request(self, cursor: str | None) -> HttpRequest:
         url = f"{self.base_url}/models"
-        if self.preset.azure and not self.base_url.endswith("/openai/v1"):
+        if self._api_version is not None:
             url = f"{self.base_url}/openai/models?api-version={self._api_version}"
         headers = self._auth_headers({"accept": "application/json"})
         return HttpRequest(method="GET", url=url, headers=headers, json=None)
@@ -164,6 +168,11 @@ def preset_factory(name: str) -> ProviderFactory:
     """The registry hook: a factory building the provider for preset ``name``."""
     if name not in PRESETS:
         raise ConfigurationError(f"unknown OpenAI-compatible preset {name!r}")
+
+    if PRESETS[name].api == "responses":  # a Responses API row: that provider builds it
+        from ..openai_responses.provider import responses_preset_factory
+
+        return responses_preset_factory(name)
 
     def factory(config: ProviderConfig) -> OpenAIChatProvider:
         return OpenAIChatProvider.from_config(name, config)

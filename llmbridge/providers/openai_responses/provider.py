@@ -11,15 +11,26 @@ headers; configured ``headers`` are added last.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Mapping
 from typing import Any
 
-from ...errors import APIError
+from ...auth import config_auth
+from ...errors import APIError, ConfigurationError
 from ...events import RateLimit
 from ...model_info import ModelInfo
 from ...types import ChatRequest
-from ..base import Capabilities, HttpRequest, ProviderConfig, Secret, read_token_count
+from ..base import (
+    Capabilities,
+    HttpRequest,
+    ProviderConfig,
+    ProviderFactory,
+    Secret,
+    read_token_count,
+)
+from ..openai.endpoints import resolve_endpoint
 from ..openai.model_list import parse_model_list
+from ..openai.presets import resolve_preset
 from ..openai.usage import read_rate_limit
 from .decode import ResponsesDecoder
 from .errors import map_http_error
@@ -27,7 +38,13 @@ from .hosted import HOSTED_TOOLS
 from .messages import PROVIDER_NAME
 from .request import build_body, count_tokens_body, request_warnings
 
-__all__ = ["DEFAULT_BASE_URL", "OpenAIResponsesProvider", "create"]
+__all__ = [
+    "DEFAULT_BASE_URL",
+    "OpenAIResponsesProvider",
+    "ResponsesPresetProvider",
+    "create",
+    "responses_preset_factory",
+]
 
 DEFAULT_BASE_URL = "https://api.openai.com/v1"
 _REASONING_PREFIXES = ("o1", "o3", "o4", "gpt-5", "codex", "gpt-oss")
@@ -37,10 +54,17 @@ class OpenAIResponsesProvider:
     """OpenAI Responses API adapter (stateless: ``store: false`` by default)."""
 
     name = PROVIDER_NAME
+    _key_header = "Authorization"
+    _hosted: frozenset[str] = HOSTED_TOOLS
+    _counts_tokens = True
 
     def __init__(self, config: ProviderConfig) -> None:
         self._key: Secret | None = config.key("OPENAI_API_KEY", provider=self.name)
+        self.auth = config_auth(config)
         self.base_url = (config.base_url or DEFAULT_BASE_URL).rstrip("/")
+        self._init_headers(config)
+
+    def _init_headers(self, config: ProviderConfig) -> None:
         headers: dict[str, str] = {}
         for option, header in (
             ("organization", "OpenAI-Organization"),
@@ -58,17 +82,23 @@ class OpenAIResponsesProvider:
     def capabilities(self, model: str) -> Capabilities:
         return Capabilities(
             native_tools=True,
-            reasoning=model.startswith(_REASONING_PREFIXES),
-            hosted_tools=HOSTED_TOOLS,
+            reasoning=model.removeprefix("openai.").startswith(_REASONING_PREFIXES),
+            hosted_tools=self._hosted,
         )
 
     def _auth_headers(self, headers: dict[str, str]) -> dict[str, str]:
         if self._key is not None:
-            headers["Authorization"] = f"Bearer {self._key.reveal()}"
+            key = self._key.reveal()
+            header = self._key_header
+            headers[header] = f"Bearer {key}" if header == "Authorization" else key
         headers.update(self._extra_headers)
         return headers
 
     def count_tokens_request(self, request: ChatRequest) -> HttpRequest:
+        if not self._counts_tokens:
+            raise ConfigurationError(
+                f"provider {self.name!r} has no token-counting endpoint", provider=self.name
+            )
         headers = self._auth_headers(
             {"Content-Type": "application/json", "Accept": "application/json"}
         )
@@ -107,3 +137,45 @@ class OpenAIResponsesProvider:
 def create(config: ProviderConfig) -> OpenAIResponsesProvider:
     """Registry factory for ``openai-responses``."""
     return OpenAIResponsesProvider(config)
+
+
+class ResponsesPresetProvider(OpenAIResponsesProvider):
+    """The Responses API on another host: a row of the preset table with ``api="responses"``
+    (``azure-responses``, ``bedrock-mantle-responses``). Its base URL and key come from the row
+    (``openai.endpoints``); the key is sent the row's way (Azure: ``api-key``), an ``auth`` /
+    ``token_provider`` (Entra ID) replaces it. Such hosts run none of OpenAI's built-in tools
+    unless the ``hosted_tools`` option names them, and count no tokens."""
+
+    _counts_tokens = False
+
+    def __init__(self, name: str, config: ProviderConfig) -> None:
+        preset = resolve_preset(name, config.options)
+        env = os.environ if config.env is None else config.env
+        endpoint = resolve_endpoint(
+            name, preset, base_url=config.base_url, options=config.options, env=env
+        )
+        self.name = name
+        self.auth = config_auth(config)
+        if self.auth is not None and config.api_key is not None:
+            raise ConfigurationError(
+                f"provider {name!r}: give either api_key or auth / token_provider, not both",
+                provider=name,
+            )
+        self._key = config.key(*preset.key_vars, provider=name, required=preset.key_required)
+        self._key_header = "api-key" if preset.auth == "api-key" else "Authorization"
+        self._hosted = frozenset(str(h) for h in config.options.get("hosted_tools") or ())
+        self.base_url = endpoint.base_url
+        self._init_headers(config)
+
+    def __repr__(self) -> str:
+        return f"ResponsesPresetProvider(name={self.name!r}, base_url={self.base_url!r})"
+
+
+def responses_preset_factory(name: str) -> ProviderFactory:
+    """The registry's factory for a Responses row of the preset table."""
+
+    def factory(config: ProviderConfig) -> ResponsesPresetProvider:
+        return ResponsesPresetProvider(name, config)
+
+    factory.__name__ = f"create_{name.replace('-', '_')}"
+    return factory

@@ -28,11 +28,13 @@ def test_every_preset_builds_through_the_registry(name: str) -> None:
         else None
     )
     env = {var: "sk-secret-123" for var in PRESETS[name].key_vars}
+    env |= {var: "eu-west-1" for _, names in PRESETS[name].base_url_vars for var in names}
     config = ProviderConfig(env=env, base_url=config.base_url if config else None)
     provider = create_provider(name, config)
     assert isinstance(provider, Provider) and provider.name == name
     request = provider.build_request(REQ)
-    assert request.url.endswith("chat/completions") or "api-version=" in request.url
+    ends = "/responses" if PRESETS[name].api == "responses" else "chat/completions"
+    assert request.url.endswith(ends) or "api-version=" in request.url
     assert "sk-secret-123" not in repr(provider) and "sk-secret-123" not in repr(request)
     assert "sk-secret-123" in str(request.headers)
 

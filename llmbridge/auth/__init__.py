@@ -1,0 +1,33 @@
+"""Authentication: every credential is an ``httpx.Auth``, run by the transport on every attempt.
+
+``Client(providers={name: {"auth": <httpx.Auth>}})`` brings any scheme; ``{"token_provider":
+fn}`` (sync or async, returning a bearer token) becomes a ``TokenProviderAuth``. Cloud helpers
+build theirs from a ``ProviderConfig``: ``llmbridge.auth.aws.aws_auth`` (botocore's credential
+chain and SigV4, or a Bedrock API key; the ``bedrock`` extra) and
+``llmbridge.auth.google.google_auth`` (Application Default Credentials; the ``google`` extra).
+Importing this package loads neither botocore nor google-auth.
+"""
+
+from __future__ import annotations
+
+from .bearer import (
+    REFRESH_MARGIN,
+    BearerAuth,
+    Token,
+    TokenProvider,
+    TokenProviderAuth,
+    auth_secrets,
+    config_auth,
+)
+from .refresh import SharedRefresh
+
+__all__ = [
+    "REFRESH_MARGIN",
+    "BearerAuth",
+    "SharedRefresh",
+    "Token",
+    "TokenProvider",
+    "TokenProviderAuth",
+    "auth_secrets",
+    "config_auth",
+]

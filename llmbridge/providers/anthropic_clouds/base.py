@@ -1,0 +1,235 @@
+"""What every Claude-on-a-cloud provider shares: the Anthropic body, headers, decoder, errors.
+
+Follows the official ``anthropic`` SDK (2.14)'s cloud clients, which are thin subclasses of
+one Messages client changing only the URL, the credential and a few body fields. Rules:
+
+* One encoder (``providers.anthropic.request.build_body``), one decoder (``AnthropicDecoder``),
+  one error vocabulary (``providers.anthropic.errors``); a cloud module says only where the
+  request goes (``messages_url``, ``count_url``, ``models_url``), how the body differs
+  (``adapt_body``: ``anthropic_version`` in the body and no ``model`` on Bedrock and Vertex) and
+  which credential it carries (``Credential``: key headers and/or an ``httpx.Auth``).
+* Keys are ``Secret``s, revealed only into request headers; tokens, SigV4 and Google ADC are an
+  ``httpx.Auth`` on ``HttpRequest.auth``, run by the transport on every attempt.
+* What a cloud lacks is refused before sending: server tools it does not run (its
+  ``hosted_tools``, through ``Capabilities``; the option ``hosted_tools`` widens or narrows the
+  set), token counting or model listing where it has no route (``ConfigurationError``, by the
+  classes' missing ``CountsTokens`` / ``ListsModels`` methods).
+"""
+
+from __future__ import annotations
+
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+
+from ...errors import APIError, ConfigurationError
+from ...events import RateLimit
+from ...model_info import ModelInfo
+from ...types import ChatRequest
+from ..anthropic.decode import AnthropicDecoder
+from ..anthropic.errors import map_http_error
+from ..anthropic.hosted import HOSTED_TOOLS, encode_hosted
+from ..anthropic.model_list import PAGE_SIZE, parse_model_list
+from ..anthropic.provider import model_capabilities
+from ..anthropic.request import API_VERSION, build_body, build_headers, count_tokens_body
+from ..anthropic.usage import read_rate_limit
+from ..base import Capabilities, HttpRequest, ProviderConfig, Secret, read_token_count
+
+__all__ = [
+    "API_VERSION",
+    "AnthropicCloudProvider",
+    "CountsTokensRoute",
+    "Credential",
+    "ListsModelsRoute",
+    "env_of",
+    "first",
+]
+
+_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+
+
+def env_of(config: ProviderConfig) -> Mapping[str, str]:
+    """Where the environment is read (``config.env``, else ``os.environ`` at build time)."""
+    return os.environ if config.env is None else config.env
+
+
+def first(*values: Any) -> str | None:
+    """The first non-empty value, as a string."""
+    for value in values:
+        if value:
+            return str(value)
+    return None
+
+
+@dataclass(frozen=True, slots=True)
+class Credential:
+    """How a cloud request proves who sends it: a key sent in headers, and/or an ``httpx.Auth``
+    (a token provider, Google ADC, AWS SigV4) run on each attempt."""
+
+    key: Secret | None = None
+    key_headers: tuple[str, ...] = ("authorization",)
+    """Headers that carry ``key``: ``authorization`` as ``Bearer <key>``, others verbatim."""
+    auth: httpx.Auth | None = field(default=None, repr=False)
+
+    def headers(self) -> dict[str, str]:
+        if self.key is None:
+            return {}
+        key = self.key.reveal()
+        return {
+            name: f"Bearer {key}" if name == "authorization" else key for name in self.key_headers
+        }
+
+
+class AnthropicCloudProvider:
+    """The Messages API on a cloud: subclasses give the URLs, the body changes, the credential."""
+
+    framing = "sse"
+    accept = "text/event-stream"
+    version_in_body = False
+    """``anthropic_version`` goes in the body (Bedrock, Vertex), not the header."""
+    betas_in_body = False
+    """Beta flags also go in the body as ``anthropic_beta`` (Bedrock), besides the header."""
+    hosted_tools: frozenset[str] = HOSTED_TOOLS
+    """Server tools this cloud runs (``llmbridge.hosted`` kinds)."""
+
+    def __init__(
+        self,
+        config: ProviderConfig,
+        *,
+        name: str,
+        base_url: str,
+        credential: Credential,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        self.name = name
+        self.base_url = base_url.rstrip("/")
+        self._credential = credential
+        options = config.options
+        self._api_version = str(options.get("api_version") or API_VERSION)
+        found = _DATE.search(self._api_version)  # "bedrock-2023-05-31" → its date decides
+        self._sampling_version = found.group(0) if found else self._api_version
+        betas = options.get("betas") or []
+        if isinstance(betas, str):
+            betas = [b.strip() for b in betas.split(",") if b.strip()]
+        self._betas = [str(b) for b in betas]
+        self._headers = {**(headers or {}), **config.headers}
+        hosted = options.get("hosted_tools")
+        if hosted is not None:
+            self.hosted_tools = frozenset(str(h) for h in hosted)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(name={self.name!r}, base_url={self.base_url!r})"
+
+    # -- what a cloud module gives -------------------------------------------------------
+    def messages_url(self, model: str) -> str:
+        raise NotImplementedError
+
+    def adapt_body(self, body: dict[str, Any], *, betas: list[str], count: bool) -> dict[str, Any]:
+        """The Messages body as this cloud takes it (default: unchanged)."""
+        if self.version_in_body:
+            body["anthropic_version"] = self._api_version
+        if self.betas_in_body and betas and not count:
+            body["anthropic_beta"] = list(dict.fromkeys(betas))
+        return body
+
+    # -- shared --------------------------------------------------------------------------
+    def capabilities(self, model: str) -> Capabilities:
+        return model_capabilities(model, hosted_tools=self.hosted_tools)
+
+    def _betas_for(self, request: ChatRequest) -> list[str]:
+        betas = list(self._betas)
+        if request.hosted_tools:
+            betas.extend(encode_hosted(request.hosted_tools).betas)
+        for name, value in self._headers.items():
+            if name.lower() == "anthropic-beta":
+                betas.extend(b.strip() for b in value.split(",") if b.strip())
+        return list(dict.fromkeys(betas))
+
+    def _request_headers(self, *, accept: str, betas: list[str]) -> dict[str, str]:
+        headers = build_headers(
+            key=None,
+            api_version=None if self.version_in_body else self._api_version,
+            auth="bearer",
+            betas=betas,
+            extra={k: v for k, v in self._headers.items() if k.lower() != "anthropic-beta"},
+        )
+        headers.update(self._credential.headers())
+        headers["accept"] = accept
+        return headers
+
+    def _body(self, request: ChatRequest) -> tuple[dict[str, Any], list[str]]:
+        return build_body(request, provider_name=self.name, api_version=self._sampling_version)
+
+    def build_request(self, request: ChatRequest) -> HttpRequest:
+        body, _ = self._body(request)
+        betas = self._betas_for(request)
+        return HttpRequest(
+            method="POST",
+            url=self.messages_url(request.model),
+            headers=self._request_headers(accept=self.accept, betas=betas),
+            json=self.adapt_body(body, betas=betas, count=False),
+            auth=self._credential.auth,
+        )
+
+    def new_decoder(self, request: ChatRequest) -> Any:
+        _, warnings = self._body(request)
+        return AnthropicDecoder(provider=self.name, warnings=warnings)
+
+    def read_rate_limit(self, headers: Mapping[str, str]) -> RateLimit | None:
+        return read_rate_limit(headers)
+
+    def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
+        return map_http_error(provider=self.name, status=status, headers=headers, body=body)
+
+
+class CountsTokensRoute(AnthropicCloudProvider):
+    """A cloud with Anthropic's token counting (``count_url``)."""
+
+    def count_url(self, model: str) -> str:
+        return f"{self.base_url}/v1/messages/count_tokens"
+
+    def count_tokens_request(self, request: ChatRequest) -> HttpRequest:
+        body = count_tokens_body(
+            request, provider_name=self.name, api_version=self._sampling_version
+        )
+        betas = self._betas_for(request)
+        return HttpRequest(
+            method="POST",
+            url=self.count_url(request.model),
+            headers=self._request_headers(accept="application/json", betas=betas),
+            json=self.adapt_body(body, betas=betas, count=True),
+            auth=self._credential.auth,
+        )
+
+    def parse_token_count(self, data: Any) -> int:
+        return read_token_count(data, "input_tokens", provider=self.name)
+
+
+class ListsModelsRoute(AnthropicCloudProvider):
+    """A cloud serving Anthropic's ``GET /v1/models``."""
+
+    def models_request(self, cursor: str | None) -> HttpRequest:
+        query: dict[str, str | int] = {"limit": PAGE_SIZE}
+        if cursor is not None:
+            query["after_id"] = cursor
+        headers = self._request_headers(accept="application/json", betas=list(self._betas))
+        del headers["content-type"]
+        url = f"{self.base_url}/v1/models?{urlencode(query)}"
+        return HttpRequest(
+            method="GET", url=url, headers=headers, json=None, auth=self._credential.auth
+        )
+
+    def parse_models(self, data: Any) -> tuple[list[ModelInfo], str | None]:
+        return parse_model_list(data, provider=self.name)
+
+
+def required(value: str | None, *, provider: str, what: str, how: str) -> str:
+    """``value``, or a ``ConfigurationError`` saying how to give it."""
+    if not value:
+        raise ConfigurationError(f"provider {provider!r} needs {what}: {how}", provider=provider)
+    return value

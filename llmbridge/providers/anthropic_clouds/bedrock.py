@@ -1,0 +1,110 @@
+"""``anthropic-bedrock:<model id>``: Claude on Amazon Bedrock through InvokeModelWithResponseStream.
+
+Follows the ``anthropic`` SDK 2.14's ``AnthropicBedrock`` and
+https://docs.aws.amazon.com/bedrock/latest/userguide/model-parameters-anthropic-claude-messages.html.
+Rules:
+
+* ``POST https://bedrock-runtime.{region}.amazonaws.com/model/{id}/invoke-with-response-stream``
+  (the id URL-quoted as the SDK does, ``:`` kept: foundation ids, inference profiles
+  ``us.anthropic.…``, profile ARNs); ``base_url`` or ``ANTHROPIC_BEDROCK_BASE_URL`` replace the host.
+* The Messages body without ``model`` and ``stream``, with ``anthropic_version`` (the SDK's
+  ``2026-10-21``; ``api_version="bedrock-2023-05-31"`` for the older docs' value) and the beta
+  flags twice, as the SDK sends them: ``anthropic-beta`` header and ``anthropic_beta`` field.
+* Credentials as ``bedrock:`` (``credentials.aws_credential``, signing service ``bedrock``): a
+  Bedrock API key (``api_key`` or ``AWS_BEARER_TOKEN_BEDROCK``) as a bearer token, else SigV4.
+  Region: option ``region``, ``AWS_REGION``, ``AWS_DEFAULT_REGION``, the profile's.
+* The body is an AWS event stream (``framing = "aws-eventstream"``); each ``chunk`` is one
+  Anthropic event for the Anthropic decoder (``bedrock_stream``). Errors: Bedrock's table
+  (``providers.bedrock.errors``, shared with ``bedrock``).
+* Token counting: Bedrock's ``CountTokens`` (``/model/{id}/count-tokens``, ``input.invokeModel``
+  carrying the InvokeModel body; a foundation id, the profile's geography dropped, as for
+  ``bedrock``), which the SDK's client lacks. Bedrock lacks Anthropic's server tools
+  (``hosted_tools`` empty; the option widens it) and ``/v1/models`` (list them with ``bedrock``).
+"""
+
+from __future__ import annotations
+
+from base64 import b64encode
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import quote
+
+import orjson
+
+from ...errors import APIError, UsageError
+from ...types import ChatRequest
+from ..base import HttpRequest, ProviderConfig, read_token_count
+from ..bedrock.errors import map_http_error
+from ..bedrock.models import base_id
+from ..bedrock.provider import model_path
+from .base import AnthropicCloudProvider, env_of, first, required
+from .bedrock_stream import BedrockAnthropicDecoder
+from .credentials import aws_credential
+
+__all__ = ["AnthropicBedrockProvider", "create"]
+
+NAME = "anthropic-bedrock"
+
+
+class AnthropicBedrockProvider(AnthropicCloudProvider):
+    framing = "aws-eventstream"
+    accept = "application/json"  # the chunk payloads' type (the SDK's header)
+    version_in_body = True
+    betas_in_body = True
+    hosted_tools: frozenset[str] = frozenset()
+
+    def __init__(self, config: ProviderConfig, *, name: str = NAME) -> None:
+        env = env_of(config)
+        credential, signer_region = aws_credential(
+            config, provider=name, service="bedrock", key_vars=("AWS_BEARER_TOKEN_BEDROCK",)
+        )
+        base_url = first(config.base_url, env.get("ANTHROPIC_BEDROCK_BASE_URL"))
+        if base_url is None:
+            region = required(
+                first(config.options.get("region"), env.get("AWS_REGION"),
+                      env.get("AWS_DEFAULT_REGION"), signer_region),
+                provider=name,
+                what="an AWS region",
+                how="pass providers={'anthropic-bedrock': {'region': 'us-east-1'}} or set AWS_REGION",
+            )  # fmt: skip
+            base_url = f"https://bedrock-runtime.{region}.amazonaws.com"
+        super().__init__(config, name=name, base_url=base_url, credential=credential)
+
+    def messages_url(self, model: str) -> str:
+        if not model.partition(";")[0] or model.partition(";")[0] in (".", ".."):
+            raise UsageError(f"{self.name}: {model!r} is not a Bedrock model id")
+        return f"{self.base_url}/model/{quote(model, safe=':;')}/invoke-with-response-stream"
+
+    def adapt_body(self, body: dict[str, Any], *, betas: list[str], count: bool) -> dict[str, Any]:
+        body.pop("model", None)
+        body.pop("stream", None)
+        return super().adapt_body(body, betas=betas, count=count)
+
+    def count_tokens_request(self, request: ChatRequest) -> HttpRequest:
+        """Bedrock's ``CountTokens`` with the InvokeModel body (a blob: base64 in the JSON)."""
+        body, _ = self._body(request)
+        invoke = self.adapt_body(body, betas=self._betas_for(request), count=False)
+        model = request.model if request.model.startswith("arn:") else base_id(request.model)
+        headers = self._request_headers(accept="application/json", betas=[])
+        return HttpRequest(
+            method="POST",
+            url=f"{self.base_url}{model_path(model)}/count-tokens",
+            headers=headers,
+            json={"input": {"invokeModel": {"body": b64encode(orjson.dumps(invoke)).decode()}}},
+            auth=self._credential.auth,
+        )
+
+    def parse_token_count(self, data: Any) -> int:
+        return read_token_count(data, "inputTokens", provider=self.name)
+
+    def new_decoder(self, request: ChatRequest) -> BedrockAnthropicDecoder:
+        _, warnings = self._body(request)
+        return BedrockAnthropicDecoder(provider=self.name, warnings=warnings)
+
+    def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
+        return map_http_error(provider=self.name, status=status, headers=headers, body=body)
+
+
+def create(config: ProviderConfig) -> AnthropicBedrockProvider:
+    """Registry factory for ``anthropic-bedrock``."""
+    return AnthropicBedrockProvider(config)

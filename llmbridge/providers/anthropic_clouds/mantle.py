@@ -1,0 +1,56 @@
+"""``anthropic-bedrock-mantle:<model>``: Bedrock's Anthropic endpoint (Mantle).
+
+Follows the ``anthropic`` SDK 2.14's ``AnthropicBedrockMantle`` and
+https://docs.aws.amazon.com/bedrock/latest/userguide/bedrock-mantle.html. Rules:
+
+* The first-party Messages API (body with ``model``, ``anthropic-version`` header,
+  ``/v1/messages``, ``/v1/messages/count_tokens``) at
+  ``https://bedrock-mantle.{region}.api.aws/anthropic`` (``base_url`` /
+  ``ANTHROPIC_BEDROCK_MANTLE_BASE_URL`` replace it); region: option ``region``, ``AWS_REGION``,
+  ``AWS_DEFAULT_REGION``. Model ids are Bedrock's (``anthropic.claude-…``).
+* Credentials in the SDK's precedence: ``api_key``, explicit AWS credentials or ``profile``
+  (SigV4, service ``bedrock-mantle``), ``AWS_BEARER_TOKEN_BEDROCK`` then
+  ``ANTHROPIC_AWS_API_KEY`` (bearer), the default AWS credential chain (SigV4).
+* Mantle serves no ``/v1/models`` (the SDK has none) and none of Anthropic's server tools.
+"""
+
+from __future__ import annotations
+
+from ..base import ProviderConfig
+from .base import CountsTokensRoute, env_of, first, required
+from .credentials import aws_credential
+
+__all__ = ["AnthropicBedrockMantleProvider", "create"]
+
+NAME = "anthropic-bedrock-mantle"
+
+
+class AnthropicBedrockMantleProvider(CountsTokensRoute):
+    hosted_tools: frozenset[str] = frozenset()
+
+    def __init__(self, config: ProviderConfig, *, name: str = NAME) -> None:
+        env = env_of(config)
+        credential, signer_region = aws_credential(
+            config, provider=name, service="bedrock-mantle",
+            key_vars=("AWS_BEARER_TOKEN_BEDROCK", "ANTHROPIC_AWS_API_KEY"),
+        )  # fmt: skip
+        base_url = first(config.base_url, env.get("ANTHROPIC_BEDROCK_MANTLE_BASE_URL"))
+        if base_url is None:
+            region = required(
+                first(config.options.get("region"), env.get("AWS_REGION"),
+                      env.get("AWS_DEFAULT_REGION"), signer_region),
+                provider=name,
+                what="an AWS region",
+                how="pass providers={'anthropic-bedrock-mantle': {'region': 'us-east-1'}} or "
+                "set AWS_REGION",
+            )  # fmt: skip
+            base_url = f"https://bedrock-mantle.{region}.api.aws/anthropic"
+        super().__init__(config, name=name, base_url=base_url, credential=credential)
+
+    def messages_url(self, model: str) -> str:
+        return f"{self.base_url}/v1/messages"
+
+
+def create(config: ProviderConfig) -> AnthropicBedrockMantleProvider:
+    """Registry factory for ``anthropic-bedrock-mantle``."""
+    return AnthropicBedrockMantleProvider(config)

@@ -1,0 +1,88 @@
+"""``anthropic-vertex:<model>``: Claude on Google Cloud Vertex AI (``:streamRawPredict``).
+
+Follows the ``anthropic`` SDK 2.14's ``AnthropicVertex`` and
+https://cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude. Rules:
+
+* ``POST {base}/projects/{project}/locations/{location}/publishers/anthropic/models/{model}:streamRawPredict``
+  where ``base`` is ``https://{location}-aiplatform.googleapis.com/v1``,
+  ``https://aiplatform.googleapis.com/v1`` for ``global``, the ``us`` / ``eu`` multi-region
+  hosts (``aiplatform.{us|eu}.rep.googleapis.com``), or ``base_url`` / ``ANTHROPIC_VERTEX_BASE_URL``.
+* Project: option ``project``, ``ANTHROPIC_VERTEX_PROJECT_ID``, ``GOOGLE_CLOUD_PROJECT``, the
+  credentials' project. Location: option ``location`` (or ``region``), ``CLOUD_ML_REGION``,
+  ``GOOGLE_CLOUD_LOCATION``, else ``global``.
+* The Messages body without ``model`` (``stream: true`` stays), ``anthropic_version`` in the
+  body (no header); beta flags in the ``anthropic-beta`` header only, as the SDK sends them.
+* Credentials: an ``access_token`` option (or ``api_key``), ``auth`` / ``token_provider``, else
+  Google Application Default Credentials (``llmbridge[google]``), always ``Authorization: Bearer``.
+* Token counting: ``.../publishers/anthropic/models/count-tokens:rawPredict`` (body keeps
+  ``model``). Vertex runs the web search server tool only; no ``/v1/models``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote
+
+from ..base import ProviderConfig
+from .base import CountsTokensRoute, env_of, first, required
+from .credentials import google_credential
+
+__all__ = ["AnthropicVertexProvider", "create", "vertex_base_url"]
+
+NAME = "anthropic-vertex"
+_MULTI_REGIONS = {"global": "aiplatform.googleapis.com", "us": "aiplatform.us.rep.googleapis.com",
+                  "eu": "aiplatform.eu.rep.googleapis.com"}  # fmt: skip
+
+
+def vertex_base_url(location: str) -> str:
+    host = _MULTI_REGIONS.get(location, f"{location}-aiplatform.googleapis.com")
+    return f"https://{host}/v1"
+
+
+class AnthropicVertexProvider(CountsTokensRoute):
+    version_in_body = True
+    hosted_tools: frozenset[str] = frozenset({"web_search"})
+
+    def __init__(self, config: ProviderConfig, *, name: str = NAME) -> None:
+        env = env_of(config)
+        options = config.options
+        credential, adc_project = google_credential(config, provider=name)
+        self.project = required(
+            first(options.get("project"), env.get("ANTHROPIC_VERTEX_PROJECT_ID"),
+                  env.get("GOOGLE_CLOUD_PROJECT"), adc_project),
+            provider=name,
+            what="a Google Cloud project",
+            how="pass providers={'anthropic-vertex': {'project': ...}} or set GOOGLE_CLOUD_PROJECT",
+        )  # fmt: skip
+        self.location = first(options.get("location"), options.get("region"),
+                              env.get("CLOUD_ML_REGION"), env.get("GOOGLE_CLOUD_LOCATION"),
+                              "global") or "global"  # fmt: skip
+        base_url = first(config.base_url, env.get("ANTHROPIC_VERTEX_BASE_URL"))
+        super().__init__(
+            config,
+            name=name,
+            base_url=base_url or vertex_base_url(self.location),
+            credential=credential,
+        )
+
+    def _models_path(self) -> str:
+        project, location = quote(self.project, safe=""), quote(self.location, safe="")
+        return (
+            f"{self.base_url}/projects/{project}/locations/{location}/publishers/anthropic/models"
+        )
+
+    def messages_url(self, model: str) -> str:
+        return f"{self._models_path()}/{quote(model, safe='@')}:streamRawPredict"
+
+    def count_url(self, model: str) -> str:
+        return f"{self._models_path()}/count-tokens:rawPredict"
+
+    def adapt_body(self, body: dict[str, Any], *, betas: list[str], count: bool) -> dict[str, Any]:
+        if not count:
+            body.pop("model", None)
+        return super().adapt_body(body, betas=betas, count=count)
+
+
+def create(config: ProviderConfig) -> AnthropicVertexProvider:
+    """Registry factory for ``anthropic-vertex``."""
+    return AnthropicVertexProvider(config)

@@ -1,0 +1,176 @@
+"""The ``bedrock`` provider: Converse streaming on Amazon Bedrock, wired.
+
+``POST https://bedrock-runtime.{region}.amazonaws.com/model/{modelId}/converse-stream`` with
+the body of ``request.py``; the answer is an AWS event stream (``framing = "aws-eventstream"``,
+read by botocore's decoder in ``llmbridge.stream.eventstream``) decoded by ``decode.py``.
+Rules:
+
+* The model id is put in the path as botocore does for a URI label: percent-encoded with only
+  ``-_.~`` left as they are, so an ARN's ``:`` and ``/`` and a version's ``:`` travel encoded
+  (``…-v1%3A0``).
+* Credentials and region come once, when the provider is built, from
+  ``llmbridge.auth.aws.aws_auth`` (service ``bedrock``): a Bedrock API key (``api_key`` or
+  ``AWS_BEARER_TOKEN_BEDROCK``) as a bearer token, else botocore's credential chain and SigV4;
+  the app's own ``auth`` wins, and a ``profile`` or AWS keys given as options win over the
+  ``AWS_BEARER_TOKEN_BEDROCK`` variable (the anthropic SDK's order). The ``httpx.Auth`` is the provider's ``auth`` attribute, which
+  the transport runs on every attempt (each retry signed afresh). No key in any header here.
+* Options: ``region``, ``profile``, AWS keys (``llmbridge.auth.aws``); ``base_url`` (a VPC or
+  FIPS runtime endpoint) and ``control_base_url`` (the ``bedrock`` control plane, for
+  ``list_models``); ``structured_output`` (force native JSON-schema output on or off); ``native_tools`` (force the
+  model's own tool calling on or off);
+  ``tool_results_as_text``; and the body fields of ``request.OPTION_FIELDS``.
+* ``count_tokens`` → ``POST /model/{id}/count-tokens`` with ``input.converse`` (messages, system,
+  toolConfig, additionalModelRequestFields): CountTokens takes a foundation model id (or an
+  ARN, sent as is), so an inference profile's geography prefix is dropped.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Mapping
+from dataclasses import replace
+from typing import Any
+from urllib.parse import quote, urlencode
+
+import httpx
+
+from ...errors import APIError
+from ...model_info import ModelInfo
+from ...types import ChatRequest
+from ..base import Capabilities, HttpRequest, ProviderConfig, read_token_count
+from .decode import BedrockDecoder
+from .errors import map_http_error
+from .hosted import hosted_kinds
+from .model_list import PAGE_SIZE, PROFILES, parse_model_list
+from .models import base_id, family, reasoning_fields
+from .request import build_body, request_warnings, structured
+
+__all__ = ["BedrockProvider", "create", "model_path"]
+
+_NO_STREAMING_TOOLS: tuple[str, ...] = (
+    "amazon.titan",
+    "anthropic.claude-v2",
+    "anthropic.claude-instant",
+    "meta.llama2",
+    "meta.llama3-",
+    "cohere.command-text",
+    "cohere.command-light",
+    "ai21.j2",
+    "ai21.jamba-instruct",
+    "mistral.mistral-7b",
+    "mistral.mixtral",
+    "mistral.mistral-large",
+    "mistral.mistral-small",
+)
+"""Models that take no tools in ``ConverseStream`` (AWS's "supported models and model
+features" table: no tool use, or tool use in ``Converse`` only — Llama 3.x, Mistral Large):
+``tool_mode="auto"`` asks in the prompt instead. The ``native_tools`` option overrides."""
+_COUNT_FIELDS = ("messages", "system", "toolConfig", "additionalModelRequestFields")
+
+
+def model_path(model: str) -> str:
+    """``/model/{modelId}`` with the id encoded as botocore encodes a URI label."""
+    return "/model/" + quote(model, safe="-_.~")
+
+
+class BedrockProvider:
+    """Converse on Bedrock; ``auth`` is the ``httpx.Auth`` the transport runs on each attempt."""
+
+    name = "bedrock"
+    framing = "aws-eventstream"
+
+    def __init__(
+        self,
+        config: ProviderConfig,
+        *,
+        region: str,
+        auth: httpx.Auth | None,
+        name: str = "bedrock",
+    ) -> None:
+        self.name = name
+        self.region = region
+        self.auth = auth
+        self._options: Mapping[str, Any] = config.options
+        self._headers = dict(config.headers)
+        runtime = config.base_url or f"https://bedrock-runtime.{region}.amazonaws.com"
+        control = (
+            config.options.get("control_base_url") or f"https://bedrock.{region}.amazonaws.com"
+        )
+        self._base = runtime.rstrip("/")
+        self._control = str(control).rstrip("/")
+
+    def __repr__(self) -> str:
+        return f"BedrockProvider(region={self.region!r}, base={self._base!r}, auth={type(self.auth).__name__})"
+
+    def capabilities(self, model: str) -> Capabilities:
+        override = self._options.get("native_tools")
+        tools = not base_id(model).startswith(_NO_STREAMING_TOOLS)
+        tools = tools if override is None else bool(override)
+        reasoning, _ = reasoning_fields(model, effort=None, budget=None)
+        probe = ChatRequest(model=model, messages=[])
+        return Capabilities(
+            native_tools=tools,
+            reasoning=reasoning is not None,
+            images=family(model) in ("anthropic", "amazon", "meta", "mistral", "google", "qwen"),
+            json_mode="schema" if structured(probe, self._options) else "none",
+            hosted_tools=hosted_kinds(model),
+        )
+
+    def _post(self, url: str, body: dict[str, Any], accept: str) -> HttpRequest:
+        headers = {"content-type": "application/json", "accept": accept, **self._headers}
+        return HttpRequest(method="POST", url=url, headers=headers, json=body)
+
+    def build_request(self, request: ChatRequest) -> HttpRequest:
+        body = build_body(request, provider=self.name, options=self._options)
+        url = f"{self._base}{model_path(request.model)}/converse-stream"
+        return self._post(url, body, "application/vnd.amazon.eventstream")
+
+    def new_decoder(self, request: ChatRequest) -> BedrockDecoder:
+        warnings = request_warnings(request, provider=self.name, options=self._options)
+        return BedrockDecoder(provider=self.name, model=request.model, warnings=warnings)
+
+    def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
+        return map_http_error(provider=self.name, status=status, headers=headers, body=body)
+
+    def count_tokens_request(self, request: ChatRequest) -> HttpRequest:
+        built = build_body(request, provider=self.name, options=self._options)
+        converse = {k: built[k] for k in _COUNT_FIELDS if k in built}
+        model = request.model if request.model.startswith("arn:") else base_id(request.model)
+        url = f"{self._base}{model_path(model)}/count-tokens"
+        return self._post(url, {"input": {"converse": converse}}, "application/json")
+
+    def parse_token_count(self, data: Any) -> int:
+        return read_token_count(data, "inputTokens", provider=self.name)
+
+    def models_request(self, cursor: str | None) -> HttpRequest:
+        headers = {"accept": "application/json", **self._headers}
+        if cursor is None:
+            url = f"{self._control}/foundation-models"
+        else:
+            query: dict[str, str | int] = {"maxResults": PAGE_SIZE}
+            token = cursor.removeprefix(PROFILES)
+            if token:
+                query["nextToken"] = token
+            url = f"{self._control}/inference-profiles?{urlencode(query)}"
+        return HttpRequest(method="GET", url=url, headers=headers, json=None)
+
+    def parse_models(self, data: Any) -> tuple[list[ModelInfo], str | None]:
+        return parse_model_list(data, provider=self.name)
+
+
+_SIGV4_OPTIONS = ("profile", "aws_access_key_id", "aws_secret_access_key", "botocore_session")
+
+
+def create(config: ProviderConfig) -> BedrockProvider:
+    """Registry factory for ``bedrock``: region and auth from ``llmbridge.auth.aws``.
+
+    A ``profile`` or AWS keys given as options win over ``AWS_BEARER_TOKEN_BEDROCK`` (the
+    precedence of the anthropic SDK's Bedrock client): the variable is then not read."""
+    aws = importlib.import_module("llmbridge.auth.aws")  # loads botocore only when it signs
+    if config.api_key is None and any(config.options.get(k) for k in _SIGV4_OPTIONS):
+        env = dict(os.environ if config.env is None else config.env)
+        env.pop("AWS_BEARER_TOKEN_BEDROCK", None)
+        config = replace(config, env=env)
+    found = aws.aws_auth(config, service="bedrock", provider="bedrock")
+    return BedrockProvider(config, region=found.region, auth=found.auth)

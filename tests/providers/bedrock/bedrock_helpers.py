@@ -1,0 +1,84 @@
+"""Shared by the Bedrock tests: decode a body at given splits, fold the events for comparing."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from typing import Any
+
+from llmbridge.events import (
+    Finish,
+    ProviderItem,
+    ReasoningDelta,
+    StreamEvent,
+    StreamStart,
+    TextDelta,
+    ToolCallChunk,
+    ToolCallEnd,
+    ToolCallStart,
+)
+from llmbridge.providers.bedrock import BedrockDecoder
+from llmbridge.response import Accumulator
+from llmbridge.stream.eventstream import iter_eventstream
+
+
+def decode(
+    body: bytes | Iterable[bytes] | Iterable[tuple[str, str]], **kwargs: Any
+) -> list[StreamEvent]:
+    """Every event of a ConverseStream body (bytes or chunks), or of ``(event, data)`` pairs."""
+    decoder = BedrockDecoder(**kwargs)
+    if isinstance(body, bytes):
+        pairs: Iterable[tuple[str, str]] = iter_eventstream(body)
+    else:
+        items = list(body)
+        pairs = iter_eventstream(items) if items and isinstance(items[0], bytes) else items  # type: ignore[arg-type]
+    events: list[StreamEvent] = []
+    for kind, data in pairs:
+        events.extend(decoder.feed(kind, data))
+    events.extend(decoder.close())
+    return events
+
+
+def check_invariants(events: list[StreamEvent]) -> None:
+    """DESIGN.md's decoder invariants, and that the accumulator takes the events."""
+    assert isinstance(events[0], StreamStart)
+    assert sum(isinstance(e, Finish) for e in events) == 1 and isinstance(events[-1], Finish)
+    open_calls: dict[str, list[str]] = {}
+    for event in events:
+        if isinstance(event, ToolCallStart):
+            assert event.id not in open_calls
+            open_calls[event.id] = []
+        elif isinstance(event, ToolCallChunk):
+            open_calls[event.id].append(event.arguments_delta)
+        elif isinstance(event, ToolCallEnd):
+            assert "".join(open_calls.pop(event.id)) == event.raw_arguments
+    assert not open_calls
+    acc = Accumulator(provider="bedrock")
+    for event in events:
+        acc.add(event)
+    acc.response()
+
+
+def fold(events: list[StreamEvent]) -> dict[str, Any]:
+    """What the corpus' expected files hold, from our events."""
+    finish = events[-1]
+    assert isinstance(finish, Finish)
+    reasoning = [e for e in events if isinstance(e, ReasoningDelta)]
+    redacted = [
+        e.provider_data["redacted_content"]
+        for e in reasoning
+        if e.provider_data and "redacted_content" in e.provider_data
+    ]
+    signatures = [e.signature for e in reasoning if e.signature]
+    return {
+        "text": "".join(e.text for e in events if isinstance(e, TextDelta)),
+        "reasoning": "".join(e.text for e in reasoning),
+        "signatures": signatures,
+        "redacted": redacted,
+        "tool_calls": [
+            {"id": e.id, "name": e.name, "arguments": e.arguments}
+            for e in events
+            if isinstance(e, ToolCallEnd)
+        ],
+        "items": [e.data for e in events if isinstance(e, ProviderItem)],
+        "finish": finish,
+    }
