@@ -15,8 +15,9 @@ Rules:
 * SSE is framed by httpx-sse (``bounded.BoundedBody``: a bound on bytes per event); decoders get
   ``feed(event, data)`` with ``event == ""`` for an unnamed event (the spec's ``message``).
   A provider whose ``framing`` attribute says ``"aws-eventstream"`` is read by botocore's
-  decoder instead (``eventstream.EventStreamBody``, same bound, same ``feed``); the framing
-  table ``_FRAMINGS`` names each one's content type and reader, nothing else differs.
+  decoder instead (``eventstream.EventStreamBody``, same bound, same ``feed``), and ``"ndjson"``
+  (Ollama's native API) by lines (``ndjson.NdjsonBody``: ``feed("", line)``, same bound); the
+  framing table ``_FRAMINGS`` names each one's content type and reader, nothing else differs.
 * Connection errors name the host and port; a rejected TLS certificate is a
   ``CertificateError`` (not retried); a non-2xx body cut short still maps to its status.
 * No error leaves with the request's secret in it: the values of the sensitive headers (and
@@ -54,6 +55,8 @@ from .bounded import DEFAULT_MAX_EVENT_BYTES, BoundedBody
 from .clients import HttpPool
 from .eventstream import CONTENT_TYPE as EVENTSTREAM_TYPE
 from .eventstream import EventStreamBody
+from .ndjson import CONTENT_TYPE as NDJSON_TYPE
+from .ndjson import NdjsonBody
 from .retry import RetryPolicy
 
 __all__ = ["stream_events"]
@@ -68,6 +71,7 @@ Sleep = Callable[[float], Awaitable[None]]
 _FRAMINGS: dict[str, tuple[str, Callable[..., Any]]] = {
     "sse": ("text/event-stream", BoundedBody),
     "aws-eventstream": (EVENTSTREAM_TYPE, EventStreamBody),
+    "ndjson": (NDJSON_TYPE, NdjsonBody),
 }
 """A provider's ``framing`` → (the content type its 2xx body has, the reader of that body)."""
 
