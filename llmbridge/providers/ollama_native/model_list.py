@@ -27,7 +27,7 @@ def _seconds(value: Any) -> int | None:
     if "." in text:  # Go writes nanoseconds; Python 3.10 reads at most microseconds
         head, _, tail = text.partition(".")
         digits = "".join(c for c in tail if c.isdigit())
-        text = f"{head}.{digits[:6]}{tail[len(digits):]}"
+        text = f"{head}.{digits[:6]}{tail[len(digits) :]}"
     try:
         return int(datetime.fromisoformat(text).timestamp())
     except ValueError:
