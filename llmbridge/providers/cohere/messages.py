@@ -13,7 +13,9 @@ Rules:
   "thinking"}``, then the text), ``tool_plan`` (the ``RawPart`` the decoder kept), and
   ``tool_calls`` ``[{"id", "type": "function", "function": {"name", "arguments": <JSON text>}}]``.
 * each tool result → ``{"role": "tool", "tool_call_id", "content": [{"type": "text", "text"}]}``
-  (a document in a result goes as ``{"type": "document", "document": {"data": {…}}}``).
+  (a document in a result goes as ``{"type": "document", "document": {"data": {…}}}``). Cohere
+  takes no images in tool results: each is replaced by a short text note (``image_note``), and
+  ``request.py`` says so in a warning.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ from ...messages import (
     ToolResultPart,
 )
 
-__all__ = ["encode_messages"]
+__all__ = ["encode_messages", "image_note", "result_images"]
 
 _TEXT_TYPES = ("text/", "application/json", "application/xml")
 
@@ -114,6 +116,19 @@ def _assistant(message: ChatMessage, provider: str) -> dict[str, Any]:
     return out
 
 
+def image_note(part: ImagePart) -> str:
+    """What the model reads in place of an image in a tool result."""
+    size = f", {len(part.data):,} bytes" if part.data is not None else ""
+    return f"[image omitted ({part.media_type or 'image'}{size}): Cohere takes no images here]"
+
+
+def result_images(messages: list[ChatMessage]) -> int:
+    """How many images the tool results of ``messages`` hold."""
+    return sum(
+        isinstance(p, ImagePart) for m in messages for r in m.tool_results for p in r.content
+    )
+
+
 def _tool_result(part: ToolResultPart, provider: str) -> dict[str, Any]:
     items: list[dict[str, Any]] = []
     for item in part.content:
@@ -122,9 +137,7 @@ def _tool_result(part: ToolResultPart, provider: str) -> dict[str, Any]:
         elif isinstance(item, DocumentPart):
             items.append({"type": "document", "document": {"data": _document_data(item, provider)}})
         else:
-            raise UnsupportedFeatureError(
-                f"{provider} takes no images in tool results", provider=provider
-            )
+            items.append({"type": "text", "text": image_note(item)})
     if not items:
         items.append({"type": "text", "text": ""})
     return {"role": "tool", "tool_call_id": part.tool_call_id, "content": items}

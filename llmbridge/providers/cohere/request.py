@@ -15,6 +15,7 @@ https://docs.cohere.com/reference/chat-stream. Rules:
 * ``tool_choice``: ``required`` → ``REQUIRED``, ``none`` → ``NONE``, a named tool → ``REQUIRED``
   with only that tool declared. ``parallel_tool_calls`` has no field (said).
 * provider options ``safety_mode``, ``citation_options``, ``priority`` are body fields.
+* images in tool results become text notes (``messages.py``), said in a warning.
 * ``extra`` is merged last: dict values one level deep, others replace.
 """
 
@@ -25,7 +26,7 @@ from typing import Any
 
 from ...types import ChatRequest, ResponseFormat
 from ..history import AdaptedHistory, IdRule, adapt_history
-from .messages import encode_messages
+from .messages import encode_messages, result_images
 from .tools import encode_tool_choice, encode_tools
 
 __all__ = ["COHERE_IDS", "OPTION_FIELDS", "build_body", "request_warnings"]
@@ -121,6 +122,11 @@ def request_warnings(request: ChatRequest, *, provider: str) -> list[str]:
     tools = request.tools and request.tool_mode != "prompt"
     if tools and request.parallel_tool_calls is not None:
         warnings.append("parallel_tool_calls: Cohere has no setting for it; ignored")
+    if count := result_images(request.messages):
+        warnings.append(
+            f"images: Cohere takes no images in tool results; {count} image(s) were sent as a "
+            "short text note"
+        )
     cfg = request.reasoning
     if cfg is not None and cfg.effort is not None and cfg.budget_tokens is None:
         warnings.append(
