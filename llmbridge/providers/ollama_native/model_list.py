@@ -26,8 +26,8 @@ def _seconds(value: Any) -> int | None:
     text = value.replace("Z", "+00:00")
     if "." in text:  # Go writes nanoseconds; Python 3.10 reads at most microseconds
         head, _, tail = text.partition(".")
-        digits = "".join(c for c in tail if c.isdigit())
-        text = f"{head}.{digits[:6]}{tail[len(digits) :]}"
+        digits = len(tail) - len(tail.lstrip("0123456789"))
+        text = f"{head}.{tail[: min(digits, 6)]}{tail[digits:]}"
     try:
         return int(datetime.fromisoformat(text).timestamp())
     except ValueError:
