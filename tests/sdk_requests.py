@@ -115,6 +115,11 @@ def check_ollama_body(body: dict[str, Any]) -> None:
     types = pytest.importorskip("ollama._types")
     request = types.ChatRequest.model_validate(body)
     assert request.model_dump(exclude_none=True, by_alias=True) == body
+    for message in body["messages"]:  # typed ``Mapping | Message``: a dict passes untyped
+        typed = dict(message)
+        if "images" in typed:  # base64 on the wire; the type holds ``Image`` objects
+            typed["images"] = [types.Image(value=image) for image in typed["images"]]
+        assert types.Message.model_validate(typed).model_dump(exclude_none=True) == message
 
 
 def _no_extra(value: Any, where: str) -> None:

@@ -230,12 +230,7 @@ def _ids(api: str, body: dict[str, Any]) -> tuple[list[str], list[str]]:
                     calls.append(block["id"])
                 elif block["type"] == "tool_result":
                     results.append(block["tool_use_id"])
-    elif api == "chat":
-        for message in body["messages"]:
-            calls.extend(c["id"] for c in message.get("tool_calls", []))
-            if message["role"] == "tool":
-                results.append(message["tool_call_id"])
-    elif api == "cohere":
+    elif api in ("chat", "cohere"):  # Cohere's v2 messages carry ids as Chat Completions do
         for message in body["messages"]:
             calls.extend(c["id"] for c in message.get("tool_calls", []))
             if message["role"] == "tool":
