@@ -242,3 +242,38 @@ async def test_cohere_rate_limit_before_the_stream_is_retried() -> None:
             resp = await client.complete(COHERE, [lb.ChatMessage.user("hi")])
         await client.aclose()
     assert resp.text == "partial " and attempts == 2
+
+
+@pytest.mark.parametrize("model", [OLLAMA, COHERE])
+async def test_a_key_echoed_back_never_shows(model: str) -> None:
+    key = "sk-natives-0123456789abcdef"
+
+    async def script(stream: SocketStream) -> None:
+        head, _ = await read_request(stream)
+        assert f"bearer {key}".encode() in head.lower()
+        message = f"invalid api key {key}".encode()
+        if model == OLLAMA:  # Ollama's error line, inside a 200 stream
+            await stream.send(NDJSON_HEAD + chunk(TEXT) + chunk(b'{"error":"' + message + b'"}\n'))
+            await stream.send(b"0\r\n\r\n")
+        else:
+            body = b'{"id":"e","message":"' + message + b'"}'
+            await stream.send(_error(401, "Unauthorized", body, b"content-type: application/json"))
+
+    async with serve(script) as url:
+        providers = {
+            "ollama-native": {"base_url": url, "api_key": key},
+            "cohere": {"base_url": url, "api_key": key},
+        }
+        client = lb.Client(providers=providers, retry=lb.RetryPolicy(max_attempts=1))
+        with anyio.fail_after(5), pytest.raises(lb.APIError) as info:
+            await client.complete(model, [lb.ChatMessage.user("hi")])
+        await client.aclose()
+    error = info.value
+    texts = [
+        str(error),
+        repr(error),
+        str(error.provider_message),
+        repr(getattr(error, "body", None)),
+    ]
+    assert all(key not in text for text in texts), texts
+    assert "invalid api key" in str(error)
