@@ -101,5 +101,67 @@ def check_body(api: str, body: dict[str, Any]) -> None:
             types.ToolConfig.model_validate(body["toolConfig"])
         if "generationConfig" in body:
             types.GenerationConfig.model_validate(body["generationConfig"])
+    elif api == "ollama":
+        check_ollama_body(body)
+    elif api == "cohere":
+        check_cohere_body(body)
     else:
         raise AssertionError(f"no SDK types for {api!r}")
+
+
+def check_ollama_body(body: dict[str, Any]) -> None:
+    """``/api/chat``: the ``ollama`` client's ``ChatRequest`` (pydantic, extra fields ignored):
+    dumped back, it must equal the body, so an unknown field or a wrong shape fails."""
+    types = pytest.importorskip("ollama._types")
+    request = types.ChatRequest.model_validate(body)
+    assert request.model_dump(exclude_none=True, by_alias=True) == body
+    for message in body["messages"]:  # typed ``Mapping | Message``: a dict passes untyped
+        typed = dict(message)
+        if "images" in typed:  # base64 on the wire; the type holds ``Image`` objects
+            typed["images"] = [types.Image(value=image) for image in typed["images"]]
+        assert types.Message.model_validate(typed).model_dump(exclude_none=True) == message
+
+
+def _no_extra(value: Any, where: str) -> None:
+    """No field the type does not know, anywhere in a validated ``cohere`` model (its models
+    keep unknown fields in ``model_extra``)."""
+    extra = getattr(value, "model_extra", None)
+    assert not extra, f"{where}: fields the cohere SDK does not type: {sorted(extra or {})}"
+    if hasattr(value, "model_fields_set"):
+        for name in value.model_fields_set:
+            _no_extra(getattr(value, name), f"{where}.{name}")
+    elif isinstance(value, list | tuple):
+        for i, item in enumerate(value):
+            _no_extra(item, f"{where}[{i}]")
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            _no_extra(item, f"{where}.{key}")
+
+
+def check_cohere_body(body: dict[str, Any]) -> None:
+    """``/v2/chat``: the keyword arguments of ``cohere.ClientV2.chat_stream`` (plus ``stream``),
+    each value validated by the SDK's type for it, with no field the type does not know."""
+    import inspect
+
+    cohere = pytest.importorskip("cohere")
+    v2 = pytest.importorskip("cohere.v2.types")
+    params = set(inspect.signature(cohere.ClientV2.chat_stream).parameters) - {
+        "self",
+        "request_options",
+    }
+    assert body.get("stream") is True
+    assert set(body) - {"stream"} <= params, set(body) - params
+    types: dict[str, Any] = {
+        "messages": list[cohere.ChatMessageV2],  # type: ignore[name-defined]
+        "tools": list[cohere.ToolV2],  # type: ignore[name-defined]
+        "documents": list[v2.V2ChatStreamRequestDocumentsItem],
+        "response_format": cohere.ResponseFormatV2,  # type: ignore[attr-defined]
+        "thinking": cohere.Thinking,  # type: ignore[attr-defined]
+        "citation_options": cohere.CitationOptions,  # type: ignore[attr-defined]
+    }
+    for key, kind in types.items():
+        if key in body:
+            _no_extra(TypeAdapter(kind).validate_python(body[key]), key)
+    assert isinstance(body["model"], str)
+    if "tool_choice" in body:
+        assert body["tool_choice"] in ("REQUIRED", "NONE")

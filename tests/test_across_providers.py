@@ -22,6 +22,7 @@ import pytest
 
 import llmbridge as lb
 from llmbridge.providers import ProviderConfig, create_provider
+from llmbridge.providers.cohere.request import COHERE_IDS
 from llmbridge.providers.gemini.messages import PLACEHOLDER_SIGNATURE
 from llmbridge.providers.history import (
     ANTHROPIC_IDS,
@@ -70,6 +71,8 @@ TARGETS = {
     "openrouter": Target(
         "openrouter:anthropic/claude-sonnet-4.5", "chat", ANY_IDS, "openai/plain_text"
     ),
+    "ollama-native": Target("ollama-native:qwen3:8b", "ollama", ANY_IDS, "ollama-native/text"),
+    "cohere": Target("cohere:command-a-03-2025", "cohere", COHERE_IDS, "cohere/text"),
     "gemini-openai": Target(  # Gemini's OpenAI endpoint
         "openai-compatible:gemini-3-pro-preview",
         "chat",
@@ -91,6 +94,8 @@ REPO_SOURCES = {
     # (the answer of a tool turn: the history sent for it held a tool call)
     "openrouter-text": "openrouter/reasoning_details_keepalive",  # the same, no tool call
     "gemini-openai": "openai-compatible/gemini_endpoint_thought_signature",  # extra_content
+    "ollama-native": "ollama-native/thinking_tool_call",  # thinking + two whole calls, no ids
+    "cohere": "cohere/tool_plan_parallel_calls",  # a tool plan (provider item) + two calls
 }
 CORPUS_SOURCES = {
     "C_anthropic/test_a_real_anthropic_run_streams_thinking_and_a_tool_call__i0__c7cd2fc.sse": (
@@ -101,6 +106,12 @@ CORPUS_SOURCES = {
     "B_openai/openai-reasoning-encrypted-content.1.sse": "openai-responses",
     "E_deepseek/deepseek-tool-call.sse": "deepseek",
     "E_openrouter/test_openrouter_stream_with_reasoning__i0.sse": "openrouter",
+    "H_ollama/chat_function_calling_ollama_llama3_1_8b_can_use_tools_with_multi-turn_streaming_conversat__2.ndjson": (
+        "ollama-native"
+    ),
+    "I_cohere/chat_function_calling_cohere_command-a-03-2025_can_use_tools_with_multi-turn_streaming_con.sse": (
+        "cohere"
+    ),
 }
 
 
@@ -112,7 +123,8 @@ def _decode(
 ) -> lb.ChatMessage:
     options = {**(config or {}), "api_key": "k"}
     provider = create_provider(provider_name, ProviderConfig.from_mapping(options))
-    events, error = decode_collect(provider.new_decoder(request), [body])
+    framing = getattr(provider, "framing", "sse")
+    events, error = decode_collect(provider.new_decoder(request), [body], framing=framing)
     assert error is None, error
     return accumulate(events, provider=provider_name).message
 
@@ -160,11 +172,12 @@ def continue_on(
 ) -> tuple[dict[str, Any], list[str]]:
     """The body ``target`` is sent for the next turn, and the warnings it streamed back."""
     sent: list[dict[str, Any]] = []
-    reply = load_fixture(FIXTURES / target.reply).body
+    fixture = load_fixture(FIXTURES / target.reply)
+    reply, kind = fixture.body, fixture.headers.get("content-type", "text/event-stream")
 
     def handler(request: httpx.Request) -> httpx.Response:
         sent.append(orjson.loads(request.content))
-        return sse_response(reply)
+        return sse_response(reply, **{"content-type": kind})
 
     async def main() -> list[str]:
         providers = {t.provider: {"api_key": "k", **dict(t.config)} for t in TARGETS.values()}
@@ -217,11 +230,16 @@ def _ids(api: str, body: dict[str, Any]) -> tuple[list[str], list[str]]:
                     calls.append(block["id"])
                 elif block["type"] == "tool_result":
                     results.append(block["tool_use_id"])
-    elif api == "chat":
+    elif api in ("chat", "cohere"):  # Cohere's v2 messages carry ids as Chat Completions do
         for message in body["messages"]:
             calls.extend(c["id"] for c in message.get("tool_calls", []))
             if message["role"] == "tool":
                 results.append(message["tool_call_id"])
+    elif api == "ollama":  # no ids on this wire: calls and results pair by tool name
+        for message in body["messages"]:
+            calls.extend(c["function"]["name"] for c in message.get("tool_calls", []))
+            if message["role"] == "tool":
+                results.append(message["tool_name"])
     elif api == "responses":
         for item in body["input"]:
             if item.get("type") in ("function_call", "custom_tool_call"):
@@ -317,3 +335,6 @@ def test_the_sources_hold_what_the_matrix_is_about() -> None:
     assert all(len(turns[n].tool_calls) >= 1 for n in REPO_SOURCES if n not in no_calls)
     extra = turns["gemini-openai"].tool_calls[0].provider_data or {}
     assert extra["extra_content"]["google"]["thought_signature"]
+    assert turns["ollama-native"].reasoning  # Ollama's thinking, no signature
+    plans = [p for p in turns["cohere"].content if isinstance(p, lb.RawPart)]
+    assert plans and plans[0].data["type"] == "tool_plan"

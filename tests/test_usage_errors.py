@@ -194,6 +194,8 @@ def test_every_option_a_builtin_provider_reads_is_declared() -> None:
         ("anthropic-foundry", ("providers/anthropic_clouds/foundry.py",)),
         ("azure-responses", ("providers/openai/endpoints.py", "providers/openai_responses/*.py")),
         ("bedrock-mantle", ("providers/openai/endpoints.py",)),
+        ("ollama-native", ("providers/ollama_native/*.py",)),
+        ("cohere", ("providers/cohere/*.py",)),
     ],
 )
 def test_every_option_a_cloud_provider_reads_is_declared(name: str, files: tuple[str, ...]) -> None:

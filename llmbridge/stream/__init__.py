@@ -1,8 +1,8 @@
 """IO lives here and only here: the HTTP clients (``clients``), sending and retrying
-(``transport``), reading SSE through httpx-sse (``bounded``) and AWS event streams through
-botocore (``eventstream``; a provider's ``framing`` picks the reader). No provider is named
-here: a non-2xx response goes to ``provider.map_error``, which maps it with the provider's own
-vocabulary."""
+(``transport``), reading SSE through httpx-sse (``bounded``), AWS event streams through botocore
+(``eventstream``) and NDJSON by lines (``ndjson``); a provider's ``framing`` picks the reader.
+No provider is named here: a non-2xx response goes to ``provider.map_error``, which maps it
+with the provider's own vocabulary."""
 
 from .retry import RetryPolicy
 from .transport import stream_events

@@ -24,10 +24,9 @@ import struct
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-import anyio
-
 from ..errors import ConfigurationError, MalformedStreamError, StreamTruncatedError
 from .bounded import DEFAULT_MAX_RESPONSE_BYTES
+from .framed import Frame, FramedBody
 
 if TYPE_CHECKING:
     from .record import Record
@@ -36,19 +35,6 @@ __all__ = ["CONTENT_TYPE", "EventStreamBody", "Frame", "iter_eventstream"]
 
 CONTENT_TYPE = "application/vnd.amazon.eventstream"
 _MIN_FRAME = 16  # prelude (12) + message CRC (4): a frame announcing less is malformed
-
-
-class Frame:
-    """One frame as a decoder gets it: ``event`` (its kind) and ``data`` (its payload)."""
-
-    __slots__ = ("data", "event")
-
-    def __init__(self, event: str, data: str) -> None:
-        self.event = event
-        self.data = data
-
-    def __repr__(self) -> str:
-        return f"Frame({self.event!r}, {self.data[:60]!r})"
 
 
 def _botocore() -> Any:
@@ -146,30 +132,21 @@ class _Framer:
                 provider=self.provider,
             )
 
-    def close(self) -> None:
+    def close(self) -> list[Frame]:
         self.check()
         if self.pending:
             raise StreamTruncatedError(
                 f"the event stream ended inside a frame ({self.pending} bytes left over)",
                 provider=self.provider,
             )
+        return []
 
 
-class EventStreamBody:
-    """A response's frames as the transport reads them: ``events()`` is an async iterator of
-    ``Frame`` (``.event``, ``.data``), ``aclose()`` closes the response."""
+class EventStreamBody(FramedBody):
+    """A response's frames as the transport reads them (``framed.FramedBody`` over this
+    module's framer)."""
 
-    __slots__ = (
-        "_bytes",
-        "_framer",
-        "_frames",
-        "_index",
-        "_response",
-        "headers",
-        "max_bytes",
-        "read",
-        "record",
-    )
+    __slots__ = ()
 
     def __init__(
         self,
@@ -180,71 +157,8 @@ class EventStreamBody:
         provider: str | None = None,
         record: Record | None = None,
     ) -> None:
-        self._response = response
-        self.headers = response.headers
-        self._framer = _Framer(limit=limit, provider=provider)
-        self._bytes: Any = None
-        self._frames: list[Frame] = []
-        self._index = 0
-        self.max_bytes = max_bytes
-        self.read = 0
-        """Decoded bytes read so far (``max_response_bytes`` bounds them, as for SSE)."""
-        self.record = record
-
-    def events(self) -> EventStreamBody:
-        if self._bytes is None:
-            self._bytes = self._response.aiter_bytes()
-        return self
-
-    def __aiter__(self) -> EventStreamBody:
-        return self
-
-    async def __anext__(self) -> Frame:
-        frames, index = self._frames, self._index
-        while index >= len(frames):
-            self._framer.check()
-            chunks = self._bytes
-            if chunks is None:  # read to the end, or closed
-                raise StopAsyncIteration
-            try:
-                chunk = await chunks.__anext__()
-            except StopAsyncIteration:
-                self._bytes = None
-                self._framer.close()
-                raise
-            self._count(len(chunk))
-            frames, index = self._framer.feed(chunk), 0
-            self._frames = frames
-        self._index = index + 1
-        return frames[index]
-
-    def _count(self, size: int) -> None:
-        """Count a chunk against ``max_bytes``; fold the record when enough events wait."""
-        self.read += size
-        if self.read > self.max_bytes:
-            raise MalformedStreamError(
-                f"the response is larger than {self.max_bytes:,} bytes (max_response_bytes)",
-                provider=self._framer.provider,
-            )
-        record = self.record
-        if record is not None and record.due():
-            record.fold()
-
-    async def aclose(self) -> None:
-        """Close the response, then end its byte reader (see ``bounded.BoundedBody.aclose``:
-        an abandoned chain of httpx's async generators warns under trio). Idempotent."""
-        chunks, self._bytes = self._bytes, None
-        await self._response.aclose()
-        if chunks is None:
-            return
-        with anyio.move_on_after(0):
-            try:
-                await chunks.__anext__()
-            except Exception:  # the end, or the closed stream's error: either way it is over
-                return
-        aclose = getattr(chunks, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        framer = _Framer(limit=limit, provider=provider)
+        super().__init__(response, framer, max_bytes=max_bytes, record=record)
 
 
 def iter_eventstream(

@@ -22,8 +22,9 @@ Rules:
   the hot loop appends to a list, the reader folds it every few thousand events, so its memory
   follows the content; past ``max_events`` events it is a ``MalformedStreamError``.
   A provider whose ``framing`` attribute says ``"aws-eventstream"`` is read by botocore's
-  decoder instead (``eventstream.EventStreamBody``, same bounds, same ``feed``); the framing
-  table ``_FRAMINGS`` names each one's content type and reader, nothing else differs.
+  decoder instead (``eventstream.EventStreamBody``, same bounds, same ``feed``), and ``"ndjson"``
+  (Ollama's native API) by lines (``ndjson.NdjsonBody``: ``feed("", line)``, same bounds); the
+  framing table ``_FRAMINGS`` names each one's content type and reader, nothing else differs.
 * Connection errors name the host and port; a rejected TLS certificate is a
   ``CertificateError`` (not retried); a non-2xx body cut short still maps to its status.
 * No error leaves with the request's secret in it: the values of the sensitive headers (and
@@ -63,6 +64,8 @@ from .clients import HttpPool
 from .deadline import Deadline, Until, within
 from .eventstream import CONTENT_TYPE as EVENTSTREAM_TYPE
 from .eventstream import EventStreamBody
+from .ndjson import CONTENT_TYPE as NDJSON_TYPE
+from .ndjson import NdjsonBody
 from .record import DEFAULT_MAX_EVENTS, Record
 from .retry import RetryPolicy
 
@@ -78,6 +81,7 @@ Sleep = Callable[[float], Awaitable[None]]
 _FRAMINGS: dict[str, tuple[str, Callable[..., Any]]] = {
     "sse": ("text/event-stream", BoundedBody),
     "aws-eventstream": (EVENTSTREAM_TYPE, EventStreamBody),
+    "ndjson": (NDJSON_TYPE, NdjsonBody),
 }
 """A provider's ``framing`` → (the content type its 2xx body has, the reader of that body)."""
 

@@ -3,7 +3,7 @@
 ``check_invariants(events)`` asserts the event contract of DESIGN.md; ``merge_deltas`` folds
 adjacent text / reasoning deltas so outputs of differently split inputs compare equal;
 ``decode_body`` / ``decode_collect`` run a decoder over raw body bytes split at chosen boundaries
-(pure, no IO), framed as the provider's ``framing`` says (SSE, or an AWS event stream);
+(pure, no IO), framed as the provider's ``framing`` says (SSE, an AWS event stream, NDJSON);
 ``assert_split_invariant`` checks that every split gives the same events.
 """
 
@@ -34,6 +34,10 @@ def _framer(framing: str) -> _Pairs:
         from ..stream.eventstream import iter_eventstream
 
         return iter_eventstream
+    if framing == "ndjson":
+        from ..stream.ndjson import iter_ndjson
+
+        return iter_ndjson
     return iter_sse
 
 

@@ -27,6 +27,8 @@ NATIVE = [
     "azure",
     "groq",
     "together",
+    "ollama-native",
+    "cohere",
 ]
 CLOUDS = [p for p in ("anthropic-foundry",) if p in available_providers()]
 

@@ -87,7 +87,14 @@ def test_doc_block_runs(
 
         monkeypatch.setattr(llmbridge.stream.clients, "httpx_client", client)
         _aws_profile(tmp_path, monkeypatch)
-        for var in ("OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", *CLOUD_KEYS):
+        for var in (
+            "OPENAI_API_KEY",
+            "ANTHROPIC_API_KEY",
+            "GEMINI_API_KEY",
+            "CO_API_KEY",
+            "OLLAMA_API_KEY",  # the fixtures were built with a key (test_fixtures passes one)
+            *CLOUD_KEYS,
+        ):
             monkeypatch.setenv(var, "doc-test-key")
     else:
         assert not marker, f"unknown marker {marker!r} (use 'no-run' or 'replay: PATH ...')"

@@ -54,8 +54,13 @@ def load_body_fixture(path: Path) -> Fixture:
 def streamed_fixtures() -> tuple[Fixture, ...]:
     # SSE bodies only: the mutations here cut and corrupt SSE events (event-stream framing
     # faults are tested in tests/providers/bedrock)
+    # and NDJSON bodies (kept in response.sse too) are fuzzed in tests/providers/ollama_native
     paths = sorted(p.parent for p in FIXTURES.glob("*/*/response.sse"))
-    return tuple(fx for fx in map(load_body_fixture, paths) if fx.status == 200)
+    return tuple(
+        fx
+        for fx in map(load_body_fixture, paths)
+        if fx.status == 200 and getattr(_provider(fx.path), "framing", "sse") == "sse"
+    )
 
 
 @cache

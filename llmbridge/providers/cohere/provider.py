@@ -1,0 +1,126 @@
+"""The ``cohere`` provider: Cohere's v2 chat, streamed, wired.
+
+``POST {base}/v2/chat`` with the body of ``request.py`` (``stream: true``); the answer is SSE
+decoded by ``decode.py``. Rules:
+
+* The key is resolved once: ``api_key``, else ``CO_API_KEY``, else ``COHERE_API_KEY`` (the
+  ``cohere`` SDK's order); sent as ``Authorization: Bearer``. An ``auth`` / ``token_provider``
+  replaces it. The base URL: ``base_url``, else ``CO_API_URL`` (as the SDK reads it; a
+  trailing ``/v1`` or ``/v2`` is dropped), else ``https://api.cohere.com``.
+* ``X-Client-Name`` (the SDK's ``client_name``) is sent when the option ``client_name`` is set.
+* Options: ``safety_mode``, ``citation_options``, ``priority`` (``request.py``).
+* ``list_models`` → ``GET /v1/models?endpoint=chat`` (``model_list.py``), paged.
+* No token counting: ``/v1/tokenize`` tokenizes a bare string, without the chat template,
+  tools and documents the model reads (``tokens.input_tokens`` of a short question is ~1,500
+  with its template): a count from it would be wrong, so there is none.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from typing import Any
+from urllib.parse import urlencode
+
+import httpx
+
+from ...auth import config_auth
+from ...errors import APIError
+from ...model_info import ModelInfo
+from ...secrets import Secret
+from ...types import ChatRequest
+from ..base import Capabilities, HttpRequest, ProviderConfig
+from ..option_names import declare_options
+from .decode import CohereDecoder
+from .errors import map_http_error
+from .model_list import PAGE_SIZE, parse_model_list
+from .request import build_body, request_warnings
+
+__all__ = ["COHERE_BASE_URL", "CohereProvider", "create"]
+
+COHERE_BASE_URL = "https://api.cohere.com"
+
+
+def _base(url: str) -> str:
+    base = url.rstrip("/")
+    for tail in ("/v1", "/v2"):
+        base = base.removesuffix(tail)
+    return base
+
+
+class CohereProvider:
+    """Cohere's v2 chat API."""
+
+    name = "cohere"
+
+    def __init__(self, config: ProviderConfig, *, key: Secret | None, base: str) -> None:
+        self._key = key
+        self.auth: httpx.Auth | None = config_auth(config)
+        self._base = _base(base)
+        self._headers = dict(config.headers)
+        client = config.options.get("client_name")
+        if client:
+            self._headers.setdefault("X-Client-Name", str(client))
+        self._options: Mapping[str, Any] = config.options
+
+    def __repr__(self) -> str:
+        return f"CohereProvider(base={self._base!r}, key={self._key!r})"
+
+    def capabilities(self, model: str) -> Capabilities:
+        vision = "vision" in model or "aya-vision" in model
+        return Capabilities(
+            native_tools=True,
+            reasoning="reasoning" in model or "command-a-plus" in model,
+            images=vision,
+            json_mode="schema",
+        )
+
+    def _headers_for(self, accept: str, *, body: bool = True) -> dict[str, str]:
+        headers = {"accept": accept, **self._headers}
+        if body:
+            headers["content-type"] = "application/json"
+        if self._key is not None:
+            headers["authorization"] = f"Bearer {self._key.reveal()}"
+        return headers
+
+    def build_request(self, request: ChatRequest) -> HttpRequest:
+        body = build_body(request, provider=self.name, options=self._options)
+        return HttpRequest(
+            method="POST",
+            url=f"{self._base}/v2/chat",
+            headers=self._headers_for("text/event-stream"),
+            json=body,
+        )
+
+    def new_decoder(self, request: ChatRequest) -> CohereDecoder:
+        warnings = request_warnings(request, provider=self.name)
+        return CohereDecoder(provider=self.name, model=request.model, warnings=warnings)
+
+    def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
+        return map_http_error(provider=self.name, status=status, headers=headers, body=body)
+
+    def models_request(self, cursor: str | None) -> HttpRequest:
+        query: dict[str, str | int] = {"endpoint": "chat", "page_size": PAGE_SIZE}
+        if cursor:
+            query["page_token"] = cursor
+        url = f"{self._base}/v1/models?{urlencode(query)}"
+        return HttpRequest(
+            method="GET",
+            url=url,
+            headers=self._headers_for("application/json", body=False),
+            json=None,
+        )
+
+    def parse_models(self, data: Any) -> tuple[list[ModelInfo], str | None]:
+        return parse_model_list(data, provider=self.name)
+
+
+def create(config: ProviderConfig) -> CohereProvider:
+    """Registry factory for ``cohere``: key from config, ``CO_API_KEY`` or ``COHERE_API_KEY``."""
+    key = config.key("CO_API_KEY", "COHERE_API_KEY", provider="cohere")
+    env = os.environ if config.env is None else config.env
+    base = config.base_url or env.get("CO_API_URL") or COHERE_BASE_URL
+    return CohereProvider(config, key=key, base=base)
+
+
+declare_options(create, {"client_name"})
