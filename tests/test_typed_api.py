@@ -22,7 +22,9 @@ from llmbridge.client import async_client
 from llmbridge.client.call_options import CallOptions, CountOptions, RunOptions
 from llmbridge.client.model_chain import CHAIN_OPTIONS
 from llmbridge.errors import UsageError
+from llmbridge.providers.registry import register_provider
 from tests.fakes import FakeProvider, mock_client, sse_body, sse_response
+from tests.typecheck import user_script
 
 mypy_api = pytest.importorskip("mypy.api")
 
@@ -170,3 +172,21 @@ def test_the_sync_client_returns_the_typed_value() -> None:
     assert resp.parsed.minutes == 12
     assert loop.response is not None
     assert loop.response.parsed.title == "Pasta"
+
+
+# -- the user script runs as written ----------------------------------------------------------
+
+
+@pytest.mark.anyio
+async def test_the_user_script_runs_as_written() -> None:
+    register_provider("typed-fake", lambda config: FakeProvider(config), replace=True)
+    providers = {"typed-fake": {"api_key": "k"}}
+    async with lb.Client(http_client=_server(*RECIPE), providers=providers) as client:
+        seen = await user_script.typed_async(client, "typed-fake:m")
+    assert seen[:2] == ["Pasta", "12"]
+    assert "stop" in seen  # the finish event, narrowed by its type
+    assert seen[-2:] == ["Pasta", "-1"]  # run's typed answer; the fake cannot count tokens
+    with lb.SyncClient(http_client=_server(*RECIPE), providers=providers) as sync:
+        seen = user_script.typed_sync(sync, "typed-fake:m")
+    assert seen == ["Pasta", RECIPE[0]["text"], "Pasta"]  # parsed, the streamed text, run's
+    assert user_script.typed_registry(lb.ToolRegistry()) == 3
