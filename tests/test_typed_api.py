@@ -61,7 +61,7 @@ def test_misused_options_and_results_are_type_errors() -> None:
         for n, text in enumerate(path.read_text().splitlines(), 1)
         if "# E:" in text
     }
-    assert len(marked) == 10
+    assert len(marked) == 12
     missing = {n: what for n, what in marked.items() if n not in errors}
     assert not missing, f"mypy accepted these misuses: {missing}\n{out}"
     assert set(errors) == set(marked), out  # and nothing else was an error

@@ -25,3 +25,5 @@ async def misuse(client: lb.Client, sync: lb.SyncClient) -> None:
     print(resp.parsed.titel)  # E: parsed attribute
     plain = await client.complete("openai:gpt-4.1-mini", "Hi")
     print(plain.parsed.title)  # E: parsed without a format is None
+    lb.ChatRequest(model="m", messages=[], temperature="hot")  # E: request temperature
+    lb.ChatRequest(model="m", messages=[], max_token=5)  # E: request max_token
