@@ -80,7 +80,7 @@ class LLMBridgeError(Exception):
         status: int | None = None,
         request_id: str | None = None,
         provider_message: str | None = None,
-        partial: ChatResponse | None = None,
+        partial: ChatResponse[None] | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -129,7 +129,7 @@ class StructuredOutputError(LLMBridgeError):
         errors: list[dict[str, Any]] | None = None,
         refusal: str | None = None,
         provider: str | None = None,
-        partial: ChatResponse | None = None,
+        partial: ChatResponse[None] | None = None,
     ) -> None:
         super().__init__(message, provider=provider, partial=partial)
         self.raw_text = raw_text

@@ -14,9 +14,10 @@ from __future__ import annotations
 import base64
 from collections.abc import Sequence
 from decimal import Decimal
-from typing import Annotated, Any, ClassVar, Literal, TypeAlias
+from typing import Annotated, Any, ClassVar, Generic, Literal, TypeAlias
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
+from typing_extensions import TypeVar
 
 from .response_data import (
     ApprovalRequest,
@@ -303,8 +304,17 @@ def _as_part(content: str | UserPart | ApprovalResponse) -> UserPart | ApprovalR
     return TextPart(text=content) if isinstance(content, str) else content
 
 
-class ChatResponse(BaseModel):
-    """A whole (or, on errors, partial) assistant response."""
+ParsedT = TypeVar("ParsedT", default=Any)
+"""What ``ChatResponse.parsed`` holds (``Any`` unless a ``response_format`` type says)."""
+
+
+class ChatResponse(BaseModel, Generic[ParsedT]):
+    """A whole (or, on errors, partial) assistant response.
+
+    Generic in ``parsed`` for type checkers only: ``complete(..., response_format=Recipe)`` is
+    typed ``ChatResponse[Recipe]``; plain ``ChatResponse`` is ``ChatResponse[Any]``. Responses
+    are always built as plain ``ChatResponse`` (never a parametrized class), so pickling,
+    equality and ``repr`` are those of one class."""
 
     model_config = ConfigDict(defer_build=True)
 
@@ -321,7 +331,7 @@ class ChatResponse(BaseModel):
     """The provider's id of the HTTP request (``StreamStart.request_id``)."""
     rate_limit: RateLimit | None = None
     """The response's rate-limit headers, read (``StreamStart.rate_limit``)."""
-    parsed: Any = None
+    parsed: ParsedT = None  # type: ignore[assignment]  # None until a response_format fills it
     """The validated structured output (``complete(..., response_format=...)``): a model
     instance for a model class, else the JSON value."""
     provider_data: dict[str, Any] | None = None

@@ -10,28 +10,40 @@ leaving ``with SyncClient()`` then never waits for a ``Retry-After`` or backoff 
 from __future__ import annotations
 
 import concurrent.futures
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import AbstractContextManager
 from functools import partial
 from types import TracebackType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
 import anyio
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from .client import Client, ModelRef, Models
+from .client.call_options import (
+    CallOptions,
+    CountOptions,
+    FormatArg,
+    Messages,
+    RunOptions,
+    Tools,
+)
 from .errors import UsageError
 from .events import StreamEvent
 from .model_info import ModelInfo
 from .providers.base import Provider
 from .response import ChatResponse
-from .types import ChatMessage
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
+    from .tools.approval import Approver
     from .tools.loop import LoopEvent, ToolLoop
     from .tools.mcp_sync import SyncMCPServers
 
 __all__ = ["SyncClient", "SyncToolLoop"]
+
+T = TypeVar("T")
 
 
 async def _step(work: Callable[[], Awaitable[Any]], scopes: list[anyio.CancelScope]) -> Any:
@@ -72,10 +84,12 @@ def _next_in_portal(portal: BlockingPortal, events: AsyncIterator[Any]) -> Any:
     return _call_in_portal(portal, events.__anext__)
 
 
-class SyncToolLoop:
-    """Blocking view of a ``ToolLoop``: iterate for events; ``messages``, ``stop_reason``… after."""
+class SyncToolLoop(Generic[T]):
+    """Blocking view of a ``ToolLoop``: iterate for events; ``messages``, ``stop_reason``… after
+    (``response`` is typed: ``run(..., response_format=Recipe)`` gives a
+    ``SyncToolLoop[Recipe]`` whose ``response.parsed`` is a ``Recipe``)."""
 
-    def __init__(self, portal: BlockingPortal, loop: ToolLoop) -> None:
+    def __init__(self, portal: BlockingPortal, loop: ToolLoop[T]) -> None:
         self._portal = portal
         self.loop = loop
 
@@ -85,6 +99,11 @@ class SyncToolLoop:
                 yield _next_in_portal(self._portal, self.loop)
             except StopAsyncIteration:
                 return
+
+    if TYPE_CHECKING:  # what ``__getattr__`` reads from the loop, typed
+
+        @property
+        def response(self) -> ChatResponse[T] | None: ...
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self.loop, name)
@@ -109,10 +128,25 @@ class SyncClient:
         return f"Sync{self._client!r}"
 
     def stream(
-        self, model: Models, messages: Sequence[ChatMessage], **options: Any
+        self,
+        model: Models,
+        messages: Messages,
+        *,
+        response_format: FormatArg | type[Any] | None = None,
+        rescue_tool_calls: bool | None = None,
+        partial_tool_arguments: bool = False,
+        **options: Unpack[CallOptions],
     ) -> Iterator[StreamEvent]:
+        """``Client.stream``, blocking: iterate it for events (options: ``CallOptions``)."""
         self._check_open()
-        events = self._client.stream(model, messages, **options)
+        events = self._client.stream(
+            model,
+            messages,
+            response_format=response_format,
+            rescue_tool_calls=rescue_tool_calls,
+            partial_tool_arguments=partial_tool_arguments,
+            **options,
+        )
         try:
             while True:
                 try:
@@ -123,22 +157,148 @@ class SyncClient:
         finally:
             self._portal.call(events.aclose)
 
-    def run(self, model: Models, messages: Sequence[ChatMessage], **options: Any) -> SyncToolLoop:
+    @overload
+    def run(
+        self,
+        model: Models,
+        messages: Messages,
+        *,
+        tools: Tools,
+        response_format: type[T],
+        max_steps: int = ...,
+        context: Any = ...,
+        approve: Approver | None = ...,
+        rescue_tool_calls: bool | None = ...,
+        **options: Unpack[RunOptions],
+    ) -> SyncToolLoop[T]: ...
+    @overload
+    def run(
+        self,
+        model: Models,
+        messages: Messages,
+        *,
+        tools: Tools,
+        response_format: FormatArg,
+        max_steps: int = ...,
+        context: Any = ...,
+        approve: Approver | None = ...,
+        rescue_tool_calls: bool | None = ...,
+        **options: Unpack[RunOptions],
+    ) -> SyncToolLoop[Any]: ...
+    @overload
+    def run(
+        self,
+        model: Models,
+        messages: Messages,
+        *,
+        tools: Tools,
+        response_format: None = ...,
+        max_steps: int = ...,
+        context: Any = ...,
+        approve: Approver | None = ...,
+        rescue_tool_calls: bool | None = ...,
+        **options: Unpack[RunOptions],
+    ) -> SyncToolLoop[None]: ...
+    def run(
+        self,
+        model: Models,
+        messages: Messages,
+        *,
+        tools: Tools,
+        response_format: FormatArg | type[Any] | None = None,
+        max_steps: int = 8,
+        context: Any = None,
+        approve: Approver | None = None,
+        rescue_tool_calls: bool | None = None,
+        **options: Unpack[RunOptions],
+    ) -> SyncToolLoop[Any]:
         """The tool loop (see ``Client.run``): iterate it for events and tool results."""
         self._check_open()
-        return SyncToolLoop(self._portal, self._client.run(model, messages, **options))
+        fmt: Any = response_format  # either overload: the loop's type is the overloads' to say
+        loop = self._client.run(
+            model,
+            messages,
+            tools=tools,
+            response_format=fmt,
+            max_steps=max_steps,
+            context=context,
+            approve=approve,
+            rescue_tool_calls=rescue_tool_calls,
+            **options,
+        )
+        return SyncToolLoop(self._portal, loop)
 
+    @overload
     def complete(
-        self, model: Models, messages: Sequence[ChatMessage], **options: Any
-    ) -> ChatResponse:
+        self,
+        model: Models,
+        messages: Messages,
+        *,
+        response_format: type[T],
+        rescue_tool_calls: bool | None = ...,
+        **options: Unpack[CallOptions],
+    ) -> ChatResponse[T]: ...
+    @overload
+    def complete(
+        self,
+        model: Models,
+        messages: Messages,
+        *,
+        response_format: FormatArg,
+        rescue_tool_calls: bool | None = ...,
+        **options: Unpack[CallOptions],
+    ) -> ChatResponse[Any]: ...
+    @overload
+    def complete(
+        self,
+        model: Models,
+        messages: Messages,
+        *,
+        response_format: None = ...,
+        rescue_tool_calls: bool | None = ...,
+        **options: Unpack[CallOptions],
+    ) -> ChatResponse[None]: ...
+    def complete(
+        self,
+        model: Models,
+        messages: Messages,
+        *,
+        response_format: FormatArg | type[Any] | None = None,
+        rescue_tool_calls: bool | None = None,
+        **options: Unpack[CallOptions],
+    ) -> ChatResponse[Any]:
+        """``Client.complete``, blocking (options: ``CallOptions``)."""
         self._check_open()
-        work = partial(self._client.complete, model, messages, **options)
-        response: ChatResponse = _call_in_portal(self._portal, work)
+        work = partial(
+            self._client.complete,
+            model,
+            messages,
+            response_format=response_format,
+            rescue_tool_calls=rescue_tool_calls,
+            **options,
+        )
+        response: ChatResponse[Any] = _call_in_portal(self._portal, work)
         return response
 
-    def count_tokens(self, model: ModelRef, messages: Sequence[ChatMessage], **options: Any) -> int:
+    def count_tokens(
+        self,
+        model: ModelRef,
+        messages: Messages,
+        *,
+        tools: Tools | None = None,
+        response_format: FormatArg | type[Any] | None = None,
+        **options: Unpack[CountOptions],
+    ) -> int:
+        """``Client.count_tokens``, blocking."""
         self._check_open()
-        work = partial(self._client.count_tokens, model, messages, **options)
+        work = partial(
+            self._client.count_tokens,
+            model,
+            messages,
+            tools=tools,
+            response_format=response_format,
+            **options,
+        )
         count: int = _call_in_portal(self._portal, work)
         return count
 

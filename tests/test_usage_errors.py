@@ -31,14 +31,14 @@ def client() -> lb.Client:
 
 # -- messages -------------------------------------------------------------------------------
 def test_a_plain_string_is_one_user_message() -> None:
-    request = client().build_request("m", "Hi")  # type: ignore[arg-type]
+    request = client().build_request("m", "Hi")
     assert request.messages == [lb.ChatMessage.user("Hi")]
 
 
 async def test_complete_takes_a_plain_string() -> None:
     server = RecordingServer(sse_body({"text": "hello"}, {"finish": "stop"}))
     async with lb.Client(http_client=mock_client(server)) as c:
-        response = await c.complete((FAKE, "m"), "Hi")  # type: ignore[arg-type]
+        response = await c.complete((FAKE, "m"), "Hi")
     assert response.text == "hello"
     assert server.sent[0]["messages"] == [{"role": "user", "text": "Hi"}]
 
@@ -99,13 +99,13 @@ def test_a_bad_message_is_a_usage_error_naming_chat_message(messages: Any, said:
 )
 def test_bad_option_values_are_usage_errors(options: dict[str, Any], said: str) -> None:
     with pytest.raises(UsageError, match=re.escape(said)) as info:
-        client().build_request("m", "Hi", **options)  # type: ignore[arg-type]
+        client().build_request("m", "Hi", **options)
     assert "pydantic" not in str(info.value)
 
 
 def test_an_option_name_typo_says_the_closest() -> None:
     with pytest.raises(UsageError, match="did you mean 'max_tokens'"):
-        client().stream((FAKE, "m"), "Hi", max_token=5)  # type: ignore[arg-type]
+        client().stream((FAKE, "m"), "Hi", max_token=5)  # type: ignore[call-arg]  # the typo under test
 
 
 # -- providers={...} and model prefixes ------------------------------------------------------
@@ -281,9 +281,9 @@ async def test_any_object_reply_must_be_an_object() -> None:
     server = RecordingServer(sse_body({"text": "[1, 2]"}, {"finish": "stop"}))
     async with lb.Client(http_client=mock_client(server)) as c:
         with pytest.raises(lb.StructuredOutputError, match="not an object"):
-            await c.complete((FAKE, "m"), "Hi", response_format="json")  # type: ignore[arg-type]
+            await c.complete((FAKE, "m"), "Hi", response_format="json")
         server.body = sse_body({"text": '{"a": 1}'}, {"finish": "stop"})
-        response = await c.complete((FAKE, "m"), "Hi", response_format="json")  # type: ignore[arg-type]
+        response = await c.complete((FAKE, "m"), "Hi", response_format="json")
     assert response.parsed == {"a": 1}
 
 
@@ -296,8 +296,8 @@ async def test_per_call_headers_reach_the_wire() -> None:
         return sse_response(sse_body({"text": "ok"}, {"finish": "stop"}))
 
     async with lb.Client(http_client=mock_client(handler)) as c:
-        await c.complete((FAKE, "m"), "Hi", headers={"X-Trace": "t1", "Authorization": "Bearer b"})  # type: ignore[arg-type]
-        await c.complete((FAKE, "m"), "Hi")  # type: ignore[arg-type]
+        await c.complete((FAKE, "m"), "Hi", headers={"X-Trace": "t1", "Authorization": "Bearer b"})
+        await c.complete((FAKE, "m"), "Hi")
     assert seen[0].headers["x-trace"] == "t1"
     assert seen[0].headers.get_list("authorization") == ["Bearer b"]
     assert "x-trace" not in seen[1].headers
@@ -313,21 +313,21 @@ async def test_per_call_retry_settings() -> None:
 
     async with lb.Client(http_client=mock_client(handler)) as c:
         with pytest.raises(RateLimitError):
-            await c.complete((FAKE, "m"), "Hi", max_attempts=1)  # type: ignore[arg-type]
+            await c.complete((FAKE, "m"), "Hi", max_attempts=1)
         assert calls == 1
         with pytest.raises(RateLimitError):
-            await c.complete((FAKE, "m"), "Hi", retry=lb.RetryPolicy(max_attempts=2))  # type: ignore[arg-type]
+            await c.complete((FAKE, "m"), "Hi", retry=lb.RetryPolicy(max_attempts=2))
         assert calls == 3
         with pytest.raises(lb.AllModelsFailedError):  # a chain passes them on to each model
-            await c.complete([(FAKE, "m")], "Hi", max_attempts=1)  # type: ignore[arg-type]
+            await c.complete([(FAKE, "m")], "Hi", max_attempts=1)
         assert calls == 4
         with pytest.raises(UsageError, match="max_attempts"):
-            await c.complete((FAKE, "m"), "Hi", max_attempts=0)  # type: ignore[arg-type]
+            await c.complete((FAKE, "m"), "Hi", max_attempts=0)
 
 
 def test_per_call_settings_belong_to_the_call_not_a_chain_model() -> None:
     with pytest.raises(UsageError, match="per-call settings"):
-        client().stream([lb.ModelOption((FAKE, "m"), headers={"x": "y"})], "Hi")  # type: ignore[arg-type]
+        client().stream([lb.ModelOption((FAKE, "m"), headers={"x": "y"})], "Hi")
 
 
 def test_sync_client_misuse_leaves_no_thread_behind() -> None:
@@ -338,4 +338,4 @@ def test_sync_client_misuse_leaves_no_thread_behind() -> None:
         lb.SyncClient(providers={"openai": {"base_ur": "x"}})
     assert threading.active_count() == before
     with lb.SyncClient(http_client=mock_client(lambda r: sse_response(sse_body({"text": "hi"}, {"finish": "stop"})))) as c:  # fmt: skip
-        assert c.complete((FAKE, "m"), "Hi").text == "hi"  # type: ignore[arg-type]
+        assert c.complete((FAKE, "m"), "Hi").text == "hi"

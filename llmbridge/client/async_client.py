@@ -12,7 +12,7 @@ from __future__ import annotations
 import inspect
 from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from types import TracebackType
-from typing import TYPE_CHECKING, Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import httpx
 from pydantic import ValidationError
@@ -39,21 +39,29 @@ from ..types import (
     ChatRequest,
     FormatMode,
     ReasoningConfig,
-    ResponseFormat,
     ToolChoice,
     ToolMode,
 )
 from ..usage_errors import as_messages, invalid_options, provider_configs
 from . import queries
+from .call_options import (
+    CallOptions,
+    CountOptions,
+    FormatArg,
+    Messages,
+    RunOptions,
+    Tools,
+)
 from .event_stream import EventStream
 from .model_chain import ModelOption, ModelRef, first_model, is_chain, open_chain
 from .pipeline import open_events
 from .tool_options import as_specs, hosted_tools, tools_cache_point
 
 if TYPE_CHECKING:
+    from typing_extensions import Unpack
+
     from ..tools.approval import Approver
     from ..tools.loop import ToolLoop
-    from ..tools.registry import ToolRegistry
 
 __all__ = ["Client", "EventStream", "ModelRef", "Models"]
 
@@ -137,9 +145,9 @@ class Client:
     def build_request(
         self,
         model_name: str,
-        messages: Sequence[ChatMessage],
+        messages: Messages,
         *,
-        tools: Sequence[Any] | None = None,
+        tools: Tools | None = None,
         tool_choice: ToolChoice | str | None = None,
         tool_mode: ToolMode = "auto",
         temperature: float | None = None,
@@ -150,7 +158,7 @@ class Client:
         top_k: int | None = None,
         presence_penalty: float | None = None,
         frequency_penalty: float | None = None,
-        response_format: ResponseFormat | type[Any] | dict[str, Any] | Any = None,
+        response_format: FormatArg | type[Any] | None = None,
         format_mode: FormatMode = "auto",
         reasoning: ReasoningConfig | None = None,
         parallel_tool_calls: bool | None = None,
@@ -188,13 +196,15 @@ class Client:
     def stream(
         self,
         model: Models,
-        messages: Sequence[ChatMessage],
+        messages: Messages,
         *,
+        response_format: FormatArg | type[Any] | None = None,
         rescue_tool_calls: bool | None = None,
         partial_tool_arguments: bool = False,
-        **options: Any,
+        **options: Unpack[CallOptions],
     ) -> EventStream:
-        """Stream normalized events for one model turn (see ``build_request`` for options).
+        """Stream normalized events for one model turn (options: ``CallOptions``, see
+        ``llmbridge.client.call_options``; the request's own: ``build_request``).
 
         ``rescue_tool_calls``: also turn tool calls a server leaked as text into tool calls
         (``None``: the provider's default, on for llama.cpp, Ollama, vLLM and LM Studio).
@@ -206,8 +216,11 @@ class Client:
         A list of models is a fallback chain (``restart=``, ``fallback_on=``: see
         ``llmbridge.client.model_chain``).
         """
-        stream = self._open(model, messages, rescue_tool_calls, options)
-        request_format = options.get("response_format") is not None
+        given: dict[str, Any] = dict(options)
+        if response_format is not None:
+            given["response_format"] = response_format
+        stream = self._open(model, messages, rescue_tool_calls, given)
+        request_format = response_format is not None
         if request_format or partial_tool_arguments:
             stream._gen = with_partials(
                 stream._gen, objects=request_format, tool_arguments=partial_tool_arguments
@@ -217,7 +230,7 @@ class Client:
     def _open(
         self,
         model: Models,
-        messages: Sequence[ChatMessage],
+        messages: Messages,
         rescue: bool | None,
         options: Mapping[str, Any],
     ) -> EventStream:
@@ -229,7 +242,7 @@ class Client:
             return open_chain(
                 self,
                 model,
-                messages,
+                as_messages(messages),
                 rescue=rescue,
                 options=options,
                 check=_check_options,
@@ -290,17 +303,61 @@ class Client:
             telemetry=self.telemetry,
         )
 
+    @overload
     def run(
         self,
         model: Models,
-        messages: Sequence[ChatMessage],
+        messages: Messages,
         *,
-        tools: ToolRegistry | Sequence[Any],
+        tools: Tools,
+        response_format: type[T],
+        max_steps: int = ...,
+        context: Any = ...,
+        approve: Approver | None = ...,
+        rescue_tool_calls: bool | None = ...,
+        **options: Unpack[RunOptions],
+    ) -> ToolLoop[T]: ...
+    @overload
+    def run(
+        self,
+        model: Models,
+        messages: Messages,
+        *,
+        tools: Tools,
+        response_format: FormatArg,
+        max_steps: int = ...,
+        context: Any = ...,
+        approve: Approver | None = ...,
+        rescue_tool_calls: bool | None = ...,
+        **options: Unpack[RunOptions],
+    ) -> ToolLoop[Any]: ...
+    @overload
+    def run(
+        self,
+        model: Models,
+        messages: Messages,
+        *,
+        tools: Tools,
+        response_format: None = ...,
+        max_steps: int = ...,
+        context: Any = ...,
+        approve: Approver | None = ...,
+        rescue_tool_calls: bool | None = ...,
+        **options: Unpack[RunOptions],
+    ) -> ToolLoop[None]: ...
+    def run(
+        self,
+        model: Models,
+        messages: Messages,
+        *,
+        tools: Tools,
+        response_format: FormatArg | type[Any] | None = None,
         max_steps: int = 8,
         context: Any = None,
         approve: Approver | None = None,
-        **options: Any,
-    ) -> ToolLoop:
+        rescue_tool_calls: bool | None = None,
+        **options: Unpack[RunOptions],
+    ) -> ToolLoop[Any]:
         """The tool loop: stream, run the tools the model called, feed results back, repeat.
 
         Iterate the returned ``ToolLoop`` for every stream event plus ``ToolResult`` events;
@@ -315,7 +372,10 @@ class Client:
         from ..tools.loop import run_tool_loop
         from ..tools.registry import ToolRegistry
 
-        messages = as_messages(messages)
+        conversation = as_messages(messages)
+        given: dict[str, Any] = dict(options)
+        if rescue_tool_calls is not None:
+            given["rescue_tool_calls"] = rescue_tool_calls
 
         hosted = hosted_tools(tools)  # provider-run tools: sent every turn, never run here
         if isinstance(tools, ToolRegistry):
@@ -325,19 +385,19 @@ class Client:
         chain = is_chain(model)
         provider, model_name = self.resolve(first_model(model) if chain else model)  # type: ignore[arg-type]
         target: Models = model if chain else (provider, model_name)
-        fmt = options.get("response_format")
+        fmt = None if response_format is None else response_format_of(response_format)
         if fmt is not None:
-            fmt = options["response_format"] = response_format_of(fmt)
+            given["response_format"] = fmt
         # one budget for the whole loop: every turn shares it (tools run on its clock too)
-        options["timeout"] = self._deadline(options.get("timeout", _DEFAULT))
+        given["timeout"] = self._deadline(given.get("timeout", _DEFAULT))
 
-        def turn(conversation: list[ChatMessage]) -> AsyncIterator[StreamEvent]:
+        def turn(turns: list[ChatMessage]) -> AsyncIterator[StreamEvent]:
             offered: Any = [*registry.specs(), *hosted] if hosted else registry
-            return self.stream(target, conversation, tools=offered, **options)
+            return self.stream(target, turns, tools=offered, **given)
 
         return run_tool_loop(
             turn,
-            messages,
+            conversation,
             registry=registry,
             max_steps=max_steps,
             context=context,
@@ -348,17 +408,23 @@ class Client:
         )
 
     async def count_tokens(
-        self, model: ModelRef, messages: Sequence[ChatMessage], **options: Any
+        self,
+        model: ModelRef,
+        messages: Messages,
+        *,
+        tools: Tools | None = None,
+        response_format: FormatArg | type[Any] | None = None,
+        **options: Unpack[CountOptions],
     ) -> int:
         """Input tokens of the request ``stream`` would send (tools, system prompt and, in
         prompt mode, the fallback's instructions included), counted by the provider's own
         endpoint; a provider without one is a ``ConfigurationError`` that names it."""
         self._check_open()
-        options = dict(options)
-        call = pop_call_settings(options)
-        _check_options(options)
+        given: dict[str, Any] = {**options, "tools": tools, "response_format": response_format}
+        call = pop_call_settings(given)
+        _check_options(given)
         provider, model_name = self.resolve(model)
-        request = self.build_request(model_name, messages, **options)
+        request = self.build_request(model_name, messages, **given)
         counting = queries.count_tokens(
             http=self._http,
             provider=provider,
@@ -385,17 +451,54 @@ class Client:
             return await work
         return await within(deadline, work, provider=provider.name, during=during)
 
+    @overload
     async def complete(
-        self, model: Models, messages: Sequence[ChatMessage], **options: Any
-    ) -> ChatResponse:
+        self,
+        model: Models,
+        messages: Messages,
+        *,
+        response_format: type[T],
+        rescue_tool_calls: bool | None = ...,
+        **options: Unpack[CallOptions],
+    ) -> ChatResponse[T]: ...
+    @overload
+    async def complete(
+        self,
+        model: Models,
+        messages: Messages,
+        *,
+        response_format: FormatArg,
+        rescue_tool_calls: bool | None = ...,
+        **options: Unpack[CallOptions],
+    ) -> ChatResponse[Any]: ...
+    @overload
+    async def complete(
+        self,
+        model: Models,
+        messages: Messages,
+        *,
+        response_format: None = ...,
+        rescue_tool_calls: bool | None = ...,
+        **options: Unpack[CallOptions],
+    ) -> ChatResponse[None]: ...
+    async def complete(
+        self,
+        model: Models,
+        messages: Messages,
+        *,
+        response_format: FormatArg | type[Any] | None = None,
+        rescue_tool_calls: bool | None = None,
+        **options: Unpack[CallOptions],
+    ) -> ChatResponse[Any]:
         """Stream one turn and fold it into a ``ChatResponse``; with ``response_format`` its
-        ``parsed`` holds the validated value (else ``StructuredOutputError``). ``timeout``: as
-        for ``stream``."""
-        rescue = options.pop("rescue_tool_calls", None)
-        fmt = options.get("response_format")
+        ``parsed`` holds the validated value (else ``StructuredOutputError``), typed
+        ``ChatResponse[Recipe]`` for ``response_format=Recipe``. ``timeout``: as for
+        ``stream``."""
+        given: dict[str, Any] = dict(options)
+        fmt = None if response_format is None else response_format_of(response_format)
         if fmt is not None:
-            fmt = options["response_format"] = response_format_of(fmt)
-        stream = self._open(model, messages, rescue, options)
+            given["response_format"] = fmt
+        stream = self._open(model, messages, rescue_tool_calls, given)
         acc = Accumulator(provider=stream.provider.name)
         async with stream:
             async for event in stream:

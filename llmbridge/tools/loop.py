@@ -30,7 +30,9 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
-from typing import Any, Literal, TypeAlias
+from typing import Any, Generic, Literal, TypeAlias
+
+from typing_extensions import TypeVar
 
 from ..errors import UsageError
 from ..events import StreamEvent
@@ -49,10 +51,13 @@ __all__ = ["LoopEvent", "StreamTurn", "ToolLoop", "run_tool_loop"]
 StreamTurn: TypeAlias = Callable[[list[ChatMessage]], AsyncIterator[StreamEvent]]
 """Streams one model turn for the given conversation."""
 LoopEvent: TypeAlias = StreamEvent | ToolResult
+ParsedT = TypeVar("ParsedT", default=Any)
+"""The final ``response.parsed``'s type (``run(..., response_format=Recipe)``: ``Recipe``)."""
 
 
-class ToolLoop:
-    """Async iterator over the loop's events; keeps the conversation as it grows."""
+class ToolLoop(Generic[ParsedT]):
+    """Async iterator over the loop's events; keeps the conversation as it grows. Generic in
+    the final answer's ``parsed`` for type checkers only (``ToolLoop`` is ``ToolLoop[Any]``)."""
 
     def __init__(
         self,
@@ -80,7 +85,7 @@ class ToolLoop:
         """Model turns streamed so far."""
         self.stop_reason: Literal["final", "max_steps"] | None = None
         """Why the loop ended (``None`` while running or after an error)."""
-        self.response: ChatResponse | None = None
+        self.response: ChatResponse[ParsedT] | None = None
         """The last model turn."""
         self._start = len(self.messages)
         self._stream = stream
@@ -97,7 +102,7 @@ class ToolLoop:
         """The messages this loop added (assistant turns and tool results)."""
         return self.messages[self._start :]
 
-    def __aiter__(self) -> ToolLoop:
+    def __aiter__(self) -> ToolLoop[ParsedT]:
         return self
 
     async def __anext__(self) -> LoopEvent:
@@ -164,7 +169,7 @@ def run_tool_loop(
     approve: Approver | None = None,
     response_format: ResponseFormat | None = None,
     telemetry: Telemetry | None = None,
-) -> ToolLoop:
+) -> ToolLoop[Any]:
     """Run the tool loop; iterate the result with ``async for`` (see module rules)."""
     return ToolLoop(
         stream,

@@ -29,7 +29,7 @@ import functools
 import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -46,6 +46,9 @@ from .gate import gate, refusal
 from .results import ToolResult, result_message
 
 __all__ = ["ToolRegistry"]
+
+ToolT = TypeVar("ToolT")
+"""A registered tool, returned as given (``@registry.register`` keeps its type)."""
 
 
 @dataclass(slots=True)
@@ -111,18 +114,20 @@ class ToolRegistry:
     # -- registration --------------------------------------------------------------------
     def register(
         self,
-        tool: Any,
+        tool: ToolT,
         *,
         max_invocations: int | None = None,
         max_exceptions: int | None = None,
         timeout: float | None = None,
         approval: ApprovalRule | None = None,
         server: str | None = None,
-    ) -> Any:
-        """Add a tool (returned unchanged, so this works as a decorator too). ``approval`` and
-        ``server`` default to the tool's own ``approval`` / ``server`` attributes."""
+    ) -> ToolT:
+        """Add a tool (returned unchanged and typed as given, so this works as a decorator
+        too). ``approval`` and ``server`` default to the tool's own ``approval`` / ``server``
+        attributes."""
         if self._parent is not None:
             raise UsageError("register tools on the full registry, not on a subset() view")
+        target: Any
         spec = tool_spec_of(tool)
         if spec is not None and spec.function is not None:
             target, is_function = spec.function, True
