@@ -6,6 +6,7 @@ per event (``describe_event``) or JSON lines.
 
 from __future__ import annotations
 
+import importlib.util
 import shutil
 import textwrap
 from importlib import resources
@@ -105,8 +106,15 @@ def _demo_scenario(provider_dir: Path) -> Path | None:
         clean = not (scenario / "error.json").exists()
         return 4 * clean + 2 * ('"tool_call_end"' in golden) + ('"text_delta"' in golden)
 
-    needed = ("input.json", "request.json", "response.json", "response.sse")
-    scenarios = sorted(p for p in provider_dir.iterdir() if all((p / n).exists() for n in needed))
+    needed = ("input.json", "request.json", "response.json")
+    bodies = ["response.sse"]
+    if importlib.util.find_spec("botocore") is not None:  # AWS event streams need the extra
+        bodies.append("response.eventstream")
+    scenarios = sorted(
+        p
+        for p in provider_dir.iterdir()
+        if all((p / n).exists() for n in needed) and any((p / b).exists() for b in bodies)
+    )
     return max(scenarios, key=score) if scenarios else None
 
 
