@@ -1,6 +1,8 @@
-"""IO lives here and only here: the HTTP clients (``clients``), sending and retrying
-(``transport``), reading SSE through httpx-sse (``bounded``), AWS event streams through botocore
-(``eventstream``) and NDJSON by lines (``ndjson``); a provider's ``framing`` picks the reader.
+"""IO lives here and only here: the HTTP clients (``clients``), streaming and retrying
+(``transport``), plain JSON requests (``fetch``), what both share to send, translate errors and
+scrub secrets (``sending``), reading SSE through httpx-sse (``bounded``), AWS event streams
+through botocore (``eventstream``) and NDJSON by lines (``ndjson``), both on one frame reader
+(``framed``); a provider's ``framing`` picks the reader.
 No provider is named here: a non-2xx response goes to ``provider.map_error``, which maps it
 with the provider's own vocabulary."""
 

@@ -18,15 +18,15 @@ from ..http_headers import request_id_from
 from ..providers.base import HttpRequest, Provider
 from .clients import HttpPool
 from .retry import RetryPolicy
-from .transport import (
+from .sending import (
     Sleep,
-    _auth,
-    _loop_guard,
-    _read_error_body,
-    _scrub,
-    _secrets,
-    _sent_secrets,
-    _translate,
+    auth_for,
+    loop_guard,
+    read_error_body,
+    request_scrubber,
+    scrub_error,
+    sent_scrubber,
+    translate,
 )
 
 __all__ = ["MAX_JSON_BODY", "fetch_json"]
@@ -52,8 +52,8 @@ async def fetch_json(
     is a ``MalformedStreamError`` naming what came.
     """
     pool = http if isinstance(http, HttpPool) else HttpPool(http)
-    scrub = _secrets(request)
-    auth = _auth(provider, request)
+    scrub = request_scrubber(request)
+    auth = auth_for(provider, request)
     extra = {} if timeout is None else {"timeout": timeout}
     attempt = 0
     while True:
@@ -68,12 +68,12 @@ async def fetch_json(
                 content=request.body_bytes() or None,
                 **extra,
             )
-            with _translate(provider.name, request.url, midway=False), _loop_guard(provider.name):
+            with translate(provider.name, request.url, midway=False), loop_guard(provider.name):
                 response = await shards.clients[shard].send(built, stream=True, **auth)
                 # the app's client's secrets and the auth's tokens too
-                scrub = _sent_secrets(response, scrub, auth=auth.get("auth"))
+                scrub = sent_scrubber(response, scrub, auth=auth.get("auth"))
                 try:
-                    body = await _read_error_body(response, limit=MAX_JSON_BODY + 1)
+                    body = await read_error_body(response, limit=MAX_JSON_BODY + 1)
                 finally:
                     await response.aclose()
             if not 200 <= response.status_code < 300:
@@ -93,7 +93,7 @@ async def fetch_json(
                     request_id=request_id_from(response.headers),
                 ) from None
         except LLMBridgeError as exc:
-            _scrub(exc, scrub)
+            scrub_error(exc, scrub)
             delay = retry.delay(attempt=attempt, error=exc)
             if delay is None:
                 if exc.provider is None:

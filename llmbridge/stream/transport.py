@@ -7,7 +7,7 @@ Rules:
   ``MalformedStreamError`` quoting the start of the body (or the provider's error, when the
   body is a JSON error object).
 * Foreign exceptions (httpx, and httpx2 when an app passes its client) are translated in one
-  place, ``_translate``, always ``raise ... from``.
+  place, ``sending.translate``, always ``raise ... from``.
 * Retries happen only before the first event is yielded; after that every error is raised
   with the partial response attached (``err.partial``). Never more requests than
   ``max_attempts``: each send is one attempt, nothing is resent behind the policy's back.
@@ -37,28 +37,19 @@ Rules:
 from __future__ import annotations
 
 import logging
-import ssl
-import sys
-from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import AsyncIterator, Callable
 from typing import Any, Protocol
 
 import anyio
-import httpx
 
 from ..errors import (
-    CertificateError,
     ConfigurationError,
-    ConnectionError,
     LLMBridgeError,
     MalformedStreamError,
-    StreamTruncatedError,
-    TimeoutError,
 )
 from ..events import RateLimit, StreamEvent, StreamStart
 from ..http_headers import request_id_from
 from ..providers.base import Decoder, HttpRequest, Provider
-from ..secrets import Scrub, named_secrets, scrub_json, secret_scrubber
 from .bounded import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES, BoundedBody
 from .clients import HttpPool
 from .deadline import Deadline, Until, within
@@ -68,15 +59,20 @@ from .ndjson import CONTENT_TYPE as NDJSON_TYPE
 from .ndjson import NdjsonBody
 from .record import DEFAULT_MAX_EVENTS, Record
 from .retry import RetryPolicy
+from .sending import (
+    Sleep,
+    auth_for,
+    loop_guard,
+    read_error_body,
+    request_scrubber,
+    scrub_error,
+    sent_scrubber,
+    translate,
+)
 
 __all__ = ["stream_events"]
 
 log = logging.getLogger("llmbridge")
-
-MAX_ERROR_BODY = 1024 * 1024
-"""Bytes of a non-2xx (or non-SSE) body read to build the error."""
-
-Sleep = Callable[[float], Awaitable[None]]
 
 _FRAMINGS: dict[str, tuple[str, Callable[..., Any]]] = {
     "sse": ("text/event-stream", BoundedBody),
@@ -96,96 +92,6 @@ def _framing(provider: Provider) -> tuple[str, Callable[..., Any]]:
         ) from None
 
 
-def _classes(cls: type[BaseException]) -> tuple[type[BaseException], ...]:
-    """An httpx exception class and its httpx2 twin, when an app's client uses httpx2."""
-    other = sys.modules.get("httpx2")
-    twin = getattr(other, cls.__name__, None) if other is not None else None
-    if isinstance(twin, type) and issubclass(twin, BaseException):
-        return cls, twin
-    return (cls,)
-
-
-def _exception_kind(exc: BaseException) -> str | None:
-    """'timeout' / 'connect' / 'read' / 'decode' for an httpx (or httpx2) exception."""
-    if isinstance(exc, _classes(httpx.DecodingError)):  # a corrupt gzip/deflate/brotli body
-        return "decode"
-    if isinstance(exc, _classes(httpx.TimeoutException)):
-        return "timeout"
-    if isinstance(exc, _classes(httpx.ConnectError)):
-        return "connect"
-    if isinstance(exc, _classes(httpx.TransportError) + _classes(httpx.StreamError)):
-        return "read"
-    return None
-
-
-def _certificate_problem(exc: BaseException) -> ssl.SSLCertVerificationError | None:
-    """The certificate verification failure behind ``exc`` (httpcore and aiohttp wrap it)."""
-    seen: set[int] = set()
-    current: BaseException | None = exc
-    while current is not None and id(current) not in seen:
-        if isinstance(current, ssl.SSLCertVerificationError):
-            return current
-        seen.add(id(current))
-        current = current.__cause__ or current.__context__
-    return None
-
-
-def _where(url: str) -> str:
-    try:
-        parsed = httpx.URL(url)
-    except (httpx.InvalidURL, TypeError):
-        return "the server"
-    port = parsed.port or {"https": 443, "http": 80}.get(parsed.scheme, 0)
-    return f"{parsed.host}:{port}"
-
-
-@contextmanager
-def _translate(provider: str, url: str, *, midway: bool) -> Iterator[None]:
-    try:
-        yield
-    except LLMBridgeError:
-        raise
-    except Exception as exc:
-        kind = _exception_kind(exc)
-        if kind is None:
-            raise
-        where = _where(url)
-        certificate = _certificate_problem(exc)
-        if certificate is not None:
-            reason = certificate.verify_message or certificate.reason or "verification failed"
-            raise CertificateError(
-                f"the TLS certificate of {where} was rejected: {reason}", provider=provider
-            ) from exc
-        if kind == "timeout" and not (midway and isinstance(exc, _classes(httpx.ConnectTimeout))):
-            what = "no data within the idle (read) timeout" if midway else "request timed out"
-            raise TimeoutError(
-                f"{what} ({where}): {type(exc).__name__}", provider=provider
-            ) from exc
-        if kind == "decode":
-            raise MalformedStreamError(
-                f"the body could not be decoded: {exc}", provider=provider
-            ) from exc
-        if midway:  # after the status line, a broken connection is a truncated stream
-            raise StreamTruncatedError(
-                f"the connection to {where} broke midway: {type(exc).__name__}: {exc}",
-                provider=provider,
-            ) from exc
-        if kind == "connect":
-            raise ConnectionError(
-                f"could not connect to {where}: {exc}", provider=provider
-            ) from exc
-        raise ConnectionError(
-            f"connection to {where} failed: {type(exc).__name__}: {exc}", provider=provider
-        ) from exc
-
-
-def _auth(provider: Provider, request: HttpRequest) -> dict[str, Any]:
-    """``send``'s ``auth=`` argument: the request's auth, else the provider's (none: the
-    client's own default stays in force)."""
-    auth = request.auth if request.auth is not None else getattr(provider, "auth", None)
-    return {} if auth is None else {"auth": auth}
-
-
 async def _open(
     http: Any,
     provider: Provider,
@@ -194,7 +100,7 @@ async def _open(
     content_type: str,
 ) -> Any:
     extra = {} if timeout is None else {"timeout": timeout}
-    auth = _auth(provider, request)
+    auth = auth_for(provider, request)
     headers = request.headers
     if not any(name.lower() == "accept" for name in headers):
         headers = {"accept": content_type, **headers}
@@ -210,59 +116,26 @@ async def _open(
     # closes before answering, a status line that is not HTTP): the retry policy decides, and
     # counts it. httpcore itself drops a pooled connection the server closed while it was idle
     # before writing a byte to it (the one resend that cannot run a request twice).
-    with _translate(provider.name, request.url, midway=False), _loop_guard(provider.name):
+    with translate(provider.name, request.url, midway=False), loop_guard(provider.name):
         response = await http.send(built, stream=True, **auth)
     try:
         if not 200 <= response.status_code < 300:
-            body = await _read_error_body(response)
+            body = await read_error_body(response)
             raise provider.map_error(
                 status=response.status_code, headers=response.headers, body=body
             )
         ctype = response.headers.get("content-type", "")
         if content_type not in ctype:
-            with _translate(provider.name, request.url, midway=False):
-                body = await _read_error_body(response)
+            with translate(provider.name, request.url, midway=False):
+                body = await read_error_body(response)
             raise _not_sse(provider, response, ctype, body)
     except BaseException as exc:
         if isinstance(exc, LLMBridgeError):
-            _scrub(exc, _sent_secrets(response, auth=auth.get("auth")))
+            scrub_error(exc, sent_scrubber(response, auth=auth.get("auth")))
         with anyio.CancelScope(shield=True):
             await response.aclose()
         raise
     return response
-
-
-@contextmanager
-def _loop_guard(provider: str) -> Iterator[None]:
-    """An app's client whose connections belong to a closed event loop fails at once, typed."""
-    try:
-        yield
-    except RuntimeError as exc:
-        if "closed" not in str(exc) or "loop" not in str(exc).lower():
-            raise
-        raise ConfigurationError(
-            "the HTTP client holds connections of an event loop that is closed: make the "
-            "httpx.AsyncClient inside the loop that uses it (or let Client() make its own)",
-            provider=provider,
-        ) from exc
-
-
-async def _read_error_body(response: Any, limit: int = MAX_ERROR_BODY) -> bytes:
-    """The body of an error response, at most ``limit`` bytes; what arrived before the
-    connection broke, if it did (a 500 cut short is still the 500 it said it was)."""
-    pieces: list[bytes] = []
-    size = 0
-    try:
-        async for piece in response.aiter_bytes():
-            pieces.append(piece)
-            size += len(piece)
-            if size >= limit:
-                break
-    except Exception as exc:
-        if _exception_kind(exc) is None:
-            raise
-        log.debug("llmbridge: error body cut short: %s", type(exc).__name__)
-    return b"".join(pieces)[:limit]
 
 
 def _not_sse(provider: Provider, response: Any, ctype: str, body: bytes) -> LLMBridgeError:
@@ -300,48 +173,6 @@ def _stamp_start(
             event.request_id, event.rate_limit = stamp
             return True
     return False
-
-
-def _secrets(request: HttpRequest) -> Scrub | None:
-    """A scrubber for the secrets ``request`` carries (headers, ``key=``-style query), if any."""
-    found = named_secrets(request.headers.items())
-    if "?" in request.url:
-        try:
-            found |= named_secrets(httpx.URL(request.url).params.multi_items())
-        except (httpx.InvalidURL, TypeError):  # an unparseable URL fails later, in the send
-            pass
-    return secret_scrubber(found) if found else None
-
-
-def _sent_secrets(response: Any, ours: Scrub | None = None, *, auth: Any = None) -> Scrub | None:
-    """A scrubber for the secrets of the request as sent (what the app's own client added to
-    ours: default ``params`` and headers, an ``httpx.Auth``'s headers) and those ``auth`` knows
-    of (``llmbridge.auth`` objects' tokens and signatures), then ``ours``."""
-    found: set[str] = set()
-    try:
-        sent = response.request
-        found = named_secrets(sent.headers.multi_items()) | named_secrets(
-            sent.url.params.multi_items()
-        )
-    except (AttributeError, RuntimeError):  # no request on it (a test double)
-        pass
-    if auth is not None:
-        from ..auth.bearer import auth_secrets
-
-        found |= auth_secrets(auth)
-    return secret_scrubber(found, ours) if found else ours
-
-
-def _scrub(error: LLMBridgeError, scrub: Scrub | None) -> None:
-    """Remove the request's secrets from everything the error shows."""
-    if scrub is None:
-        return
-    error.message = scrub(error.message)
-    error.provider_message = scrub_json(error.provider_message, scrub)
-    error.args = tuple(scrub_json(a, scrub) for a in error.args)
-    body = getattr(error, "body", None)
-    if body is not None:
-        error.body = scrub_json(body, scrub)  # type: ignore[attr-defined]
 
 
 def _attach(error: LLMBridgeError, provider: str, record: Record) -> LLMBridgeError:
@@ -386,8 +217,8 @@ async def stream_events(
     name = provider.name
     attempt = 0
     record = Record(provider=name, max_events=max_events)
-    scrub = _secrets(request)
-    auth = _auth(provider, request).get("auth")  # its tokens and signatures are secrets too
+    scrub = request_scrubber(request)
+    auth = auth_for(provider, request).get("auth")  # its tokens and signatures are secrets too
     pool = http if isinstance(http, HttpPool) else HttpPool(http)
     content_type, reader = _framing(provider)
     if observer is not None:
@@ -404,7 +235,7 @@ async def stream_events(
                 if deadline is not None:
                     opening = within(deadline, opening, provider=name, during="sending")
                 response = await opening
-                scrub = _sent_secrets(response, scrub, auth=auth)  # the app's client's, the auth's
+                scrub = sent_scrubber(response, scrub, auth=auth)  # the app's client's, the auth's
                 stamp = _stamp(provider, response.headers)
                 decoder = new_decoder()
                 body = reader(
@@ -419,7 +250,7 @@ async def stream_events(
                     events = Until(events, deadline, name)
                 # httpx-sse names unnamed events "message"; decoders are given "".
                 feed, keep = decoder.feed, record.recent.append
-                with _translate(name, request.url, midway=True):
+                with translate(name, request.url, midway=True):
                     # Up to the first events: clock the first, stamp the StreamStart (in the
                     # first batch, nearly always; a decoder may send it later).
                     async for sse in events:
@@ -445,7 +276,7 @@ async def stream_events(
                         yield event
                 return
             except LLMBridgeError as exc:
-                _scrub(exc, scrub)
+                scrub_error(exc, scrub)
                 delay = None if record else retry.delay(attempt=attempt, error=exc)
                 if delay is not None and deadline is not None:
                     if deadline.passed():
