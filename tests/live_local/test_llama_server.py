@@ -22,9 +22,13 @@ GREETING = [lb.ChatMessage.user("Hi")]
 
 
 def client_for(server: Server, name: str = "llamacpp", **options: Any) -> lb.Client:
+    """Two attempts, no wait: llama-server sometimes hangs up a keep-alive connection just as
+    the next request goes out on it ("Server disconnected without sending a response"). The
+    request was written, so llmbridge does not resend it behind the policy's back (issue 34,
+    item 7); the policy's second attempt is what a user with the default policy gets too."""
     return lb.Client(
         providers={name: {"base_url": server.base_url, **options}},
-        retry=lb.RetryPolicy(max_attempts=1),
+        retry=lb.RetryPolicy(max_attempts=2, initial_delay=0.0, jitter=0.0),
     )
 
 
