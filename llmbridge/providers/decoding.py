@@ -14,6 +14,10 @@ Rules:
   …")`` (without ``kind``: ``"unreadable <noun>: …"``). The message is built only on failure,
   so the hot path pays for a call and a ``try`` alone.
 
+``finish_reason_mapper(table)`` makes a provider's ``map_finish_reason`` from its table of raw
+reasons (kept in its own ``finish_reasons.py``): no reason or one not in the table is
+``"other"``.
+
 Used by the anthropic, bedrock, cohere and ollama-native decoders. Each keeps its own state
 machine, tables and messages; this holds no state but ``_provider`` and ``_failed``, which the
 decoder sets in its ``__init__``.
@@ -21,13 +25,13 @@ decoder sets in its ``__init__``.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
 from ..errors import LLMBridgeError, MalformedStreamError
-from ..events import StreamEvent
+from ..events import FinishReason, StreamEvent
 
-__all__ = ["UNREADABLE", "GuardedDecoder"]
+__all__ = ["UNREADABLE", "GuardedDecoder", "finish_reason_mapper"]
 
 UNREADABLE = (KeyError, TypeError, IndexError, AttributeError, ValueError)
 """What a handler raises on a payload of an unexpected shape."""
@@ -67,3 +71,14 @@ class GuardedDecoder:
         except UNREADABLE as exc:
             what = noun if kind is _NO_KIND else f"{kind!r} {noun}"
             raise self._malformed(f"unreadable {what}: {type(exc).__name__}: {exc}") from exc
+
+
+def finish_reason_mapper(table: Mapping[str, FinishReason]) -> Callable[[str | None], FinishReason]:
+    """``map_finish_reason(raw)`` for ``table``: ``"other"`` for ``None`` or an unknown reason."""
+
+    def map_finish_reason(raw: str | None) -> FinishReason:
+        if raw is None:
+            return "other"
+        return table.get(raw, "other")
+
+    return map_finish_reason
