@@ -8,8 +8,11 @@ from contextlib import asynccontextmanager
 from typing import Any
 
 import anyio
+import pytest
 from anyio.abc import Listener, SocketStream
 from anyio.streams.tls import TLSListener
+
+import llmbridge as lb
 
 Script = Callable[[SocketStream], Awaitable[None]]
 
@@ -32,6 +35,12 @@ async def read_request(stream: SocketStream) -> tuple[bytes, bytes]:
 
 def chunk(data: bytes) -> bytes:
     return f"{len(data):x}\r\n".encode() + data + b"\r\n"
+
+
+def http_error(status: int, reason: str, body: bytes, *headers: bytes) -> bytes:
+    """A whole error answer: the status line, ``content-length``, ``headers`` and ``body``."""
+    head = f"HTTP/1.1 {status} {reason}\r\ncontent-length: {len(body)}\r\n".encode()
+    return head + b"".join(h + b"\r\n" for h in headers) + b"\r\n" + body
 
 
 SSE_HEAD = (
@@ -64,3 +73,34 @@ async def serve(script: Script, *, tls: ssl.SSLContext | None = None) -> AsyncIt
             yield f"https://localhost:{port}" if tls else f"http://127.0.0.1:{port}"
         finally:
             tg.cancel_scope.cancel()
+
+
+async def fails_midway(
+    client: Callable[[str], lb.Client],
+    model: str,
+    head: bytes,
+    pieces: list[bytes],
+    error: type[Exception],
+) -> lb.LLMBridgeError:
+    """Serve ``head`` then ``pieces`` (sent as given, 10 ms apart) to ``client(url)``'s stream of
+    ``model``: the stream must yield the text ``"partial "`` and then raise ``error``, an
+    ``LLMBridgeError`` whose partial holds that text. Returns the error."""
+
+    async def script(stream: SocketStream) -> None:
+        await read_request(stream)
+        await stream.send(head)
+        for piece in pieces:
+            await stream.send(piece)
+            await anyio.sleep(0.01)
+
+    async with serve(script) as url:
+        bridge = client(url)
+        seen: list[lb.StreamEvent] = []
+        with anyio.fail_after(5), pytest.raises(error) as info:
+            async for event in bridge.stream(model, [lb.ChatMessage.user("hi")]):
+                seen.append(event)
+        await bridge.aclose()
+    assert [e.text for e in seen if isinstance(e, lb.TextDelta)] == ["partial "]
+    assert isinstance(info.value, lb.LLMBridgeError)
+    assert info.value.partial is not None and info.value.partial.text == "partial "
+    return info.value

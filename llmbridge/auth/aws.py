@@ -30,7 +30,7 @@ from __future__ import annotations
 import logging
 import os
 import threading
-from collections.abc import AsyncGenerator, Generator, Mapping
+from collections.abc import AsyncGenerator, Mapping
 from contextvars import ContextVar
 from dataclasses import dataclass
 from typing import Any
@@ -39,7 +39,7 @@ import httpx
 
 from ..errors import AuthenticationError, ConfigurationError, ConnectionError, LLMBridgeError
 from ..secrets import Secret
-from .bearer import BearerAuth, _usage
+from .bearer import AsyncOnlyAuth, BearerAuth
 from .refresh import SharedRefresh, in_thread
 
 __all__ = ["AWS_OPTIONS", "AwsAuth", "SigV4Auth", "aws_auth", "require_botocore"]
@@ -147,7 +147,7 @@ class _translated:
         ) from exc
 
 
-class SigV4Auth(httpx.Auth):
+class SigV4Auth(AsyncOnlyAuth):
     """Signs every attempt with AWS Signature Version 4 (botocore's ``SigV4Auth``)."""
 
     requires_request_body = True
@@ -167,11 +167,6 @@ class SigV4Auth(httpx.Auth):
 
     def secrets(self) -> set[str]:
         return self._credentials.shared.secrets()
-
-    def sync_auth_flow(
-        self, request: httpx.Request
-    ) -> Generator[httpx.Request, httpx.Response, None]:
-        raise _usage()
 
     async def async_auth_flow(
         self, request: httpx.Request

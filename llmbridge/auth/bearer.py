@@ -13,6 +13,8 @@ Rules:
   already fetched is taken) and the request is sent once more. A second 401 is the answer.
 * A provider that raises, or returns no token, is an ``AuthenticationError`` naming the
   provider's exception; the token never appears in a repr, log or error.
+* Every auth here (and ``SigV4Auth``) is an ``AsyncOnlyAuth``: the sync flow is a
+  ``UsageError``, llmbridge's IO being async.
 * ``config_auth(config)``: the ``httpx.Auth`` a ``ProviderConfig`` asks for, or ``None``.
 """
 
@@ -74,7 +76,16 @@ def _usage() -> UsageError:
     )
 
 
-class BearerAuth(httpx.Auth):
+class AsyncOnlyAuth(httpx.Auth):
+    """An ``httpx.Auth`` for ``httpx.AsyncClient`` only: the sync flow is a ``UsageError``."""
+
+    def sync_auth_flow(
+        self, request: httpx.Request
+    ) -> Generator[httpx.Request, httpx.Response, None]:
+        raise _usage()
+
+
+class BearerAuth(AsyncOnlyAuth):
     """A fixed bearer token (``Authorization: Bearer <token>``), e.g. a Bedrock API key."""
 
     def __init__(self, token: Secret | str) -> None:
@@ -86,11 +97,6 @@ class BearerAuth(httpx.Auth):
     def secrets(self) -> set[str]:
         return {self._token.reveal()}
 
-    def sync_auth_flow(
-        self, request: httpx.Request
-    ) -> Generator[httpx.Request, httpx.Response, None]:
-        raise _usage()
-
     async def async_auth_flow(
         self, request: httpx.Request
     ) -> AsyncGenerator[httpx.Request, httpx.Response]:
@@ -98,7 +104,7 @@ class BearerAuth(httpx.Auth):
         yield request
 
 
-class RefreshingBearerAuth(httpx.Auth):
+class RefreshingBearerAuth(AsyncOnlyAuth):
     """A bearer token from a ``SharedRefresh``: sent on every attempt, one retry after a 401."""
 
     def __init__(self, tokens: SharedRefresh[Token]) -> None:
@@ -106,11 +112,6 @@ class RefreshingBearerAuth(httpx.Auth):
 
     def secrets(self) -> set[str]:
         return self.tokens.secrets()
-
-    def sync_auth_flow(
-        self, request: httpx.Request
-    ) -> Generator[httpx.Request, httpx.Response, None]:
-        raise _usage()
 
     async def async_auth_flow(
         self, request: httpx.Request

@@ -15,7 +15,10 @@ Every provider folder uses the same file names for the same jobs:
 =====================  ==============================================================
 
 A provider may add files for jobs only it has (its ``__init__`` names them); how its wire
-addresses a tool call lives beside the decoder, on top of ``llmbridge.tool_calls``.
+addresses a tool call lives beside the decoder, on top of ``llmbridge.tool_calls``. What
+several providers do the same way lives here, provider-neutral: ``decoding.py`` (a decoder's
+failure discipline, ``finish_reason_mapper``), ``request_parts.py`` (body pieces built alike),
+``history.py`` (history adaptation) and ``http_errors.py`` (the error mechanism).
 """
 
 from .base import (

@@ -22,7 +22,7 @@ import httpx
 import pytest
 
 import llmbridge as lb
-from llmbridge.auth.aws import SigV4Auth, aws_auth
+from llmbridge.auth.aws import AwsAuth, SigV4Auth, aws_auth
 from llmbridge.providers.base import ProviderConfig
 from llmbridge.stream import RetryPolicy
 from tests.auth.aws_support import clean_aws_env, post, run_flow
@@ -67,6 +67,24 @@ def keys_config(**options: Any) -> ProviderConfig:
             "aws_session_token": SESSION,
             **options,
         }
+    )
+
+
+def _bedrock_auth_with(credentials: RefreshableCredentials) -> AwsAuth:
+    """``aws_auth`` for bedrock over a botocore session whose chain yields ``credentials``."""
+
+    class Provider(CredentialProvider):  # type: ignore[misc]
+        METHOD = CANONICAL_NAME = "llmbridge-test"
+
+        def load(self) -> RefreshableCredentials:
+            return credentials
+
+    session = Session()
+    session.get_component("credential_provider").insert_before("env", Provider())
+    return aws_auth(
+        ProviderConfig.from_mapping({"botocore_session": session, "region": "us-east-1"}),
+        service="bedrock",
+        provider="bedrock",
     )
 
 
@@ -259,19 +277,7 @@ async def test_an_expiring_credential_is_refreshed_once_for_50_concurrent_reques
         clock.now + datetime.timedelta(hours=1), refresh, "test", time_fetcher=clock,
     )  # fmt: skip
 
-    class Provider(CredentialProvider):  # type: ignore[misc]
-        METHOD = CANONICAL_NAME = "llmbridge-test"
-
-        def load(self) -> RefreshableCredentials:
-            return credentials
-
-    session = Session()
-    session.get_component("credential_provider").insert_before("env", Provider())
-    found = aws_auth(
-        ProviderConfig.from_mapping({"botocore_session": session, "region": "us-east-1"}),
-        service="bedrock",
-        provider="bedrock",
-    )
+    found = _bedrock_auth_with(credentials)
     auth = found.auth
     assert isinstance(auth, SigV4Auth)
 
@@ -421,19 +427,7 @@ async def test_an_unknown_profile_and_a_failing_refresh_are_typed_errors(
         "ASIAOLD0000000000001", "old-secret-000001", "old-token-000001", expired, refresh, "test"
     )
 
-    class Provider(CredentialProvider):  # type: ignore[misc]
-        METHOD = CANONICAL_NAME = "llmbridge-test"
-
-        def load(self) -> RefreshableCredentials:
-            return credentials
-
-    session = Session()
-    session.get_component("credential_provider").insert_before("env", Provider())
-    found = aws_auth(
-        ProviderConfig.from_mapping({"botocore_session": session, "region": "us-east-1"}),
-        service="bedrock",
-        provider="bedrock",
-    )
+    found = _bedrock_auth_with(credentials)
     with pytest.raises(lb.AuthenticationError, match="identity broker is down") as info:
         await run_flow(found.auth, post(URL, BODY))
     assert isinstance(info.value.__cause__, RuntimeError)

@@ -1,6 +1,8 @@
 """Write one ``fixtures/<provider>/<scenario>/`` folder from a request and a wire body (for the
 ``make_fixtures`` scripts of providers with no server here): the request is what the provider
-builds, the goldens what its decoder yields (``tests/test_fixtures.py`` checks both ways)."""
+builds, the goldens what its decoder yields (``tests/test_fixtures.py`` checks both ways).
+``write_scenarios`` writes a script's whole table (``request``, ``body``, and optional
+``status``, ``headers``, ``config``, ``model`` a scenario)."""
 
 from __future__ import annotations
 
@@ -62,3 +64,26 @@ def write_fixture(
             fixture.path / "error.json", {"class": type(error).__name__, "message": error.message}
         )
     return fixture.path
+
+
+def write_scenarios(
+    scenarios: dict[str, dict[str, Any]],
+    *,
+    provider_name: str,
+    model: str,
+    headers: dict[str, str],
+    config: dict[str, Any] | None = None,
+) -> None:
+    """``write_fixture`` for each scenario, the shared defaults under each one's own keys."""
+    for scenario, spec in scenarios.items():
+        path = write_fixture(
+            provider_name=provider_name,
+            scenario=scenario,
+            model=spec.get("model", model),
+            request=spec["request"],
+            body=spec["body"],
+            headers=spec.get("headers", headers),
+            status=spec.get("status", 200),
+            config={**(config or {}), **spec.get("config", {})},
+        )
+        print("wrote", path)

@@ -5,13 +5,15 @@ NDJSON bound; the partial response is kept wherever events came."""
 
 from __future__ import annotations
 
+from functools import partial
+
 import anyio
 import orjson
 import pytest
 from anyio.abc import SocketStream
 
 import llmbridge as lb
-from tests.loopback import SSE_HEAD, chunk, read_request, serve
+from tests.loopback import SSE_HEAD, chunk, fails_midway, http_error, read_request, serve
 
 pytestmark = pytest.mark.anyio
 
@@ -76,34 +78,12 @@ def _client(url: str, **kwargs: object) -> lb.Client:
     return lb.Client(providers=providers, **kwargs)  # type: ignore[arg-type]
 
 
-def _error(status: int, reason: str, body: bytes, *headers: bytes) -> bytes:
-    head = f"HTTP/1.1 {status} {reason}\r\ncontent-length: {len(body)}\r\n".encode()
-    return head + b"".join(h + b"\r\n" for h in headers) + b"\r\n" + body
-
-
 async def _fails_midway(
     model: str, head: bytes, pieces: list[bytes], error: type[Exception], *, end: bool = True
 ) -> lb.LLMBridgeError:
-    async def script(stream: SocketStream) -> None:
-        await read_request(stream)
-        await stream.send(head)
-        for piece in pieces:
-            await stream.send(chunk(piece))
-            await anyio.sleep(0.01)
-        if end:
-            await stream.send(b"0\r\n\r\n")
-
-    async with serve(script) as url:
-        client = _client(url, retry=lb.RetryPolicy(max_attempts=1))
-        seen: list[lb.StreamEvent] = []
-        with anyio.fail_after(5), pytest.raises(error) as info:
-            async for event in client.stream(model, [lb.ChatMessage.user("hi")]):
-                seen.append(event)
-        await client.aclose()
-    assert [e.text for e in seen if isinstance(e, lb.TextDelta)] == ["partial "]
-    assert isinstance(info.value, lb.LLMBridgeError)
-    assert info.value.partial is not None and info.value.partial.text == "partial "
-    return info.value
+    body = [chunk(piece) for piece in pieces] + ([b"0\r\n\r\n"] if end else [])
+    client = partial(_client, retry=lb.RetryPolicy(max_attempts=1))
+    return await fails_midway(client, model, head, body, error)
 
 
 async def test_ollama_a_whole_stream() -> None:
@@ -170,7 +150,7 @@ async def test_ollama_a_missing_model_is_not_found() -> None:
     async def script(stream: SocketStream) -> None:
         await read_request(stream)
         body = b'{"error":"model \\"qwen3:8b\\" not found, try pulling it first"}'
-        await stream.send(_error(404, "Not Found", body, b"content-type: application/json"))
+        await stream.send(http_error(404, "Not Found", body, b"content-type: application/json"))
 
     async with serve(script) as url:
         client = _client(url)
@@ -224,7 +204,7 @@ async def test_cohere_rate_limit_before_the_stream_is_retried() -> None:
         if attempts == 1:
             body = b'{"id":"e","message":"You are using a Trial key, which is limited to 20 API calls / minute."}'
             await stream.send(
-                _error(
+                http_error(
                     429,
                     "Too Many Requests",
                     body,
@@ -257,7 +237,9 @@ async def test_a_key_echoed_back_never_shows(model: str) -> None:
             await stream.send(b"0\r\n\r\n")
         else:
             body = b'{"id":"e","message":"' + message + b'"}'
-            await stream.send(_error(401, "Unauthorized", body, b"content-type: application/json"))
+            await stream.send(
+                http_error(401, "Unauthorized", body, b"content-type: application/json")
+            )
 
     async with serve(script) as url:
         providers = {

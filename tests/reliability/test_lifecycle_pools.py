@@ -31,7 +31,7 @@ from anyio.abc import SocketStream
 import llmbridge as lb
 from llmbridge.providers import register_provider
 from tests.fakes import FakeProvider, sse_body
-from tests.loopback import SSE_HEAD, chunk, read_request, serve
+from tests.loopback import SSE_HEAD, Script, chunk, read_request, serve
 
 MESSAGES = [lb.ChatMessage.user("hi")]
 BODY = SSE_HEAD + chunk(sse_body({"text": "ok"}, {"finish": "stop"})) + b"0\r\n\r\n"
@@ -291,9 +291,8 @@ async def test_a_stream_dropped_mid_body_emits_no_async_generator_warning() -> N
     assert names == []
 
 
-@pytest.mark.anyio
-async def test_closing_a_tool_loop_mid_turn_closes_that_turns_response() -> None:
-    hung_up = anyio.Event()
+def _sets_on_hang_up(hung_up: anyio.Event) -> Script:
+    """A server that sends one text event, then sets ``hung_up`` when the client hangs up."""
 
     async def notices_the_close(stream: SocketStream) -> None:
         await read_request(stream)
@@ -303,7 +302,13 @@ async def test_closing_a_tool_loop_mid_turn_closes_that_turns_response() -> None
         except (anyio.EndOfStream, anyio.BrokenResourceError):
             hung_up.set()
 
-    async with serve(notices_the_close) as url:
+    return notices_the_close
+
+
+@pytest.mark.anyio
+async def test_closing_a_tool_loop_mid_turn_closes_that_turns_response() -> None:
+    hung_up = anyio.Event()
+    async with serve(_sets_on_hang_up(hung_up)) as url:
         async with lb.Client(providers={"fake": {"base_url": url}}) as client:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")
@@ -322,16 +327,7 @@ async def test_closing_a_tool_loop_mid_turn_closes_that_turns_response() -> None
 @pytest.mark.anyio
 async def test_a_tool_loop_dropped_mid_turn_is_closed_quietly() -> None:
     hung_up = anyio.Event()
-
-    async def notices_the_close(stream: SocketStream) -> None:
-        await read_request(stream)
-        await stream.send(SSE_HEAD + chunk(sse_body({"text": "first"})))
-        try:
-            await stream.receive()
-        except (anyio.EndOfStream, anyio.BrokenResourceError):
-            hung_up.set()
-
-    async with serve(notices_the_close) as url:
+    async with serve(_sets_on_hang_up(hung_up)) as url:
         async with lb.Client(providers={"fake": {"base_url": url}}) as client:
             with warnings.catch_warnings(record=True) as caught:
                 warnings.simplefilter("always")

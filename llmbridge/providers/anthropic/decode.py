@@ -37,8 +37,9 @@ from typing import Any
 
 import orjson
 
-from ...errors import LLMBridgeError, MalformedStreamError, StreamTruncatedError
+from ...errors import MalformedStreamError, StreamTruncatedError
 from ...events import Finish, StreamEvent, StreamStart, TextDelta, ToolCallChunk, Usage
+from ..decoding import GuardedDecoder
 from .blocks import TEXT, ContentBlocks
 from .errors import stream_error
 from .finish_reasons import map_finish_reason
@@ -52,7 +53,7 @@ _JSONDecodeError = orjson.JSONDecodeError
 _STOP_FIELDS = ("stop_sequence", "stop_details", "container")
 
 
-class AnthropicDecoder:
+class AnthropicDecoder(GuardedDecoder):
     """Feed it SSE events of one Messages stream; it returns normalized events."""
 
     def __init__(self, *, provider: str = "anthropic", warnings: list[str] | None = None) -> None:
@@ -74,19 +75,14 @@ class AnthropicDecoder:
 
     # -- entry points ------------------------------------------------------------------
     def feed(self, event: str, data: str) -> _Events:
-        if self._failed:
-            raise MalformedStreamError(
-                "the decoder already failed on this stream", provider=self._provider
-            )
+        self._refuse_if_failed()
         try:
             obj = _loads(data)
         except _JSONDecodeError:
             if not data or data.isspace():  # an empty event (httpx-sse, after an id: line)
                 return []
-            self._failed = True
-            raise MalformedStreamError(
-                f"event {event or 'message'!r} carries non-JSON data: {data[:120]!r}",
-                provider=self._provider,
+            raise self._malformed(
+                f"event {event or 'message'!r} carries non-JSON data: {data[:120]!r}"
             ) from None
         try:  # the hot path, text and tool-input deltas (nearly every event), read directly;
             if obj["type"] == "content_block_delta":  # odd shapes fall through to the handlers
@@ -111,26 +107,14 @@ class AnthropicDecoder:
 
     def _dispatch(self, event: str, obj: Any, data: str) -> _Events:
         if obj.__class__ is not dict:
-            self._failed = True
-            raise MalformedStreamError(
-                f"event data is not a JSON object: {data[:120]!r}", provider=self._provider
-            )
+            raise self._malformed(f"event data is not a JSON object: {data[:120]!r}")
         kind = obj.get("type")
         if event == "error":
             kind = "error"
         handler = _HANDLERS.get(kind if kind.__class__ is str else event)
         if handler is None:
             return []
-        try:
-            return handler(self, obj)
-        except LLMBridgeError:
-            self._failed = True
-            raise
-        except (KeyError, TypeError, IndexError, AttributeError, ValueError) as exc:
-            self._failed = True
-            raise MalformedStreamError(
-                f"unreadable {kind!r} event: {type(exc).__name__}: {exc}", provider=self._provider
-            ) from exc
+        return self._guarded(handler, obj, "event", kind)
 
     def close(self) -> _Events:
         if self._done or self._failed:

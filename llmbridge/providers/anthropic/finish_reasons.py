@@ -7,6 +7,7 @@ always kept on ``Finish.raw_reason``.
 from __future__ import annotations
 
 from ...events import FinishReason
+from ..decoding import finish_reason_mapper
 
 __all__ = ["FINISH_REASONS", "map_finish_reason"]
 
@@ -20,8 +21,4 @@ FINISH_REASONS: dict[str, FinishReason] = {
     "pause_turn": "other",
 }
 
-
-def map_finish_reason(raw: str | None) -> FinishReason:
-    if raw is None:
-        return "other"
-    return FINISH_REASONS.get(raw, "other")
+map_finish_reason = finish_reason_mapper(FINISH_REASONS)

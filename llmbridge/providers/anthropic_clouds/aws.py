@@ -20,7 +20,7 @@ from ...auth.aws import AWS_OPTIONS
 from ..base import ProviderConfig
 from ..option_names import declare_options
 from .base import CLOUD_OPTIONS, CountsTokensRoute, ListsModelsRoute, env_of, first, required
-from .credentials import aws_credential
+from .credentials import aws_credential, aws_region
 
 __all__ = ["AnthropicAWSProvider", "create"]
 
@@ -43,13 +43,9 @@ class AnthropicAWSProvider(CountsTokensRoute, ListsModelsRoute):
         )
         base_url = first(config.base_url, env.get("ANTHROPIC_AWS_BASE_URL"))
         if base_url is None:
-            region = required(
-                first(config.options.get("region"), env.get("AWS_REGION"),
-                      env.get("AWS_DEFAULT_REGION"), signer_region),
-                provider=name,
-                what="an AWS region",
-                how="pass providers={'anthropic-aws': {'region': 'us-east-1'}} or set AWS_REGION",
-            )  # fmt: skip
+            region = aws_region(
+                config, provider=name, registry_name=NAME, signer_region=signer_region
+            )
             base_url = f"https://aws-external-anthropic.{region}.api.aws"
         super().__init__(
             config,

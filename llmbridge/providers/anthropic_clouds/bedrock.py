@@ -39,9 +39,9 @@ from ..bedrock.errors import map_http_error
 from ..bedrock.models import base_id
 from ..bedrock.provider import model_path
 from ..option_names import declare_options
-from .base import CLOUD_OPTIONS, AnthropicCloudProvider, env_of, first, required
+from .base import CLOUD_OPTIONS, AnthropicCloudProvider, env_of, first
 from .bedrock_stream import BedrockAnthropicDecoder
-from .credentials import aws_credential
+from .credentials import aws_credential, aws_region
 
 __all__ = ["AnthropicBedrockProvider", "create"]
 
@@ -62,13 +62,9 @@ class AnthropicBedrockProvider(AnthropicCloudProvider):
         )
         base_url = first(config.base_url, env.get("ANTHROPIC_BEDROCK_BASE_URL"))
         if base_url is None:
-            region = required(
-                first(config.options.get("region"), env.get("AWS_REGION"),
-                      env.get("AWS_DEFAULT_REGION"), signer_region),
-                provider=name,
-                what="an AWS region",
-                how="pass providers={'anthropic-bedrock': {'region': 'us-east-1'}} or set AWS_REGION",
-            )  # fmt: skip
+            region = aws_region(
+                config, provider=name, registry_name=NAME, signer_region=signer_region
+            )
             base_url = f"https://bedrock-runtime.{region}.amazonaws.com"
         super().__init__(config, name=name, base_url=base_url, credential=credential)
 

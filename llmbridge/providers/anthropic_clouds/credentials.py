@@ -8,7 +8,8 @@ Rules (each resolved once, when the provider is built; nothing here touches the 
 * AWS clouds (``aws_credential``): an explicit ``api_key`` → ``Authorization: Bearer``; explicit
   AWS credentials (``aws_access_key_id`` / ``aws_secret_access_key``) or a ``profile`` → SigV4;
   else the cloud's key variable → bearer; else the default credential chain and SigV4
-  (``llmbridge.auth.aws.aws_auth`` with the cloud's signing service).
+  (``llmbridge.auth.aws.aws_auth`` with the cloud's signing service). ``aws_region``: the
+  region option, ``AWS_REGION``, ``AWS_DEFAULT_REGION``, else the signer's.
 * Google clouds (``google_credential``): an ``access_token`` option (or ``api_key``) → bearer;
   else Application Default Credentials (``llmbridge.auth.google.google_auth``), which may also
   name the project.
@@ -24,9 +25,9 @@ import httpx
 
 from ...errors import ConfigurationError
 from ..base import ProviderConfig, Secret
-from .base import Credential, env_of
+from .base import Credential, env_of, first, required
 
-__all__ = ["aws_credential", "configured_auth", "google_credential", "key_credential"]
+__all__ = ["aws_credential", "aws_region", "configured_auth", "google_credential", "key_credential"]
 
 _AWS_KEYS = ("aws_access_key_id", "aws_secret_access_key", "aws_session_token", "profile")
 
@@ -92,6 +93,22 @@ def aws_credential(
     env = {k: v for k, v in env_of(config).items() if k != "AWS_BEARER_TOKEN_BEDROCK"}
     signer = aws_auth(replace(config, env=env), service=service, provider=provider)
     return Credential(auth=signer.auth), signer.region
+
+
+def aws_region(
+    config: ProviderConfig, *, provider: str, registry_name: str, signer_region: str | None
+) -> str:
+    """The region of an AWS cloud: the ``region`` option, ``AWS_REGION``, ``AWS_DEFAULT_REGION``,
+    else the one the signer resolved; none is a ``ConfigurationError`` telling how to set it
+    (under ``registry_name``, the provider's registry key)."""
+    env = env_of(config)
+    return required(
+        first(config.options.get("region"), env.get("AWS_REGION"),
+              env.get("AWS_DEFAULT_REGION"), signer_region),
+        provider=provider,
+        what="an AWS region",
+        how=f"pass providers={{{registry_name!r}: {{'region': 'us-east-1'}}}} or set AWS_REGION",
+    )  # fmt: skip
 
 
 def google_credential(config: ProviderConfig, *, provider: str) -> tuple[Credential, str | None]:

@@ -19,8 +19,8 @@ from __future__ import annotations
 from ...auth.aws import AWS_OPTIONS
 from ..base import ProviderConfig
 from ..option_names import declare_options
-from .base import CLOUD_OPTIONS, CountsTokensRoute, env_of, first, required
-from .credentials import aws_credential
+from .base import CLOUD_OPTIONS, CountsTokensRoute, env_of, first
+from .credentials import aws_credential, aws_region
 
 __all__ = ["AnthropicBedrockMantleProvider", "create"]
 
@@ -38,14 +38,9 @@ class AnthropicBedrockMantleProvider(CountsTokensRoute):
         )  # fmt: skip
         base_url = first(config.base_url, env.get("ANTHROPIC_BEDROCK_MANTLE_BASE_URL"))
         if base_url is None:
-            region = required(
-                first(config.options.get("region"), env.get("AWS_REGION"),
-                      env.get("AWS_DEFAULT_REGION"), signer_region),
-                provider=name,
-                what="an AWS region",
-                how="pass providers={'anthropic-bedrock-mantle': {'region': 'us-east-1'}} or "
-                "set AWS_REGION",
-            )  # fmt: skip
+            region = aws_region(
+                config, provider=name, registry_name=NAME, signer_region=signer_region
+            )
             base_url = f"https://bedrock-mantle.{region}.api.aws/anthropic"
         super().__init__(config, name=name, base_url=base_url, credential=credential)
 

@@ -27,8 +27,9 @@ from typing import Any
 
 import orjson
 
-from ...errors import LLMBridgeError, MalformedStreamError, StreamTruncatedError
+from ...errors import MalformedStreamError, StreamTruncatedError
 from ...events import Finish, StreamEvent, StreamStart, TextDelta
+from ..decoding import GuardedDecoder
 from .blocks import ContentBlocks
 from .errors import stream_error
 from .finish_reasons import map_finish_reason
@@ -41,7 +42,7 @@ _loads = orjson.loads
 _METADATA = ("metrics", "trace", "performanceConfig", "serviceTier")
 
 
-class BedrockDecoder:
+class BedrockDecoder(GuardedDecoder):
     """Feed it the frames of one ConverseStream response; it returns normalized events."""
 
     def __init__(
@@ -64,20 +65,15 @@ class BedrockDecoder:
         self._extra: dict[str, Any] = {}
 
     def feed(self, event: str, data: str) -> _Events:
-        if self._failed:
-            raise MalformedStreamError(
-                "the decoder already failed on this stream", provider=self._provider
-            )
+        self._refuse_if_failed()
         try:
             obj = _loads(data) if data else {}
         except orjson.JSONDecodeError:
             if event.startswith(("exception:", "error:")):
                 obj = data
             else:
-                self._failed = True
-                raise MalformedStreamError(
-                    f"frame {event!r} carries non-JSON data: {data[:120]!r}",
-                    provider=self._provider,
+                raise self._malformed(
+                    f"frame {event!r} carries non-JSON data: {data[:120]!r}"
                 ) from None
         if event == "contentBlockDelta" and self._started:  # the hot path: text deltas
             try:
@@ -93,22 +89,10 @@ class BedrockDecoder:
                 raise stream_error(provider=self._provider, kind=event.split(":", 1)[1], data=data)
             return []
         if obj.__class__ is not dict:
-            self._failed = True
-            raise MalformedStreamError(
-                f"frame {event!r} is not a JSON object: {data[:120]!r}", provider=self._provider
-            )
-        try:
-            out = self._start([]) if not self._started else []
-            out.extend(handler(self, obj))
-            return out
-        except LLMBridgeError:
-            self._failed = True
-            raise
-        except (KeyError, TypeError, IndexError, AttributeError, ValueError) as exc:
-            self._failed = True
-            raise MalformedStreamError(
-                f"unreadable {event!r} frame: {type(exc).__name__}: {exc}", provider=self._provider
-            ) from exc
+            raise self._malformed(f"frame {event!r} is not a JSON object: {data[:120]!r}")
+        out = self._start([]) if not self._started else []
+        out.extend(self._guarded(handler, obj, "frame", event))
+        return out
 
     def close(self) -> _Events:
         if self._done or self._failed:

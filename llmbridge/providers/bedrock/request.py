@@ -29,8 +29,9 @@ from typing import Any
 
 import orjson
 
-from ...types import ChatRequest, ToolCallPart, ToolResultPart
+from ...types import ChatRequest
 from ..history import AdaptedHistory, IdRule, adapt_history
+from ..request_parts import has_tool_blocks, merge_fields
 from .hosted import encode_hosted
 from .messages import encode_messages
 from .models import native_structured_output, reasoning_fields, top_k_fields
@@ -55,20 +56,6 @@ def _history(request: ChatRequest, provider: str) -> AdaptedHistory:
     return adapt_history(request.messages, provider=provider, ids=BEDROCK_IDS)
 
 
-def _has_tool_blocks(request: ChatRequest) -> bool:
-    return any(
-        isinstance(p, ToolCallPart | ToolResultPart) for m in request.messages for p in m.content
-    )
-
-
-def _merge(body: dict[str, Any], extra: Mapping[str, Any]) -> None:
-    for key, value in extra.items():
-        if isinstance(value, dict) and isinstance(body.get(key), dict):
-            body[key] = {**body[key], **value}
-        else:
-            body[key] = value
-
-
 def _inference(request: ChatRequest, fields: dict[str, Any]) -> dict[str, Any]:
     config: dict[str, Any] = {}
     if request.max_tokens is not None:
@@ -80,11 +67,11 @@ def _inference(request: ChatRequest, fields: dict[str, Any]) -> dict[str, Any]:
     if request.stop:
         config["stopSequences"] = list(request.stop)
     if request.top_k is not None:
-        _merge(fields, top_k_fields(request.model, request.top_k) or {})
+        merge_fields(fields, top_k_fields(request.model, request.top_k) or {})
     if request.reasoning is not None:
         cfg = request.reasoning
         extra, budget = reasoning_fields(request.model, effort=cfg.effort, budget=cfg.budget_tokens)
-        _merge(fields, extra or {})
+        merge_fields(fields, extra or {})
         if budget and config.get("maxTokens", 0) <= budget:
             config["maxTokens"] = budget + 4096  # room for the answer after the thinking
     return config
@@ -126,7 +113,7 @@ def build_body(
     if inference:
         body["inferenceConfig"] = inference
     choice = request.tool_choice
-    tools_off = choice is not None and choice.mode == "none" and not _has_tool_blocks(request)
+    tools_off = choice is not None and choice.mode == "none" and not has_tool_blocks(request)
     tools: list[dict[str, Any]] = []
     if request.tools and request.tool_mode != "prompt" and not tools_off:
         tools = encode_tools(request.tools, request.tools_cache_point)
@@ -146,7 +133,7 @@ def build_body(
         value = options.get(option, options.get(name))
         if value is not None:
             body[name] = value
-    _merge(body, request.extra)
+    merge_fields(body, request.extra)
     return body
 
 
@@ -172,7 +159,7 @@ def request_warnings(
                 f"reasoning: no known reasoning switch for model {request.model!r}; ignored"
             )
     choice = request.tool_choice
-    if choice is not None and choice.mode == "none" and request.tools and _has_tool_blocks(request):
+    if choice is not None and choice.mode == "none" and request.tools and has_tool_blocks(request):
         warnings.append(
             "tool_choice='none': Converse has no such choice and the history holds tool blocks "
             "(which need the tools declared); sent with the model choosing"

@@ -29,7 +29,7 @@ from typing import Any
 
 import orjson
 
-from ...errors import LLMBridgeError, MalformedStreamError, StreamTruncatedError
+from ...errors import MalformedStreamError, StreamTruncatedError
 from ...events import (
     Citation,
     Finish,
@@ -40,6 +40,7 @@ from ...events import (
     TextDelta,
 )
 from ...tool_calls import ToolCall, ToolCallLedger
+from ..decoding import GuardedDecoder
 from .finish_reasons import map_finish_reason
 from .usage import read_usage
 
@@ -55,7 +56,7 @@ def _message(obj: dict[str, Any]) -> dict[str, Any]:
     return message if isinstance(message, dict) else {}
 
 
-class CohereDecoder:
+class CohereDecoder(GuardedDecoder):
     """Feed it the SSE events of one ``/v2/chat`` stream."""
 
     def __init__(
@@ -79,40 +80,24 @@ class CohereDecoder:
         self._citations: list[Any] = []
 
     def feed(self, event: str, data: str) -> _Events:
-        if self._failed:
-            raise MalformedStreamError(
-                "the decoder already failed on this stream", provider=self._provider
-            )
+        self._refuse_if_failed()
         if not data or data == "[DONE]":
             return []
         try:
             obj = _loads(data)
         except orjson.JSONDecodeError:
-            self._failed = True
-            raise MalformedStreamError(
-                f"event {event!r} carries non-JSON data: {data[:120]!r}", provider=self._provider
+            raise self._malformed(
+                f"event {event!r} carries non-JSON data: {data[:120]!r}"
             ) from None
         if obj.__class__ is not dict:
-            self._failed = True
-            raise MalformedStreamError(
-                f"event {event!r} is not a JSON object: {data[:120]!r}", provider=self._provider
-            )
+            raise self._malformed(f"event {event!r} is not a JSON object: {data[:120]!r}")
         kind = event or obj.get("type")
         handler = _HANDLERS.get(kind) if isinstance(kind, str) else None
         if handler is None:
             return []
-        try:
-            out = self._start(obj) if not self._started else []
-            out.extend(handler(self, obj))
-            return out
-        except LLMBridgeError:
-            self._failed = True
-            raise
-        except (KeyError, TypeError, AttributeError, ValueError) as exc:
-            self._failed = True
-            raise MalformedStreamError(
-                f"unreadable {kind!r} event: {type(exc).__name__}: {exc}", provider=self._provider
-            ) from exc
+        out = self._start(obj) if not self._started else []
+        out.extend(self._guarded(handler, obj, "event", kind))
+        return out
 
     def close(self) -> _Events:
         if self._closed or self._failed:

@@ -26,6 +26,7 @@ from typing import Any
 
 from ...types import ChatRequest, ResponseFormat
 from ..history import AdaptedHistory, IdRule, adapt_history
+from ..request_parts import constrains, merge_fields
 from .messages import encode_messages, result_images
 from .tools import encode_tool_choice, encode_tools
 
@@ -50,18 +51,9 @@ def _history(request: ChatRequest, provider: str) -> AdaptedHistory:
     return adapt_history(request.messages, provider=provider, ids=COHERE_IDS)
 
 
-def _merge(body: dict[str, Any], extra: Mapping[str, Any]) -> None:
-    for key, value in extra.items():
-        if isinstance(value, dict) and isinstance(body.get(key), dict):
-            body[key] = {**body[key], **value}
-        else:
-            body[key] = value
-
-
 def response_format(fmt: ResponseFormat) -> dict[str, Any]:
     schema = {k: v for k, v in fmt.json_schema.items() if k != "$schema"}
-    constrains = any(k in schema for k in ("properties", "items", "anyOf", "oneOf", "$ref"))
-    if not constrains and schema.get("type") in (None, "object"):
+    if not constrains(schema):
         return {"type": "json_object"}
     return {"type": "json_object", "json_schema": schema}
 
@@ -112,7 +104,7 @@ def build_body(
     for option in OPTION_FIELDS:
         if options.get(option) is not None:
             body[option] = options[option]
-    _merge(body, request.extra)
+    merge_fields(body, request.extra)
     return body
 
 

@@ -35,6 +35,7 @@ from typing import Any
 from ...specs.schema_bounds import check_schema_bounds
 from ...types import CachePoint, ChatRequest, ReasoningConfig, ToolChoice
 from ..history import adapt_history, validates_thought_signatures
+from ..request_parts import merge_fields
 from .hosted import encode_hosted
 from .messages import encode_messages
 from .schema import dropped_keywords, to_gemini_schema
@@ -98,14 +99,6 @@ def _generation_config(request: ChatRequest, *, json_schema: bool, vertex: bool)
     return config
 
 
-def _merge(body: dict[str, Any], extra: dict[str, Any]) -> None:
-    for key, value in extra.items():
-        if isinstance(value, dict) and isinstance(body.get(key), dict):
-            body[key] = {**body[key], **value}
-        else:
-            body[key] = value
-
-
 def build_body(
     request: ChatRequest,
     *,
@@ -144,7 +137,7 @@ def build_body(
     generation = _generation_config(request, json_schema=json_schema, vertex=vertex)
     if generation:
         body["generationConfig"] = generation
-    _merge(body, request.extra)
+    merge_fields(body, request.extra)
     return body
 
 

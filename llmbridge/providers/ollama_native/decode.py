@@ -29,9 +29,10 @@ from typing import Any
 
 import orjson
 
-from ...errors import LLMBridgeError, MalformedStreamError, StreamTruncatedError
+from ...errors import MalformedStreamError, StreamTruncatedError
 from ...events import Finish, ReasoningDelta, StreamEvent, StreamStart, TextDelta
 from ...tool_calls import ToolCallLedger
+from ..decoding import GuardedDecoder
 from .errors import stream_error
 from .finish_reasons import map_finish_reason
 from .usage import read_timings, read_usage
@@ -45,7 +46,7 @@ UNTERMINATED = "unterminated"
 literal here: the provider floor imports nothing of IO)."""
 
 
-class OllamaDecoder:
+class OllamaDecoder(GuardedDecoder):
     """Feed it the lines of one ``/api/chat`` (or ``/api/generate``) stream."""
 
     def __init__(
@@ -66,38 +67,21 @@ class OllamaDecoder:
         self._last: dict[str, Any] = {}
 
     def feed(self, event: str, data: str) -> _Events:
-        if self._failed:
-            raise MalformedStreamError(
-                "the decoder already failed on this stream", provider=self._provider
-            )
+        self._refuse_if_failed()
         if self._done:
             return []
         try:
             line = _loads(data)
         except orjson.JSONDecodeError:
-            self._failed = True
             if event == UNTERMINATED:
+                self._failed = True
                 raise StreamTruncatedError(
                     f"the stream ended inside a line: {data[:120]!r}", provider=self._provider
                 ) from None
-            raise MalformedStreamError(
-                f"an NDJSON line is not JSON: {data[:120]!r}", provider=self._provider
-            ) from None
+            raise self._malformed(f"an NDJSON line is not JSON: {data[:120]!r}") from None
         if line.__class__ is not dict:
-            self._failed = True
-            raise MalformedStreamError(
-                f"an NDJSON line is not a JSON object: {data[:120]!r}", provider=self._provider
-            )
-        try:
-            return self._line(line)
-        except LLMBridgeError:
-            self._failed = True
-            raise
-        except (KeyError, TypeError, AttributeError, ValueError) as exc:
-            self._failed = True
-            raise MalformedStreamError(
-                f"unreadable NDJSON line: {type(exc).__name__}: {exc}", provider=self._provider
-            ) from exc
+            raise self._malformed(f"an NDJSON line is not a JSON object: {data[:120]!r}")
+        return self._guarded(OllamaDecoder._line, line, "NDJSON line")
 
     def close(self) -> _Events:
         if self._closed or self._failed:

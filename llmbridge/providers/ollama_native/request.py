@@ -30,8 +30,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...types import ChatRequest, ResponseFormat, ToolCallPart, ToolResultPart
+from ...types import ChatRequest, ResponseFormat
 from ..history import AdaptedHistory, adapt_history
+from ..request_parts import constrains, has_tool_blocks, merge_fields
 from .messages import encode_messages
 from .tools import encode_tools
 
@@ -54,25 +55,10 @@ def _history(request: ChatRequest, provider: str) -> AdaptedHistory:
     return adapt_history(request.messages, provider=provider)
 
 
-def _has_tool_blocks(request: ChatRequest) -> bool:
-    return any(
-        isinstance(p, ToolCallPart | ToolResultPart) for m in request.messages for p in m.content
-    )
-
-
-def _merge(body: dict[str, Any], extra: Mapping[str, Any]) -> None:
-    for key, value in extra.items():
-        if isinstance(value, dict) and isinstance(body.get(key), dict):
-            body[key] = {**body[key], **value}
-        else:
-            body[key] = value
-
-
 def response_format(fmt: ResponseFormat) -> str | dict[str, Any]:
     """``format``: the schema, or ``"json"`` when the schema constrains nothing."""
     schema = {k: v for k, v in fmt.json_schema.items() if k != "$schema"}
-    constrains = any(k in schema for k in ("properties", "items", "anyOf", "oneOf", "$ref"))
-    if not constrains and schema.get("type") in (None, "object"):
+    if not constrains(schema):
         return "json"
     return schema
 
@@ -103,7 +89,7 @@ def _tools_sent(request: ChatRequest) -> bool:
     if not request.tools or request.tool_mode == "prompt":
         return False
     choice = request.tool_choice
-    return not (choice is not None and choice.mode == "none" and not _has_tool_blocks(request))
+    return not (choice is not None and choice.mode == "none" and not has_tool_blocks(request))
 
 
 def build_body(
@@ -129,7 +115,7 @@ def build_body(
         body["options"] = runner
     if options.get("keep_alive") is not None:
         body["keep_alive"] = options["keep_alive"]
-    _merge(body, request.extra)
+    merge_fields(body, request.extra)
     return body
 
 
@@ -143,7 +129,7 @@ def request_warnings(request: ChatRequest, *, provider: str) -> list[str]:
             f"tool_choice={choice.name or choice.mode!r}: Ollama has no tool choice; "
             "sent with the model choosing"
         )
-    if tools and choice is not None and choice.mode == "none" and _has_tool_blocks(request):
+    if tools and choice is not None and choice.mode == "none" and has_tool_blocks(request):
         warnings.append(
             "tool_choice='none': Ollama has no such choice and the history holds tool calls "
             "(which need the tools declared); sent with the model choosing"

@@ -13,13 +13,10 @@ from typing import Any
 import orjson
 
 import llmbridge as lb
-from llmbridge.providers import ProviderConfig, create_provider
-from llmbridge.testing import decode_collect
-from llmbridge.testing.fixtures import Fixture, dump_json
-from llmbridge.types import ChatRequest, ReasoningConfig, ResponseFormat, ToolSpec
+from llmbridge.types import ReasoningConfig, ResponseFormat, ToolSpec
 from tests.providers.bedrock.frames import converse, exception
+from tests.providers.fixture_writer import write_fixture
 
-ROOT = Path(__file__).resolve().parents[3] / "fixtures" / "bedrock"
 CONFIG = {"region": "us-east-1"}
 HEADERS = {
     "content-type": "application/vnd.amazon.eventstream",
@@ -236,47 +233,20 @@ SCENARIOS: dict[str, dict[str, Any]] = {
 }
 
 
-def write(name: str, spec: dict[str, Any]) -> None:
-    model = spec["model"]
-    config = {**CONFIG, **spec.get("config", {})}
-    provider = create_provider(
-        "bedrock", ProviderConfig.from_mapping({**config, "api_key": "test-key"})
-    )
-    request = ChatRequest(model=model, **spec["request"])
-    built = provider.build_request(request)
-    status = spec.get("status", 200)
-    body = spec.get("body") or converse(*spec["frames"]) + spec.get("tail", b"")
-    step = max(1, len(body) // 5)
-    fixture = Fixture(
-        path=ROOT / name,
-        model=f"bedrock:{model}",
-        request=request,
-        provider_config=config,
-        http_request={
-            "method": built.method,
-            "url": built.url,
-            "headers": {k.lower(): v for k, v in built.redacted_headers().items()},
-            "body": built.json,
-        },
-        status=status,
+def write(name: str, spec: dict[str, Any]) -> Path:
+    return write_fixture(
+        provider_name="bedrock",
+        scenario=name,
+        model=spec["model"],
+        request=spec["request"],
+        body=spec.get("body") or converse(*spec["frames"]) + spec.get("tail", b""),
         headers=spec.get("headers", HEADERS),
-        body=body,
-        chunks=[len(body[i : i + step]) for i in range(0, len(body), step)],
+        status=spec.get("status", 200),
+        config={**CONFIG, **spec.get("config", {})},
     )
-    events, error = (
-        decode_collect(provider.new_decoder(request), [body], framing="aws-eventstream")
-        if status == 200
-        else ([], None)
-    )
-    fixture.events = events
-    fixture.save()
-    if error is not None:
-        dump_json(
-            fixture.path / "error.json", {"class": type(error).__name__, "message": error.message}
-        )
 
 
 if __name__ == "__main__":
     for scenario, spec in SCENARIOS.items():
-        write(scenario, spec)
-        print("wrote", ROOT / scenario, orjson.dumps(spec["model"]).decode())
+        path = write(scenario, spec)
+        print("wrote", path, orjson.dumps(spec["model"]).decode())

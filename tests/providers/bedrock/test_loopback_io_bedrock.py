@@ -11,7 +11,7 @@ import pytest
 from anyio.abc import SocketStream
 
 import llmbridge as lb
-from tests.loopback import chunk, read_request, serve
+from tests.loopback import chunk, fails_midway, http_error, read_request, serve
 from tests.providers.bedrock.frames import converse, exception
 
 pytestmark = pytest.mark.anyio
@@ -43,30 +43,8 @@ def _client(url: str, **kwargs: object) -> lb.Client:
     return lb.Client(providers={"bedrock": config}, **kwargs)  # type: ignore[arg-type]
 
 
-def _error(status: int, reason: str, body: bytes, *headers: bytes) -> bytes:
-    head = f"HTTP/1.1 {status} {reason}\r\ncontent-length: {len(body)}\r\n".encode()
-    return head + b"".join(h + b"\r\n" for h in headers) + b"\r\n" + body
-
-
 async def _fails_midway(script_body: list[bytes], error: type[Exception]) -> lb.LLMBridgeError:
-    async def script(stream: SocketStream) -> None:
-        await read_request(stream)
-        await stream.send(HEAD)
-        for piece in script_body:
-            await stream.send(piece)
-            await anyio.sleep(0.01)
-
-    async with serve(script) as url:
-        client = _client(url)
-        seen: list[lb.StreamEvent] = []
-        with anyio.fail_after(5), pytest.raises(error) as info:
-            async for event in client.stream(MODEL, [lb.ChatMessage.user("hi")]):
-                seen.append(event)
-        await client.aclose()
-    assert [e.text for e in seen if isinstance(e, lb.TextDelta)] == ["partial "]
-    assert isinstance(info.value, lb.LLMBridgeError)
-    assert info.value.partial is not None and info.value.partial.text == "partial "
-    return info.value
+    return await fails_midway(_client, MODEL, HEAD, script_body, error)
 
 
 async def test_a_whole_stream_over_a_socket() -> None:
@@ -112,7 +90,7 @@ async def test_throttling_before_the_stream_is_retried(retry_after: bool) -> Non
         if attempts == 1:
             extra = [b"retry-after: 0.3"] if retry_after else []
             await stream.send(
-                _error(
+                http_error(
                     429,
                     "Too Many Requests",
                     b'{"message":"Too many requests, please wait before trying again."}',
@@ -137,11 +115,11 @@ async def test_throttling_before_the_stream_is_retried(retry_after: bool) -> Non
         assert waited < 0.3
 
 
-async def test_an_html_error_page_is_a_typed_error() -> None:
+async def test_an_html_error_page_is_a_typedhttp_error() -> None:
     async def script(stream: SocketStream) -> None:
         await read_request(stream)
         await stream.send(
-            _error(
+            http_error(
                 502,
                 "Bad Gateway",
                 b"<html><body><h1>502 Bad Gateway</h1></body></html>",
@@ -175,12 +153,12 @@ async def test_a_200_html_page_is_not_an_event_stream() -> None:
         await client.aclose()
 
 
-async def test_the_key_never_shows_in_an_error(monkeypatch: pytest.MonkeyPatch) -> None:
+async def test_the_key_never_shows_in_anhttp_error(monkeypatch: pytest.MonkeyPatch) -> None:
     async def script(stream: SocketStream) -> None:
         head, _ = await read_request(stream)
         assert b"authorization: Bearer test-key" in head.lower().replace(b"bearer", b"Bearer")
         await stream.send(
-            _error(
+            http_error(
                 403,
                 "Forbidden",
                 b'{"message":"Bearer test-key is not allowed"}',

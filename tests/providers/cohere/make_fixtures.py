@@ -11,7 +11,7 @@ from typing import Any
 
 import orjson
 
-from tests.providers.fixture_writer import write_fixture
+from tests.providers.fixture_writer import write_scenarios
 
 HEADERS = {"content-type": "text/event-stream", "x-request-id": "<redacted>"}
 MODEL = "command-a-03-2025"
@@ -222,14 +222,9 @@ SCENARIOS: dict[str, dict[str, Any]] = {
 
 
 if __name__ == "__main__":
-    for scenario, spec in SCENARIOS.items():
-        path = write_fixture(
-            provider_name="cohere",
-            scenario=scenario,
-            model=MODEL,
-            request=spec["request"],
-            body=spec["body"],
-            headers=spec.get("headers", HEADERS),
-            status=spec.get("status", 200),
-        )
-        print("wrote", path)
+    write_scenarios(
+        SCENARIOS,
+        provider_name="cohere",
+        model=MODEL,
+        headers=HEADERS,
+    )

@@ -10,7 +10,7 @@ from typing import Any
 
 import orjson
 
-from tests.providers.fixture_writer import write_fixture
+from tests.providers.fixture_writer import write_scenarios
 
 HEADERS = {"content-type": "application/x-ndjson"}
 CONFIG = {"base_url": "http://localhost:11434"}  # not OLLAMA_HOST, whatever it says here
@@ -126,15 +126,6 @@ SCENARIOS: dict[str, dict[str, Any]] = {
 
 
 if __name__ == "__main__":
-    for scenario, spec in SCENARIOS.items():
-        path = write_fixture(
-            provider_name="ollama-native",
-            scenario=scenario,
-            model=MODEL,
-            request=spec["request"],
-            body=spec["body"],
-            headers=spec.get("headers", HEADERS),
-            status=spec.get("status", 200),
-            config={**CONFIG, **spec.get("config", {})},
-        )
-        print("wrote", path)
+    write_scenarios(
+        SCENARIOS, provider_name="ollama-native", model=MODEL, headers=HEADERS, config=CONFIG
+    )
