@@ -220,6 +220,19 @@ class BoundedBody:
                 self._open = n > start
                 self._run = "\n" if text[-1] == "\n" else ""
                 return text
+        else:  # CRLF line ends (Gemini): the same, when the last blank line is a CRLF one
+            end = text.rfind("\r\n\r\n")
+            if end > 0 and text[end - 1] not in "\r\n":
+                # the count restarts inside it, after "\r\n\r" (_blank_end: a CR may still be
+                # followed by an LF); ``rest`` is this event's content so far
+                start, rest = end + 3, text[end + 4 :]
+                if (not rest or rest[0] not in "\r\n") and not (
+                    "\n\r" in rest or "\n\n" in rest or "\r\r" in rest
+                ):
+                    self.pending = n - start if ascii else len(text[start:].encode())
+                    self._open = bool(rest)
+                    self._run = rest[len(rest.rstrip("\r\n")) :]
+                    return text
         self._measure_slowly(text, ascii)
         if self.pending > self.limit:
             raise MalformedStreamError(
