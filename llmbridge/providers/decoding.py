@@ -3,8 +3,9 @@
 A decoder that hit an error refuses every later input: the stream it was reading is broken.
 Rules:
 
-* ``_refuse_if_failed()`` opens every ``feed``: after a failure it raises
-  ``MalformedStreamError("the decoder already failed on this stream")``.
+* Every ``feed`` opens with ``if self._failed: raise self._refused()`` (inline, not a call:
+  it runs once per event): ``MalformedStreamError("the decoder already failed on this
+  stream")``.
 * ``_malformed(message)`` marks the decoder failed and returns the error to raise
   (``raise self._malformed(...) from None``).
 * ``_guarded(handler, obj, noun, kind)`` runs one handler of a decoder's dispatch table: an
@@ -46,11 +47,10 @@ class GuardedDecoder:
     _provider: str
     _failed: bool
 
-    def _refuse_if_failed(self) -> None:
-        if self._failed:
-            raise MalformedStreamError(
-                "the decoder already failed on this stream", provider=self._provider
-            )
+    def _refused(self) -> MalformedStreamError:
+        return MalformedStreamError(
+            "the decoder already failed on this stream", provider=self._provider
+        )
 
     def _malformed(self, message: str) -> MalformedStreamError:
         self._failed = True
