@@ -7,7 +7,8 @@ of a recorded fixture's request). ``headers`` are added to the provider's reques
 win over the provider's own, for this call only (auth headers included: a per-call key); they
 are scrubbed from errors like the provider's credentials. ``max_attempts`` overrides the
 client's (or ``retry=``'s) attempts; ``1`` means no retry. The per-call ``timeout`` lives with
-the transport's deadline, not here.
+the transport's deadline, not here. ``cancel_on_close=True`` stops a background response on
+the server when its stream is left early (``llmbridge.stream.resume``).
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ from .stream import RetryPolicy
 
 __all__ = ["CALL_OPTIONS", "CallSettings", "pop_call_settings"]
 
-CALL_OPTIONS = frozenset({"headers", "retry", "max_attempts"})
+CALL_OPTIONS = frozenset({"headers", "retry", "max_attempts", "cancel_on_close"})
 """The options of a call that are HTTP settings (never sent in the body)."""
 
 
@@ -31,6 +32,7 @@ class CallSettings:
     headers: Mapping[str, str] = field(default_factory=dict)
     retry: RetryPolicy | None = None
     max_attempts: int | None = None
+    cancel_on_close: bool = False
 
     def policy(self, default: RetryPolicy) -> RetryPolicy:
         """The retry policy of this call, given the client's."""
@@ -47,6 +49,7 @@ def pop_call_settings(options: dict[str, Any]) -> CallSettings | None:
     headers = options.pop("headers", None) or {}
     retry = options.pop("retry", None)
     attempts = options.pop("max_attempts", None)
+    cancel = options.pop("cancel_on_close", False)
     if not isinstance(headers, Mapping) or not all(
         isinstance(k, str) and isinstance(v, str) for k, v in headers.items()
     ):
@@ -57,4 +60,8 @@ def pop_call_settings(options: dict[str, Any]) -> CallSettings | None:
         isinstance(attempts, bool) or not isinstance(attempts, int) or attempts < 1
     ):
         raise UsageError(f"max_attempts= takes an int of at least 1, not {attempts!r}")
-    return CallSettings(headers=dict(headers), retry=retry, max_attempts=attempts)
+    if not isinstance(cancel, bool):
+        raise UsageError(f"cancel_on_close= takes True or False, not {cancel!r}")
+    return CallSettings(
+        headers=dict(headers), retry=retry, max_attempts=attempts, cancel_on_close=cancel
+    )

@@ -48,13 +48,14 @@ from .call_options import (
     CallOptions,
     CountOptions,
     FormatArg,
+    HttpOptions,
     Messages,
     RunOptions,
     Tools,
 )
 from .event_stream import EventStream
 from .model_chain import ModelOption, ModelRef, first_model, is_chain, open_chain
-from .pipeline import open_events
+from .pipeline import open_events, open_resumed
 from .tool_options import as_specs, hosted_tools, tools_cache_point
 
 if TYPE_CHECKING:
@@ -162,6 +163,7 @@ class Client:
         format_mode: FormatMode = "auto",
         reasoning: ReasoningConfig | None = None,
         parallel_tool_calls: bool | None = None,
+        background: bool = False,
         extra: Mapping[str, Any] | None = None,
     ) -> ChatRequest:
         fields = {
@@ -186,6 +188,7 @@ class Client:
             "format_mode": format_mode,
             "reasoning": reasoning,
             "parallel_tool_calls": parallel_tool_calls,
+            "background": background,
             "extra": dict(extra or {}),
         }
         try:
@@ -301,7 +304,52 @@ class Client:
             max_response_bytes=self._max_response_bytes,
             max_events=self._max_events,
             telemetry=self.telemetry,
+            cancel_on_close=call is not None and call.cancel_on_close,
         )
+
+    def resume(
+        self,
+        model: ModelRef,
+        response_id: str,
+        *,
+        after: int | None = None,
+        **options: Unpack[HttpOptions],
+    ) -> EventStream:
+        """Continue the stream of ``response_id``, a background response (``background=True``)
+        started elsewhere (another process, a stream that failed), after its event ``after``
+        (``StreamStart.response_id`` and the number of the last event seen; ``None``: from
+        its first event). The events are those ``stream`` yields, without the ones up to
+        ``after``; fold them with ``lb.Accumulator`` for a ``ChatResponse``. A break resumes
+        again; ``cancel_on_close=True`` stops the response when the stream is left early
+        (docs/long-running.md). ``model`` names the provider (``"openai-responses:gpt-5"``).
+        A provider without background mode is a ``ConfigurationError``."""
+        self._check_open()
+        given: dict[str, Any] = dict(options)
+        call = pop_call_settings(given)
+        deadline = self._deadline(given.pop("timeout", _DEFAULT))
+        if given:
+            raise UsageError(
+                f"unknown option(s) {', '.join(sorted(given))}: resume() takes headers, retry, "
+                "max_attempts, timeout and cancel_on_close"
+            )
+        provider, model_name = self.resolve(model)
+        events = open_resumed(
+            http=self._http,
+            provider=provider,
+            model=model_name,
+            response_id=response_id,
+            after=after,
+            retry=self.retry if call is None else call.policy(self.retry),
+            headers=None if call is None else call.headers,
+            timeout=self._timeout,
+            deadline=deadline,
+            max_event_bytes=self._max_event_bytes,
+            max_response_bytes=self._max_response_bytes,
+            max_events=self._max_events,
+            telemetry=self.telemetry,
+            cancel_on_close=call is not None and call.cancel_on_close,
+        )
+        return EventStream(events, provider)
 
     @overload
     def run(

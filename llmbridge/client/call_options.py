@@ -75,6 +75,10 @@ class RequestOptions(TypedDict, total=False):
     tool_mode: ToolMode
     format_mode: FormatMode
     reasoning: ReasoningConfig | None
+    background: bool
+    """Run the response in the background on the server (OpenAI Responses and its presets):
+    a stream that breaks is resumed; ``Client.resume`` continues it from elsewhere
+    (docs/long-running.md). Other providers: ``ConfigurationError`` before sending."""
     extra: Mapping[str, object] | None
     """Provider-specific body fields, sent as given."""
 
@@ -87,6 +91,9 @@ class HttpOptions(TypedDict, total=False):
     max_attempts: int | None
     timeout: float | None
     """A total deadline for this call, in seconds."""
+    cancel_on_close: bool
+    """With ``background=True`` (or ``Client.resume``): leaving the stream before its end
+    (``break``, ``aclose()``, cancellation) cancels the response on the server."""
 
 
 class ChainOptions(TypedDict, total=False):

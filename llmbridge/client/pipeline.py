@@ -9,7 +9,14 @@ Rules:
   only when there are tools). It gives the wire request and a decoder factory (a fresh
   decoder per attempt: retries start over).
 * ``open_events`` builds the HTTP request once, attaches the telemetry observer when it is on
-  (``llmbridge.telemetry``, loaded only then) and hands everything to ``stream_events``.
+  (``llmbridge.telemetry``, loaded only then) and hands everything to ``stream_events``; a
+  background request (``ChatRequest.background``) to ``stream.resume.resumable_events``
+  instead, with the provider's resume and cancel requests (``providers.base.Resumable``) given
+  the call's headers too. ``background`` on a provider that is not ``Resumable`` is a
+  ``ConfigurationError`` before sending (``option_names.unsupported_option``);
+  ``cancel_on_close`` without it a ``UsageError``.
+* ``open_resumed`` is ``Client.resume``: the provider's resume request for a response another
+  process started, read by the same loop with the provider's ``resume_decoder``.
 """
 
 from __future__ import annotations
@@ -17,8 +24,10 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
+from ..errors import UsageError
 from ..events import StreamEvent
-from ..providers.base import Decoder, Provider
+from ..providers.base import Decoder, HttpRequest, Provider, Resumable, ResumePoint
+from ..providers.option_names import unsupported_option
 from ..request import ChatRequest
 from ..stream import RetryPolicy, stream_events
 from ..stream.bounded import DEFAULT_MAX_RESPONSE_BYTES
@@ -27,13 +36,15 @@ from ..stream.record import DEFAULT_MAX_EVENTS
 from ..structured.prompt import WarningDecoder, plan_format
 from ..telemetry import Telemetry
 
-__all__ = ["open_events", "plan_request"]
+__all__ = ["open_events", "open_resumed", "plan_request"]
 
 
 def plan_request(
     provider: Provider, request: ChatRequest, *, rescue: bool | None
 ) -> tuple[ChatRequest, Callable[[], Decoder]]:
     """The wire request and the decoder factory for ``request`` (see module rules)."""
+    if request.background and not isinstance(provider, Resumable):
+        raise unsupported_option("background", provider=provider.name, model=request.model)
     if request.hosted_tools:  # provider-run tools: refused here, before anything is sent
         from ..hosted import check_runs_on
 
@@ -69,39 +80,135 @@ def open_events(
     max_events: int = DEFAULT_MAX_EVENTS,
     telemetry: Telemetry | None,
     headers: Mapping[str, str] | None = None,
+    cancel_on_close: bool = False,
 ) -> AsyncIterator[StreamEvent]:
     """The normalized events of ``request`` sent through ``provider`` (see module rules)."""
-    wire, new_decoder = plan_request(provider, request, rescue=rescue)
-    http_request = provider.build_request(wire)
-    if headers:  # the call's own headers= win (llmbridge.call_settings)
-        http_request.headers = _merged(http_request.headers, headers)
-    observer = None
-    if telemetry is not None:
-        from ..secrets import request_secrets
-        from ..telemetry.otel import ChatObserver, instruments
-
-        observer = ChatObserver(
-            instruments(telemetry),
-            provider=provider.name,
-            request=request,
-            url=http_request.url,
-            secrets=request_secrets(http_request.headers, http_request.url, http_request.json)
-            if telemetry.record_content
-            else (),
+    if cancel_on_close and not request.background:
+        raise UsageError(
+            "cancel_on_close=True stops a background response (background=True, or "
+            "Client.resume) when the stream is left early; this stream is not one"
         )
-    return stream_events(
+    wire, new_decoder = plan_request(provider, request, rescue=rescue)
+    http_request = _with_headers(provider.build_request(wire), headers)
+    bounds: dict[str, Any] = {
+        "http": http,
+        "provider": provider,
+        "request": http_request,
+        "new_decoder": new_decoder,
+        "retry": retry,
+        "timeout": timeout,
+        "deadline": deadline,
+        "max_event_bytes": max_event_bytes,
+        "max_response_bytes": max_response_bytes,
+        "max_events": max_events,
+        "observer": _observer(telemetry, provider, request, http_request),
+    }
+    if request.background:
+        return _resumable(headers, cancel_on_close=cancel_on_close, **bounds)
+    return stream_events(**bounds)
+
+
+def open_resumed(
+    *,
+    http: Any,
+    provider: Provider,
+    model: str,
+    response_id: str,
+    after: int | None,
+    retry: RetryPolicy,
+    timeout: Any,
+    deadline: Deadline | None = None,
+    max_event_bytes: int,
+    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
+    max_events: int = DEFAULT_MAX_EVENTS,
+    telemetry: Telemetry | None,
+    headers: Mapping[str, str] | None = None,
+    cancel_on_close: bool = False,
+) -> AsyncIterator[StreamEvent]:
+    """The events of ``response_id`` after event ``after``, a response started elsewhere."""
+    if not isinstance(provider, Resumable):
+        raise unsupported_option(
+            "background", provider=provider.name, model=model, label="resuming a response"
+        )
+    if after is not None and (isinstance(after, bool) or not isinstance(after, int) or after < 0):
+        raise UsageError(
+            f"after= takes the number of an event (an int >= 0) or None, not {after!r}"
+        )
+    if not isinstance(response_id, str) or not response_id:
+        raise UsageError(f"response_id= takes the response's id (a str), not {response_id!r}")
+    point = ResumePoint(response_id, after)
+    first = _with_headers(provider.resume_request(response_id, after=after), headers)
+    request = ChatRequest(model=model, messages=[], background=True)  # for telemetry
+    return _resumable(
+        headers,
+        cancel_on_close=cancel_on_close,
+        resuming=point,
         http=http,
         provider=provider,
-        request=http_request,
-        new_decoder=new_decoder,
+        request=first,
+        new_decoder=lambda: provider.resume_decoder(response_id=response_id, after=after),
         retry=retry,
         timeout=timeout,
         deadline=deadline,
         max_event_bytes=max_event_bytes,
         max_response_bytes=max_response_bytes,
         max_events=max_events,
-        observer=observer,
+        observer=_observer(telemetry, provider, request, first),
     )
+
+
+def _resumable(
+    headers: Mapping[str, str] | None,
+    *,
+    provider: Provider,
+    cancel_on_close: bool,
+    **bounds: Any,
+) -> AsyncIterator[StreamEvent]:
+    """``resumable_events`` with the provider's resume and cancel requests (the call's
+    ``headers`` on top)."""
+    from ..stream.resume import resumable_events
+
+    assert isinstance(provider, Resumable)  # plan_request / open_resumed checked it
+
+    def resume(point: ResumePoint) -> HttpRequest:
+        return _with_headers(provider.resume_request(point.response_id, after=point.after), headers)
+
+    def cancel(response_id: str) -> HttpRequest:
+        return _with_headers(provider.cancel_request(response_id), headers)
+
+    return resumable_events(
+        provider=provider,
+        resume=resume,
+        cancel=cancel if cancel_on_close else None,
+        **bounds,
+    )
+
+
+def _observer(
+    telemetry: Telemetry | None, provider: Provider, request: ChatRequest, sent: HttpRequest
+) -> Any:
+    """The telemetry observer of one stream (``None`` when telemetry is off)."""
+    if telemetry is None:
+        return None
+    from ..secrets import request_secrets
+    from ..telemetry.otel import ChatObserver, instruments
+
+    return ChatObserver(
+        instruments(telemetry),
+        provider=provider.name,
+        request=request,
+        url=sent.url,
+        secrets=request_secrets(sent.headers, sent.url, sent.json)
+        if telemetry.record_content
+        else (),
+    )
+
+
+def _with_headers(request: HttpRequest, headers: Mapping[str, str] | None) -> HttpRequest:
+    """``request`` with the call's own ``headers=`` on top (llmbridge.call_settings)."""
+    if headers:
+        request.headers = _merged(request.headers, headers)
+    return request
 
 
 def _merged(base: Mapping[str, str], extra: Mapping[str, str]) -> dict[str, str]:

@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..events import Finish, StreamEvent, TextDelta, ToolCallStart
-from ..providers.base import Decoder
+from ..providers.base import Decoder, ResumePoint, resume_point_of
 from ..types import ToolSpec
 from .dialects import FUNCTION_CALL, KNOWN_DIALECTS, Dialect
 from .parser import ToolCallParser
@@ -69,6 +69,10 @@ class PromptToolDecoder:
     def feed(self, event: str, data: str) -> list[StreamEvent]:
         events = self._inner.feed(event, data)
         return self._route(events) if events else events
+
+    def resume_point(self) -> ResumePoint | None:
+        """The wrapped decoder's (a resumable stream: ``providers.base``)."""
+        return resume_point_of(self._inner)
 
     def close(self) -> list[StreamEvent]:
         out = self._route(self._inner.close())

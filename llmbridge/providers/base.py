@@ -14,6 +14,13 @@ Rules:
   ``auth`` attribute (built providers set it from ``llmbridge.auth.config_auth(config)``). A
   config with ``auth`` (an ``httpx.Auth``) or ``token_provider`` needs no API key.
 * Core code never branches on a provider's name: it asks the provider object.
+* Resumable streams (optional, ``Resumable``): a provider whose server keeps a streamed
+  response (OpenAI Responses background mode) builds the request that streams it again after a
+  given event (``resume_request``) and the one that stops it (``cancel_request``); its decoder
+  for such a request tells where it stands (``ResumableDecoder.resume_point``): the response id,
+  the last event's number, whether the terminal event came. A decoder that wraps another
+  forwards ``resume_point`` (``resume_point_of`` finds it). The transport resumes only when a
+  point is known (``llmbridge.stream.resume``).
 """
 
 from __future__ import annotations
@@ -54,9 +61,13 @@ __all__ = [
     "ProviderConfig",
     "ProviderFactory",
     "ReadsRateLimits",
+    "Resumable",
+    "ResumableDecoder",
+    "ResumePoint",
     "Secret",
     "is_secret_name",
     "read_token_count",
+    "resume_point_of",
     "secret_values",
 ]
 
@@ -294,6 +305,57 @@ class ReadsRateLimits(Protocol):
     """A provider whose responses carry rate-limit headers (optional)."""
 
     def read_rate_limit(self, headers: Mapping[str, str]) -> RateLimit | None: ...
+
+
+@dataclass(frozen=True, slots=True)
+class ResumePoint:
+    """Where a resumable stream stands: enough to ask the server for the rest."""
+
+    response_id: str
+    """The server's id of the response (``StreamStart.response_id``)."""
+    after: int | None
+    """The number of the last event decoded (``None``: none yet; a resume starts at the
+    beginning)."""
+    complete: bool = False
+    """Whether the provider's terminal event came (nothing is left to resume)."""
+
+
+@runtime_checkable
+class ResumableDecoder(Protocol):
+    """A decoder of a resumable stream (optional). It drops an event it already decoded (a
+    number at or below the last one's) when a resumed stream sends it again."""
+
+    def resume_point(self) -> ResumePoint | None:
+        """Where the stream stands, or ``None`` while the response id is unknown."""
+        ...
+
+
+def resume_point_of(decoder: Any) -> ResumePoint | None:
+    """``decoder.resume_point()`` when it has one (wrappers forward it), else ``None``."""
+    point = getattr(decoder, "resume_point", None)
+    return point() if point is not None else None
+
+
+@runtime_checkable
+class Resumable(Protocol):
+    """A provider whose server keeps streamed responses and streams them again (optional).
+
+    ``ChatRequest.background`` asks for it; ``Client.resume`` and the transport's resumption
+    use it (``llmbridge.stream.resume``). Providers without it refuse ``background=True``."""
+
+    def resume_request(self, response_id: str, *, after: int | None) -> HttpRequest:
+        """The request that streams the events of ``response_id`` after event ``after``
+        (``None``: from its first event)."""
+        ...
+
+    def cancel_request(self, response_id: str) -> HttpRequest:
+        """The request that stops ``response_id`` on the server."""
+        ...
+
+    def resume_decoder(self, *, response_id: str, after: int | None) -> Decoder:
+        """A decoder for a stream ``resume_request`` opens, from no event of its own before
+        (``Client.resume`` from another process); a ``ResumableDecoder``."""
+        ...
 
 
 def read_token_count(data: Any, key: str, *, provider: str) -> int:

@@ -10,6 +10,10 @@ Rules:
   a ``UsageError`` naming the closest known key (``difflib``: "did you mean 'base_url'?").
 * A factory that declares nothing (a third-party provider written before this existed) is not
   checked: its options pass as given.
+* Call options only some providers honour are declared in ``OPTION_PROVIDERS`` with the
+  built-in providers that have them; ``unsupported_option`` is the ``ConfigurationError``
+  raised before sending anywhere else, naming those providers. Whether a provider has one is
+  asked of the provider object (e.g. ``background``: ``base.Resumable``), never of its name.
 """
 
 from __future__ import annotations
@@ -18,13 +22,27 @@ import difflib
 from collections.abc import Iterable
 from typing import Any, TypeVar
 
-from ..errors import UsageError
+from ..errors import ConfigurationError, UsageError
 
-__all__ = ["COMMON_OPTIONS", "check_options", "declare_options", "did_you_mean", "option_names"]
+__all__ = [
+    "COMMON_OPTIONS",
+    "OPTION_PROVIDERS",
+    "check_options",
+    "declare_options",
+    "did_you_mean",
+    "option_names",
+    "unsupported_option",
+]
 
 COMMON_OPTIONS = frozenset({"api_key", "base_url", "headers", "env", "auth", "token_provider"})
 """The keys every provider takes (``ProviderConfig``'s own fields; ``auth`` is an
 ``httpx.Auth`` or, for some providers, a header-style name such as ``"x-api-key"``)."""
+
+OPTION_PROVIDERS: dict[str, tuple[str, ...]] = {
+    # the Responses API's background mode (providers/openai_responses/resume.py)
+    "background": ("openai-responses", "azure-responses", "bedrock-mantle-responses"),
+}
+"""Call options only some providers honour → the built-in providers that do."""
 
 F = TypeVar("F")
 
@@ -59,3 +77,16 @@ def check_options(provider: str, factory: Any, keys: Iterable[str]) -> None:
             f"providers={{{provider!r}: {{{key!r}: ...}}}}: {provider} takes no option "
             f"{key!r}{did_you_mean(key, known)}; it takes {', '.join(sorted(known))}"
         )
+
+
+def unsupported_option(
+    option: str, *, provider: str, model: str | None = None, label: str | None = None
+) -> ConfigurationError:
+    """The error for ``option=`` (what ``label`` names, else ``option=``) asked of a provider
+    that does not honour it, before sending."""
+    where = f"{provider}:{model}" if model else provider
+    have = ", ".join(OPTION_PROVIDERS.get(option, ())) or "none built in"
+    return ConfigurationError(
+        f"{label or option + '='} is not available on {where}; providers that have it: {have}",
+        provider=provider,
+    )

@@ -4,7 +4,8 @@ Rules: only errors whose ``retryable`` is true are retried (429, 5xx, 529/overlo
 connect failures and timeouts), and only before the first event reached the caller — the
 client enforces that part. The provider's ``Retry-After`` wins over the computed backoff; a
 ``Retry-After`` longer than ``max_retry_after`` is not waited out (the error is raised).
-Backoff is exponential with full jitter, bounded by ``max_delay``.
+Backoff is exponential with full jitter, bounded by ``max_delay``. A resumable stream
+(``resume``) resumes after a break on the same backoff, each resume one of ``max_attempts``.
 """
 
 from __future__ import annotations
@@ -37,6 +38,11 @@ class RetryPolicy:
         retry_after = getattr(error, "retry_after", None)
         if isinstance(retry_after, (int, float)):
             return float(retry_after) if retry_after <= self.max_retry_after else None
+        return self.backoff(attempt=attempt, rng=rng)
+
+    def backoff(self, *, attempt: int, rng: random.Random | None = None) -> float:
+        """The computed wait after attempt ``attempt`` (no ``Retry-After``, no limit on
+        attempts: the caller checks ``max_attempts``)."""
         base = min(self.initial_delay * self.multiplier ** (attempt - 1), self.max_delay)
         spread = base * self.jitter
         return base - spread + (rng or random).random() * spread

@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 
 from ..events import StreamEvent, StreamStart
-from ..providers.base import Capabilities, Decoder
+from ..providers.base import Capabilities, Decoder, ResumePoint, resume_point_of
 from ..request import ChatRequest, ResponseFormat
 
 __all__ = ["WarningDecoder", "format_instructions", "plan_format"]
@@ -101,6 +101,10 @@ class WarningDecoder:
     def close(self) -> list[StreamEvent]:
         out = self._inner.close()
         return self._warn(out) if self._pending else out
+
+    def resume_point(self) -> ResumePoint | None:
+        """The wrapped decoder's (a resumable stream: ``providers.base``)."""
+        return resume_point_of(self._inner)
 
     def _warn(self, out: list[StreamEvent]) -> list[StreamEvent]:
         pending, self._pending = self._pending, []

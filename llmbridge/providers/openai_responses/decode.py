@@ -104,6 +104,10 @@ class ResponsesDecoder:
             raise MalformedStreamError(
                 f"Responses stream data is not JSON: {data[:120]!r}", provider=PROVIDER_NAME
             ) from exc
+        return self._decode(obj, data)
+
+    def _decode(self, obj: Any, data: str) -> list[StreamEvent]:
+        """The events of one parsed event (``resume.BackgroundDecoder`` parses first)."""
         try:  # the hot paths, text and argument deltas, read directly; odd shapes fall through
             kind = obj["type"]
             if kind == "response.output_text.delta":

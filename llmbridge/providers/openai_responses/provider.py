@@ -6,7 +6,9 @@ Rules: the key (``OPENAI_API_KEY`` or ``api_key``) and base URL (default
 ``https://api.openai.com/v1``, ``base_url`` to change it) are resolved once, at construction;
 the key is held as a ``Secret`` and revealed only into the ``Authorization`` header. Options
 ``organization`` and ``project`` become the ``OpenAI-Organization`` / ``OpenAI-Project``
-headers; configured ``headers`` are added last.
+headers; configured ``headers`` are added last. Background mode (``ChatRequest.background``)
+makes it ``Resumable`` (``resume.py``): its streams resume after a break, ``Client.resume``
+continues one from elsewhere, and ``cancel_on_close`` stops one; every Responses preset has it.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from .errors import map_http_error
 from .hosted import HOSTED_TOOLS
 from .messages import PROVIDER_NAME
 from .request import build_body, count_tokens_body, request_warnings
+from .resume import BackgroundDecoder, cancel_request, resume_request
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -129,7 +132,24 @@ class OpenAIResponsesProvider:
         )
 
     def new_decoder(self, request: ChatRequest) -> ResponsesDecoder:
+        if request.background:
+            return BackgroundDecoder(warnings=request_warnings(request))
         return ResponsesDecoder(warnings=request_warnings(request))
+
+    def resume_request(self, response_id: str, *, after: int | None) -> HttpRequest:
+        headers = self._auth_headers({})  # the transport asks for text/event-stream
+        return resume_request(
+            base_url=self.base_url, headers=headers, response_id=response_id, after=after
+        )
+
+    def cancel_request(self, response_id: str) -> HttpRequest:
+        headers = self._auth_headers(
+            {"Content-Type": "application/json", "Accept": "application/json"}
+        )
+        return cancel_request(base_url=self.base_url, headers=headers, response_id=response_id)
+
+    def resume_decoder(self, *, response_id: str, after: int | None) -> BackgroundDecoder:
+        return BackgroundDecoder(response_id=response_id, after=after)
 
     def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
         return map_http_error(provider=self.name, status=status, headers=headers, body=body)

@@ -5,7 +5,9 @@ Follows https://platform.openai.com/docs/api-reference/responses/create.
 Rules:
 
 * Always ``stream: true``. The library is stateless (it sends the whole history every turn),
-  so the body says ``store: false`` unless ``extra`` sets ``store``; reasoning then round-trips
+  so the body says ``store: false`` unless ``extra`` sets ``store`` or the request runs in the
+  background (``ChatRequest.background``: ``background: true`` with ``store: true``, which the
+  API requires; ``resume.py``); reasoning then round-trips
   through ``encrypted_content``, asked for with ``include: ["reasoning.encrypted_content"]``
   whenever reasoning is requested statelessly.
 * Tools use the flat function shape (``type``, ``name``, ``description``, ``parameters``,
@@ -54,7 +56,7 @@ ENCRYPTED_REASONING = "reasoning.encrypted_content"
 
 
 def _store(request: ChatRequest) -> bool:
-    return bool(request.extra.get("store", False))
+    return request.background or bool(request.extra.get("store", False))
 
 
 def request_warnings(request: ChatRequest) -> list[str]:
@@ -97,7 +99,10 @@ def build_body(request: ChatRequest) -> dict[str, Any]:
     body: dict[str, Any] = {"model": request.model, "input": items, "stream": True}
     if instructions is not None:
         body["instructions"] = instructions
-    if not store:
+    if request.background:
+        body["background"] = True
+        body["store"] = True
+    elif not store:
         body["store"] = False
     if request.tools and request.tool_mode != "prompt":
         body["tools"] = [encode_tool(t) for t in request.tools]
