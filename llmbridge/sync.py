@@ -19,11 +19,12 @@ from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 import anyio
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
-from .client import Client, ModelRef, Models
+from .client import Client, EventStream, ModelRef, Models
 from .client.call_options import (
     CallOptions,
     CountOptions,
     FormatArg,
+    HttpOptions,
     Messages,
     RunOptions,
     Tools,
@@ -147,6 +148,22 @@ class SyncClient:
             partial_tool_arguments=partial_tool_arguments,
             **options,
         )
+        yield from self._blocking(events)
+
+    def resume(
+        self,
+        model: ModelRef,
+        response_id: str,
+        *,
+        after: int | None = None,
+        **options: Unpack[HttpOptions],
+    ) -> Iterator[StreamEvent]:
+        """``Client.resume``, blocking: the rest of a background response's events."""
+        self._check_open()
+        yield from self._blocking(self._client.resume(model, response_id, after=after, **options))
+
+    def _blocking(self, events: EventStream) -> Iterator[StreamEvent]:
+        """Iterate ``events`` in the portal, closing it there however the caller leaves."""
         try:
             while True:
                 try:
