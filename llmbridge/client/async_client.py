@@ -31,6 +31,7 @@ from ..stream.bounded import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES
 from ..stream.clients import DEFAULT_LIMITS, DEFAULT_SHARDS, HttpPool, TransportName
 from ..stream.deadline import Deadline, within
 from ..stream.record import DEFAULT_MAX_EVENTS
+from ..stream.resume import ResumeTracker
 from ..structured import parse_response, response_format_of
 from ..structured.partial_stream import with_partials
 from ..telemetry import Telemetry, telemetry_from
@@ -255,9 +256,7 @@ class Client:
         _check_options(options)
         provider, model_name = self.resolve(model)  # type: ignore[arg-type]
         request = self.build_request(model_name, messages, **options)
-        return EventStream(
-            self._stream(provider, request, rescue=rescue, call=call, deadline=deadline), provider
-        )
+        return self._event_stream(provider, request, rescue=rescue, call=call, deadline=deadline)
 
     def stream_request(
         self,
@@ -273,9 +272,22 @@ class Client:
         ``stream``)."""
         self._check_open()
         deadline = self._deadline(timeout)
-        return EventStream(
-            self._stream(provider, request, rescue=rescue, call=call, deadline=deadline), provider
+        return self._event_stream(provider, request, rescue=rescue, call=call, deadline=deadline)
+
+    def _event_stream(
+        self,
+        provider: Provider,
+        request: ChatRequest,
+        *,
+        rescue: bool | None,
+        call: CallSettings | None,
+        deadline: Deadline | None,
+    ) -> EventStream:
+        tracker = ResumeTracker() if request.background else None
+        events = self._stream(
+            provider, request, rescue=rescue, call=call, deadline=deadline, tracker=tracker
         )
+        return EventStream(events, provider, resume=tracker)
 
     def _deadline(self, timeout: Any) -> Deadline | None:
         """The call's deadline: its own ``timeout=`` (seconds, ``None`` or a shared
@@ -290,8 +302,10 @@ class Client:
         rescue: bool | None,
         call: CallSettings | None = None,
         deadline: Deadline | None = None,
+        tracker: ResumeTracker | None = None,
     ) -> AsyncIterator[StreamEvent]:
         return open_events(
+            tracker=tracker,
             http=self._http,
             provider=provider,
             request=request,
@@ -333,7 +347,9 @@ class Client:
                 "max_attempts, timeout and cancel_on_close"
             )
         provider, model_name = self.resolve(model)
+        tracker = ResumeTracker()
         events = open_resumed(
+            tracker=tracker,
             http=self._http,
             provider=provider,
             model=model_name,
@@ -349,7 +365,7 @@ class Client:
             telemetry=self.telemetry,
             cancel_on_close=call is not None and call.cancel_on_close,
         )
-        return EventStream(events, provider)
+        return EventStream(events, provider, resume=tracker)
 
     @overload
     def run(

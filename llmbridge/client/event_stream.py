@@ -6,18 +6,23 @@ fallback chain moves it on). It sits below the client and the chain, which both 
 A stream left unfinished and dropped (a ``break`` without ``async with``) is closed on its
 event loop as asyncio does it, quietly, under trio too (trio would warn "async generator ...
 garbage collected" for it). Closing it from another task while one waits for its next event
-is a ``UsageError`` (the waiting task is the one that can stop it).
+is a ``UsageError`` (the waiting task is the one that can stop it). A background stream
+(``background=True``, ``Client.resume``) tells where it stands: ``resume_point``.
 """
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable
 from types import TracebackType
+from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from ..events import StreamEvent
-from ..providers.base import Provider
+from ..providers.base import Provider, ResumePoint
 from ..stream.loop_end import close_dropped, trio_token
+
+if TYPE_CHECKING:
+    from ..stream.resume import ResumeTracker
 
 __all__ = ["EventStream"]
 
@@ -25,12 +30,26 @@ __all__ = ["EventStream"]
 class EventStream:
     """Async iterator of ``StreamEvent``; also an async context manager that closes it."""
 
-    __slots__ = ("__weakref__", "_gen", "_trio", "provider")
+    __slots__ = ("__weakref__", "_gen", "_resume", "_trio", "provider")
 
-    def __init__(self, gen: AsyncIterator[StreamEvent], provider: Provider) -> None:
+    def __init__(
+        self,
+        gen: AsyncIterator[StreamEvent],
+        provider: Provider,
+        *,
+        resume: ResumeTracker | None = None,
+    ) -> None:
         self._gen = gen
         self.provider = provider
         self._trio = trio_token()
+        self._resume = resume
+
+    @property
+    def resume_point(self) -> ResumePoint | None:
+        """Where a background stream stands: the response's id and the number of the last
+        event decoded (``after``), and whether it ended; give them to ``Client.resume`` to
+        continue it elsewhere. ``None`` for other streams, or before the response's id came."""
+        return None if self._resume is None else self._resume.point()
 
     def __aiter__(self) -> AsyncIterator[StreamEvent]:
         # Under trio the stream must outlive its generator's users (``__del__`` closes it);

@@ -22,7 +22,7 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..events import StreamEvent
@@ -35,6 +35,9 @@ from ..stream.deadline import Deadline
 from ..stream.record import DEFAULT_MAX_EVENTS
 from ..structured.prompt import WarningDecoder, plan_format
 from ..telemetry import Telemetry
+
+if TYPE_CHECKING:
+    from ..stream.resume import ResumeTracker
 
 __all__ = ["open_events", "open_resumed", "plan_request"]
 
@@ -81,8 +84,10 @@ def open_events(
     telemetry: Telemetry | None,
     headers: Mapping[str, str] | None = None,
     cancel_on_close: bool = False,
+    tracker: ResumeTracker | None = None,
 ) -> AsyncIterator[StreamEvent]:
-    """The normalized events of ``request`` sent through ``provider`` (see module rules)."""
+    """The normalized events of ``request`` sent through ``provider`` (see module rules;
+    ``tracker``: told where a background stream stands, for ``EventStream.resume_point``)."""
     if cancel_on_close and not request.background:
         raise UsageError(
             "cancel_on_close=True stops a background response (background=True, or "
@@ -104,7 +109,7 @@ def open_events(
         "observer": _observer(telemetry, provider, request, http_request),
     }
     if request.background:
-        return _resumable(headers, cancel_on_close=cancel_on_close, **bounds)
+        return _resumable(headers, cancel_on_close=cancel_on_close, tracker=tracker, **bounds)
     return stream_events(**bounds)
 
 
@@ -124,6 +129,7 @@ def open_resumed(
     telemetry: Telemetry | None,
     headers: Mapping[str, str] | None = None,
     cancel_on_close: bool = False,
+    tracker: ResumeTracker | None = None,
 ) -> AsyncIterator[StreamEvent]:
     """The events of ``response_id`` after event ``after``, a response started elsewhere."""
     if not isinstance(provider, Resumable):
@@ -143,6 +149,7 @@ def open_resumed(
         headers,
         cancel_on_close=cancel_on_close,
         resuming=point,
+        tracker=tracker,
         http=http,
         provider=provider,
         request=first,

@@ -62,12 +62,25 @@ from .sending import (
 )
 from .transport import StreamObserver, _attach, _framing, _open, _stamp, _stamp_start
 
-__all__ = ["CANCEL_TIMEOUT", "is_break", "resumable_events"]
+__all__ = ["CANCEL_TIMEOUT", "ResumeTracker", "is_break", "resumable_events"]
 
 log = logging.getLogger("llmbridge")
 
 CANCEL_TIMEOUT = 10.0
 """Seconds the cancel request of ``cancel_on_close`` may take (then it is given up, logged)."""
+
+
+class ResumeTracker:
+    """Where a resumable stream stands, for its ``EventStream.resume_point``: it holds the
+    stream's decoder (set once per decoder, never per event) and asks it when asked."""
+
+    __slots__ = ("decoder",)
+
+    def __init__(self) -> None:
+        self.decoder: Decoder | None = None
+
+    def point(self) -> ResumePoint | None:
+        return resume_point_of(self.decoder) if self.decoder is not None else None
 
 
 def is_break(error: LLMBridgeError, deadline: Deadline | None) -> bool:
@@ -106,13 +119,14 @@ async def resumable_events(
     max_events: int = DEFAULT_MAX_EVENTS,
     sleep: Sleep = anyio.sleep,
     observer: StreamObserver | None = None,
+    tracker: ResumeTracker | None = None,
 ) -> AsyncIterator[StreamEvent]:
     """Yield the events of one resumable response (see the module rules).
 
     ``request`` is sent first (the background request, or ``Client.resume``'s own resume
     request, then ``resuming`` says where it starts); ``resume(point)`` builds the request that
     continues after a break; ``cancel(response_id)``, when given, the one ``cancel_on_close``
-    sends."""
+    sends; ``tracker`` is told each decoder made."""
     name = provider.name
     attempt = 0
     record = Record(provider=name, max_events=max_events)
@@ -143,6 +157,8 @@ async def resumable_events(
                 if decoder is None:  # the first answer (or one before any event)
                     decoder = new_decoder()
                     stamp = _stamp(provider, response.headers)
+                    if tracker is not None:
+                        tracker.decoder = decoder
                 reading = True
                 body = reader(
                     response,

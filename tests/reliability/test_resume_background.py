@@ -319,3 +319,26 @@ async def test_resume_of_an_unknown_response_names_the_resume() -> None:
                 pass
     assert f"while resuming response {RESPONSE_ID} after event 3" in str(info.value)
     assert len(bg.seen) == 1
+
+
+async def test_after_a_failed_resume_the_stream_says_where_to_continue() -> None:
+    bg = server(("drop", 9), refuse=503)
+    async with running(bg, attempts=2) as client:
+        stream = client.stream(MODEL, PROMPT, background=True)
+        assert stream.resume_point is None  # nothing read yet
+        with pytest.raises(lb.ServerError) as info:
+            async with stream:
+                async for _ in stream:
+                    pass
+        point = stream.resume_point
+        assert point == lb.providers.base.ResumePoint(RESPONSE_ID, 8, complete=False)
+        bg.refuse = None  # later, or in another process: the rest
+        rest = [e async for e in client.resume(MODEL, point.response_id, after=point.after)]
+        done = client.resume(MODEL, point.response_id, after=point.after)
+        async for _ in done:
+            pass
+        assert done.resume_point is not None and done.resume_point.complete
+        assert client.stream(MODEL, PROMPT).resume_point is None  # not a background stream
+    assert info.value.partial is not None
+    text = "".join(e.text for e in rest if isinstance(e, lb.TextDelta))
+    assert info.value.partial.text + text == TEXT
