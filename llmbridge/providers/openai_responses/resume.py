@@ -17,8 +17,8 @@ Rules:
   ``response.created`` or ``response.queued``: a resumed stream may start with either, or
   anywhere) and drops an event whose number is not above the last one's (a server that sends
   it again), so the app sees each event once however many times the stream is resumed. An
-  event without a number passes (an older server); while no number has been seen the stream
-  cannot be resumed (``resume_point`` gives ``after=None`` only to ``Client.resume``).
+  event without a number passes (an older server); a stream whose events came without numbers
+  cannot be resumed (``resume_point`` is ``None``: a resume from the start would repeat them).
 * It parses each event once and hands it to ``ResponsesDecoder``: the ordinary (non-background)
   decoder pays nothing for this.
 """
@@ -73,8 +73,8 @@ class BackgroundDecoder(ResponsesDecoder):
         """The number of the last event decoded (``None``: none yet)."""
 
     def resume_point(self) -> ResumePoint | None:
-        if self.response_id is None:
-            return None
+        if self.response_id is None or (self.after is None and self._started):
+            return None  # events came without numbers: resuming would repeat them
         return ResumePoint(
             self.response_id, self.after, complete=self._done and self._error is None
         )

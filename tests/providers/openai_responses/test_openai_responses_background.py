@@ -286,9 +286,12 @@ def test_a_body_that_ends_early_is_truncated_and_its_point_incomplete() -> None:
     assert decoder.resume_point() == ResumePoint("r9", 1)
     with pytest.raises(lb.StreamTruncatedError):
         decoder.close()
-    old = BackgroundDecoder()  # an older server: no numbers
-    old.feed("", '{"type":"response.created","response":{"id":"r9"}}')
-    assert old.resume_point() == ResumePoint("r9", None)
+    assert provider().resume_decoder(response_id="r9", after=None).resume_point() == ResumePoint(
+        "r9", None
+    )  # Client.resume from the start, before its first event
+    old = BackgroundDecoder()  # an older server: no numbers, so no resuming (it would repeat)
+    assert old.feed("", '{"type":"response.created","response":{"id":"r9"}}')
+    assert old.resume_point() is None
 
 
 # -- through the client, on an httpx MockTransport ---------------------------------------------
@@ -376,3 +379,46 @@ async def test_a_background_recording_replays(tmp_path: Path) -> None:
         events = [e async for e in client.stream(MODEL, PROMPT, background=True)]
     assert events == fixture.events
     assert "".join(e.text for e in events if isinstance(e, lb.TextDelta)) == TEXT
+
+
+@pytest.mark.anyio
+async def test_a_stream_without_event_numbers_is_not_resumed() -> None:
+    events = [
+        {"type": "response.created", "response": {"id": "resp_old"}},
+        {"type": "response.output_text.delta", "delta": "half"},
+    ]
+    sent: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        sent.append(request)
+        body = b"".join(b"data: " + orjson.dumps(e) + b"\n\n" for e in events)
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
+        client = lb.Client(http_client=http, providers={"openai-responses": {"api_key": "k"}})
+        with pytest.raises(lb.StreamTruncatedError) as info:
+            await client.complete(MODEL, PROMPT, background=True)
+    assert len(sent) == 1 and info.value.partial is not None
+    assert info.value.partial.text == "half"
+
+
+@corpus_present
+@pytest.mark.anyio
+async def test_run_resumes_each_turn_in_the_background() -> None:
+    server = Background(cut=6)
+    http = httpx.AsyncClient(transport=httpx.MockTransport(server))
+    client = lb.Client(
+        http_client=http,
+        providers={"openai-responses": {"api_key": "sk-test"}},
+        retry=lb.RetryPolicy(initial_delay=0),
+    )
+
+    def add(a: int, b: int) -> int:
+        """Add two numbers."""
+        return a + b
+
+    loop = client.run(MODEL, PROMPT, tools=[add], background=True)
+    events = [e async for e in loop]
+    assert "".join(e.text for e in events if isinstance(e, lb.TextDelta)) == TEXT
+    assert [r.method for r in server.requests] == ["POST", "GET"]
+    assert orjson.loads(server.requests[0].content)["background"] is True
