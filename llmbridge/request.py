@@ -436,10 +436,11 @@ class ChatRequest(_Model):
     reasoning: ReasoningConfig | None = None
     tools_cache_point: CachePoint | None = None
     """Cache the tool definitions too (a ``CachePoint`` given in ``tools=``)."""
-    background: bool = False
-    """Run the response in the background on the server, which keeps it (OpenAI Responses
-    background mode): a stream that breaks is resumed (docs/long-running.md). Providers
-    without it refuse it before sending (``ConfigurationError``)."""
+    background: bool | None = None
+    """``True``: run the response in the background on the server, which keeps it (OpenAI
+    Responses background mode): a stream that breaks is resumed (docs/long-running.md).
+    Providers without it refuse it before sending (``ConfigurationError``). ``None`` (left
+    out of recorded fixtures) and ``False``: an ordinary response."""
     extra: dict[str, Any] = Field(default_factory=dict)
     """Provider-specific body parameters, merged into the request body as given."""
 

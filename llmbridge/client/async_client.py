@@ -189,7 +189,7 @@ class Client:
             "format_mode": format_mode,
             "reasoning": reasoning,
             "parallel_tool_calls": parallel_tool_calls,
-            "background": background,
+            "background": background or None,  # None: kept out of recorded fixtures
             "extra": dict(extra or {}),
         }
         try:

@@ -221,8 +221,9 @@ async def resumable_events(
                     if deadline.passed():
                         delay = None
                     elif anyio.current_time() + delay >= deadline.start():
+                        what = "a retry" if point is None else "a resume"
                         late = deadline.error(
-                            provider=name, during=f"no time left to resume after {exc!r}"
+                            provider=name, during=f"no time left for {what} after {exc!r}"
                         )
                         raise _attach(late, name, record) from exc
                 if delay is None:

@@ -56,7 +56,7 @@ ENCRYPTED_REASONING = "reasoning.encrypted_content"
 
 
 def _store(request: ChatRequest) -> bool:
-    return request.background or bool(request.extra.get("store", False))
+    return bool(request.background) or bool(request.extra.get("store", False))
 
 
 def request_warnings(request: ChatRequest) -> list[str]:
