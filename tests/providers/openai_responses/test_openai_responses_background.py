@@ -422,3 +422,32 @@ async def test_run_resumes_each_turn_in_the_background() -> None:
     assert "".join(e.text for e in events if isinstance(e, lb.TextDelta)) == TEXT
     assert [r.method for r in server.requests] == ["POST", "GET"]
     assert orjson.loads(server.requests[0].content)["background"] is True
+
+
+@corpus_present
+@pytest.mark.anyio
+async def test_a_resumed_stream_is_one_chat_span_with_the_whole_usage() -> None:
+    sdk_trace = pytest.importorskip("opentelemetry.sdk.trace")
+    from opentelemetry.sdk.trace.export import SimpleSpanProcessor
+    from opentelemetry.sdk.trace.export.in_memory_span_exporter import InMemorySpanExporter
+
+    spans = InMemorySpanExporter()
+    tracer_provider = sdk_trace.TracerProvider()
+    tracer_provider.add_span_processor(SimpleSpanProcessor(spans))
+    server = Background(cut=8)
+    client = lb.Client(
+        http_client=httpx.AsyncClient(transport=httpx.MockTransport(server)),
+        providers={"openai-responses": {"api_key": "sk-test"}},
+        retry=lb.RetryPolicy(initial_delay=0),
+        telemetry=lb.Telemetry(tracer_provider=tracer_provider),
+    )
+    async with client:
+        response = await client.complete(MODEL, PROMPT, background=True)
+        async for _ in client.resume(MODEL, "resp_y", after=10):
+            pass
+    assert response.text == TEXT and len(server.requests) == 3
+    first, second = spans.get_finished_spans()
+    attrs = dict(first.attributes or {})
+    assert attrs["gen_ai.usage.output_tokens"] == 9
+    assert attrs["gen_ai.response.finish_reasons"] == ("completed",)
+    assert dict(second.attributes or {})["gen_ai.response.id"] == "resp_y"
