@@ -18,6 +18,7 @@ import httpx
 from pydantic import ValidationError
 
 from ..call_settings import CALL_OPTIONS, CallSettings, pop_call_settings
+from ..compaction import Compaction
 from ..errors import UsageError
 from ..events import StreamEvent
 from ..hosted import is_hosted
@@ -162,6 +163,7 @@ class Client:
         format_mode: FormatMode = "auto",
         reasoning: ReasoningConfig | None = None,
         parallel_tool_calls: bool | None = None,
+        compaction: Compaction | bool | None = None,
         extra: Mapping[str, Any] | None = None,
     ) -> ChatRequest:
         fields = {
@@ -186,6 +188,7 @@ class Client:
             "format_mode": format_mode,
             "reasoning": reasoning,
             "parallel_tool_calls": parallel_tool_calls,
+            "compaction": Compaction.of(compaction),
             "extra": dict(extra or {}),
         }
         try:

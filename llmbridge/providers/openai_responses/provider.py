@@ -85,6 +85,7 @@ class OpenAIResponsesProvider:
             native_tools=True,
             reasoning=model.removeprefix("openai.").startswith(_REASONING_PREFIXES),
             hosted_tools=self._hosted,
+            compaction=True,  # context_management (the API answers for a model without it)
         )
 
     def _auth_headers(self, headers: dict[str, str]) -> dict[str, str]:
