@@ -94,7 +94,7 @@ class TextPhase:
     streams that carry phases, once per message before its text; ``None``: no phase."""
 
     type: ClassVar[Literal["text_phase"]] = "text_phase"
-    phase: str | None
+    phase: str | None = None
 
 
 @dataclass(slots=True)
