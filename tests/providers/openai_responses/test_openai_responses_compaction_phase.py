@@ -296,3 +296,24 @@ def test_text_phase_event_round_trips_through_its_dict() -> None:
     assert event_to_dict(TextPhase("commentary")) == {"type": "text_phase", "phase": "commentary"}
     assert event_from_dict(event_to_dict(TextPhase("final_answer"))) == TextPhase("final_answer")
     assert event_from_dict({"type": "text_phase"}) == TextPhase(None)
+
+
+def test_the_compaction_option_says_which_responses_hosts_compact() -> None:
+    from llmbridge.client.pipeline import plan_request
+    from llmbridge.errors import ConfigurationError
+    from llmbridge.providers import ProviderConfig, create_provider
+
+    def provider(name: str, **options: Any) -> Any:
+        return create_provider(name, ProviderConfig.from_mapping({"api_key": "k", **options}))
+
+    asked = ChatRequest(model="gpt-5", messages=[ChatMessage.user("hi")], compaction=Compaction())
+    plan_request(provider("openai-responses"), asked, rescue=None)
+    plan_request(provider("azure-responses", resource="r"), asked, rescue=None)
+    for host in (
+        provider("openai-responses", base_url="http://127.0.0.1:9/v1", compaction=False),
+        provider("bedrock-mantle-responses", region="us-east-1"),
+    ):
+        with pytest.raises(ConfigurationError, match="Providers that compact: openai-responses"):
+            plan_request(host, asked, rescue=None)
+    plan_request(provider("bedrock-mantle-responses", region="us-east-1", compaction=True), asked,
+                 rescue=None)  # fmt: skip
