@@ -317,3 +317,18 @@ def test_the_compaction_option_says_which_responses_hosts_compact() -> None:
             plan_request(host, asked, rescue=None)
     plan_request(provider("bedrock-mantle-responses", region="us-east-1", compaction=True), asked,
                  rescue=None)  # fmt: skip
+
+
+def test_a_phased_recording_is_split_invariant_and_a_partial_keeps_the_phase() -> None:
+    from llmbridge.response import Accumulator
+
+    raw = corpus.body(_entry("B_openai/openai-phase.1.sse"))
+    events, error = assert_split_invariant(ResponsesDecoder, raw, max_splits=200)
+    assert error is None
+    assert [e.phase for e in events if isinstance(e, TextPhase)] == ["commentary", "final_answer"]
+    acc = Accumulator()
+    for event in events:
+        acc.add(event)
+        if isinstance(event, TextDelta):  # mid-stream, the open text run has its phase
+            part = acc.response().message.content[-1]
+            assert isinstance(part, TextPart) and part.phase is not None
