@@ -302,9 +302,10 @@ class ResponsesDecoder:
         self._calls.done(obj, None, out)
 
     def _on_item_done(self, obj: dict[str, Any], out: _Out) -> None:
-        if self._held is not None:
-            self._release(None, out)
         item = obj.get("item")
+        held = self._held
+        if held is not None and not (isinstance(item, dict) and item.get("id") == held.get("id")):
+            self._release(None, out)  # another item: the held one goes out first (stream order)
         if not isinstance(item, dict):
             return
         kind = item.get("type")
@@ -338,7 +339,8 @@ class ResponsesDecoder:
                     out.append(found)
 
     def _compaction_done(self, obj: dict[str, Any], item: dict[str, Any], out: _Out) -> None:
-        self._held = item  # its final form may come with response.completed (_release)
+        self._held = item  # its final form may come with response.completed (_release); a
+        # repeated done event of the held item replaces it (one ProviderItem per item)
 
     def _release(self, response: Any, out: _Out) -> None:
         """The held compaction item as a ``ProviderItem``, in its final form (``final_item``:

@@ -332,3 +332,19 @@ def test_a_phased_recording_is_split_invariant_and_a_partial_keeps_the_phase() -
         if isinstance(event, TextDelta):  # mid-stream, the open text run has its phase
             part = acc.response().message.content[-1]
             assert isinstance(part, TextPart) and part.phase is not None
+
+
+def test_a_repeated_done_event_of_the_held_compaction_gives_one_item() -> None:
+    body = _sse(
+        _CREATED,
+        _item("done", 0, _cmp("D1")),
+        _item("done", 0, _cmp("D2")),
+        _completed(_cmp("C")),
+    )
+    events, error = decode_collect(ResponsesDecoder(), [body])
+    assert error is None
+    assert [e.data for e in events if isinstance(e, ProviderItem)] == [_cmp("C")]
+    body = _sse(_CREATED, _item("done", 0, _cmp("D1")), _item("done", 0, _cmp("D2")),
+                _completed())  # fmt: skip
+    events, _ = decode_collect(ResponsesDecoder(), [body])
+    assert [e.data for e in events if isinstance(e, ProviderItem)] == [_cmp("D2")]
