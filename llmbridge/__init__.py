@@ -19,6 +19,7 @@ from .events import (
     StreamEvent,
     StreamStart,
     TextDelta,
+    TextPhase,
     ToolCallChunk,
     ToolCallEnd,
     ToolCallStart,
@@ -27,6 +28,7 @@ from .events import (
 
 if _TYPE_CHECKING:
     from .client import Client, EventStream
+    from .compaction import Compaction
     from .hosted import (
         CodeExecution,
         FileSearch,
@@ -79,6 +81,7 @@ if _TYPE_CHECKING:
 
 _LAZY = {
     ".client": ("Client", "EventStream"),
+    ".compaction": ("Compaction",),
     ".hosted": (
         "CodeExecution",
         "FileSearch",
@@ -146,6 +149,7 @@ __all__ = [
     "Citation",
     "CodeExecution",
     "CodeOutput",
+    "Compaction",
     "FileSearch",
     "GeneratedImage",
     "HostedMCP",
@@ -189,6 +193,7 @@ __all__ = [
     "Telemetry",
     "TextDelta",
     "TextPart",
+    "TextPhase",
     "ToolCallChunk",
     "ToolCallEnd",
     "ToolCallPart",

@@ -51,6 +51,7 @@ __all__ = [
     "StreamEvent",
     "StreamStart",
     "TextDelta",
+    "TextPhase",
     "ToolCallChunk",
     "ToolCallEnd",
     "ToolCallStart",
@@ -83,6 +84,17 @@ class TextDelta:
 
     type: ClassVar[Literal["text_delta"]] = "text_delta"
     text: str
+
+
+@dataclass(slots=True)
+class TextPhase:
+    """The text that follows (up to the next ``TextPhase``) is one message of this phase:
+    ``"commentary"`` (what the model says while it works, e.g. before a tool call) or
+    ``"final_answer"`` (Responses ``message.phase``, codex and agentic models). Sent only by
+    streams that carry phases, once per message before its text; ``None``: no phase."""
+
+    type: ClassVar[Literal["text_phase"]] = "text_phase"
+    phase: str | None = None
 
 
 @dataclass(slots=True)
@@ -194,6 +206,7 @@ class Finish:
 StreamEvent: TypeAlias = (
     StreamStart
     | TextDelta
+    | TextPhase
     | ReasoningDelta
     | ToolCallStart
     | ToolCallChunk
@@ -213,6 +226,7 @@ _BY_TYPE: dict[str, type[StreamEvent]] = {
     for cls in (
         StreamStart,
         TextDelta,
+        TextPhase,
         ReasoningDelta,
         ToolCallStart,
         ToolCallChunk,

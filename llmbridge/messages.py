@@ -58,7 +58,16 @@ class TextPart(_Model):
     type: Literal["text"] = "text"
     text: str
     provider_data: dict[str, Any] | None = None
-    """E.g. Anthropic ``cache_control`` or citations; keyed by what the provider sends."""
+    """E.g. Anthropic ``cache_control`` or citations, a Responses message ``phase``; keyed by
+    what the provider sends."""
+
+    @property
+    def phase(self) -> str | None:
+        """``"commentary"`` or ``"final_answer"`` where the model said which this text is
+        (Responses ``message.phase``, kept in ``provider_data["phase"]``); else ``None``."""
+        data = self.provider_data
+        phase = data.get("phase") if data else None
+        return phase if isinstance(phase, str) else None
 
 
 class _MediaPart(_Model):
@@ -189,6 +198,13 @@ class RawPart(_Model):
     provider: str
     data: dict[str, Any]
 
+    @property
+    def is_compaction(self) -> bool:
+        """A compacted context (a Responses ``compaction`` item or an Anthropic
+        ``compaction`` block, both ``{"type": "compaction", ...}``): only ``provider`` can
+        read it, and it stands in for the conversation before it."""
+        return self.data.get("type") == "compaction"
+
 
 class ApprovalResponse(_Model):
     """The app's answer to an ``ApprovalRequest`` (a remote MCP tool call the provider holds),
@@ -288,6 +304,20 @@ class ChatMessage(_Model):
         return "".join(p.text for p in self.content if isinstance(p, TextPart))
 
     @property
+    def final_text(self) -> str:
+        """The final answer's text: the text parts of phase ``final_answer`` when the model
+        marks phases (commentary left out; ``""`` if it has not answered yet), else ``text``."""
+        texts = [p for p in self.content if isinstance(p, TextPart)]
+        if not any(p.phase is not None for p in texts):
+            return "".join(p.text for p in texts)
+        return "".join(p.text for p in texts if p.phase == "final_answer")
+
+    @property
+    def compactions(self) -> list[RawPart]:
+        """The compacted contexts this turn holds (``RawPart.is_compaction``), in order."""
+        return [p for p in self.content if isinstance(p, RawPart) and p.is_compaction]
+
+    @property
     def reasoning(self) -> str:
         return "".join(p.text for p in self.content if isinstance(p, ReasoningPart))
 
@@ -349,6 +379,16 @@ class ChatResponse(BaseModel, Generic[ParsedT]):
     @property
     def text(self) -> str:
         return self.message.text
+
+    @property
+    def final_text(self) -> str:
+        """The final answer without the model's commentary (``ChatMessage.final_text``)."""
+        return self.message.final_text
+
+    @property
+    def compactions(self) -> list[RawPart]:
+        """Compacted contexts the provider returned (``ChatMessage.compactions``)."""
+        return self.message.compactions
 
     @property
     def cost(self) -> Decimal | None:

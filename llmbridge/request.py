@@ -1,7 +1,8 @@
 """What the app asks for: ``ToolSpec``, tool choice, response format, reasoning, ``ChatRequest``.
 
 Rules: these are plain data on the ground floor (they import only ``llmbridge.messages``,
-``llmbridge.errors`` and ``llmbridge.hosted``, the provider-run tool specs), with what a spec
+``llmbridge.errors``, ``llmbridge.hosted`` (the provider-run tool specs) and
+``llmbridge.compaction`` (the compaction spec)), with what a spec
 keeps beside it (``ToolBinding``). ``ToolSpec``'s builders, schemas and argument validation
 live in ``llmbridge.specs``: its classmethods and methods (contract) call them through
 function-local imports, so that machinery loads when a spec is built from a function, model or
@@ -49,6 +50,7 @@ from pydantic import (
     model_validator,
 )
 
+from .compaction import Compaction
 from .errors import UsageError
 from .hosted import HostedTool
 from .messages import CachePoint, ChatMessage, _Model
@@ -441,6 +443,8 @@ class ChatRequest(_Model):
     Responses background mode): a stream that breaks is resumed (docs/long-running.md).
     Providers without it refuse it before sending (``ConfigurationError``). ``None`` (left
     out of recorded fixtures) and ``False``: an ordinary response."""
+    compaction: Compaction | None = None
+    """Server-side compaction, where the provider has it (``llmbridge.compaction``)."""
     extra: dict[str, Any] = Field(default_factory=dict)
     """Provider-specific body parameters, merged into the request body as given."""
 

@@ -5,7 +5,9 @@ Rules: the accumulator is the single place that turns events into a response. It
 checks the event invariants of DESIGN.md as it folds and raises ``EventOrderError`` when a
 decoder breaks one (that is a decoder bug, never a provider quirk to hide). ``add`` matches
 every event class and ends in ``assert_never``, so a new event type is a type error here, not
-an event silently dropped. A ``ModelSwitch`` (a fallback model took over) starts the fold
+an event silently dropped. A ``TextPhase`` closes the open text run; the text after it is
+a part of its own whose ``provider_data["phase"]`` says its phase (commentary, final answer).
+A ``ModelSwitch`` (a fallback model took over) starts the fold
 afresh, and a ``StreamStart`` naming its ``provider`` says whose reasoning and items follow, so
 only the answering model's events are folded and they are tagged with its provider.
 ``compact()`` joins the open runs' pieces (the stream's record calls it every few thousand
@@ -33,6 +35,7 @@ from .events import (
     StreamEvent,
     StreamStart,
     TextDelta,
+    TextPhase,
     ToolCallChunk,
     ToolCallEnd,
     ToolCallStart,
@@ -88,6 +91,7 @@ class Accumulator:
         self._text: list[str] | None = None  # open text run
         self._text_slot = -1
         self._text_packed = 0
+        self._phase: str | None = None  # the phase of the text that follows (TextPhase)
         self._reasoning: list[str] | None = None  # open reasoning run
         self._reasoning_packed = 0
         self._reasoning_part: ReasoningPart | None = None
@@ -165,6 +169,9 @@ class Accumulator:
                     self.provider = event.provider
             case Citation() | ApprovalRequest() | CodeOutput() | GeneratedImage():
                 self._hosted.append(event)  # typed views: the raw items hold the round trip
+            case TextPhase():
+                self._close_runs()  # a new message: its text is a part of its own
+                self._phase = event.phase
             case PartialObject():
                 pass  # a view of the text already folded
             case ModelSwitch():
@@ -220,9 +227,13 @@ class Accumulator:
                 part.provider_data = {**(part.provider_data or {}), **event.provider_data}
             self._close_reasoning()  # signed or opaque data closes the block
 
+    def _text_part(self, text: str) -> TextPart:
+        phase = self._phase
+        return TextPart(text=text, provider_data={"phase": phase} if phase else None)
+
     def _close_text(self) -> None:
         if self._text is not None:
-            self._parts[self._text_slot] = TextPart(text="".join(self._text))
+            self._parts[self._text_slot] = self._text_part("".join(self._text))
             self._text = None
 
     def _close_reasoning(self) -> None:
@@ -253,7 +264,7 @@ class Accumulator:
                     )
                 )
             elif part is None:
-                parts.append(TextPart(text=text_run or ""))
+                parts.append(self._text_part(text_run or ""))
             elif isinstance(part, ReasoningPart) and part is self._reasoning_part:
                 parts.append(part.model_copy(update={"text": "".join(self._reasoning or [])}))
             else:

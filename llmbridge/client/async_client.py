@@ -18,6 +18,7 @@ import httpx
 from pydantic import ValidationError
 
 from ..call_settings import CALL_OPTIONS, CallSettings, pop_call_settings
+from ..compaction import Compaction
 from ..errors import UsageError
 from ..events import StreamEvent
 from ..hosted import is_hosted
@@ -165,6 +166,7 @@ class Client:
         reasoning: ReasoningConfig | None = None,
         parallel_tool_calls: bool | None = None,
         background: bool = False,
+        compaction: Compaction | bool | None = None,
         extra: Mapping[str, Any] | None = None,
     ) -> ChatRequest:
         fields = {
@@ -190,6 +192,7 @@ class Client:
             "reasoning": reasoning,
             "parallel_tool_calls": parallel_tool_calls,
             "background": background or None,  # None: kept out of recorded fixtures
+            "compaction": Compaction.of(compaction),
             "extra": dict(extra or {}),
         }
         try:

@@ -24,6 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TypeAlias, TypedDict
 
+from ..compaction import Compaction
 from ..messages import ChatMessage
 from ..request import FormatMode, ReasoningConfig, ResponseFormat, ToolChoice, ToolMode
 from ..stream import RetryPolicy
@@ -79,6 +80,9 @@ class RequestOptions(TypedDict, total=False):
     """Run the response in the background on the server (OpenAI Responses and its presets):
     a stream that breaks is resumed; ``Client.resume`` continues it from elsewhere
     (docs/long-running.md). Other providers: ``ConfigurationError`` before sending."""
+    compaction: Compaction | bool | None
+    """Server-side compaction (``lb.Compaction(trigger_tokens=...)``, or ``True`` for the
+    provider's defaults) where the provider has it; elsewhere a ``ConfigurationError``."""
     extra: Mapping[str, object] | None
     """Provider-specific body fields, sent as given."""
 

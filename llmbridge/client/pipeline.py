@@ -3,7 +3,8 @@
 Rules:
 
 * ``plan_request`` is the one decision per request, made before anything is sent:
-  provider-run tools are checked against what the provider runs (``llmbridge.hosted``); the
+  provider-run tools are checked against what the provider runs (``llmbridge.hosted``), and
+  ``compaction=`` against whether it compacts (``llmbridge.compaction``); the
   response format is asked natively or in the prompt (``llmbridge.structured.prompt``); the
   tools are sent natively, rescued or written into the prompt (``llmbridge.fallback``, loaded
   only when there are tools). It gives the wire request and a decoder factory (a fresh
@@ -55,6 +56,10 @@ def plan_request(
         check_runs_on(
             request.hosted_tools, provider=provider.name, model=request.model, kinds=kinds
         )
+    if request.compaction is not None and not provider.capabilities(request.model).compaction:
+        from ..compaction import unsupported_compaction
+
+        raise unsupported_compaction(provider=provider.name, model=request.model)
     warning = None
     if request.response_format is not None:
         request, warning = plan_format(request, provider.capabilities(request.model))

@@ -247,6 +247,9 @@ class Capabilities:
     hosted_tools: frozenset[str] = frozenset()
     """The provider-run tool specs this model can run, by their ``type`` (``web_search``,
     ``code_execution``...: ``llmbridge.hosted``); others are refused before sending."""
+    compaction: bool = False
+    """Server-side compaction (``compaction=``, ``llmbridge.compaction``); refused before
+    sending where this is false."""
 
 
 @runtime_checkable

@@ -17,6 +17,10 @@ the next one. Pure: no IO, the same messages give the same result. Rules:
   execution, the decoders' ``ProviderItem`` events) go back only to their own provider; the
   others are left out, with one warning per request. A server-run tool's result the next model
   needs must be restated by the app as text (the guide shows how).
+* **Compactions** (``RawPart.is_compaction``: a Responses ``compaction`` item, an Anthropic
+  ``compaction`` block) are provider items too, opaque or signed, so they go back only to their
+  maker; elsewhere they are left out with one warning per request, like foreign reasoning. The
+  messages the compaction summarised stay in the app's history and are sent as they are.
 * **Tool-call ids** are rewritten when the target does not accept them (``IdRule``): the same
   id always maps to the same new id, in the call and in every result that answers it, so the
   pairs stay matched; ids the target accepts are left as they are (a provider's own history is
@@ -149,6 +153,7 @@ def adapt_history(
     id_map = _map_ids(messages, ids)
     foreign_reasoning: dict[str, int] = {}
     foreign_items: dict[str, int] = {}
+    foreign_compactions: dict[str, int] = {}
     out: list[ChatMessage] = []
     for message in messages:
         content: list[ContentPart] = []
@@ -162,7 +167,8 @@ def adapt_history(
                 continue
             if isinstance(part, RawPart) and part.provider != provider:
                 changed = True
-                foreign_items[part.provider] = foreign_items.get(part.provider, 0) + 1
+                tally = foreign_compactions if part.is_compaction else foreign_items
+                tally[part.provider] = tally.get(part.provider, 0) + 1
                 continue
             if isinstance(part, ToolCallPart) and part.id in id_map:
                 part = part.model_copy(update={"id": id_map[part.id]})
@@ -181,6 +187,11 @@ def adapt_history(
         f"history: {count} {maker} provider item(s) (server-run tools and their results) were "
         f"left out: {provider} cannot read them"
         for maker, count in foreign_items.items()
+    )
+    warnings.extend(
+        f"history: {count} compaction(s) from {maker} were left out: {provider} cannot read "
+        "another provider's compacted context (the messages before it are sent as they are)"
+        for maker, count in foreign_compactions.items()
     )
     return AdaptedHistory(out, warnings, id_map)
 

@@ -19,6 +19,7 @@ FINISH_REASONS: dict[str, FinishReason] = {
     "tool_use": "tool_calls",
     "refusal": "content_filter",
     "pause_turn": "other",
+    "compaction": "other",  # paused after compacting (pause_after_compaction): send again
 }
 
 map_finish_reason = finish_reason_mapper(FINISH_REASONS)

@@ -24,6 +24,7 @@ from ...model_info import ModelInfo
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, Secret, read_token_count
 from ..option_names import declare_options
+from .compaction import compaction_betas
 from .decode import AnthropicDecoder
 from .errors import map_http_error
 from .hosted import HOSTED_TOOLS, encode_hosted
@@ -73,6 +74,7 @@ def model_capabilities(model: str, *, hosted_tools: frozenset[str] = HOSTED_TOOL
         images=True,
         json_mode="schema" if json_schema else "none",
         hosted_tools=frozenset() if model.startswith(_NO_SERVER_TOOLS) else hosted_tools,
+        compaction=not legacy,  # the API answers for a newer model without it
     )
 
 
@@ -119,18 +121,21 @@ class AnthropicProvider:
         headers["accept"] = accept
         return headers
 
+    def _betas_for(self, request: ChatRequest) -> list[str]:
+        """The request's own beta flags: its MCP connector's, compaction's."""
+        betas = encode_hosted(request.hosted_tools).betas if request.hosted_tools else []
+        return [*betas, *compaction_betas(request, provider_name=self.name)]
+
     def build_request(self, request: ChatRequest) -> HttpRequest:
         body, _ = build_body(request, provider_name=self.name, api_version=self._api_version)
-        betas = encode_hosted(request.hosted_tools).betas if request.hosted_tools else None
-        headers = self._request_headers(betas=betas)
+        headers = self._request_headers(betas=self._betas_for(request))
         return HttpRequest(
             method="POST", url=f"{self._base_url}/v1/messages", headers=headers, json=body
         )
 
     def count_tokens_request(self, request: ChatRequest) -> HttpRequest:
         body = count_tokens_body(request, provider_name=self.name, api_version=self._api_version)
-        betas = encode_hosted(request.hosted_tools).betas if request.hosted_tools else None
-        headers = self._request_headers(accept="application/json", betas=betas)
+        headers = self._request_headers(accept="application/json", betas=self._betas_for(request))
         url = f"{self._base_url}/v1/messages/count_tokens"
         return HttpRequest(method="POST", url=url, headers=headers, json=body)
 

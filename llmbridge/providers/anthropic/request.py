@@ -22,6 +22,9 @@ Rules:
 * Provider-run tool specs (``ChatRequest.hosted_tools``) follow the app's tools as server
   tools; a remote MCP server is an ``mcp_servers`` entry plus its ``mcp_toolset`` among those
   tools (``hosted.py``; the connector's beta flag is added to the headers by the provider).
+* ``compaction`` (``llmbridge.compaction``) → ``context_management.edits`` with the
+  ``compact_20260112`` edit (``compaction.py``; its beta flag is added to the headers by the
+  provider, and so it is whenever a compaction block goes back).
 * Settings that cannot be honoured become warnings (``request_warnings``), surfaced on
   ``StreamStart``; only an unbuildable request raises. ``extra`` is merged into the body last
   (``extra["tools"]``, e.g. server tools, is appended to the app's tools).
@@ -34,6 +37,7 @@ from typing import Any
 
 from ...types import ChatRequest
 from ..history import ANTHROPIC_IDS, adapt_history
+from .compaction import compaction_edit
 from .hosted import encode_hosted
 from .messages import cache_control, encode_messages, limit_cache_points
 from .models import MIN_THINKING_BUDGET, default_max_tokens, effort_budget, supports_adaptive
@@ -116,6 +120,9 @@ def build_body(
             body["tools"] = [*body.get("tools", []), *hosted.tools]
         if hosted.mcp_servers:
             body["mcp_servers"] = hosted.mcp_servers
+    if req.compaction is not None:
+        edit = compaction_edit(req.compaction, provider_name=provider_name)
+        body["context_management"] = {"edits": [edit]}
     if req.stop:
         body["stop_sequences"] = list(req.stop)
     sampling = {"temperature": req.temperature, "top_p": req.top_p, "top_k": req.top_k}
@@ -160,7 +167,7 @@ def build_body(
 
 COUNT_FIELDS = frozenset(
     {"model", "messages", "system", "tools", "tool_choice", "thinking", "output_config",
-     "mcp_servers"}
+     "mcp_servers", "context_management"}
 )  # fmt: skip
 """What ``/v1/messages/count_tokens`` takes of a Messages body (no sampling, no limits)."""
 

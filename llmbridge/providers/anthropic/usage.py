@@ -9,6 +9,9 @@ Follows the ``usage`` objects of ``message_start`` and ``message_delta``
   ``cache_creation_input_tokens``; ``cached_input_tokens`` = cache reads;
   ``cache_write_tokens`` = cache writes; ``output_tokens`` from the last report;
   ``reasoning_tokens`` = ``output_tokens_details.thinking_tokens`` when given.
+* Server-side compaction (``compaction.py``): the ``compaction`` entries of
+  ``usage.iterations`` (separate model calls the top-level counts leave out) are added to the
+  last snapshot, from the last report that lists them.
 * Separate messages in one body (a proxy concatenating streams) are separate bills: their
   final snapshots are added.
 * ``read_rate_limit`` reads the ``anthropic-ratelimit-*`` response headers.
@@ -22,6 +25,7 @@ from datetime import datetime
 from typing import Any
 
 from ...events import RateLimit, Usage
+from .compaction import compaction_usage
 
 __all__ = ["UsageSnapshot", "read_rate_limit"]
 
@@ -36,12 +40,13 @@ _FIELDS = (
 class UsageSnapshot:
     """The merged raw counts of one message."""
 
-    __slots__ = ("counts", "seen", "thinking_tokens")
+    __slots__ = ("compaction", "counts", "seen", "thinking_tokens")
 
     def __init__(self) -> None:
         self.counts = dict.fromkeys(_FIELDS, 0)
         self.thinking_tokens = 0
         self.seen = False
+        self.compaction = (0, 0, 0, 0)  # compaction iterations: in, out, cache reads, writes
 
     def merge(self, report: Any) -> None:
         if not isinstance(report, dict):
@@ -52,6 +57,9 @@ class UsageSnapshot:
             if isinstance(value, int):
                 counts[name] = value
                 self.seen = True
+        iterations = report.get("iterations")
+        if isinstance(iterations, list):  # the whole list again: replaces, never adds
+            self.compaction = compaction_usage(iterations)
         details = report.get("output_tokens_details")
         if isinstance(details, dict) and isinstance(details.get("thinking_tokens"), int):
             self.thinking_tokens = details["thinking_tokens"]
@@ -59,11 +67,12 @@ class UsageSnapshot:
     def usage(self) -> Usage:
         c = self.counts
         read, write = c["cache_read_input_tokens"], c["cache_creation_input_tokens"]
+        more_in, more_out, more_read, more_write = self.compaction
         return Usage(
-            input_tokens=c["input_tokens"] + read + write,
-            output_tokens=c["output_tokens"],
-            cached_input_tokens=read,
-            cache_write_tokens=write,
+            input_tokens=c["input_tokens"] + read + write + more_in,
+            output_tokens=c["output_tokens"] + more_out,
+            cached_input_tokens=read + more_read,
+            cache_write_tokens=write + more_write,
             reasoning_tokens=self.thinking_tokens,
         )
 

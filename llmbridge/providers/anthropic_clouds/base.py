@@ -31,6 +31,7 @@ from ...errors import APIError, ConfigurationError
 from ...events import RateLimit
 from ...model_info import ModelInfo
 from ...types import ChatRequest
+from ..anthropic.compaction import compaction_betas
 from ..anthropic.decode import AnthropicDecoder
 from ..anthropic.errors import map_http_error
 from ..anthropic.hosted import HOSTED_TOOLS, encode_hosted
@@ -150,6 +151,7 @@ class AnthropicCloudProvider:
         betas = list(self._betas)
         if request.hosted_tools:
             betas.extend(encode_hosted(request.hosted_tools).betas)
+        betas.extend(compaction_betas(request, provider_name=self.name))
         for name, value in self._headers.items():
             if name.lower() == "anthropic-beta":
                 betas.extend(b.strip() for b in value.split(",") if b.strip())

@@ -25,6 +25,17 @@ Rules:
   summary part of the same item is separated by a blank line. The reasoning item's done event
   yields ``ReasoningDelta(text="", provider_data={"id", "encrypted_content"})`` for the round
   trip (with the item's text if no delta carried it).
+* Phases: a ``message`` item with a ``phase`` (``commentary`` / ``final_answer``) is announced
+  by one ``TextPhase`` before its text (at ``output_item.added``, else at its done event); after
+  phased messages, one without gets ``TextPhase(None)``. Streams without phases get none, and
+  the text fast path never looks at phases.
+* Compaction (``compaction`` items, server-side compaction): the API re-encrypts the item's
+  ``encrypted_content`` at every event that carries it (``output_item.added``, ``.done``,
+  ``response.completed``) and the last is the one to send back. The done item is held until
+  the next output item starts or finishes (then it goes out as it is, so stream order holds)
+  or the response ends: then the form in ``response.output`` with the same id is the
+  ``ProviderItem``. A failed response or an error event releases it first, so the partial
+  response keeps it.
 * Text: ``output_text.delta`` is ``TextDelta``; an ``output_text.done`` whose text extends what
   was streamed adds the missing tail once (a message item with no text events at all gives its
   text when it is done). Refusal deltas are text too, repeated in
@@ -59,7 +70,9 @@ from ...events import (
     StreamEvent,
     StreamStart,
     TextDelta,
+    TextPhase,
 )
+from .compaction import final_item
 from .errors import stream_error
 from .finish_reasons import map_finish_reason
 from .hosted import citation, item_events
@@ -89,6 +102,9 @@ class ResponsesDecoder:
         self._text_buf: list[str] = []  # deltas of the text part being streamed
         self._reasoning: dict[Key, Any] = {}  # item key -> last (summary/content) index
         self._refusal: list[str] = []
+        self._phased = False  # a message item carried a phase (TextPhase sent)
+        self._phase_item: Any = None  # the output index / id of the message announced last
+        self._held: dict[str, Any] | None = None  # a done compaction item (final form later)
 
     # -- protocol ---------------------------------------------------------------------
     def feed(self, event: str, data: str) -> list[StreamEvent]:
@@ -179,8 +195,10 @@ class ResponsesDecoder:
         self._finish(obj, out, raw or "incomplete")
 
     def _finish(self, obj: dict[str, Any], out: _Out, incomplete: str | None) -> None:
-        self._calls.end_all(out)
         response = obj.get("response")
+        if self._held is not None:
+            self._release(response, out)
+        self._calls.end_all(out)
         usage = convert_usage(response.get("usage") if isinstance(response, dict) else None)
         if incomplete is None:
             raw = str_or_none(response.get("status")) if isinstance(response, dict) else None
@@ -197,10 +215,14 @@ class ResponsesDecoder:
 
     def _on_failed(self, obj: dict[str, Any], out: _Out) -> None:
         response = obj.get("response")
+        if self._held is not None:  # kept in the partial response
+            self._release(response, out)
         error = response.get("error") if isinstance(response, dict) else None
         raise stream_error(provider=PROVIDER_NAME, error=error, fallback="the response failed")
 
     def _on_error(self, obj: dict[str, Any], out: _Out) -> None:
+        if self._held is not None:  # kept in the partial response
+            self._release(None, out)
         raise stream_error(
             provider=PROVIDER_NAME, error=obj, fallback="error event in the response stream"
         )
@@ -251,9 +273,29 @@ class ResponsesDecoder:
 
     # -- output items -----------------------------------------------------------------
     def _on_item_added(self, obj: dict[str, Any], out: _Out) -> None:
+        if self._held is not None:
+            self._release(None, out)
         item = obj.get("item")
-        if isinstance(item, dict) and str_or_none(item.get("type")) in _CALL_ITEMS:
+        if not isinstance(item, dict):
+            return
+        kind = str_or_none(item.get("type"))
+        if kind in _CALL_ITEMS:
             self._calls.start(obj, item, out)
+        elif kind == "message":
+            self._announce_phase(obj, item, out)
+
+    def _announce_phase(self, obj: dict[str, Any], item: dict[str, Any], out: _Out) -> None:
+        """A ``TextPhase`` before a message item's text when it carries a ``phase`` (or, after
+        phased messages, ``TextPhase(None)`` for one without)."""
+        phase = str_or_none(item.get("phase"))
+        if phase is None and not self._phased:
+            return
+        key = item_key(obj)
+        if key == self._phase_item:
+            return  # a repeated output_item.added, or the done event of an announced item
+        self._phase_item = key
+        self._phased = True
+        out.append(TextPhase(phase))
 
     def _on_args_delta(self, obj: dict[str, Any], out: _Out) -> None:
         delta = obj.get("delta")
@@ -265,6 +307,9 @@ class ResponsesDecoder:
 
     def _on_item_done(self, obj: dict[str, Any], out: _Out) -> None:
         item = obj.get("item")
+        held = self._held
+        if held is not None and not (isinstance(item, dict) and item.get("id") == held.get("id")):
+            self._release(None, out)  # another item: the held one goes out first (stream order)
         if not isinstance(item, dict):
             return
         kind = item.get("type")
@@ -282,6 +327,7 @@ class ResponsesDecoder:
         if self._item_text:
             self._item_text = False
             return
+        self._announce_phase(obj, item, out)  # a message given whole, with no added event
         content = item.get("content")
         refusal = "".join(texts(content, ("refusal",), field="refusal"))
         text = "".join(texts(content, ("output_text",))) + refusal
@@ -295,6 +341,18 @@ class ResponsesDecoder:
                 found = citation(note, str(part.get("text") or ""))
                 if found is not None:
                     out.append(found)
+
+    def _compaction_done(self, obj: dict[str, Any], item: dict[str, Any], out: _Out) -> None:
+        self._held = item  # its final form may come with response.completed (_release); a
+        # repeated done event of the held item replaces it (one ProviderItem per item)
+
+    def _release(self, response: Any, out: _Out) -> None:
+        """The held compaction item as a ``ProviderItem``, in its final form (``final_item``:
+        the one in ``response.output``, at ``response.completed``)."""
+        held = self._held
+        assert held is not None
+        self._held = None
+        out.append(ProviderItem(final_item(held, response)))
 
     def _reasoning_done(self, obj: dict[str, Any], item: dict[str, Any], out: _Out) -> None:
         text = ""
@@ -345,4 +403,5 @@ _ITEM_DONE: dict[str, _ItemHandler] = {
     "custom_tool_call": ResponsesDecoder._function_call_done,
     "message": ResponsesDecoder._message_done,
     "reasoning": ResponsesDecoder._reasoning_done,
+    "compaction": ResponsesDecoder._compaction_done,
 }

@@ -10,6 +10,9 @@ Rules:
   is an assistant ``message`` whose ``content`` is the text (the SDK's
   ``EasyInputMessageParam``: its ``output_text`` form, ``ResponseOutputMessageParam``, needs the
   item ``id`` and ``status`` of a stored response, which a stateless or foreign turn lacks).
+  Text with a ``phase`` (``TextPart.phase``: ``commentary`` / ``final_answer``, from a
+  Responses message) is a message item of its own carrying that ``phase``, as OpenAI asks for
+  its phased (codex) models; a phase the API does not know is left out.
 * Tool calls are ``function_call`` items (``call_id``, ``name``, ``arguments`` as the raw string
   the model wrote, or the parsed arguments re-serialized when the call was flagged as
   malformed, so the API gets valid JSON); tool results are ``function_call_output`` items (a string, or a list of
@@ -22,8 +25,8 @@ Rules:
 * Reasoning goes back only when it came from this provider (``ReasoningPart.provider ==
   "openai-responses"``) and is usable without server state: with ``encrypted_content``, or by
   id when the caller stores responses (``store: true``). Other providers' reasoning is dropped.
-* ``RawPart(provider="openai-responses")`` (built-in tool items of an earlier response, the
-  decoder's ``ProviderItem`` events) goes back verbatim, in its place among the turn's items;
+* ``RawPart(provider="openai-responses")`` (built-in tool items of an earlier response,
+  ``compaction`` items, the decoder's ``ProviderItem`` events) goes back verbatim, in its place among the turn's items;
   raw parts of other providers are dropped.
 * Output item ids (``fc_...``) go back only when the turn's reasoning item went back too: the
   API rejects a function call id whose reasoning item is missing.
@@ -60,6 +63,8 @@ from .hosted import approval_item
 __all__ = ["PROVIDER_NAME", "encode_messages"]
 
 PROVIDER_NAME = "openai-responses"
+_PHASES = frozenset({"commentary", "final_answer"})
+"""The ``phase`` values the API takes (``EasyInputMessageParam.phase``)."""
 
 
 def _image(part: ImagePart) -> dict[str, Any]:
@@ -139,14 +144,25 @@ def _assistant_items(msg: ChatMessage, *, store: bool) -> list[dict[str, Any]]:
     items: list[dict[str, Any]] = []
     reasoning_sent = store
     text: list[str] = []
+    phase: str | None = None
 
     def flush_text() -> None:
         if text:
-            items.append({"type": "message", "role": "assistant", "content": "".join(text)})
+            item: dict[str, Any] = {
+                "type": "message",
+                "role": "assistant",
+                "content": "".join(text),
+            }
+            if phase is not None:
+                item["phase"] = phase
+            items.append(item)
             text.clear()
 
     for part in msg.content:
         if isinstance(part, TextPart):
+            if part.phase != phase:  # each phase is a message item of its own
+                flush_text()
+                phase = part.phase if part.phase in _PHASES else None
             text.append(part.text)
             continue
         flush_text()

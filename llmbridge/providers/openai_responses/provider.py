@@ -9,6 +9,10 @@ the key is held as a ``Secret`` and revealed only into the ``Authorization`` hea
 headers; configured ``headers`` are added last. Background mode (``ChatRequest.background``)
 makes it ``Resumable`` (``resume.py``): its streams resume after a break, ``Client.resume``
 continues one from elsewhere, and ``cancel_on_close`` stops one; every Responses preset has it.
+``compaction`` (bool) says whether the host
+compacts server-side (``compaction=``): default true on OpenAI and ``azure-responses``, false on
+other preset hosts; a compatible host without it (``base_url``) sets it false to be refused
+before sending.
 """
 
 from __future__ import annotations
@@ -61,9 +65,11 @@ class OpenAIResponsesProvider:
     _key_header = "Authorization"
     _hosted: frozenset[str] = HOSTED_TOOLS
     _counts_tokens = True
+    _compacts = True
 
     def __init__(self, config: ProviderConfig) -> None:
         self._key: Secret | None = config.key("OPENAI_API_KEY", provider=self.name)
+        self._compacts = bool(config.options.get("compaction", True))
         self.auth = config_auth(config)
         self.base_url = (config.base_url or DEFAULT_BASE_URL).rstrip("/")
         self._init_headers(config)
@@ -88,6 +94,7 @@ class OpenAIResponsesProvider:
             native_tools=True,
             reasoning=model.removeprefix("openai.").startswith(_REASONING_PREFIXES),
             hosted_tools=self._hosted,
+            compaction=self._compacts,  # the API answers for a model without it
         )
 
     def _auth_headers(self, headers: dict[str, str]) -> dict[str, str]:
@@ -160,7 +167,7 @@ def create(config: ProviderConfig) -> OpenAIResponsesProvider:
     return OpenAIResponsesProvider(config)
 
 
-declare_options(create, {"organization", "project", "hosted_tools"})
+declare_options(create, {"organization", "project", "hosted_tools", "compaction"})
 
 
 class ResponsesPresetProvider(OpenAIResponsesProvider):
@@ -168,7 +175,8 @@ class ResponsesPresetProvider(OpenAIResponsesProvider):
     (``azure-responses``, ``bedrock-mantle-responses``). Its base URL and key come from the row
     (``openai.endpoints``); the key is sent the row's way (Azure: ``api-key``), an ``auth`` /
     ``token_provider`` (Entra ID) replaces it. Such hosts run none of OpenAI's built-in tools
-    unless the ``hosted_tools`` option names them, and count no tokens."""
+    unless the ``hosted_tools`` option names them, compact only on Azure unless the
+    ``compaction`` option says so, and count no tokens."""
 
     _counts_tokens = False
 
@@ -188,6 +196,7 @@ class ResponsesPresetProvider(OpenAIResponsesProvider):
         self._key = config.key(*preset.key_vars, provider=name, required=preset.key_required)
         self._key_header = "api-key" if preset.auth == "api-key" else "Authorization"
         self._hosted = frozenset(str(h) for h in config.options.get("hosted_tools") or ())
+        self._compacts = bool(config.options.get("compaction", name == "azure-responses"))
         self.base_url = endpoint.base_url
         self._init_headers(config)
 
@@ -202,4 +211,4 @@ def responses_preset_factory(name: str) -> ProviderFactory:
         return ResponsesPresetProvider(name, config)
 
     factory.__name__ = f"create_{name.replace('-', '_')}"
-    return declare_options(factory, PRESET_OPTIONS)
+    return declare_options(factory, PRESET_OPTIONS | {"compaction"})

@@ -21,6 +21,8 @@ Rules:
   (``request_warnings``), which the decoder reports on ``StreamStart``.
 * the history is first made sendable (``providers/history.py``): other providers' reasoning
   and items left out with a warning, tool-call ids over 64 characters rewritten;
+* ``compaction`` (``llmbridge.compaction``) → a ``context_management`` compaction entry
+  (``compaction.py``);
 * provider-run tool specs (``ChatRequest.hosted_tools``) follow the function tools as built-in
   tools, with the ``include`` entries they need (``hosted.py``);
 * ``extra`` is merged last, as given; ``include`` lists are united, ``text`` objects merged and
@@ -34,6 +36,7 @@ from typing import Any
 from ...types import CachePoint, ChatRequest
 from ..history import RESPONSES_IDS, adapt_history
 from ..openai.tools import response_schema_warning, schema_format
+from .compaction import compaction_entry, compaction_warnings
 from .hosted import encode_hosted, hosted_warnings
 from .messages import PROVIDER_NAME, encode_messages
 from .tools import encode_tool, encode_tool_choice
@@ -76,6 +79,7 @@ def request_warnings(request: ChatRequest) -> list[str]:
             "reasoning budget_tokens is not supported by the Responses API (use effort); dropped"
         )
     warnings.extend(hosted_warnings(request.hosted_tools))
+    warnings.extend(compaction_warnings(request.compaction))
     if request.tools_cache_point is not None:
         warnings.append(
             "a CachePoint among the tools: the Responses API has no breakpoint for tool "
@@ -129,6 +133,8 @@ def build_body(request: ChatRequest) -> dict[str, Any]:
         body["reasoning"] = reasoning
         if not store:
             include.append(ENCRYPTED_REASONING)
+    if request.compaction is not None:
+        body["context_management"] = [compaction_entry(request.compaction)]
     if request.response_format is not None:
         fmt = request.response_format
         body["text"] = {
