@@ -261,9 +261,10 @@ class MCPConnection:
             span=current_span(),
             scrub=self._boundary.scrub,
         )
+        progress = {"progress_callback": report} if report is not None else {}
         result = await self._request(
             f"tools/call {name!r}",
-            lambda: self.session.call_tool(name, dict(arguments), progress_callback=report),
+            lambda: self.session.call_tool(name, dict(arguments), **progress),
             timeout,
         )
         parts = content_parts(field_of(result, "content") or [])

@@ -80,7 +80,7 @@ def root_entries(roots: Iterable[RootLike]) -> list[tuple[str, str | None]]:
         elif isinstance(root, tuple):
             if len(root) != 2:
                 raise UsageError(f"a root given as a tuple is (path or URI, name): {root!r}")
-            out.append((_uri(root[0]), str(root[1])))
+            out.append((_uri(root[0]), None if root[1] is None else str(root[1])))
         elif isinstance(root, (str, os.PathLike)):
             out.append((_uri(root), None))
         else:
@@ -89,20 +89,34 @@ def root_entries(roots: Iterable[RootLike]) -> list[tuple[str, str | None]]:
 
 
 class MCPRoots:
-    """A list of roots shared by the sessions it serves (see module rules)."""
+    """A list of roots shared by the sessions it serves (see module rules). One made with
+    ``parent=`` follows that one's list (and its changes) until it is ``set`` itself."""
 
-    def __init__(self, roots: Iterable[RootLike] = ()) -> None:
-        self._entries = root_entries(roots)
+    def __init__(self, roots: Iterable[RootLike] = (), *, parent: MCPRoots | None = None) -> None:
+        self._entries: list[tuple[str, str | None]] | None = (
+            None if parent is not None else root_entries(roots)
+        )
+        self._parent = parent
+        self._children: list[MCPRoots] = []
         self._sessions: list[Any] = []
-
-    @property
-    def uris(self) -> list[str]:
-        return [uri for uri, _ in self._entries]
+        if parent is not None:
+            parent._children.append(self)
 
     @property
     def entries(self) -> list[tuple[str, str | None]]:
         """``(uri, name)`` per root, in order."""
+        if self._entries is None:
+            assert self._parent is not None
+            return self._parent.entries
         return list(self._entries)
+
+    @property
+    def uris(self) -> list[str]:
+        return [uri for uri, _ in self.entries]
+
+    @property
+    def follows_parent(self) -> bool:
+        return self._entries is None
 
     def __repr__(self) -> str:
         return f"MCPRoots({self.uris!r})"
@@ -112,7 +126,7 @@ class MCPRoots:
         import mcp.types as types
 
         async def listing(context: Any) -> Any:
-            roots = [types.Root(uri=uri, name=name) for uri, name in self._entries]  # type: ignore[arg-type]
+            roots = [types.Root(uri=uri, name=name) for uri, name in self.entries]  # type: ignore[arg-type]
             return types.ListRootsResult(roots=roots)
 
         return listing
@@ -128,11 +142,18 @@ class MCPRoots:
         return forget
 
     async def set(self, roots: Iterable[RootLike]) -> None:
-        """Replace the roots and send ``notifications/roots/list_changed`` to every session."""
+        """Replace the roots and send ``notifications/roots/list_changed`` to every session
+        (also those of the ``MCPRoots`` that follow this one)."""
         self._entries = root_entries(roots)
+        await self._changed()
+
+    async def _changed(self) -> None:
         for session in list(self._sessions):
             try:
                 with quiet_deprecations():
                     await session.send_roots_list_changed()
             except Exception as exc:  # gone: it will list roots again when it comes back
                 _log.debug("roots/list_changed not delivered: %s: %s", type(exc).__name__, exc)
+        for child in self._children:
+            if child.follows_parent:
+                await child._changed()
