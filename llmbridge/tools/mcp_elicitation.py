@@ -19,9 +19,10 @@ Rules:
   **decline**, and the ``llmbridge.mcp`` logger a warning naming the fields at fault (not
   their values). Apps that want to re-ask call ``validate_content`` themselves first (the CLI
   does), and get an ``ElicitationContentError`` listing the problems.
-* No callback: the client does not announce the elicitation capability, and a server that asks
-  anyway gets the SDK's refusal at once; never a hang. A callback that raises, or returns
-  something else than the shapes above, is logged and the server gets a **cancel**.
+* No callback (``elicit=None``): every request is answered with a **decline** at once (logged at
+  INFO), never a hang; the server reads it as the user saying no and carries on. (The client
+  announces elicitation either way, so servers ask rather than fail.) A callback that raises,
+  or returns something else than the shapes above, is logged and the server gets a **cancel**.
 """
 
 from __future__ import annotations
@@ -218,13 +219,21 @@ async def checked_answer(elicit: Elicitor, request: ElicitationRequest) -> Elici
 
 
 def elicitation_callback(
-    elicit: Elicitor, *, server: str | None = None
+    elicit: Elicitor | None, *, server: str | None = None
 ) -> Callable[[Any, Any], Awaitable[Any]]:
-    """The SDK's ``elicitation_callback`` asking ``elicit`` (for ``server``)."""
+    """The SDK's ``elicitation_callback`` asking ``elicit`` (for ``server``; ``None``:
+    declining every request)."""
     import mcp.types as types
 
     async def answer(context: Any, params: Any) -> Any:
-        reply = await checked_answer(elicit, request_of(params, server))
+        request = request_of(params, server)
+        if elicit is None:
+            who = f"MCP server {server!r}" if server else "an MCP server"
+            _log.info(
+                "%s asked the user (%s mode); declined: no elicit= callback", who, request.mode
+            )
+            return types.ElicitResult(action="decline")
+        reply = await checked_answer(elicit, request)
         content = dict(reply.content) if reply.content is not None else None
         return types.ElicitResult(action=reply.action, content=content)
 

@@ -2,8 +2,10 @@
 
 Written with the SDK's ``MCPServer`` (mcp 2.x). Tools: ``book`` (form elicitation: name, age,
 email, size enum, extras multi-select, newsletter flag), ``sign_in`` (URL elicitation),
-``roots`` (lists the client's roots), ``work`` (reports progress), ``chatter`` (logs once at
-every MCP level; the ``warning`` line carries the ``MCP_SECRET`` it was given), ``sample``
+``roots`` (lists the client's roots), ``roots_changes`` (how many
+``notifications/roots/list_changed`` it got), ``work`` (reports progress), ``chatter`` (logs
+once at every MCP level from the one ``logging/setLevel`` asked for; the ``warning`` line
+carries the ``MCP_SECRET`` it was given), ``sample``
 (asks the client's model with preferences, stop sequences, temperature and a system prompt)
 and ``sample_tools`` (asks with a ``lookup`` tool the model may call, then sends its result
 back in a second request).
@@ -14,6 +16,7 @@ from __future__ import annotations
 import os
 import sys
 import warnings
+from typing import Any
 
 import anyio
 import mcp.types as types
@@ -22,6 +25,25 @@ from mcp.server.mcpserver import Context, MCPServer
 warnings.simplefilter("ignore")  # the SDK's deprecation warnings (roots, logging, sampling)
 
 server = MCPServer("interact")
+LEVELS = ["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+STATE: dict[str, Any] = {"level": "debug", "roots_changes": 0}
+
+
+async def _set_level(ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
+    STATE["level"] = params.level
+    return types.EmptyResult()
+
+
+async def _roots_changed(ctx: Any, params: Any) -> None:
+    STATE["roots_changes"] += 1
+
+
+server._lowlevel_server.add_request_handler(
+    "logging/setLevel", types.SetLevelRequestParams, _set_level
+)
+server._lowlevel_server.add_notification_handler(
+    "notifications/roots/list_changed", types.NotificationParams, _roots_changed
+)
 
 FORM = {
     "type": "object",
@@ -61,6 +83,12 @@ async def roots(ctx: Context) -> str:
 
 
 @server.tool()
+def roots_changes() -> int:
+    """How many roots/list_changed notifications arrived."""
+    return int(STATE["roots_changes"])
+
+
+@server.tool()
 async def work(steps: int, ctx: Context) -> str:
     """Do some steps, reporting progress."""
     for i in range(1, steps + 1):
@@ -73,10 +101,11 @@ async def work(steps: int, ctx: Context) -> str:
 async def chatter(ctx: Context) -> str:
     """Log a line at every level."""
     secret = os.environ.get("MCP_SECRET", "-")
-    for level in ("debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"):
+    for level in LEVELS[LEVELS.index(STATE["level"]) :]:
         data = f"{level} line" + (f" token={secret}" if level == "warning" else "")
         await ctx.session.send_log_message(level, data, logger="chat")
-    await ctx.session.send_log_message("info", {"structured": True, "n": 1}, logger="chat")
+    if LEVELS.index(STATE["level"]) <= 1:
+        await ctx.session.send_log_message("info", {"structured": True, "n": 1}, logger="chat")
     return "logged"
 
 
