@@ -132,7 +132,9 @@ class MCPServer:
     async def _on_message(self, message: Any) -> None:
         message = getattr(message, "root", message)  # mcp 1.x wraps notifications
         method = getattr(message, "method", None)
-        if method == "notifications/tools/list_changed":
+        if method == "notifications/tools/list_changed" and self.connection is not None:
+            # (while it starts, connection is None: its start lists the tools anyway, and a
+            # refresh then would take the connection for gone and start the server again)
             self._hub._tg.start_soon(self._hub._refresh_quietly, self.name)
 
     def _connect(self) -> contextlib.AbstractAsyncContextManager[MCPConnection]:

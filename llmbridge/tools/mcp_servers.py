@@ -204,7 +204,8 @@ class MCPServers:
         try:
             await self.refresh(server)
         except MCPError as exc:  # gone meanwhile: its next call restarts and relists it
-            _log.warning("MCP server %r: listing its tools again failed: %s", server, exc)
+            if not self.closed:  # (once the block has ended, there is nothing to tell)
+                _log.warning("MCP server %r: listing its tools again failed: %s", server, exc)
 
     def roots(self, server: str | None = None) -> list[str]:
         """The root URIs every server follows (or ``server``'s own, when its config has
