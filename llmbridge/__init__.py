@@ -45,8 +45,11 @@ if _TYPE_CHECKING:
     from .telemetry import Telemetry
     from .tools import (
         ApprovalDecision,
+        ElicitationAnswer,
+        ElicitationRequest,
         MCPConfigError,
         MCPError,
+        ProgressUpdate,
         ToolApprovalError,
         ToolApprovalRequest,
         ToolContext,
@@ -103,6 +106,9 @@ _LAZY = {
     ".telemetry": ("Telemetry",),
     ".tools": (
         "ApprovalDecision",
+        "ElicitationAnswer",
+        "ElicitationRequest",
+        "ProgressUpdate",
         "ToolApprovalRequest",
         "MCPConfigError",
         "MCPError",
@@ -157,6 +163,9 @@ __all__ = [
     "DocumentPart",
     "Accumulator",
     "ApprovalDecision",
+    "ElicitationAnswer",
+    "ElicitationRequest",
+    "ProgressUpdate",
     "ToolApprovalRequest",
     "Capabilities",
     "ChatMessage",

@@ -14,7 +14,8 @@ Rules:
 * ``MCPRoots`` holds one list and the sessions that read it: a server's ``roots/list`` is
   answered from it, and ``await roots.set([...])`` replaces it and sends
   ``notifications/roots/list_changed`` to every session it serves (a session that is gone is
-  skipped). A connection given no roots does not announce the capability: servers then
+  skipped). One made with ``parent=`` follows its parent's list and changes (how each server
+  of ``connect_mcp_servers`` follows the connect-time roots) until it is ``set`` itself. A connection given no roots does not announce the capability: servers then
   cannot ask.
 """
 
