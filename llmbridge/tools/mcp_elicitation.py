@@ -168,6 +168,10 @@ def request_of(params: Any, server: str | None) -> ElicitationRequest:
 def answer_of(reply: Any) -> ElicitationAnswer:
     """What a callback returned, as an ``ElicitationAnswer`` (``TypeError`` if none)."""
     if isinstance(reply, ElicitationAnswer):
+        if reply.action not in ("accept", "decline", "cancel"):
+            raise TypeError(
+                f"an ElicitationAnswer's action is accept, decline or cancel, got {reply.action!r}"
+            )
         return reply
     if reply is None or reply is False:
         return ElicitationAnswer("decline")

@@ -375,3 +375,47 @@ async def test_sampling_denied_by_the_approver_reaches_the_server_as_an_error() 
                 with pytest.raises(lb.LLMBridgeError, match="denied by the user: not now"):
                     await servers.registry.acall("sample", {"question": "?"})
     assert model.requests == []
+
+
+async def test_elicitation_and_progress_over_streamable_http(web: tuple[str, int]) -> None:
+    from llmbridge.tools.mcp import connect_http
+
+    updates: list[ProgressUpdate] = []
+
+    async def elicit(request: ElicitationRequest) -> Any:
+        return ElicitationAnswer("accept", {"name": "Bo", "age": 7, "size": "S"})
+
+    url, _ = web
+    with anyio.fail_after(30):
+        async with connect_http(url, name="web", elicit=elicit, on_progress=updates.append) as c:
+            booked = text(await c.call_tool("book", {}))
+            assert booked == "accept [('age', 7), ('name', 'Bo'), ('size', 'S')]"
+            assert text(await c.call_tool("work", {"steps": 2})) == "worked 2"
+
+            async def both() -> bool:
+                return len(updates) == 2
+
+            await _until(both)
+    assert [(u.server, u.progress) for u in updates] == [("web", 1.0), ("web", 2.0)]
+
+
+def test_from_a_sync_script(tmp_path: Path) -> None:
+    """``SyncClient.connect_mcp_servers`` takes the same options; a blocking ``elicit`` (as
+    ``input()`` would be) runs in a worker thread; ``set_roots`` blocks."""
+    import time
+
+    def elicit(request: ElicitationRequest) -> Any:
+        time.sleep(0.01)
+        return {"name": "Cy", "age": 40}
+
+    before = descendants()
+    with lb.SyncClient() as client:
+        with client.connect_mcp_servers(
+            {"mcpServers": {"local": STDIO}}, elicit=elicit, roots=[tmp_path]
+        ) as servers:
+            assert text(servers.call("book", {})) == "accept [('age', 40), ('name', 'Cy')]"
+            assert text(servers.call("roots", {})) == f"{tmp_path.as_uri()}|"
+            servers.set_roots([(tmp_path / "x", "x")])
+            assert servers.roots() == [(tmp_path / "x").as_uri()]
+            assert text(servers.call("roots", {})) == f"{(tmp_path / 'x').as_uri()}|x"
+    assert descendants() == before
