@@ -129,7 +129,10 @@ async def _session(
                 await anyio.sleep(0.05)  # let a process that just died be reaped: exit status
                 raise boundary.error("could not be started or initialised", exc) from exc
             connection.capabilities = field_of(initialized, "capabilities")
-            await interaction.start(session, connection.capabilities, stack, server=boundary.name)
+            with connection._request_scope():  # a server that exits meanwhile ends it
+                await interaction.start(
+                    session, connection.capabilities, stack, server=boundary.name, timeout=timeout
+                )
             try:
                 yield connection
             except Exception as exc:  # (cancellation: as before)

@@ -19,6 +19,8 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from typing import Any
 
+import anyio
+
 from .mcp_content import field_of
 from .mcp_elicitation import Elicitor, elicitation_callback
 from .mcp_progress import LogLevel, ProgressCallback, check_log_level, logging_callback
@@ -68,15 +70,28 @@ class Interaction:
         return options
 
     async def start(
-        self, session: Any, capabilities: Any, stack: contextlib.AsyncExitStack, *, server: Any
+        self,
+        session: Any,
+        capabilities: Any,
+        stack: contextlib.AsyncExitStack,
+        *,
+        server: Any,
+        timeout: float | None,
     ) -> None:
-        """After ``initialize``: ask for ``log_level``, and serve roots changes to ``session``
-        until ``stack`` closes. A server that refuses the level is logged, not fatal."""
+        """After ``initialize``: ask for ``log_level`` (within ``timeout``), and serve roots
+        changes to ``session`` until ``stack`` closes. A server that refuses the level, or
+        does not answer in time, is logged, not fatal."""
         if self.roots is not None:
             stack.callback(self.roots.serve(session))
-        if self.log_level is not None and field_of(capabilities, "logging") is not None:
-            try:
-                with quiet_deprecations():
-                    await session.set_logging_level(self.log_level)
-            except Exception as exc:
-                _log.warning("MCP server %r refused log level %r: %s", server, self.log_level, exc)
+        if self.log_level is None or field_of(capabilities, "logging") is None:
+            return
+        try:
+            with anyio.move_on_after(timeout) as scope, quiet_deprecations():
+                await session.set_logging_level(self.log_level)
+        except Exception as exc:
+            _log.warning("MCP server %r refused log level %r: %s", server, self.log_level, exc)
+            return
+        if scope.cancelled_caught:
+            _log.warning(
+                "MCP server %r did not answer logging/setLevel within %s s", server, timeout
+            )

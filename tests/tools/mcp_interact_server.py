@@ -4,8 +4,9 @@ Written with the SDK's ``MCPServer`` (mcp 2.x). Tools: ``book`` (form elicitatio
 email, size enum, extras multi-select, newsletter flag), ``sign_in`` (URL elicitation),
 ``roots`` (lists the client's roots), ``roots_changes`` (how many
 ``notifications/roots/list_changed`` it got), ``work`` (reports progress), ``chatter`` (logs
-once at every MCP level from the one ``logging/setLevel`` asked for; the ``warning`` line
-carries the ``MCP_SECRET`` it was given), ``sample``
+once at every MCP level from the one ``logging/setLevel`` asked for, which ``SET_LEVEL=hangs``
+or ``fails`` in its environment makes it never answer or refuse; the ``warning`` line carries
+the ``MCP_SECRET`` it was given), ``sample``
 (asks the client's model with preferences, stop sequences, temperature and a system prompt)
 and ``sample_tools`` (asks with a ``lookup`` tool the model may call, then sends its result
 back in a second request).
@@ -30,6 +31,10 @@ STATE: dict[str, Any] = {"level": "debug", "roots_changes": 0}
 
 
 async def _set_level(ctx: Any, params: types.SetLevelRequestParams) -> types.EmptyResult:
+    if os.environ.get("SET_LEVEL") == "hangs":
+        await anyio.sleep_forever()
+    if os.environ.get("SET_LEVEL") == "fails":
+        raise ValueError("no such level here")
     STATE["level"] = params.level
     return types.EmptyResult()
 

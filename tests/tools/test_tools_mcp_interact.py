@@ -419,3 +419,21 @@ def test_from_a_sync_script(tmp_path: Path) -> None:
             assert servers.roots() == [(tmp_path / "x").as_uri()]
             assert text(servers.call("roots", {})) == f"{(tmp_path / 'x').as_uri()}|x"
     assert descendants() == before
+
+
+@pytest.mark.parametrize("behaviour", ["hangs", "fails"])
+async def test_a_server_that_ignores_or_refuses_the_log_level_still_connects(
+    behaviour: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    with caplog.at_level(logging.WARNING, logger="llmbridge.mcp"), anyio.fail_after(30):
+        async with connect_stdio(
+            STDIO["command"],
+            STDIO["args"],
+            env={"SET_LEVEL": behaviour},
+            name="stubborn",
+            timeout=8,  # for initialize, and then for logging/setLevel
+            log_level="error",
+        ) as c:
+            assert text(await c.call_tool("work", {"steps": 1})) == "worked 1"
+    said = "did not answer logging/setLevel" if behaviour == "hangs" else "refused log level"
+    assert f"MCP server 'stubborn' {said}" in caplog.text
