@@ -19,6 +19,7 @@ Rules:
   **decline**, and the ``llmbridge.mcp`` logger a warning naming the fields at fault (not
   their values). Apps that want to re-ask call ``validate_content`` themselves first (the CLI
   does), and get an ``ElicitationContentError`` listing the problems.
+* The tool call that led to the request keeps its ``timeout`` while the user answers.
 * No callback (``elicit=None``): every request is answered with a **decline** at once (logged at
   INFO), never a hang; the server reads it as the user saying no and carries on. (The client
   announces elicitation either way, so servers ask rather than fail.) A callback that raises,
@@ -131,7 +132,12 @@ def validate_content(schema: Mapping[str, Any], content: Mapping[str, Any]) -> d
         raise ElicitationContentError([f"(answer): expected an object, got {type(content)}"])
     properties = dict(schema.get("properties") or {})
     problems = [f"{key}: not a field of this form" for key in content if key not in properties]
-    model = ToolSpec.from_json_schema("elicitation", "", dict(schema)).validation_model
+    try:
+        model = ToolSpec.from_json_schema("elicitation", "", dict(schema)).validation_model
+    except LLMBridgeError as exc:  # a schema nothing can satisfy: nothing is sent
+        raise ElicitationContentError(
+            [f"(form): the server's schema cannot be used: {exc}"]
+        ) from exc
     values: dict[str, Any] = {}
     try:
         instance = model.model_validate(dict(content))

@@ -301,3 +301,12 @@ def test_the_terminal_shows_a_url_and_asks_to_confirm(typed: str, action: str) -
     answer = terminal_elicitor(ask=_asker(typed), out=out)(request)
     assert answer == ElicitationAnswer(action)  # type: ignore[arg-type]
     assert "URL: https://example.com/login" in out.getvalue()
+
+
+@pytest.mark.anyio
+async def test_a_form_schema_nothing_can_satisfy_is_declined() -> None:
+    weird = {"type": "object", "properties": {"x": {"type": "no-such-type"}}}
+    with pytest.raises(ElicitationContentError, match="schema cannot be used"):
+        validate_content(weird, {"x": 1})
+    request = ElicitationRequest("form", "?", None, weird)
+    assert await checked_answer(lambda r: {"x": 1}, request) == ElicitationAnswer("decline")
