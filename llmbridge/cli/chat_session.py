@@ -121,7 +121,7 @@ class _Session:
                 from ..tools.mcp_servers import connect_mcp_servers
                 from .chat_elicit import terminal_elicitor
 
-                elicit = terminal_elicitor() if sys.stdin.isatty() else None  # else: declined
+                elicit = terminal_elicitor() if sys.stdin.isatty() else None  # else: not offered
                 servers = await stack.enter_async_context(
                     connect_mcp_servers(args.mcp, client=client, elicit=elicit)
                 )

@@ -20,10 +20,11 @@ Rules:
   their values). Apps that want to re-ask call ``validate_content`` themselves first (the CLI
   does), and get an ``ElicitationContentError`` listing the problems.
 * The tool call that led to the request keeps its ``timeout`` while the user answers.
-* No callback (``elicit=None``): every request is answered with a **decline** at once (logged at
-  INFO), never a hang; the server reads it as the user saying no and carries on. (The client
-  announces elicitation either way, so servers ask rather than fail.) A callback that raises,
-  or returns something else than the shapes above, is logged and the server gets a **cancel**.
+* No callback (``elicit=None``): the client does not offer elicitation, so servers leave out
+  what needs it (server-everything lists two tools fewer: tokens the model does not spend on
+  tools that could only be declined); a server that asks anyway is refused at once by the SDK,
+  never left hanging. A callback that raises, or returns something else than the shapes
+  above, is logged and the server gets a **cancel**.
 """
 
 from __future__ import annotations
@@ -229,21 +230,13 @@ async def checked_answer(elicit: Elicitor, request: ElicitationRequest) -> Elici
 
 
 def elicitation_callback(
-    elicit: Elicitor | None, *, server: str | None = None
+    elicit: Elicitor, *, server: str | None = None
 ) -> Callable[[Any, Any], Awaitable[Any]]:
-    """The SDK's ``elicitation_callback`` asking ``elicit`` (for ``server``; ``None``:
-    declining every request)."""
+    """The SDK's ``elicitation_callback`` asking ``elicit`` (for ``server``)."""
     import mcp.types as types
 
     async def answer(context: Any, params: Any) -> Any:
-        request = request_of(params, server)
-        if elicit is None:
-            who = f"MCP server {server!r}" if server else "an MCP server"
-            _log.info(
-                "%s asked the user (%s mode); declined: no elicit= callback", who, request.mode
-            )
-            return types.ElicitResult(action="decline")
-        reply = await checked_answer(elicit, request)
+        reply = await checked_answer(elicit, request_of(params, server))
         content = dict(reply.content) if reply.content is not None else None
         return types.ElicitResult(action=reply.action, content=content)
 

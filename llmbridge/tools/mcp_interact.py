@@ -6,9 +6,10 @@ them into the SDK's ``ClientSession`` callbacks (``session_options``) and the st
 follow ``initialize`` (``start``). The rules of each live in its module:
 ``llmbridge.tools.mcp_elicitation``, ``mcp_roots``, ``mcp_progress``.
 
-Rules: server log messages always go to the ``llmbridge.mcp`` logger (scrubbed); elicitation
-is always answered (no ``elicit=``: declined); roots only when the app gave ``roots=`` (else
-the client does not announce roots, and servers cannot ask).
+Rules: server log messages always go to the ``llmbridge.mcp`` logger (scrubbed); the other
+callbacks are installed only when the app gave the option, so the client offers only what it
+has (no ``elicit=``: no elicitation; no ``roots=``: no roots; a server asking anyway is
+refused at once).
 """
 
 from __future__ import annotations
@@ -61,10 +62,9 @@ class Interaction:
 
     def session_options(self, *, server: str | None, scrub: Callable[[str], str]) -> dict[str, Any]:
         """The ``ClientSession`` keyword arguments these options need."""
-        options: dict[str, Any] = {
-            "logging_callback": logging_callback(server=server, scrub=scrub),
-            "elicitation_callback": elicitation_callback(self.elicit, server=server),
-        }
+        options: dict[str, Any] = {"logging_callback": logging_callback(server=server, scrub=scrub)}
+        if self.elicit is not None:
+            options["elicitation_callback"] = elicitation_callback(self.elicit, server=server)
         if self.roots is not None:
             options["list_roots_callback"] = self.roots.callback()
         return options
