@@ -47,8 +47,11 @@ if _TYPE_CHECKING:
     from .telemetry import Telemetry
     from .tools import (
         ApprovalDecision,
+        ElicitationAnswer,
+        ElicitationRequest,
         MCPConfigError,
         MCPError,
+        ProgressUpdate,
         ToolApprovalError,
         ToolApprovalRequest,
         ToolContext,
@@ -106,6 +109,9 @@ _LAZY = {
     ".telemetry": ("Telemetry",),
     ".tools": (
         "ApprovalDecision",
+        "ElicitationAnswer",
+        "ElicitationRequest",
+        "ProgressUpdate",
         "ToolApprovalRequest",
         "MCPConfigError",
         "MCPError",
@@ -161,6 +167,9 @@ __all__ = [
     "DocumentPart",
     "Accumulator",
     "ApprovalDecision",
+    "ElicitationAnswer",
+    "ElicitationRequest",
+    "ProgressUpdate",
     "ToolApprovalRequest",
     "Capabilities",
     "ChatMessage",

@@ -3,7 +3,8 @@
 Rules: the provider is built once from the flags (``--base-url``, ``--api-key``; keys otherwise
 from the environment) and asked for at the start, so a missing key is said before anything
 else. Tools come from ``--tool`` and ``--mcp`` (an ``mcpServers`` file); with tools a turn is
-the tool loop. The history is kept between turns (``messages``); an interactive chat ends at
+the tool loop; a server that asks the user (MCP elicitation) is asked in the terminal
+(``llmbridge.cli.chat_elicit``). The history is kept between turns (``messages``); an interactive chat ends at
 end of input (Ctrl-D), and an error in one of its turns is reported and the chat goes on.
 ``--schema`` asks for structured output and validates the answer. Retries are noted on stderr.
 """
@@ -118,9 +119,11 @@ class _Session:
             registry = ToolRegistry(tools)
             if args.mcp is not None:
                 from ..tools.mcp_servers import connect_mcp_servers
+                from .chat_elicit import terminal_elicitor
 
+                elicit = terminal_elicitor() if sys.stdin.isatty() else None  # else: not offered
                 servers = await stack.enter_async_context(
-                    connect_mcp_servers(args.mcp, client=client)
+                    connect_mcp_servers(args.mcp, client=client, elicit=elicit)
                 )
                 registry = servers.registry
                 for fn in tools:

@@ -24,7 +24,10 @@ if TYPE_CHECKING:
     from .loop import ToolLoop, run_tool_loop
     from .mcp import MCPConnection, MCPTool, connect_http, connect_stdio
     from .mcp_config import MCPConfigError, load_mcp_config
+    from .mcp_elicitation import ElicitationAnswer, ElicitationContentError, ElicitationRequest
     from .mcp_errors import MCPConnectionLostError, MCPError, MCPTimeoutError, MCPToolError
+    from .mcp_progress import ProgressUpdate
+    from .mcp_roots import MCPRoots
     from .mcp_server import MCPServer
     from .mcp_servers import MCPPrompt, MCPServers, connect_mcp_servers
     from .registry import ToolRegistry
@@ -32,16 +35,21 @@ if TYPE_CHECKING:
 
 __all__ = [
     "ApprovalDecision",
+    "ElicitationAnswer",
+    "ElicitationContentError",
+    "ElicitationRequest",
     "MCPConfigError",
     "MCPConnection",
     "MCPConnectionLostError",
     "MCPError",
     "MCPPrompt",
+    "MCPRoots",
     "MCPServer",
     "MCPServers",
     "MCPTimeoutError",
     "MCPTool",
     "MCPToolError",
+    "ProgressUpdate",
     "Tool",
     "ToolApprovalError",
     "ToolApprovalRequest",
@@ -86,6 +94,11 @@ _LAZY = {
     "ApprovalDecision": "approval",
     "ToolApprovalRequest": "approval",
     "ToolApprovalError": "approval",
+    "ElicitationAnswer": "mcp_elicitation",
+    "ElicitationContentError": "mcp_elicitation",
+    "ElicitationRequest": "mcp_elicitation",
+    "ProgressUpdate": "mcp_progress",
+    "MCPRoots": "mcp_roots",
 }
 
 

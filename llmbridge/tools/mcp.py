@@ -23,6 +23,9 @@ Rules:
 * A stdio server's process is watched by a task waiting for it to exit (``_watch_exit``):
   when it exits, the requests in flight on it end at once (``initialize`` included), even if a
   child it left behind holds its stdout open so that the SDK never sees the end of it.
+* ``elicit=``, ``roots=``, ``on_progress=`` and ``log_level=`` (``llmbridge.tools.mcp_interact``:
+  elicitation, roots, progress and logs) become ``ClientSession`` callbacks; a server's log
+  messages always reach the ``llmbridge.mcp`` logger, scrubbed.
 * ``session_options`` reach the SDK's ``ClientSession`` (``sampling_callback``,
   ``message_handler``, ...): how ``connect_mcp_servers`` answers sampling and hears
   ``tools/list_changed``.
@@ -44,6 +47,7 @@ from ..errors import LLMBridgeError
 from ..secrets import named_secrets
 from .mcp_connection import MCPConnection, MCPTool, _import_mcp
 from .mcp_content import field_of
+from .mcp_elicitation import Elicitor
 from .mcp_errors import (
     _SPAWNED,
     MCPConnectionLostError,
@@ -54,7 +58,10 @@ from .mcp_errors import (
     _leaves,
     _watch_spawns,
 )
+from .mcp_interact import Interaction
 from .mcp_processes import ServerProcesses
+from .mcp_progress import LogLevel, ProgressCallback
+from .mcp_roots import MCPRoots, RootLike
 
 __all__ = [
     "MCPConnection",
@@ -81,8 +88,15 @@ async def _session(
     timeout: float | None,
     session_options: Mapping[str, Any] | None,
     before_stop: Callable[[], None] | None = None,
+    interaction: Interaction | None = None,
 ) -> AsyncIterator[MCPConnection]:
     mcp = _import_mcp()
+    interaction = interaction or Interaction()
+    scrub = boundary.scrub
+    options = {
+        **interaction.session_options(server=boundary.name, scrub=scrub),
+        **(session_options or {}),
+    }
     raised: Exception | None = None  # by the app, in its ``async with`` block
     try:
         async with contextlib.AsyncExitStack() as stack:
@@ -91,12 +105,11 @@ async def _session(
                 if before_stop is not None:  # runs before the transport stops the server
                     stack.callback(before_stop)
                 read, write = opened[0], opened[1]
-                session = await stack.enter_async_context(
-                    mcp.ClientSession(read, write, **dict(session_options or {}))
-                )
+                session = await stack.enter_async_context(mcp.ClientSession(read, write, **options))
                 connection = MCPConnection(
                     session, where=boundary.where, name=boundary.name, boundary=boundary
                 )
+                connection.on_progress = interaction.on_progress
                 watchers = await stack.enter_async_context(anyio.create_task_group())
                 stack.callback(watchers.cancel_scope.cancel)  # on the way out, before the SDK's
                 for process in boundary.processes:
@@ -116,6 +129,10 @@ async def _session(
                 await anyio.sleep(0.05)  # let a process that just died be reaped: exit status
                 raise boundary.error("could not be started or initialised", exc) from exc
             connection.capabilities = field_of(initialized, "capabilities")
+            with connection._request_scope():  # a server that exits meanwhile ends it
+                await interaction.start(
+                    session, connection.capabilities, stack, server=boundary.name, timeout=timeout
+                )
             try:
                 yield connection
             except Exception as exc:  # (cancellation: as before)
@@ -150,6 +167,10 @@ async def connect_stdio(
     session_options: Mapping[str, Any] | None = None,
     where: str | None = None,
     secrets: Iterable[str] = (),
+    elicit: Elicitor | None = None,
+    roots: MCPRoots | Iterable[RootLike] | None = None,
+    on_progress: ProgressCallback | None = None,
+    log_level: LogLevel | None = None,
 ) -> AsyncIterator[MCPConnection]:
     """Start an MCP server process and connect to it over stdin/stdout.
 
@@ -158,8 +179,12 @@ async def connect_stdio(
     the server's name in errors and on its tools. ``where``: how errors show the server
     (default: its command line; pass one without secrets if ``args`` hold any). ``secrets``:
     strings scrubbed from the stderr tail and error messages, besides the values of ``env``
-    entries whose names say secret."""
+    entries whose names say secret. ``elicit``, ``roots``, ``on_progress``, ``log_level``:
+    see ``llmbridge.tools.mcp_interact``."""
     mcp = _import_mcp()
+    interaction = Interaction.of(
+        elicit=elicit, roots=roots, on_progress=on_progress, log_level=log_level
+    )
     from mcp.client.stdio import stdio_client
 
     _watch_spawns()
@@ -184,7 +209,7 @@ async def connect_stdio(
             transport = stdio_client(params, errlog=log)
             remember = functools.partial(_remember, processes, boundary.processes)
             async with _session(
-                transport, boundary, timeout, session_options, before_stop=remember
+                transport, boundary, timeout, session_options, remember, interaction
             ) as connection:
                 yield connection
         finally:
@@ -213,11 +238,19 @@ async def connect_http(
     session_options: Mapping[str, Any] | None = None,
     where: str | None = None,
     secrets: Iterable[str] = (),
+    elicit: Elicitor | None = None,
+    roots: MCPRoots | Iterable[RootLike] | None = None,
+    on_progress: ProgressCallback | None = None,
+    log_level: LogLevel | None = None,
 ) -> AsyncIterator[MCPConnection]:
     """Connect to an MCP server over streamable HTTP (``timeout``: for ``initialize``;
     ``where``: how errors show the server, default its URL; ``secrets``: scrubbed from error
-    messages, besides secret-named ``headers`` values)."""
+    messages, besides secret-named ``headers`` values; the interaction options as for
+    ``connect_stdio``)."""
     _import_mcp()
+    interaction = Interaction.of(
+        elicit=elicit, roots=roots, on_progress=on_progress, log_level=log_level
+    )
     hidden = {*secrets, *named_secrets((headers or {}).items())}
     boundary = _Boundary(where or url, None, name, secrets=hidden)
     from mcp.client import streamable_http
@@ -228,10 +261,12 @@ async def connect_http(
 
         client = create_mcp_http_client(headers=dict(headers or {}))
         transport = modern(url, http_client=client)
-        async with client, _session(transport, boundary, timeout, session_options) as conn:
+        session = _session(transport, boundary, timeout, session_options, None, interaction)
+        async with client, session as conn:
             yield conn
     else:  # pragma: no cover - mcp 1.x
         legacy = getattr(streamable_http, "streamablehttp_client")  # noqa: B009
         transport = legacy(url, headers=dict(headers or {}))
-        async with _session(transport, boundary, timeout, session_options) as connection:
+        session = _session(transport, boundary, timeout, session_options, None, interaction)
+        async with session as connection:
             yield connection

@@ -9,10 +9,12 @@ Rules:
   ``streamable-http``). ``disabled: true`` leaves it out (unchecked). llmbridge's own keys:
   ``allowed_tools`` (only these tools of the server), ``approval`` (``"always"``, ``"never"`` or a
   list of tool names that need approval), ``timeout`` (seconds per request) and
-  ``startup_timeout`` (seconds to answer ``initialize``). Other keys are ignored, as the
-  apps that share these files do.
+  ``startup_timeout`` (seconds to answer ``initialize``), ``roots`` (paths or ``file://`` URIs,
+  or ``{"path"|"uri", "name"}`` objects: this server's roots, instead of
+  ``connect_mcp_servers(roots=)``) and ``log_level`` (an MCP level the server is asked to log
+  from). Other keys are ignored, as the apps that share these files do.
 * ``${VAR}`` (also VS Code's and Cursor's ``${env:VAR}``, and ``${VAR:-default}``) in
-  ``command``, ``args``, ``env``, ``cwd``, ``url`` and ``headers`` is replaced from the
+  ``command``, ``args``, ``env``, ``cwd``, ``url``, ``headers`` and ``roots`` is replaced from the
   environment; an unset variable without a default is an error. Expanded values never show:
   reprs, ``where`` and errors use the entry as written (``${VAR}``), reprs show only the names
   of ``env`` and ``headers``, and ``expanded_values`` (every value a ``${VAR}`` became) is
@@ -62,6 +64,12 @@ class _Common(BaseModel):
     timeout: float | None = Field(default=None, gt=0)
     """Seconds one request (a tool call) may take; ``None``: the connect-time default."""
     startup_timeout: float | None = Field(default=None, gt=0)
+    roots: list[str | dict[str, str]] | None = None
+    """This server's roots (``llmbridge.tools.mcp_roots``); ``None``: the connect-time ones."""
+    log_level: (
+        Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
+        | None
+    ) = None
     _written: dict[str, Any] = PrivateAttr(default_factory=dict)
     """The fields ``${VAR}`` may appear in, as written (before expansion)."""
     _expanded: frozenset[str] = PrivateAttr(default_factory=frozenset)
@@ -83,6 +91,15 @@ class _Common(BaseModel):
                 yield name, self._as_written(name)
             else:
                 yield name, value
+
+    @field_validator("roots")
+    @classmethod
+    def _roots(cls, roots: list[Any] | None) -> list[Any] | None:
+        if roots is not None:
+            from .mcp_roots import root_entries
+
+            root_entries(roots)  # a UsageError (a ValueError) names the bad root
+        return roots
 
     def approval_for(self, tool: str) -> Literal["always", "never"]:
         if isinstance(self.approval, list):
@@ -128,7 +145,7 @@ class MCPHttpServerConfig(_Common):
 MCPServerConfig: TypeAlias = MCPStdioServerConfig | MCPHttpServerConfig
 
 _VAR = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-_EXPANDED = ("command", "args", "env", "cwd", "url", "headers")
+_EXPANDED = ("command", "args", "env", "cwd", "url", "headers", "roots")
 _TYPES = {"stdio": "stdio", "http": "http", "streamable-http": "http", "streamableHttp": "http"}
 
 

@@ -46,6 +46,7 @@ from .mcp_errors import (
     _from_the_sdk,
     _sdk_error_class,
 )
+from .mcp_progress import current_span, progress_reporter
 from .results import ToolOutput
 
 __all__ = ["MCPConnection", "MCPTool"]
@@ -136,6 +137,8 @@ class MCPConnection:
         limit)."""
         self.exited = False
         """True once the server's process (stdio) has exited."""
+        self.on_progress: Any = None
+        """The app's ``on_progress=`` (``llmbridge.tools.mcp_progress``), for tool calls."""
         self._boundary = boundary or _Boundary(where, None, name)
         """The server's process(es) and stderr log (stdio), for errors."""
         self._in_flight: set[anyio.CancelScope] = set()
@@ -249,9 +252,20 @@ class MCPConnection:
     async def call_tool(
         self, name: str, arguments: Mapping[str, Any], *, timeout: float | None = None
     ) -> ToolOutput:
-        """Call a tool on the server; ``MCPToolError`` when the server flags the result."""
+        """Call a tool on the server; ``MCPToolError`` when the server flags the result.
+        Progress it reports reaches ``on_progress`` and the caller's telemetry span."""
+        report = progress_reporter(
+            self.on_progress,
+            server=self.name,
+            tool=name,
+            span=current_span(),
+            scrub=self._boundary.scrub,
+        )
+        progress = {"progress_callback": report} if report is not None else {}
         result = await self._request(
-            f"tools/call {name!r}", lambda: self.session.call_tool(name, dict(arguments)), timeout
+            f"tools/call {name!r}",
+            lambda: self.session.call_tool(name, dict(arguments), **progress),
+            timeout,
         )
         parts = content_parts(field_of(result, "content") or [])
         if field_of(result, "isError", "is_error"):

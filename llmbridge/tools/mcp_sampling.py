@@ -1,55 +1,90 @@
 """MCP sampling: a server's ``sampling/createMessage`` answered by a model the app names.
 
-Rules: only when the app passed ``sampling_model="provider:model"`` and a ``Client`` to
-``connect_mcp_servers``; otherwise the SDK's default answer (sampling not supported) stands.
-Each request asks the app's approver first (``ToolApprovalRequest(kind="sampling")`` with the
-server's messages, system prompt and ``max_tokens``) when there is one; a denial is a JSON-RPC
-error the server sees. The request becomes one ``client.complete`` call: ``systemPrompt`` →
-system message, messages → ``ChatMessage``s (text, images, audio), ``maxTokens``,
-``temperature`` and ``stopSequences`` kept. The answer is the reply's text, the model name,
-and the stop reason mapped (``stop`` → ``endTurn``, ``length`` → ``maxTokens``). A model error
-is an error result for the server, never an exception in the app.
+Rules:
+
+* Only when the app passed a ``Client`` and ``sampling_model="provider:model"`` (the default)
+  and/or ``sampling_models=[...]`` (cheapest to most capable) to ``connect_mcp_servers``;
+  otherwise the SDK's default answer (sampling not supported) stands. Which model answers is
+  ``modelPreferences`` applied to that list (``llmbridge.tools.mcp_sampling_models``: hints
+  first, then cost/speed/intelligence priorities, then the default).
+* Each request asks the app's approver first when there is one:
+  ``ToolApprovalRequest(kind="sampling", name=<the chosen model>)`` with the server's
+  ``messages``, ``system_prompt``, ``max_tokens``, ``temperature``, ``stop_sequences``,
+  ``include_context``, ``tools`` (names), ``tool_choice`` and ``model_preferences``; a denial
+  is a JSON-RPC error the server sees. The approver sees exactly what the model will get.
+* The request becomes one ``client.complete`` call: ``systemPrompt`` → system message,
+  messages → ``ChatMessage``s (text, images, audio, tool uses and results:
+  ``llmbridge.tools.mcp_sampling_messages``), ``maxTokens``, ``temperature`` and
+  ``stopSequences`` kept; the server's ``tools`` (the client announces the ``sampling.tools``
+  capability) become the call's tools and ``toolChoice`` its ``tool_choice``: the model's tool
+  calls go back to the server as ``tool_use`` blocks (the server runs them, never the app).
+* ``includeContext`` (``thisServer`` / ``allServers``: put the app's conversation with the
+  server(s) into the request) is **not honoured**: sampling happens outside the app's
+  conversations, so there is nothing to add; the client does not announce the
+  ``sampling.context`` capability, a server that asks anyway gets its own messages answered
+  (the approver sees ``include_context``). ``metadata`` is not forwarded either.
+* A model error is an error result for the server, never an exception in the app.
 """
 
 from __future__ import annotations
 
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
 
 from ..errors import LLMBridgeError
 from ..messages import ChatMessage
-from ..model_refs import first_model, is_chain
 from .approval import Approver, ToolApprovalRequest, ask_approval
-from .mcp_content import field_of, prompt_messages
+from .mcp_content import field_of
+from .mcp_sampling_messages import reply_result, sampling_messages, sampling_tools
+from .mcp_sampling_models import choose_model, model_label
 
-__all__ = ["sampling_callback"]
-
-_STOP = {"stop": "endTurn", "length": "maxTokens", "tool_calls": "toolUse"}
+__all__ = ["sampling_callback", "sampling_capabilities"]
 
 
-def _label(model: Any) -> str:
-    """How approvals and answers name ``model`` (a fallback chain: by its first model)."""
-    if is_chain(model):
-        model = first_model(model)
-    if isinstance(model, str):
-        return model
-    if isinstance(model, tuple):
-        return str(model[1])
-    return str(getattr(model, "model", None) or getattr(model, "name", None) or model)
+def sampling_capabilities() -> Any:
+    """What the client announces when it answers sampling: tools, not context."""
+    import mcp.types as types
+
+    return types.SamplingCapability(tools=types.SamplingToolsCapability())
+
+
+def _preferences(params: Any) -> dict[str, Any] | None:
+    prefs = field_of(params, "modelPreferences", "model_preferences")
+    if prefs is None:
+        return None
+    if hasattr(prefs, "model_dump"):
+        dumped: dict[str, Any] = prefs.model_dump(mode="json", by_alias=True, exclude_none=True)
+        return dumped
+    return dict(prefs)
 
 
 def sampling_callback(
-    *, server: str, client: Any, model: Any, approve: Approver | None
+    *,
+    server: str,
+    client: Any,
+    model: Any,
+    approve: Approver | None,
+    models: Sequence[Any] = (),
 ) -> Callable[[Any, Any], Awaitable[Any]]:
-    """The SDK's ``sampling_callback`` for ``server`` (``model``: any ``ModelRef``)."""
+    """The SDK's ``sampling_callback`` for ``server`` (``model``, ``models``: any
+    ``ModelRef``)."""
     import mcp.types as types
 
-    label = _label(model)
+    choices = list(models)
 
     async def answer(context: Any, params: Any) -> Any:
-        messages = prompt_messages(params)
+        chosen, _why = choose_model(
+            field_of(params, "modelPreferences", "model_preferences"),
+            models=choices,
+            default=model,
+        )
+        label = model_label(chosen)
+        messages = sampling_messages(params)
         system = field_of(params, "systemPrompt", "system_prompt")
         max_tokens = field_of(params, "maxTokens", "max_tokens")
+        temperature = field_of(params, "temperature")
+        stop = field_of(params, "stopSequences", "stop_sequences")
+        tools, choice = sampling_tools(params)
         if approve is not None:
             request = ToolApprovalRequest(
                 "sampling",
@@ -58,6 +93,12 @@ def sampling_callback(
                     "system_prompt": system,
                     "messages": [m.model_dump(mode="json") for m in messages],
                     "max_tokens": max_tokens,
+                    "temperature": temperature,
+                    "stop_sequences": list(stop) if stop else None,
+                    "include_context": field_of(params, "includeContext", "include_context"),
+                    "tools": [t.name for t in tools],
+                    "tool_choice": choice,
+                    "model_preferences": _preferences(params),
                 },
                 server=server,
             )
@@ -67,23 +108,22 @@ def sampling_callback(
                 return types.ErrorData(code=-1, message=f"sampling request denied by the user{why}")
         if system:
             messages.insert(0, ChatMessage.system(str(system)))
-        stop = field_of(params, "stopSequences", "stop_sequences")
+        options: dict[str, Any] = {"max_tokens": max_tokens}
+        if temperature is not None:
+            options["temperature"] = temperature
+        if stop:
+            options["stop"] = list(stop)
+        if tools:
+            options["tools"] = tools
+            if choice is not None:
+                options["tool_choice"] = choice
         try:
-            response = await client.complete(
-                model,
-                messages,
-                max_tokens=max_tokens,
-                temperature=field_of(params, "temperature"),
-                stop=list(stop) if stop else None,
-            )
+            response = await client.complete(chosen, messages, **options)
         except LLMBridgeError as exc:
             return types.ErrorData(code=-32603, message=f"the app's model failed: {exc}")
-        reason = _STOP.get(str(response.finish_reason), str(response.finish_reason or "endTurn"))
-        return types.CreateMessageResult(
-            role="assistant",
-            content=types.TextContent(type="text", text=response.text),
-            model=str(response.model or label),
-            stop_reason=reason,
+        with_tools = bool(field_of(params, "tools")) or field_of(
+            params, "toolChoice", "tool_choice"
         )
+        return reply_result(response, model=label, with_tools=bool(with_tools))
 
     return answer

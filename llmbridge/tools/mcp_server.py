@@ -28,7 +28,9 @@ from .mcp import MCPConnection, connect_http, connect_stdio
 from .mcp_config import MCPHttpServerConfig, MCPServerConfig
 from .mcp_content import field_of
 from .mcp_errors import MCPError, MCPTimeoutError
-from .mcp_sampling import sampling_callback
+from .mcp_interact import Interaction
+from .mcp_roots import MCPRoots
+from .mcp_sampling import sampling_callback, sampling_capabilities
 
 __all__ = ["MCPServer", "ServerHub"]
 
@@ -45,6 +47,10 @@ class ServerHub(Protocol):
     def client(self) -> Any: ...
     @property
     def sampling_model(self) -> Any: ...
+    @property
+    def sampling_models(self) -> list[Any]: ...
+    @property
+    def interaction(self) -> Interaction: ...
     @property
     def timeout(self) -> float | None: ...
     @property
@@ -75,6 +81,14 @@ class MCPServer:
         self._hub = hub
         self._stop = anyio.Event()
         self._lock = anyio.Lock()
+        shared = hub.interaction.roots
+        self.roots: MCPRoots | None = (
+            MCPRoots(config.roots)
+            if config.roots is not None
+            else (MCPRoots(parent=shared) if shared is not None else None)
+        )
+        """Its roots: the config's, else following the connect-time ones (``None``: no roots
+        capability announced)."""
         self._failed_restarts = 0
         self._restart_error: MCPError | None = None
         """Why the last restart failed (what the calls that waited for it are told)."""
@@ -94,16 +108,33 @@ class MCPServer:
     def _session_options(self) -> dict[str, Any]:
         options: dict[str, Any] = {"message_handler": self._on_message}
         hub = self._hub
-        if hub.sampling_model is not None and hub.client is not None:
+        if (hub.sampling_model is not None or hub.sampling_models) and hub.client is not None:
             options["sampling_callback"] = sampling_callback(
-                server=self.name, client=hub.client, model=hub.sampling_model, approve=hub.approve
+                server=self.name,
+                client=hub.client,
+                model=hub.sampling_model,
+                approve=hub.approve,
+                models=hub.sampling_models,
             )
+            options["sampling_capabilities"] = sampling_capabilities()
         return options
+
+    def _interaction(self) -> dict[str, Any]:
+        """``connect_*``'s interaction options for this server (its config's first)."""
+        given = self._hub.interaction
+        return {
+            "elicit": given.elicit,
+            "roots": self.roots,
+            "on_progress": given.on_progress,
+            "log_level": self.config.log_level or given.log_level,
+        }
 
     async def _on_message(self, message: Any) -> None:
         message = getattr(message, "root", message)  # mcp 1.x wraps notifications
         method = getattr(message, "method", None)
-        if method == "notifications/tools/list_changed":
+        if method == "notifications/tools/list_changed" and self.connection is not None:
+            # (while it starts, connection is None: its start lists the tools anyway, and a
+            # refresh then would take the connection for gone and start the server again)
             self._hub._tg.start_soon(self._hub._refresh_quietly, self.name)
 
     def _connect(self) -> contextlib.AbstractAsyncContextManager[MCPConnection]:
@@ -118,6 +149,7 @@ class MCPServer:
                 session_options=self._session_options(),
                 where=cfg.where,
                 secrets=cfg.expanded_values,
+                **self._interaction(),
             )
         return connect_stdio(
             cfg.command,
@@ -129,6 +161,7 @@ class MCPServer:
             session_options=self._session_options(),
             where=cfg.where,
             secrets=cfg.expanded_values,
+            **self._interaction(),
         )
 
     async def _supervise(

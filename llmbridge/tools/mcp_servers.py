@@ -19,6 +19,9 @@ Rules:
   included), what it started is stopped, the call's error says the restart failed and why,
   and the server is in ``failures`` until a later call restarts it (its tools stay registered
   meanwhile, so calling one tries again).
+* ``elicit``, ``roots``, ``on_progress`` and ``log_level`` reach every server
+  (``llmbridge.tools.mcp_interact``); a config entry's ``roots`` / ``log_level`` win for its
+  server. ``set_roots`` changes roots while servers run.
 * Leaving the ``async with`` (normally, by an exception or by cancellation) stops every server:
   stdin closed, a grace period, then the process group killed (the SDK's shutdown, shielded
   from cancellation). No process outlives the block.
@@ -37,14 +40,18 @@ from typing import Any, TypeAlias
 import anyio
 from anyio.abc import TaskGroup
 
-from ..errors import LLMBridgeError
+from ..errors import LLMBridgeError, UsageError
 from ..messages import ChatMessage
 from .approval import ApprovalRule, Approver, check_rule
 from .mcp import DEFAULT_TIMEOUT
 from .mcp_config import MCPConfigError, MCPServerConfig, load_mcp_config
 from .mcp_connection import MCPConnection, MCPTool, _import_mcp
+from .mcp_elicitation import Elicitor
 from .mcp_errors import MCPError, _leaves
+from .mcp_interact import Interaction
 from .mcp_names import assign_tool_names
+from .mcp_progress import LogLevel, ProgressCallback
+from .mcp_roots import MCPRoots, RootLike
 from .mcp_server import MCPServer
 from .registry import ToolRegistry
 
@@ -84,8 +91,15 @@ class MCPServers:
         sampling_model: Any,
         timeout: float | None,
         startup_timeout: float | None,
+        sampling_models: Iterable[Any] = (),
+        interaction: Interaction | None = None,
     ) -> None:
         self.approve = approve
+        self.sampling_models = list(sampling_models)
+        """Models sampling requests choose from (``llmbridge.tools.mcp_sampling_models``)."""
+        self.interaction = interaction or Interaction()
+        """``elicit``, ``roots``, ``on_progress``, ``log_level`` as given to
+        ``connect_mcp_servers`` (``llmbridge.tools.mcp_interact``)."""
         self.approval = dict(approval or {})
         self.client = client
         self.sampling_model = sampling_model
@@ -190,7 +204,35 @@ class MCPServers:
         try:
             await self.refresh(server)
         except MCPError as exc:  # gone meanwhile: its next call restarts and relists it
-            _log.warning("MCP server %r: listing its tools again failed: %s", server, exc)
+            if not self.closed:  # (once the block has ended, there is nothing to tell)
+                _log.warning("MCP server %r: listing its tools again failed: %s", server, exc)
+
+    def roots(self, server: str | None = None) -> list[str]:
+        """The root URIs every server follows (or ``server``'s own, when its config has
+        ``roots``); ``[]`` where no roots were given."""
+        given = self.interaction.roots if server is None else self._known(server).roots
+        return given.uris if given is not None else []
+
+    async def set_roots(self, roots: Iterable[RootLike], *, server: str | None = None) -> None:
+        """Replace the roots of every server that follows the connect-time ones (or, with
+        ``server``, that server's alone: it stops following them) and send each running one
+        ``notifications/roots/list_changed``. The roots capability is announced when a
+        connection starts: ``connect_mcp_servers(roots=...)`` (``[]`` will do) or a config's
+        ``roots`` must have been given, else ``UsageError``."""
+        target = self.interaction.roots if server is None else self._known(server).roots
+        if target is None:
+            which = "the servers" if server is None else f"MCP server {server!r}"
+            raise UsageError(
+                f"{which} were started without roots, so they were not told the client has "
+                "any: pass connect_mcp_servers(roots=[...]) ([] will do) or give the config "
+                "entry 'roots'"
+            )
+        await target.set(roots)
+
+    def _known(self, server: str) -> MCPServer:
+        if server not in self.servers:
+            raise MCPError(f"no MCP server named {server!r} here (servers: {sorted(self.servers)})")
+        return self.servers[server]
 
     async def list_prompts(self) -> list[MCPPrompt]:
         """Every prompt of every running server."""
@@ -234,6 +276,11 @@ async def connect_mcp_servers(
     timeout: float | None = None,
     startup_timeout: float | None = DEFAULT_TIMEOUT,
     environ: Mapping[str, str] | None = None,
+    sampling_models: Iterable[Any] = (),
+    elicit: Elicitor | None = None,
+    roots: MCPRoots | Iterable[RootLike] | None = None,
+    on_progress: ProgressCallback | None = None,
+    log_level: LogLevel | None = None,
 ) -> AsyncIterator[MCPServers]:
     """Start every enabled server of an ``mcpServers`` config (a dict or a JSON file path).
 
@@ -245,8 +292,17 @@ async def connect_mcp_servers(
     takes): answer servers' sampling requests with that model.
     ``timeout``: seconds per request unless a server's entry says otherwise;
     ``startup_timeout``: seconds to answer ``initialize``. ``environ``: where ``${VAR}`` is
-    looked up (default ``os.environ``)."""
+    looked up (default ``os.environ``).
+    ``sampling_models``: models sampling requests choose from by their ``modelPreferences``,
+    cheapest first (``llmbridge.tools.mcp_sampling_models``). ``elicit``: the app's callback
+    for servers asking the user (``llmbridge.tools.mcp_elicitation``). ``roots``: the roots
+    every server without its own config ``roots`` gets (``set_roots`` changes them).
+    ``on_progress``: tool call progress. ``log_level``: asked of every server that logs (a
+    config's ``log_level`` first)."""
     configs = load_mcp_config(config, environ=environ)
+    interaction = Interaction.of(
+        elicit=elicit, roots=roots, on_progress=on_progress, log_level=log_level
+    )
     _import_mcp()  # without the extra: one clear error, before anything starts
     unknown = set(approval or {}) - set(configs)
     if unknown:
@@ -268,6 +324,8 @@ async def connect_mcp_servers(
         sampling_model=sampling_model,
         timeout=timeout,
         startup_timeout=startup_timeout,
+        sampling_models=sampling_models,
+        interaction=interaction,
     )
     try:
         async with anyio.create_task_group() as tg:

@@ -11,6 +11,7 @@ directly from the script's thread goes through ``servers.call``, which uses the 
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,7 @@ from .registry import ToolRegistry
 
 if TYPE_CHECKING:
     from .mcp_errors import MCPError
+    from .mcp_roots import RootLike
     from .mcp_servers import MCPPrompt, MCPServers
 
 __all__ = ["SyncMCPServers", "sync_mcp_servers"]
@@ -61,6 +63,13 @@ class SyncMCPServers:
         self, server: str, name: str, arguments: Mapping[str, str] | None = None
     ) -> list[ChatMessage]:
         return self._portal.call(self.servers.get_prompt, server, name, arguments)
+
+    def roots(self, server: str | None = None) -> list[str]:
+        return self.servers.roots(server)
+
+    def set_roots(self, roots: Iterable[RootLike], *, server: str | None = None) -> None:
+        """``MCPServers.set_roots``, blocking."""
+        self._portal.call(functools.partial(self.servers.set_roots, roots, server=server))
 
 
 @contextlib.contextmanager
