@@ -22,6 +22,7 @@ from .events import (
     ToolCallChunk,
     ToolCallEnd,
     ToolCallStart,
+    ToolSearchCall,
     Usage,
 )
 
@@ -32,6 +33,7 @@ if _TYPE_CHECKING:
         FileSearch,
         HostedMCP,
         ImageGeneration,
+        ToolSearch,
         UserLocation,
         WebFetch,
         WebSearch,
@@ -84,6 +86,7 @@ _LAZY = {
         "FileSearch",
         "HostedMCP",
         "ImageGeneration",
+        "ToolSearch",
         "UserLocation",
         "WebFetch",
         "WebSearch",
@@ -150,6 +153,8 @@ __all__ = [
     "GeneratedImage",
     "HostedMCP",
     "ImageGeneration",
+    "ToolSearch",
+    "ToolSearchCall",
     "UserLocation",
     "WebFetch",
     "WebSearch",

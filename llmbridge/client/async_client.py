@@ -20,7 +20,7 @@ from pydantic import ValidationError
 from ..call_settings import CALL_OPTIONS, CallSettings, pop_call_settings
 from ..errors import UsageError
 from ..events import StreamEvent
-from ..hosted import is_hosted
+from ..hosted import ToolSearch, is_hosted
 from ..model_info import ModelInfo
 from ..providers.base import Provider, ProviderConfig
 from ..providers.option_names import did_you_mean
@@ -395,6 +395,16 @@ class Client:
             offered: Any = [*registry.specs(), *hosted] if hosted else registry
             return self.stream(target, turns, tools=offered, **given)
 
+        searcher = None
+        asked = [t for t in hosted if isinstance(t, ToolSearch) and t.execution == "client"]
+        if asked:  # a client-executed ToolSearch: the loop answers it from the registry
+            from ..tools.client_search import ClientSearch
+
+            def provider_of(name: str | None) -> Any:
+                return provider if name in (None, provider.name) else self.provider(str(name))
+
+            searcher = ClientSearch(asked[0], provider_of=provider_of)
+
         return run_tool_loop(
             turn,
             conversation,
@@ -405,6 +415,7 @@ class Client:
             approve=approve,
             response_format=fmt,
             telemetry=self.telemetry,
+            client_search=searcher,
         )
 
     async def count_tokens(

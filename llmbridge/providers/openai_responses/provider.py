@@ -12,14 +12,14 @@ headers; configured ``headers`` are added last.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...auth import config_auth
 from ...errors import APIError, ConfigurationError
-from ...events import RateLimit
+from ...events import RateLimit, ToolSearchCall
 from ...model_info import ModelInfo
-from ...types import ChatRequest
+from ...types import ChatMessage, ChatRequest, RawPart, ToolSpec
 from ..base import (
     Capabilities,
     HttpRequest,
@@ -38,6 +38,7 @@ from .errors import map_http_error
 from .hosted import HOSTED_TOOLS
 from .messages import PROVIDER_NAME
 from .request import build_body, count_tokens_body, request_warnings
+from .tool_search import answer_item
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -79,6 +80,11 @@ class OpenAIResponsesProvider:
 
     def __repr__(self) -> str:
         return f"OpenAIResponsesProvider(base_url={self.base_url!r})"
+
+    def tool_search_answer(self, call: ToolSearchCall, found: Sequence[ToolSpec]) -> ChatMessage:
+        """The app's answer to a client tool search: a ``tool_search_output`` item."""
+        item = answer_item(call, found)
+        return ChatMessage(role="tool", content=[RawPart(provider=PROVIDER_NAME, data=item)])
 
     def capabilities(self, model: str) -> Capabilities:
         return Capabilities(
