@@ -8,8 +8,9 @@ Rules:
   ``headers``); ``type`` / ``transport`` may say which (``stdio``, ``http``,
   ``streamable-http``). ``disabled: true`` leaves it out (unchecked). llmbridge's own keys:
   ``allowed_tools`` (only these tools of the server), ``approval`` (``"always"``, ``"never"`` or a
-  list of tool names that need approval), ``timeout`` (seconds per request) and
-  ``startup_timeout`` (seconds to answer ``initialize``). Other keys are ignored, as the
+  list of tool names that need approval), ``timeout`` (seconds per request),
+  ``startup_timeout`` (seconds to answer ``initialize``) and ``defer_loading`` (``true``: the
+  server's tools are deferred, loaded by a ``ToolSearch`` when the model needs them). Other keys are ignored, as the
   apps that share these files do.
 * ``${VAR}`` (also VS Code's and Cursor's ``${env:VAR}``, and ``${VAR:-default}``) in
   ``command``, ``args``, ``env``, ``cwd``, ``url`` and ``headers`` is replaced from the
@@ -62,6 +63,8 @@ class _Common(BaseModel):
     timeout: float | None = Field(default=None, gt=0)
     """Seconds one request (a tool call) may take; ``None``: the connect-time default."""
     startup_timeout: float | None = Field(default=None, gt=0)
+    defer_loading: bool = False
+    """The server's tools are deferred (``ToolSpec.defer_loading``): a ``ToolSearch`` loads them."""
     _written: dict[str, Any] = PrivateAttr(default_factory=dict)
     """The fields ``${VAR}`` may appear in, as written (before expansion)."""
     _expanded: frozenset[str] = PrivateAttr(default_factory=frozenset)
