@@ -275,7 +275,7 @@ def test_anthropic_round_trip_is_what_pydantic_ai_sent() -> None:
     check_body("anthropic", body)
 
 
-@pytest.mark.parametrize("name", ANTHROPIC[:2])
+@pytest.mark.parametrize("name", [n for n in ANTHROPIC if "__i1" not in n][:2])
 def test_anthropic_views_do_not_depend_on_chunking(name: str) -> None:
     events, error = assert_split_invariant(
         lambda: AnthropicDecoder(provider="anthropic"), body_of(name), max_splits=200
