@@ -182,6 +182,9 @@ class HostedMCP(_Hosted):
     approval: ApprovalRule | dict[ApprovalRule, list[str]] = "always"
     headers: dict[str, str] | None = Field(default=None, repr=False)
     description: str | None = None
+    defer_loading: bool = False
+    """The server's tools wait for a ``ToolSearch`` (Responses ``mcp.defer_loading``,
+    Anthropic ``mcp_toolset.default_config.defer_loading``)."""
 
     def __init__(self, url: str | None = None, /, **data: Any) -> None:
         if url is not None:

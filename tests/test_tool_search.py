@@ -322,3 +322,21 @@ def test_a_big_catalog_stays_fast_and_finds_the_one_tool() -> None:
     ] + [lb.ToolSpec(name="create_invoice", description="Create a customer invoice",
                      defer_loading=True)]  # fmt: skip
     assert [s.name for s in rank_tools("invoice for a customer", specs)] == ["create_invoice"]
+
+
+def test_a_hosted_mcp_server_can_be_deferred() -> None:
+    server = lb.HostedMCP("https://mcp.example/mcp", name="crm", approval="never",
+                          defer_loading=True)  # fmt: skip
+    body = body_for("openai-responses", [server, lb.ToolSearch()])
+    assert body["tools"][0]["defer_loading"] is True
+    check_body("responses", body)
+    toolset = body_for("anthropic", [server, lb.ToolSearch()])["tools"][0]
+    assert toolset == {"type": "mcp_toolset", "mcp_server_name": "crm",
+                       "default_config": {"defer_loading": True}}  # fmt: skip
+    allow = server.model_copy(update={"allowed_tools": ["find"]})
+    toolset = body_for("anthropic", [allow, lb.ToolSearch()])["tools"][0]
+    assert toolset["default_config"] == {"enabled": False, "defer_loading": True}
+    assert (
+        "defer_loading"
+        not in body_for("openai-responses", [lb.HostedMCP("https://m.x")])["tools"][0]
+    )

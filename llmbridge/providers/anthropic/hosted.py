@@ -20,7 +20,8 @@ the beta ``BetaRequestMCPServerURLDefinitionParam`` (``mcp_servers``) and
   the connector docs require every server to be named by exactly one toolset. No
   ``allowed_tools``: the toolset enables every tool; ``allowed_tools`` → the allowlist
   ``default_config: {enabled: false}`` + ``configs: {tool: {enabled: true}}`` (an empty list
-  enables none). The old ``tool_configuration`` (2025-04-04) is never sent. The connector
+  enables none); ``defer_loading`` → ``default_config.defer_loading``. The old
+  ``tool_configuration`` (2025-04-04) is never sent. The connector
   runs every call without asking, so only ``approval="never"`` is accepted, and of the
   headers only ``Authorization: Bearer <token>`` (sent as ``authorization_token``);
   ``description`` has no field: dropped with a warning.
@@ -160,6 +161,8 @@ def _mcp(tool: HostedMCP, into: HostedRequest) -> None:
     if tool.allowed_tools is not None:  # an allowlist: all off, then each named tool on
         toolset["default_config"] = {"enabled": False}
         toolset["configs"] = {name: {"enabled": True} for name in tool.allowed_tools}
+    if tool.defer_loading:  # its tools wait for a tool search
+        toolset.setdefault("default_config", {})["defer_loading"] = True
     if tool.description:
         into.warnings.append(
             f"HostedMCP {tool.label!r} description: the MCP connector has no such field; dropped"

@@ -14,7 +14,7 @@ members (``WebSearchToolParam``, ``FileSearchToolParam``, ``tool_param.CodeInter
   ``ImageGeneration`` → ``image_generation`` (``size``, ``quality``, ``output_format``,
   ``background``); ``HostedMCP`` → ``mcp`` (``server_label``, ``server_url``,
   ``allowed_tools``, ``require_approval`` ``always`` / ``never`` / ``{"always" | "never":
-  {"tool_names": [...]}}``, ``headers``, ``server_description``).
+  {"tool_names": [...]}}``, ``headers``, ``server_description``, ``defer_loading``).
 * ``WebFetch`` is not a Responses tool (the client refuses it before this runs).
 * ``provider_options["openai-responses"]`` is merged into the tool entry last.
 * Decoding (``item_events``): besides the ``ProviderItem`` the decoder keeps, a done
@@ -125,6 +125,8 @@ def _mcp(tool: HostedMCP) -> tuple[dict[str, Any], str | None]:
         out["headers"] = dict(tool.headers)
     if tool.description:
         out["server_description"] = tool.description
+    if tool.defer_loading:
+        out["defer_loading"] = True
     return out, None
 
 
