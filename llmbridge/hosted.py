@@ -226,6 +226,10 @@ class ToolSearch(_Hosted):
     """What the model reads about a client search (default: a short note on what it finds)."""
     max_results: int = Field(default=5, ge=1, le=50)
     """At most this many tools per client search."""
+    namespaces: dict[str, str] = Field(default_factory=dict)
+    """Descriptions of the ``ToolSpec.namespace`` groups (Responses ``namespace`` tools: the
+    model reads a group's description until a search loads its functions; default: the
+    names of its tools)."""
     search: Callable[..., Any] | None = Field(default=None, exclude=True, repr=False)
     """The app's own client search: ``search(query, specs)`` returning tool names or specs,
     best first (sync or async)."""

@@ -151,6 +151,10 @@ class ToolSpec(BaseModel):
     """Keep this tool's definition out of the prompt until a tool search finds it (a
     ``llmbridge.ToolSearch`` among the tools; docs/hosted-tools.md). Without one, the tool is
     sent as an ordinary tool, with a warning."""
+    namespace: str | None = Field(default=None, pattern=TOOL_NAME_PATTERN)
+    """A group of tools the model searches as one (Responses ``namespace`` tools, which OpenAI
+    recommends for deferred tools: the model sees the group's name and description until a
+    search loads its functions). Other APIs send the tool as it is."""
 
     _binding: ToolBinding | None = PrivateAttr(default=None)
 
@@ -183,6 +187,8 @@ class ToolSpec(BaseModel):
             data.pop("input_format", None)
         if not self.defer_loading:
             data.pop("defer_loading", None)
+        if self.namespace is None:
+            data.pop("namespace", None)
         return data
 
     @property
@@ -200,6 +206,7 @@ class ToolSpec(BaseModel):
             self.strict,
             self.input_format,
             self.defer_loading,
+            self.namespace,
         )
         return mine == (
             other.name,
@@ -208,6 +215,7 @@ class ToolSpec(BaseModel):
             other.strict,
             other.input_format,
             other.defer_loading,
+            other.namespace,
         )
 
     @classmethod
@@ -247,13 +255,20 @@ class ToolSpec(BaseModel):
             parameters=self.parameters,
             strict=self.strict,
             defer_loading=self.defer_loading,
+            namespace=self.namespace,
         )
         spec._binding = self._binding
         return spec
 
-    def deferred(self, defer_loading: bool = True) -> ToolSpec:
-        """A copy of this spec with ``defer_loading`` set (the same function and validation)."""
-        spec = self.model_copy(update={"defer_loading": defer_loading})
+    def deferred(self, defer_loading: bool = True, *, namespace: str | None = None) -> ToolSpec:
+        """A copy of this spec with ``defer_loading`` set (the same function and validation),
+        and in ``namespace`` when one is given."""
+        update: dict[str, Any] = {"defer_loading": defer_loading}
+        if namespace is not None:
+            if not _TOOL_NAME.fullmatch(namespace):
+                raise UsageError(f"{namespace!r} cannot name a namespace (as a tool name)")
+            update["namespace"] = namespace
+        spec = self.model_copy(update=update)
         spec._binding = self._binding
         return spec
 

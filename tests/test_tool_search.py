@@ -340,3 +340,57 @@ def test_a_hosted_mcp_server_can_be_deferred() -> None:
         "defer_loading"
         not in body_for("openai-responses", [lb.HostedMCP("https://m.x")])["tools"][0]
     )
+
+
+def test_namespaces_group_functions_on_responses_only() -> None:
+    def find_customer(email: str) -> str:
+        """Find a customer by email."""
+        return "c1"
+
+    def list_open_orders(customer_id: str) -> str:
+        """List open orders for a customer ID."""
+        return "[]"
+
+    crm = [
+        lb.ToolSpec.from_function(find_customer).deferred(namespace="crm"),
+        lb.ToolSpec.from_function(list_open_orders).deferred(namespace="crm"),
+    ]
+    tools = [catalog()[0], crm[0], catalog()[1], crm[1]]
+    search = lb.ToolSearch(namespaces={"crm": "CRM tools for customers and orders."})
+    body = body_for("openai-responses", [*tools, search])
+    kinds = [(t["type"], t.get("name")) for t in body["tools"]]
+    assert kinds == [("function", "get_weather"), ("namespace", "crm"),
+                     ("function", "get_exchange_rate"), ("tool_search", None)]  # fmt: skip
+    space = body["tools"][1]
+    assert space["description"] == "CRM tools for customers and orders."
+    assert [(t["name"], t["defer_loading"]) for t in space["tools"]] == [
+        ("find_customer", True),
+        ("list_open_orders", True),
+    ]
+    check_body("responses", body)
+    plain = body_for("openai-responses", [*crm, lb.ToolSearch()])["tools"][0]
+    assert plain["description"] == "Tools: find_customer, list_open_orders."
+    # Anthropic has no namespaces: the tools go as they are
+    flat = body_for("anthropic", [*crm, lb.ToolSearch()])["tools"]
+    assert [t["name"] for t in flat[:2]] == ["find_customer", "list_open_orders"]
+    check_body("anthropic", body_for("anthropic", [*crm, lb.ToolSearch()]))
+    with pytest.raises(lb.UsageError):
+        crm[0].deferred(namespace="no spaces")
+
+
+def test_a_client_answer_keeps_namespaces() -> None:
+    from llmbridge.providers.openai_responses.tool_search import answer_item
+
+    def find_customer(email: str) -> str:
+        """Find a customer by email."""
+        return "c1"
+
+    found = [lb.ToolSpec.from_function(find_customer).deferred(namespace="crm"), catalog()[1]]
+    call = lb.ToolSearchCall(id="call_1", query="customer", execution="client")
+    item = answer_item(call, found, {"crm": "CRM tools."})
+    assert [t["type"] for t in item["tools"]] == ["namespace", "function"]
+    assert item["tools"][0]["tools"][0]["name"] == "find_customer"
+    assert "defer_loading" not in item["tools"][0]["tools"][0]
+    history = [*USER, lb.ChatMessage(role="tool", content=[lb.RawPart(
+        provider="openai-responses", data=item)])]  # fmt: skip
+    check_body("responses", body_for("openai-responses", [*found, lb.ToolSearch()], history))

@@ -10,7 +10,8 @@ Rules:
   one (names or specs back, sync or async; unknown names are skipped), else to
   ``ToolRegistry.search`` (the deferred tools, BM25 or regex by ``algorithm``); at most
   ``max_results`` tools.
-* The answer's wire shape is the provider's (``Provider.tool_search_answer(call, found)``: a
+* The answer's wire shape is the provider's (``Provider.tool_search_answer(call, found,
+  namespaces=...)``: a
   message holding its raw answer, e.g. a ``tool_search_output`` item or a ``tool_result`` of
   ``tool_reference`` blocks). The loop appends it and yields a ``ToolResult`` whose
   ``value`` is the names found. A provider with no such method cannot have been asked (the
@@ -98,6 +99,6 @@ class ClientSearch:
                 f"provider {provider!r} has no client tool search answer: use "
                 "openai-responses or anthropic"
             )
-        message: ChatMessage = build(search, found)
+        message: ChatMessage = build(search, found, namespaces=self.spec.namespaces)
         names = [s.name for s in found]
         return ToolResult(id=search.id or "", name=self.spec.name, message=message, value=names)

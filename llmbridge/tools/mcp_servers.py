@@ -29,6 +29,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import sys
 from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
@@ -39,6 +40,7 @@ from anyio.abc import TaskGroup
 
 from ..errors import LLMBridgeError
 from ..messages import ChatMessage
+from ..request import TOOL_NAME_PATTERN
 from .approval import ApprovalRule, Approver, check_rule
 from .mcp import DEFAULT_TIMEOUT
 from .mcp_config import MCPConfigError, MCPServerConfig, load_mcp_config
@@ -51,6 +53,8 @@ from .registry import ToolRegistry
 __all__ = ["MCPPrompt", "MCPServers", "ServerApproval", "connect_mcp_servers"]
 
 _log = logging.getLogger("llmbridge.mcp")
+_NAMESPACE = re.compile(TOOL_NAME_PATTERN)
+"""A server name that can name a namespace of its deferred tools (as a tool name)."""
 
 if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup  # type: ignore[import-not-found,unused-ignore]
@@ -177,8 +181,9 @@ class MCPServers:
                     )
                     continue
                 tool.approval = server.approval_for(tool.remote_name)
-                if self._deferred(server_name):
-                    tool.tool_spec = tool.tool_spec.deferred()
+                if self._deferred(server_name):  # grouped by server where names allow
+                    space = server_name if _NAMESPACE.fullmatch(server_name) else None
+                    tool.tool_spec = tool.tool_spec.deferred(namespace=space)
                 self.registry.register(tool)
                 self._mine[name] = (server_name, definition)
 
@@ -260,7 +265,8 @@ async def connect_mcp_servers(
     ``@tool(approval=...)``, so callables on the arguments work here).
     ``defer_loading``: ``True`` defers every server's tools (``ToolSpec.defer_loading``: a
     ``ToolSearch`` among the tools loads them), a list of server names those servers'; ``None``
-    (the default) leaves it to each entry's ``defer_loading``.
+    (the default) leaves it to each entry's ``defer_loading``. A deferred server's tools are in
+    a namespace named after it (``ToolSpec.namespace``, when the name can name a tool).
     ``client`` + ``sampling_model`` (``"provider:model"`` or any model reference the client
     takes): answer servers' sampling requests with that model.
     ``timeout``: seconds per request unless a server's entry says otherwise;

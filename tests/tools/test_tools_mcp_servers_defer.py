@@ -48,6 +48,9 @@ async def test_entry_and_argument_defer_a_servers_tools() -> None:
     with anyio.fail_after(40):
         async with lb.connect_mcp_servers(config(beta_deferred=True)) as servers:
             assert deferred_servers(servers) == {"alpha": {False}, "beta": {True}}
+            spaces = {s.namespace for s in servers.registry.specs() if s.defer_loading}
+            assert spaces == {"beta"}  # one namespace per deferred server (Responses groups)
+            assert {s.namespace for s in servers.registry.specs() if not s.defer_loading} == {None}
             # the registry's search looks at the deferred tools only
             assert all(s.defer_loading for s in servers.registry.search("search whoami"))
         async with lb.connect_mcp_servers(

@@ -153,7 +153,13 @@ class AnthropicProvider:
     def parse_models(self, data: Any) -> tuple[list[ModelInfo], str | None]:
         return parse_model_list(data, provider=self.name)
 
-    def tool_search_answer(self, call: ToolSearchCall, found: Sequence[ToolSpec]) -> ChatMessage:
+    def tool_search_answer(
+        self,
+        call: ToolSearchCall,
+        found: Sequence[ToolSpec],
+        *,
+        namespaces: Mapping[str, str] | None = None,
+    ) -> ChatMessage:
         """The app's answer to a client tool search: ``tool_reference`` blocks in a result."""
         block = answer_block(call, found)
         return ChatMessage(role="tool", content=[RawPart(provider=self.name, data=block)])

@@ -182,7 +182,13 @@ class AnthropicCloudProvider:
             auth=self._credential.auth,
         )
 
-    def tool_search_answer(self, call: ToolSearchCall, found: Sequence[ToolSpec]) -> ChatMessage:
+    def tool_search_answer(
+        self,
+        call: ToolSearchCall,
+        found: Sequence[ToolSpec],
+        *,
+        namespaces: Mapping[str, str] | None = None,
+    ) -> ChatMessage:
         """The app's answer to a client tool search (``anthropic.tool_search``)."""
         block = answer_block(call, found)
         return ChatMessage(role="tool", content=[RawPart(provider=self.name, data=block)])

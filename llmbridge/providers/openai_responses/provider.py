@@ -81,9 +81,15 @@ class OpenAIResponsesProvider:
     def __repr__(self) -> str:
         return f"OpenAIResponsesProvider(base_url={self.base_url!r})"
 
-    def tool_search_answer(self, call: ToolSearchCall, found: Sequence[ToolSpec]) -> ChatMessage:
+    def tool_search_answer(
+        self,
+        call: ToolSearchCall,
+        found: Sequence[ToolSpec],
+        *,
+        namespaces: Mapping[str, str] | None = None,
+    ) -> ChatMessage:
         """The app's answer to a client tool search: a ``tool_search_output`` item."""
-        item = answer_item(call, found)
+        item = answer_item(call, found, namespaces)
         return ChatMessage(role="tool", content=[RawPart(provider=PROVIDER_NAME, data=item)])
 
     def capabilities(self, model: str) -> Capabilities:

@@ -10,6 +10,10 @@ Follows https://platform.openai.com/docs/guides/tools-tool-search and the openai
   expression with ``algorithm="regex"``), answered by the app. ``algorithm`` has no field
   here (OpenAI picks its own method): a warning when set. ``provider_options`` last.
 * A deferred ``ToolSpec`` is its function (or custom) tool with ``defer_loading: true``.
+  Specs with a ``namespace`` are grouped, in the place of the first, into one ``{"type":
+  "namespace", "name", "description", "tools"}`` (the SDK's ``NamespaceToolParam``; the
+  description is ``ToolSearch.namespaces[name]``, else the names of its tools), as OpenAI
+  recommends for deferred tools (``encode_function_tools``).
 * Decoding (``search_events``): a done ``tool_search_call`` item is a ``ToolSearchCall``
   (id: ``call_id``, else the item id; ``execution``; ``arguments``; ``query``: their strings
   joined), a ``tool_search_output`` item one with ``tools``: the names of the functions it
@@ -19,12 +23,12 @@ Follows https://platform.openai.com/docs/guides/tools-tool-search and the openai
 * ``answer_item``: the app's answer to a client search, the ``tool_search_output`` item
   (``call_id``, ``execution: client``, ``status: completed``, ``tools``: the found specs'
   function definitions, as OpenAI's own client examples send them: without
-  ``defer_loading``).
+  ``defer_loading``; namespaced ones inside their namespace).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from ...events import StreamEvent, ToolSearchCall
@@ -32,9 +36,43 @@ from ...hosted import ToolSearch, options_for, search_query
 from ...request import ToolSpec
 from .tools import encode_tool
 
-__all__ = ["answer_item", "encode_tool_search", "search_events", "search_warnings"]
+__all__ = [
+    "answer_item",
+    "encode_function_tools",
+    "encode_tool_search",
+    "search_events",
+    "search_warnings",
+]
 
 PROVIDER_NAME = "openai-responses"
+
+
+def _grouped(
+    specs: Iterable[ToolSpec], descriptions: Mapping[str, str], *, defer: bool
+) -> list[dict[str, Any]]:
+    out: list[dict[str, Any]] = []
+    spaces: dict[str, dict[str, Any]] = {}
+    for spec in specs:
+        entry = encode_tool(spec if defer else spec.deferred(False))
+        if spec.namespace is None:
+            out.append(entry)
+            continue
+        space = spaces.get(spec.namespace)
+        if space is None:
+            space = {"type": "namespace", "name": spec.namespace, "description": "", "tools": []}
+            spaces[spec.namespace] = space
+            out.append(space)
+        space["tools"].append(entry)
+    for name, space in spaces.items():
+        names = ", ".join(t["name"] for t in space["tools"])
+        space["description"] = descriptions.get(name) or f"Tools: {names}."
+    return out
+
+
+def encode_function_tools(specs: Sequence[ToolSpec], hosted: Sequence[Any]) -> list[dict[str, Any]]:
+    """The app's tools, namespaced ones grouped (see module rules)."""
+    search = next((t for t in hosted if isinstance(t, ToolSearch)), None)
+    return _grouped(specs, search.namespaces if search else {}, defer=True)
 
 
 def encode_tool_search(tool: ToolSearch) -> dict[str, Any]:
@@ -100,9 +138,11 @@ def search_events(item: dict[str, Any]) -> list[StreamEvent]:
     ]
 
 
-def answer_item(call: ToolSearchCall, found: Sequence[ToolSpec]) -> dict[str, Any]:
+def answer_item(
+    call: ToolSearchCall, found: Sequence[ToolSpec], namespaces: Mapping[str, str] | None = None
+) -> dict[str, Any]:
     """The ``tool_search_output`` item answering the client search ``call``."""
-    tools = [encode_tool(spec.deferred(False)) for spec in found]
+    tools = _grouped(found, namespaces or {}, defer=False)
     return {
         "type": "tool_search_output",
         "call_id": call.id,
