@@ -282,3 +282,41 @@ def test_anthropic_views_do_not_depend_on_chunking(name: str) -> None:
     )
     assert error is None
     assert any(isinstance(e, lb.ToolSearchCall) for e in events)
+
+
+def test_azure_sends_its_own_items_back() -> None:
+    """A Responses preset tags what its responses hold with its own name (``azure-responses``):
+    its search items (and reasoning) still go back to it."""
+    events, _ = decode_collect(
+        ResponsesDecoder(), [body_of("B_azure/azure-tool-search.1__335ed03.sse")]
+    )
+    resp = accumulate(events, provider="azure-responses")
+    assert {p.provider for p in resp.message.content if isinstance(p, lb.RawPart)} == {
+        "azure-responses"
+    }
+    azure = create_provider(
+        "azure-responses",
+        ProviderConfig.from_mapping(
+            {"api_key": "k", "base_url": "https://r.openai.azure.com/openai/v1",
+             "hosted_tools": ["tool_search"]}
+        ),
+    )  # fmt: skip
+    (call,) = resp.tool_calls
+    history = [
+        lb.ChatMessage.user("What is the weather in San Francisco?"),
+        resp.message,
+        lb.ChatMessage.tool_result(call.id, "64F"),
+    ]
+    req = lb.ChatRequest(
+        model="gpt-5.4",
+        messages=history,
+        tools=[lb.ToolSpec(name="get_weather", description="d", defer_loading=True)],
+        hosted_tools=[lb.ToolSearch()],
+    )
+    body = azure.build_request(req).json
+    assert [i["type"] for i in body["input"]] == [
+        "message", "tool_search_call", "tool_search_output", "function_call",
+        "function_call_output",
+    ]  # fmt: skip
+    check_body("responses", body)
+    assert not any("not sent" in w or "left out" in w for w in azure.new_decoder(req)._warnings)

@@ -19,7 +19,7 @@ from ...auth import config_auth
 from ...errors import APIError, ConfigurationError
 from ...events import RateLimit, ToolSearchCall
 from ...model_info import ModelInfo
-from ...types import ChatMessage, ChatRequest, RawPart, ToolSpec
+from ...types import ChatMessage, ChatRequest, RawPart, ReasoningPart, ToolSpec
 from ..base import (
     Capabilities,
     HttpRequest,
@@ -116,7 +116,12 @@ class OpenAIResponsesProvider:
             {"Content-Type": "application/json", "Accept": "application/json"}
         )
         url = f"{self.base_url}/responses/input_tokens"
-        return HttpRequest(method="POST", url=url, headers=headers, json=count_tokens_body(request))
+        return HttpRequest(
+            method="POST",
+            url=url,
+            headers=headers,
+            json=count_tokens_body(self._own_history(request)),
+        )
 
     def parse_token_count(self, data: Any) -> int:
         return read_token_count(data, "input_tokens", provider=self.name)
@@ -131,17 +136,38 @@ class OpenAIResponsesProvider:
     def parse_models(self, data: Any) -> tuple[list[ModelInfo], str | None]:
         return parse_model_list(data, provider=self.name)  # the same /models as Chat Completions
 
+    def _own_history(self, request: ChatRequest) -> ChatRequest:
+        """``request`` with this host's raw items and reasoning tagged as the Responses format
+        the encoder sends back (a preset such as ``azure-responses`` tags them with its own
+        name, and the encoder keeps only ``openai-responses`` ones)."""
+        if self.name == PROVIDER_NAME:
+            return request
+        mine = self.name
+
+        def retag(part: Any) -> Any:
+            if isinstance(part, RawPart | ReasoningPart) and part.provider == mine:
+                return part.model_copy(update={"provider": PROVIDER_NAME})
+            return part
+
+        messages = [
+            m.model_copy(update={"content": [retag(p) for p in m.content]})
+            if any(isinstance(p, RawPart | ReasoningPart) for p in m.content)
+            else m
+            for m in request.messages
+        ]
+        return request.model_copy(update={"messages": messages})
+
     def build_request(self, request: ChatRequest) -> HttpRequest:
         headers = self._auth_headers({"Content-Type": "application/json"})  # transport: Accept
         return HttpRequest(
             method="POST",
             url=f"{self.base_url}/responses",
             headers=headers,
-            json=build_body(request),
+            json=build_body(self._own_history(request)),
         )
 
     def new_decoder(self, request: ChatRequest) -> ResponsesDecoder:
-        return ResponsesDecoder(warnings=request_warnings(request))
+        return ResponsesDecoder(warnings=request_warnings(self._own_history(request)))
 
     def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
         return map_http_error(provider=self.name, status=status, headers=headers, body=body)
