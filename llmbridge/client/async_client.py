@@ -368,6 +368,8 @@ class Client:
         clock but are not cut short by it): the turn that runs past it ends with
         ``TimeoutError``.
         The tools are read from the registry every turn (MCP servers' lists may change).
+        ``tools`` may also be a list of one ``ToolRegistry`` (an MCP servers' registry) and
+        provider-run specs: ``[servers.registry, lb.ToolSearch()]``.
         """
         from ..tools.loop import run_tool_loop
         from ..tools.registry import ToolRegistry
@@ -381,7 +383,14 @@ class Client:
         if isinstance(tools, ToolRegistry):
             registry = tools
         else:
-            registry = ToolRegistry([t for t in tools if not is_hosted(t)])
+            own = [t for t in tools if not is_hosted(t)]
+            given_registries = [t for t in own if isinstance(t, ToolRegistry)]
+            if given_registries and len(own) > 1:
+                raise UsageError(
+                    "run(tools=[...]) takes one ToolRegistry beside provider-run specs, or "
+                    "tools without a registry: register the other tools on the registry"
+                )
+            registry = given_registries[0] if given_registries else ToolRegistry(own)
         chain = is_chain(model)
         provider, model_name = self.resolve(first_model(model) if chain else model)  # type: ignore[arg-type]
         target: Models = model if chain else (provider, model_name)

@@ -304,3 +304,41 @@ async def test_responses_client_search_loop_on_the_recordings() -> None:
     ours = next(x for x in bodies[1]["input"] if x["type"] == "tool_search_output")
     theirs = next(x for x in recorded(1)["input"] if x.get("type") == "tool_search_output")
     assert [t["name"] for t in ours["tools"]] == [t["name"] for t in theirs["tools"]]
+
+
+class _RemoteTool:
+    """A tool like an MCP server's (``name``, ``description``, ``input_schema``, ``call``)."""
+
+    def __init__(self, name: str, description: str, *params: str) -> None:
+        self.name, self.description = name, description
+        properties = {p: {"type": "string"} for p in params}
+        self.input_schema = {"type": "object", "properties": properties}
+        self.tool_spec = lb.ToolSpec.from_json_schema(
+            name, description, self.input_schema, defer_loading=True
+        )
+
+    async def call(self, arguments: dict[str, Any]) -> str:
+        return "1 USD = 0.92 EUR"
+
+
+@pytest.mark.anyio
+async def test_a_registry_of_remote_tools_beside_the_search() -> None:
+    """An MCP servers' registry (tools that are objects, not functions) goes in a list with
+    the search: ``tools=[servers.registry, lb.ToolSearch(...)]``."""
+    registry = lb.ToolRegistry([get_weather])
+    rate = _RemoteTool(
+        "get_exchange_rate", "Current exchange rate.", "from_currency", "to_currency"
+    )
+    registry.register(rate)
+    registry.register(_RemoteTool("stock_lookup", "Stock price by ticker symbol.", "symbol"))
+    loop, seen, bodies = await _run(
+        "anthropic:claude-sonnet-4-6",
+        ANTHROPIC_TURNS,
+        [registry, lb.ToolSearch(execution="client")],
+    )
+    assert loop.stop_reason == "final"
+    assert [t.get("defer_loading") for t in bodies[0]["tools"]] == [None, True, True, None]
+    results = [e for e in seen if isinstance(e, ToolResult)]
+    assert [r.value for r in results] == [["get_exchange_rate"], "1 USD = 0.92 EUR"]
+    with pytest.raises(lb.UsageError, match="one ToolRegistry"):
+        await _run("anthropic:claude-sonnet-4-6", ANTHROPIC_TURNS, [registry, get_weather])
