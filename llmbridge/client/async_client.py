@@ -409,10 +409,7 @@ class Client:
         if asked:  # a client-executed ToolSearch: the loop answers it from the registry
             from ..tools.client_search import ClientSearch
 
-            def provider_of(name: str | None) -> Any:
-                return provider if name in (None, provider.name) else self.provider(str(name))
-
-            searcher = ClientSearch(asked[0], provider_of=provider_of)
+            searcher = ClientSearch(asked[0], provider_of=self._provider_of(provider))
 
         return run_tool_loop(
             turn,
@@ -426,6 +423,38 @@ class Client:
             telemetry=self.telemetry,
             client_search=searcher,
         )
+
+    def _provider_of(self, default: Provider) -> Any:
+        def provider_of(name: str | None) -> Any:
+            return default if name in (None, default.name) else self.provider(str(name))
+
+        return provider_of
+
+    async def answer_tool_searches(
+        self, response: ChatResponse, tools: Tools, *, search: ToolSearch | None = None
+    ) -> list[ChatMessage]:
+        """The answers to the client tool searches ``response`` waits for, to append after
+        ``response.message`` (``run`` does this itself; this is for ``stream`` /
+        ``complete``). ``tools``: what was offered (specs, ``@tool`` functions, a
+        ``ToolRegistry``; the ``ToolSearch`` among them, else ``search``). A search call of
+        the search's own tool (Anthropic) is answered too; other tool calls are left to
+        the app. Empty when nothing waits."""
+        from ..tools.client_search import ClientSearch
+
+        spec = search or next(
+            (t for t in hosted_tools(tools) if isinstance(t, ToolSearch)), ToolSearch()
+        )
+        specs = as_specs(tools)
+        if response.provider is None:
+            raise UsageError("answer_tool_searches: the response names no provider")
+        target = self.provider(response.provider)
+        searcher = ClientSearch(
+            spec.model_copy(update={"execution": "client"}),
+            provider_of=self._provider_of(target),
+        )
+        searches, _ = searcher.split(response, specs)
+        answers = [await searcher.answer(s, specs, provider=target.name) for s in searches]
+        return [a.message for a in answers]
 
     async def count_tokens(
         self,

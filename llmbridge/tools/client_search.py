@@ -8,8 +8,8 @@ Rules:
   not hold; those calls are the search's, not the registry's.
 * The query (the arguments' strings, joined) goes to ``ToolSearch.search`` when the app gave
   one (names or specs back, sync or async; unknown names are skipped), else to
-  ``ToolRegistry.search`` (the deferred tools, BM25 or regex by ``algorithm``); at most
-  ``max_results`` tools.
+  ``rank_tools`` (``tools/search.py``: BM25 or regex by ``algorithm``); either searches the
+  deferred tools (every tool when none is deferred); at most ``max_results`` tools.
 * The answer's wire shape is the provider's (``Provider.tool_search_answer(call, found,
   namespaces=...)``: a
   message holding its raw answer, e.g. a ``tool_search_output`` item or a ``tool_result`` of
@@ -21,7 +21,7 @@ Rules:
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ..errors import UsageError
@@ -29,8 +29,8 @@ from ..events import ToolSearchCall
 from ..hosted import ToolSearch, search_query
 from ..messages import ChatMessage, ChatResponse, ToolCallPart
 from ..request import ToolSpec
-from .registry import ToolRegistry
 from .results import ToolResult
+from .search import rank_tools
 
 __all__ = ["Answerer", "ClientSearch"]
 
@@ -46,9 +46,10 @@ class ClientSearch:
         self._provider_of = provider_of
 
     def split(
-        self, response: ChatResponse, registry: ToolRegistry
+        self, response: ChatResponse, specs: Sequence[ToolSpec]
     ) -> tuple[list[ToolSearchCall], list[ToolCallPart]]:
-        """The turn's pending searches, and the tool calls left for the registry."""
+        """The turn's pending searches, and the tool calls left for the tools (``specs``)."""
+        names = {s.name for s in specs}
         searches = [
             s
             for s in response.tool_searches
@@ -56,7 +57,7 @@ class ClientSearch:
         ]
         calls: list[ToolCallPart] = []
         for call in response.tool_calls:
-            if call.name == self.spec.name and call.name not in registry:
+            if call.name == self.spec.name and call.name not in names:
                 searches.append(
                     ToolSearchCall(
                         id=call.id,
@@ -69,13 +70,13 @@ class ClientSearch:
                 calls.append(call)
         return searches, calls
 
-    async def find(self, query: str, registry: ToolRegistry) -> list[ToolSpec]:
+    async def find(self, query: str, specs: Sequence[ToolSpec]) -> list[ToolSpec]:
+        """The tools ``query`` finds among ``specs``' deferred ones, best first."""
         spec = self.spec
+        deferred = [s for s in specs if s.defer_loading] or list(specs)
         if spec.search is None:
             algorithm = spec.algorithm or "bm25"
-            return registry.search(query, limit=spec.max_results, algorithm=algorithm)
-        specs = registry.specs()
-        deferred = [s for s in specs if s.defer_loading] or specs
+            return rank_tools(query, deferred, limit=spec.max_results, algorithm=algorithm)
         found = spec.search(query, deferred)
         if inspect.isawaitable(found):
             found = await found
@@ -88,10 +89,10 @@ class ClientSearch:
         return out[: spec.max_results]
 
     async def answer(
-        self, search: ToolSearchCall, registry: ToolRegistry, *, provider: str | None
+        self, search: ToolSearchCall, specs: Sequence[ToolSpec], *, provider: str | None
     ) -> ToolResult:
-        """Run ``search`` and build its answer message."""
-        found = await self.find(search.query or "", registry)
+        """Run ``search`` over ``specs`` and build its answer message."""
+        found = await self.find(search.query or "", specs)
         target = self._provider_of(provider)
         build = getattr(target, "tool_search_answer", None)
         if build is None:

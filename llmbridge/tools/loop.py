@@ -146,10 +146,11 @@ class ToolLoop(Generic[ParsedT]):
             assert self.response is not None
             calls = self.response.tool_calls
             if self._search is not None:
-                searches, calls = self._search.split(self.response, self.registry)
+                specs = self.registry.specs()
+                searches, calls = self._search.split(self.response, specs)
                 provider = self.response.provider or self._provider
                 for search in searches:
-                    answer = await self._search.answer(search, self.registry, provider=provider)
+                    answer = await self._search.answer(search, specs, provider=provider)
                     self.messages.append(answer.message)
                     yield answer
                 if searches and not calls:

@@ -342,3 +342,45 @@ async def test_a_registry_of_remote_tools_beside_the_search() -> None:
     assert [r.value for r in results] == [["get_exchange_rate"], "1 USD = 0.92 EUR"]
     with pytest.raises(lb.UsageError, match="one ToolRegistry"):
         await _run("anthropic:claude-sonnet-4-6", ANTHROPIC_TURNS, [registry, get_weather])
+
+
+# -- stream / complete: the app asks the client for the answers --------------------------------
+@pytest.mark.anyio
+async def test_answer_tool_searches_for_complete() -> None:
+    bodies, transport = _scripted(RESPONSES_TURNS)
+    tools = [*TOOLS, lb.ToolSearch(execution="client")]
+    async with lb.Client(
+        http_client=httpx.AsyncClient(transport=transport),
+        providers={"openai-responses": {"api_key": "k"}},
+    ) as c:
+        first = await c.complete("openai-responses:gpt-5.4", USER, tools=tools)
+        assert first.finish_reason == "stop" and first.tool_searches[0].tools is None
+        answers = await c.answer_tool_searches(first, tools)
+        (answer,) = answers
+        item = answer.content[0].data  # type: ignore[union-attr]
+        assert item["type"] == "tool_search_output" and item["call_id"] == "call_s1"
+        assert [t["name"] for t in item["tools"]] == ["get_exchange_rate"]
+        second = await c.complete(
+            "openai-responses:gpt-5.4", [*USER, first.message, *answers], tools=tools
+        )
+        assert [call.name for call in second.tool_calls] == ["get_exchange_rate"]
+        assert await c.answer_tool_searches(second, tools) == []  # nothing waits
+    assert bodies[1]["input"][-1] == item
+    check_body("responses", bodies[1])
+
+
+def test_answer_tool_searches_blocking_on_anthropic() -> None:
+    answers = iter(ANTHROPIC_TURNS)
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        headers = {"content-type": "text/event-stream"}
+        return httpx.Response(200, content=next(answers), headers=headers)
+
+    http = httpx.AsyncClient(transport=httpx.MockTransport(handle))
+    search = lb.ToolSearch(execution="client")
+    with lb.SyncClient(http_client=http, providers={"anthropic": {"api_key": "k"}}) as c:
+        first = c.complete("anthropic:claude-sonnet-4-6", USER, tools=[*TOOLS, search])
+        (answer,) = c.answer_tool_searches(first, TOOLS, search=search)
+    block = answer.content[0].data  # type: ignore[union-attr]
+    assert block["tool_use_id"] == "toolu_search1"
+    assert block["content"] == [{"type": "tool_reference", "tool_name": "get_exchange_rate"}]
