@@ -23,6 +23,7 @@ from .events import (
     ToolCallChunk,
     ToolCallEnd,
     ToolCallStart,
+    ToolSearchCall,
     Usage,
 )
 
@@ -34,6 +35,7 @@ if _TYPE_CHECKING:
         FileSearch,
         HostedMCP,
         ImageGeneration,
+        ToolSearch,
         UserLocation,
         WebFetch,
         WebSearch,
@@ -90,6 +92,7 @@ _LAZY = {
         "FileSearch",
         "HostedMCP",
         "ImageGeneration",
+        "ToolSearch",
         "UserLocation",
         "WebFetch",
         "WebSearch",
@@ -160,6 +163,8 @@ __all__ = [
     "GeneratedImage",
     "HostedMCP",
     "ImageGeneration",
+    "ToolSearch",
+    "ToolSearchCall",
     "UserLocation",
     "WebFetch",
     "WebSearch",

@@ -8,7 +8,7 @@ Rules this module keeps (see DESIGN.md, "Normalized events"):
   sharing one ``id``; ``"".join(chunk.arguments_delta) == end.raw_arguments``.
 * A completed stream ends with exactly one ``Finish``.
 * What a response also keeps (``Usage``, ``RateLimit``, ``FinishReason``, ``Citation``,
-  ``ApprovalRequest``, ``CodeOutput``, ``GeneratedImage``) is defined a floor down, in
+  ``ApprovalRequest``, ``CodeOutput``, ``GeneratedImage``, ``ToolSearchCall``) is defined a floor down, in
   ``llmbridge.response_data`` (``ChatResponse`` holds them too), and re-exported here.
 * Floors: this module stands on ``response_data`` and ``errors`` (a ``ModelSwitch`` carries the
   error that moved the chain on, and ``event_from_dict`` revives it); ``errors`` stands on
@@ -29,6 +29,7 @@ from .response_data import (
     FinishReason,
     GeneratedImage,
     RateLimit,
+    ToolSearchCall,
     Usage,
 )
 
@@ -55,6 +56,7 @@ __all__ = [
     "ToolCallChunk",
     "ToolCallEnd",
     "ToolCallStart",
+    "ToolSearchCall",
     "Usage",
     "event_from_dict",
     "event_to_dict",
@@ -216,6 +218,7 @@ StreamEvent: TypeAlias = (
     | ApprovalRequest
     | CodeOutput
     | GeneratedImage
+    | ToolSearchCall
     | PartialObject
     | ModelSwitch
     | Finish
@@ -236,6 +239,7 @@ _BY_TYPE: dict[str, type[StreamEvent]] = {
         ApprovalRequest,
         CodeOutput,
         GeneratedImage,
+        ToolSearchCall,
         PartialObject,
         ModelSwitch,
         Finish,

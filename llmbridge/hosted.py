@@ -3,7 +3,9 @@
 Rules this module keeps (docs/hosted-tools.md):
 
 * A spec says *what* to run, never how one provider spells it: ``WebSearch``, ``WebFetch``,
-  ``CodeExecution``, ``FileSearch``, ``ImageGeneration``, ``HostedMCP``. Each provider maps the
+  ``CodeExecution``, ``FileSearch``, ``ImageGeneration``, ``HostedMCP``, ``ToolSearch`` (the
+  search that loads the app's ``defer_loading`` tools; ``execution="client"``: the model asks
+  and ``client.run`` answers from the registry). Each provider maps the
   specs it can run to its own current tool type (``providers/<name>/hosted.py``); the mapping
   is pure and lives beside the provider's other encoders.
 * Options the providers share are fields; an option a provider cannot honour is a
@@ -22,7 +24,7 @@ Rules this module keeps (docs/hosted-tools.md):
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import Annotated, Any, ClassVar, Literal, TypeAlias
 
 from pydantic import (
@@ -43,12 +45,14 @@ __all__ = [
     "HostedMCP",
     "HostedTool",
     "ImageGeneration",
+    "ToolSearch",
     "UserLocation",
     "WebFetch",
     "WebSearch",
     "check_runs_on",
     "is_hosted",
     "options_for",
+    "search_query",
     "unsupported",
 ]
 
@@ -178,6 +182,9 @@ class HostedMCP(_Hosted):
     approval: ApprovalRule | dict[ApprovalRule, list[str]] = "always"
     headers: dict[str, str] | None = Field(default=None, repr=False)
     description: str | None = None
+    defer_loading: bool = False
+    """The server's tools wait for a ``ToolSearch`` (Responses ``mcp.defer_loading``,
+    Anthropic ``mcp_toolset.default_config.defer_loading``)."""
 
     def __init__(self, url: str | None = None, /, **data: Any) -> None:
         if url is not None:
@@ -193,11 +200,76 @@ class HostedMCP(_Hosted):
         return "".join(c if c.isalnum() or c in "-_" else "_" for c in host) or "mcp"
 
 
+class ToolSearch(_Hosted):
+    """A search that loads the app's deferred tools (``ToolSpec(defer_loading=True)``) when the
+    model needs them, so a catalog of hundreds of tools costs a few in the prompt (Responses
+    ``tool_search``, Anthropic ``tool_search_tool_bm25`` / ``tool_search_tool_regex``).
+
+    ``execution="server"``: the provider searches the deferred tools' names and descriptions.
+    ``execution="client"``: the model asks and the app answers; ``client.run`` does it with a
+    search over the registry (``ToolRegistry.search``: BM25 over names and descriptions, or
+    the regular expression the model wrote with ``algorithm="regex"``), or with ``search``:
+    ``search(query, specs) -> names or specs`` (sync or async), ``specs`` being the deferred
+    tools. ``max_results`` caps what one client search returns.
+    """
+
+    LABEL: ClassVar[str] = "ToolSearch"
+    type: Literal["tool_search"] = "tool_search"
+    algorithm: Literal["bm25", "regex"] | None = None
+    """How the query matches (Anthropic: its BM25 or regex tool; OpenAI: its own method, so
+    a warning; a client search: BM25 unless ``"regex"``). ``None``: BM25."""
+    execution: Literal["server", "client"] = "server"
+    name: str = Field(default="tool_search", pattern=r"^[a-zA-Z0-9_-]{1,64}$")
+    """The tool the model calls for a client search where the API has no client search item
+    (Anthropic: an ordinary tool whose result holds ``tool_reference`` blocks)."""
+    description: str | None = None
+    """What the model reads about a client search (default: a short note on what it finds)."""
+    max_results: int = Field(default=5, ge=1, le=50)
+    """At most this many tools per client search."""
+    namespaces: dict[str, str] = Field(default_factory=dict)
+    """Descriptions of the ``ToolSpec.namespace`` groups (Responses ``namespace`` tools: the
+    model reads a group's description until a search loads its functions; default: the
+    names of its tools)."""
+    search: Callable[..., Any] | None = Field(default=None, exclude=True, repr=False)
+    """The app's own client search: ``search(query, specs)`` returning tool names or specs,
+    best first (sync or async)."""
+
+    def client_description(self) -> str:
+        """What the model reads about a client search."""
+        if self.description:
+            return self.description
+        how = (
+            "a regular expression (Python syntax, case-insensitive) matched against tool "
+            "names and descriptions"
+            if self.algorithm == "regex"
+            else "words likely to appear in the name or description of the tool you need"
+        )
+        return (
+            "Finds tools that are not loaded yet. When you need a capability none of your "
+            f"visible tools has, search with {how}; the tools found become callable. If "
+            "nothing is found, no such tool exists: do not search again for it."
+        )
+
+    def client_parameters(self) -> dict[str, Any]:
+        """The JSON schema of a client search's arguments: one ``query`` string."""
+        what = (
+            "A regular expression matched against tool names and descriptions."
+            if self.algorithm == "regex"
+            else "Words likely to appear in the names or descriptions of the tools you need."
+        )
+        return {
+            "type": "object",
+            "properties": {"query": {"type": "string", "description": what}},
+            "required": ["query"],
+            "additionalProperties": False,
+        }
+
+
 HostedTool: TypeAlias = Annotated[
-    WebSearch | WebFetch | CodeExecution | FileSearch | ImageGeneration | HostedMCP,
+    WebSearch | WebFetch | CodeExecution | FileSearch | ImageGeneration | HostedMCP | ToolSearch,
     Field(discriminator="type"),
 ]
-_KINDS = (WebSearch, WebFetch, CodeExecution, FileSearch, ImageGeneration, HostedMCP)
+_KINDS = (WebSearch, WebFetch, CodeExecution, FileSearch, ImageGeneration, HostedMCP, ToolSearch)
 
 RUNS_ON: dict[str, tuple[str, ...]] = {
     "web_search": (
@@ -214,6 +286,14 @@ RUNS_ON: dict[str, tuple[str, ...]] = {
     "file_search": ("openai-responses", "gemini"),
     "image_generation": ("openai-responses",),
     "mcp": ("openai-responses", "anthropic"),
+    "tool_search": (
+        "openai-responses",
+        "anthropic",
+        "anthropic-vertex",
+        "anthropic-foundry",
+        "azure-responses (hosted_tools option)",
+        "anthropic-bedrock (hosted_tools option, with its beta flag)",
+    ),
 }
 """Which built-in providers run each spec (for error messages and docs)."""
 
@@ -239,10 +319,18 @@ def unsupported(
 def check_runs_on(
     tools: Iterable[Any], *, provider: str, model: str, kinds: frozenset[str]
 ) -> None:
-    """``ConfigurationError`` for the first spec whose kind is not in ``kinds``, or for a
-    ``HostedMCP`` label two servers share."""
+    """``ConfigurationError`` for the first spec whose kind is not in ``kinds``, for a
+    ``HostedMCP`` label two servers share, or for two ``ToolSearch`` specs."""
     labels: set[str] = set()
+    searches = 0
     for tool in tools:
+        if isinstance(tool, ToolSearch):
+            searches += 1
+            if searches > 1:
+                raise ConfigurationError(
+                    "two ToolSearch specs: one search loads every deferred tool; give one",
+                    provider=provider,
+                )
         if tool.type not in kinds:
             raise unsupported(tool, provider=provider, model=model)
         if isinstance(tool, HostedMCP):
@@ -262,3 +350,20 @@ def options_for(tool: Any, *names: str) -> dict[str, Any]:
         if found is not None:
             return dict(found)
     return {}
+
+
+def search_query(arguments: Any) -> str | None:
+    """A tool search's arguments as one query text: every string in them (``query``,
+    ``keywords``, a list of ``queries``, a ``goal``...), in order, joined by spaces."""
+    found: list[str] = []
+    stack = [arguments]
+    while stack:
+        value = stack.pop()
+        if isinstance(value, str):
+            if value.strip():
+                found.append(value.strip())
+        elif isinstance(value, dict):
+            stack.extend(reversed(list(value.values())))
+        elif isinstance(value, list | tuple):
+            stack.extend(reversed(value))
+    return " ".join(found) if found else None

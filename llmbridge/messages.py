@@ -26,6 +26,7 @@ from .response_data import (
     FinishReason,
     GeneratedImage,
     RateLimit,
+    ToolSearchCall,
     Usage,
 )
 
@@ -375,6 +376,8 @@ class ChatResponse(BaseModel, Generic[ParsedT]):
     """What provider-run code printed and made, in order."""
     images: list[GeneratedImage] = Field(default_factory=list)
     """Images provider-run tools made, in order."""
+    tool_searches: list[ToolSearchCall] = Field(default_factory=list)
+    """Tool searches of this turn (deferred tools loaded), one per search, in order."""
 
     @property
     def text(self) -> str:

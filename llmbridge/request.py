@@ -149,6 +149,14 @@ class ToolSpec(BaseModel):
     input_format: CustomToolFormat | None = None
     """Set for a custom (freeform) tool: the model writes raw text, not JSON (see
     ``ToolSpec.custom``). ``None``, the default, is an ordinary JSON function tool."""
+    defer_loading: bool = False
+    """Keep this tool's definition out of the prompt until a tool search finds it (a
+    ``llmbridge.ToolSearch`` among the tools; docs/hosted-tools.md). Without one, the tool is
+    sent as an ordinary tool, with a warning."""
+    namespace: str | None = Field(default=None, pattern=TOOL_NAME_PATTERN)
+    """A group of tools the model searches as one (Responses ``namespace`` tools, which OpenAI
+    recommends for deferred tools: the model sees the group's name and description until a
+    search loads its functions). Other APIs send the tool as it is."""
 
     _binding: ToolBinding | None = PrivateAttr(default=None)
 
@@ -179,6 +187,10 @@ class ToolSpec(BaseModel):
         data: dict[str, Any] = handler(self)
         if self.input_format is None:
             data.pop("input_format", None)
+        if not self.defer_loading:
+            data.pop("defer_loading", None)
+        if self.namespace is None:
+            data.pop("namespace", None)
         return data
 
     @property
@@ -189,13 +201,23 @@ class ToolSpec(BaseModel):
     def __eq__(self, other: object) -> bool:
         if not isinstance(other, ToolSpec):
             return NotImplemented
-        mine = (self.name, self.description, self.parameters, self.strict, self.input_format)
+        mine = (
+            self.name,
+            self.description,
+            self.parameters,
+            self.strict,
+            self.input_format,
+            self.defer_loading,
+            self.namespace,
+        )
         return mine == (
             other.name,
             other.description,
             other.parameters,
             other.strict,
             other.input_format,
+            other.defer_loading,
+            other.namespace,
         )
 
     @classmethod
@@ -234,18 +256,35 @@ class ToolSpec(BaseModel):
             description=self.description,
             parameters=self.parameters,
             strict=self.strict,
+            defer_loading=self.defer_loading,
+            namespace=self.namespace,
         )
+        spec._binding = self._binding
+        return spec
+
+    def deferred(self, defer_loading: bool = True, *, namespace: str | None = None) -> ToolSpec:
+        """A copy of this spec with ``defer_loading`` set (the same function and validation),
+        and in ``namespace`` when one is given."""
+        update: dict[str, Any] = {"defer_loading": defer_loading}
+        if namespace is not None:
+            if not _TOOL_NAME.fullmatch(namespace):
+                raise UsageError(f"{namespace!r} cannot name a namespace (as a tool name)")
+            update["namespace"] = namespace
+        spec = self.model_copy(update=update)
         spec._binding = self._binding
         return spec
 
     # -- builders (in llmbridge.specs.builders) ---------------------------------------
     @classmethod
-    def _from_parts(cls, parts: SpecParts, *, strict: bool | None) -> ToolSpec:
+    def _from_parts(
+        cls, parts: SpecParts, *, strict: bool | None, defer_loading: bool = False
+    ) -> ToolSpec:
         spec = cls(
             name=parts.name,
             description=parts.description,
             parameters=parts.parameters,
             strict=strict,
+            defer_loading=defer_loading,
         )
         spec._binding = ToolBinding(
             parts.kind, parts.model, function=parts.function, signature=parts.signature
@@ -260,6 +299,7 @@ class ToolSpec(BaseModel):
         name: str | None = None,
         description: str | None = None,
         strict: bool | None = None,
+        defer_loading: bool = False,
     ) -> ToolSpec:
         """A spec for a sync or async function, schema from its type hints and docstring."""
         from .specs.builders import spec_from_function
@@ -273,7 +313,7 @@ class ToolSpec(BaseModel):
                 "def with such a name, or ToolSpec.from_function(fn, name=...)"
             )
         parts = spec_from_function(fn, name=name, description=description)
-        return cls._from_parts(parts, strict=strict)
+        return cls._from_parts(parts, strict=strict, defer_loading=defer_loading)
 
     @classmethod
     def from_model(
@@ -283,12 +323,13 @@ class ToolSpec(BaseModel):
         name: str | None = None,
         description: str | None = None,
         strict: bool | None = None,
+        defer_loading: bool = False,
     ) -> ToolSpec:
         """A spec whose arguments are ``model``'s fields (description from its docstring)."""
         from .specs.builders import spec_from_model
 
         parts = spec_from_model(model, name=name, description=description)
-        return cls._from_parts(parts, strict=strict)
+        return cls._from_parts(parts, strict=strict, defer_loading=defer_loading)
 
     @classmethod
     def from_json_schema(
@@ -298,19 +339,20 @@ class ToolSpec(BaseModel):
         schema: Mapping[str, Any],
         *,
         strict: bool | None = None,
+        defer_loading: bool = False,
     ) -> ToolSpec:
         """A spec from a JSON schema; ``ToolSchemaError`` for one no provider accepts."""
         from .specs.builders import spec_from_json_schema
 
         parts = spec_from_json_schema(name=name, description=description, schema=schema)
-        return cls._from_parts(parts, strict=strict)
+        return cls._from_parts(parts, strict=strict, defer_loading=defer_loading)
 
     @classmethod
-    def from_mcp(cls, tool: Any) -> ToolSpec:
+    def from_mcp(cls, tool: Any, *, defer_loading: bool = False) -> ToolSpec:
         """A spec from an MCP tool definition (an ``mcp.types.Tool`` or its dict form)."""
         from .specs.builders import spec_from_mcp
 
-        return cls._from_parts(spec_from_mcp(tool), strict=None)
+        return cls._from_parts(spec_from_mcp(tool), strict=None, defer_loading=defer_loading)
 
     # -- use ---------------------------------------------------------------------------
     @property

@@ -39,6 +39,7 @@ from .events import (
     ToolCallChunk,
     ToolCallEnd,
     ToolCallStart,
+    ToolSearchCall,
 )
 from .messages import (
     ChatMessage,
@@ -100,6 +101,7 @@ class Accumulator:
         self._finish: Finish | None = None
         self._start: StreamStart | None = None
         self._hosted: list[Citation | ApprovalRequest | CodeOutput | GeneratedImage] = []
+        self._searches: list[ToolSearchCall] = []
 
     @property
     def finished(self) -> bool:
@@ -172,6 +174,8 @@ class Accumulator:
             case TextPhase():
                 self._close_runs()  # a new message: its text is a part of its own
                 self._phase = event.phase
+            case ToolSearchCall():
+                self._add_search(event)
             case PartialObject():
                 pass  # a view of the text already folded
             case ModelSwitch():
@@ -195,6 +199,25 @@ class Accumulator:
             error=event.error,
             provider_data=event.provider_data,
         )
+
+    def _add_search(self, event: ToolSearchCall) -> None:
+        """A search, or the result of one: merged into the search it answers (same id; a
+        result without an id answers the last search still waiting)."""
+        if event.tools is not None or event.error is not None:
+            for i in range(len(self._searches) - 1, -1, -1):
+                known = self._searches[i]
+                waiting = known.tools is None and known.error is None
+                if waiting and (event.id is None or known.id == event.id):
+                    self._searches[i] = ToolSearchCall(
+                        id=known.id,
+                        query=known.query,
+                        arguments=known.arguments,
+                        execution=known.execution,
+                        tools=event.tools,
+                        error=event.error,
+                    )
+                    return
+        self._searches.append(event)
 
     def _open_text(self) -> list[str]:
         self._close_reasoning()
@@ -286,6 +309,7 @@ class Accumulator:
             approval_requests=[e for e in self._hosted if type(e) is ApprovalRequest],
             code_outputs=[e for e in self._hosted if type(e) is CodeOutput],
             images=[e for e in self._hosted if type(e) is GeneratedImage],
+            tool_searches=list(self._searches),
         )
 
 

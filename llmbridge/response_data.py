@@ -1,5 +1,6 @@
 """What a response carries both as stream events and on ``ChatResponse``: usage, rate limits,
-the finish reason, citations, approval requests, code output and generated images.
+the finish reason, citations, approval requests, code output, generated images and tool
+searches.
 
 Rules:
 
@@ -27,6 +28,7 @@ __all__ = [
     "FinishReason",
     "GeneratedImage",
     "RateLimit",
+    "ToolSearchCall",
     "Usage",
 ]
 
@@ -141,3 +143,28 @@ class GeneratedImage:
         import base64
 
         return None if self.b64 is None else base64.b64decode(self.b64)
+
+
+@dataclass(slots=True)
+class ToolSearchCall:
+    """A tool search the model ran (or asked the app to run) to load deferred tools.
+
+    Decoders emit one when the model's search is done (``tools`` is ``None``) and one when its
+    result arrives (same ``id``, ``tools`` filled; a provider that gives no id pairs the result
+    with the search before it). ``ChatResponse.tool_searches`` holds one per search, merged.
+    The provider's own items stay in the message as raw parts, so history round-trips.
+    """
+
+    type: ClassVar[Literal["tool_search_call"]] = "tool_search_call"
+    id: str | None
+    """The search's id (Responses ``call_id``, else the item id; Anthropic tool use id)."""
+    query: str | None = None
+    """What the model searched for, as text (the arguments' strings, joined)."""
+    arguments: dict[str, Any] | None = None
+    """The search's arguments as the model wrote them."""
+    execution: Literal["server", "client"] = "server"
+    """``client``: the app answers it (``client.run`` does, from its registry)."""
+    tools: list[str] | None = None
+    """Names of the tools the search loaded (``None``: no result yet)."""
+    error: str | None = None
+    """The provider's error code when the search failed."""

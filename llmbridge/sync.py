@@ -38,6 +38,8 @@ from .response import ChatResponse
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
+    from .hosted import ToolSearch
+    from .messages import ChatMessage
     from .tools.approval import Approver
     from .tools.loop import LoopEvent, ToolLoop
     from .tools.mcp_sync import SyncMCPServers
@@ -318,6 +320,15 @@ class SyncClient:
         )
         count: int = _call_in_portal(self._portal, work)
         return count
+
+    def answer_tool_searches(
+        self, response: ChatResponse, tools: Tools, *, search: ToolSearch | None = None
+    ) -> list[ChatMessage]:
+        """``Client.answer_tool_searches``, blocking."""
+        self._check_open()
+        work = partial(self._client.answer_tool_searches, response, tools, search=search)
+        answers: list[ChatMessage] = _call_in_portal(self._portal, work)
+        return answers
 
     def list_models(self, provider: str | Provider) -> list[ModelInfo]:
         self._check_open()

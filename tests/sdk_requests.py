@@ -44,6 +44,12 @@ def _plain(value: Any) -> Any:
         return value
     if isinstance(value, Iterator) or type(value).__name__ == "ValidatorIterator":
         return [_plain(v) for v in value]
+    if hasattr(value, "model_dump") and hasattr(value, "model_extra"):
+        # a union that also takes the SDK's response models (Anthropic's ``MessageParam``
+        # content takes ``ContentBlock``s, e.g. ``ToolSearchToolResultBlock``) may pick one:
+        # the fields given, dumped back; a field the model does not know is an error
+        assert not value.model_extra, f"fields the SDK does not type: {value.model_extra}"
+        return _plain(value.model_dump(exclude_unset=True))
     return value
 
 

@@ -21,7 +21,7 @@ from ..call_settings import CALL_OPTIONS, CallSettings, pop_call_settings
 from ..compaction import Compaction
 from ..errors import UsageError
 from ..events import StreamEvent
-from ..hosted import is_hosted
+from ..hosted import ToolSearch, is_hosted
 from ..model_info import ModelInfo
 from ..providers.base import Provider, ProviderConfig
 from ..providers.option_names import did_you_mean
@@ -435,6 +435,8 @@ class Client:
         clock but are not cut short by it): the turn that runs past it ends with
         ``TimeoutError``.
         The tools are read from the registry every turn (MCP servers' lists may change).
+        ``tools`` may also be a list of one ``ToolRegistry`` (an MCP servers' registry) and
+        provider-run specs: ``[servers.registry, lb.ToolSearch()]``.
         """
         from ..tools.loop import run_tool_loop
         from ..tools.registry import ToolRegistry
@@ -448,7 +450,14 @@ class Client:
         if isinstance(tools, ToolRegistry):
             registry = tools
         else:
-            registry = ToolRegistry([t for t in tools if not is_hosted(t)])
+            own = [t for t in tools if not is_hosted(t)]
+            given_registries = [t for t in own if isinstance(t, ToolRegistry)]
+            if given_registries and len(own) > 1:
+                raise UsageError(
+                    "run(tools=[...]) takes one ToolRegistry beside provider-run specs, or "
+                    "tools without a registry: register the other tools on the registry"
+                )
+            registry = given_registries[0] if given_registries else ToolRegistry(own)
         chain = is_chain(model)
         provider, model_name = self.resolve(first_model(model) if chain else model)  # type: ignore[arg-type]
         target: Models = model if chain else (provider, model_name)
@@ -462,6 +471,13 @@ class Client:
             offered: Any = [*registry.specs(), *hosted] if hosted else registry
             return self.stream(target, turns, tools=offered, **given)
 
+        searcher = None
+        asked = [t for t in hosted if isinstance(t, ToolSearch) and t.execution == "client"]
+        if asked:  # a client-executed ToolSearch: the loop answers it from the registry
+            from ..tools.client_search import ClientSearch
+
+            searcher = ClientSearch(asked[0], provider_of=self._provider_of(provider))
+
         return run_tool_loop(
             turn,
             conversation,
@@ -472,7 +488,40 @@ class Client:
             approve=approve,
             response_format=fmt,
             telemetry=self.telemetry,
+            client_search=searcher,
         )
+
+    def _provider_of(self, default: Provider) -> Any:
+        def provider_of(name: str | None) -> Any:
+            return default if name in (None, default.name) else self.provider(str(name))
+
+        return provider_of
+
+    async def answer_tool_searches(
+        self, response: ChatResponse, tools: Tools, *, search: ToolSearch | None = None
+    ) -> list[ChatMessage]:
+        """The answers to the client tool searches ``response`` waits for, to append after
+        ``response.message`` (``run`` does this itself; this is for ``stream`` /
+        ``complete``). ``tools``: what was offered (specs, ``@tool`` functions, a
+        ``ToolRegistry``; the ``ToolSearch`` among them, else ``search``). A search call of
+        the search's own tool (Anthropic) is answered too; other tool calls are left to
+        the app. Empty when nothing waits."""
+        from ..tools.client_search import ClientSearch
+
+        spec = search or next(
+            (t for t in hosted_tools(tools) if isinstance(t, ToolSearch)), ToolSearch()
+        )
+        specs = as_specs(tools)
+        if response.provider is None:
+            raise UsageError("answer_tool_searches: the response names no provider")
+        target = self.provider(response.provider)
+        searcher = ClientSearch(
+            spec.model_copy(update={"execution": "client"}),
+            provider_of=self._provider_of(target),
+        )
+        searches, _ = searcher.split(response, specs)
+        answers = [await searcher.answer(s, specs, provider=target.name) for s in searches]
+        return [a.message for a in answers]
 
     async def count_tokens(
         self,

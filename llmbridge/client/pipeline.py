@@ -4,7 +4,9 @@ Rules:
 
 * ``plan_request`` is the one decision per request, made before anything is sent:
   provider-run tools are checked against what the provider runs (``llmbridge.hosted``), and
-  ``compaction=`` against whether it compacts (``llmbridge.compaction``); the
+  ``compaction=`` against whether it compacts (``llmbridge.compaction``);
+  deferred tools (``ToolSpec.defer_loading``) with no ``ToolSearch`` to load them are sent as
+  ordinary tools, with a warning (no API loads a deferred tool without its search); the
   response format is asked natively or in the prompt (``llmbridge.structured.prompt``); the
   tools are sent natively, rescued or written into the prompt (``llmbridge.fallback``, loaded
   only when there are tools). It gives the wire request and a decoder factory (a fresh
@@ -60,18 +62,38 @@ def plan_request(
         from ..compaction import unsupported_compaction
 
         raise unsupported_compaction(provider=provider.name, model=request.model)
-    warning = None
+    warnings: list[str] = []
+    if request.tools and any(t.defer_loading for t in request.tools):
+        request, undeferred = _undefer(request)
+        warnings.extend(undeferred)
     if request.response_format is not None:
         request, warning = plan_format(request, provider.capabilities(request.model))
+        if warning is not None:
+            warnings.append(warning)
     if request.tools:
         from ..fallback import plan
 
         wire, new_decoder = plan(request, provider, rescue=rescue)
     else:  # nothing for the tool fallback to do: leave it unloaded
         wire, new_decoder = request, lambda: provider.new_decoder(request)
-    if warning is not None:
-        new_decoder = WarningDecoder.factory(new_decoder, [warning])
+    if warnings:
+        new_decoder = WarningDecoder.factory(new_decoder, warnings)
     return wire, new_decoder
+
+
+def _undefer(request: ChatRequest) -> tuple[ChatRequest, list[str]]:
+    """``request`` with its deferred tools made ordinary when no ``ToolSearch`` loads them."""
+    from ..hosted import ToolSearch
+
+    if any(isinstance(t, ToolSearch) for t in request.hosted_tools):
+        return request, []
+    names = [t.name for t in request.tools if t.defer_loading]
+    tools = [t.deferred(False) if t.defer_loading else t for t in request.tools]
+    warning = (
+        f"tools {names} have defer_loading=True but no ToolSearch is among the tools to load "
+        "them: sent as ordinary tools"
+    )
+    return request.model_copy(update={"tools": tools}), [warning]
 
 
 def open_events(

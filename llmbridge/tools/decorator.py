@@ -61,6 +61,7 @@ def tool(
     description: str | None = None,
     strict: bool | None = None,
     approval: ApprovalRule | None = None,
+    defer_loading: bool = False,
 ) -> Callable[[Callable[P, R]], Tool[P, R]]: ...
 
 
@@ -72,11 +73,15 @@ def tool(
     description: str | None = None,
     strict: bool | None = None,
     approval: ApprovalRule | None = None,
+    defer_loading: bool = False,
 ) -> Tool[P, R] | Callable[[Callable[P, R]], Tool[P, R]]:
-    """Decorate a function as a tool: ``@tool`` or ``@tool(name="...")``."""
+    """Decorate a function as a tool: ``@tool`` or ``@tool(name="...")``
+    (``defer_loading=True``: found by a tool search, ``llmbridge.ToolSearch``)."""
 
     def wrap(f: Callable[P, R]) -> Tool[P, R]:
-        spec = ToolSpec.from_function(f, name=name, description=description, strict=strict)
+        spec = ToolSpec.from_function(
+            f, name=name, description=description, strict=strict, defer_loading=defer_loading
+        )
         return Tool(f, spec, approval=approval)
 
     return wrap(fn) if fn is not None else wrap

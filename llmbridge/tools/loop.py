@@ -12,6 +12,9 @@ Rules:
 * Calls that need approval (``@tool(approval=...)``, an MCP server's ``approval``) pause the
   loop while ``approve`` (or the registry's own approver) is asked; a denied call is an
   ``is_error`` result the model reads.
+* A client-executed ``ToolSearch`` (``client_search.py``): the turn's searches are answered
+  first (each a ``ToolResult`` whose ``value`` is the tools found), then its tool calls run;
+  a turn with searches is not final.
 * A turn without tool calls is the final answer: the loop ends, ``stop_reason == "final"``.
   With a ``response_format`` its ``response.parsed`` is the validated value (else the loop
   raises ``StructuredOutputError``, as ``complete()`` does); turns that call tools are not
@@ -43,6 +46,7 @@ from ..stream.loop_end import close_dropped, trio_token
 from ..structured import parse_response
 from ..telemetry import Telemetry
 from .approval import Approver
+from .client_search import ClientSearch
 from .registry import ToolRegistry
 from .results import ToolResult
 
@@ -71,6 +75,7 @@ class ToolLoop(Generic[ParsedT]):
         approve: Approver | None = None,
         response_format: ResponseFormat | None = None,
         telemetry: Telemetry | None = None,
+        client_search: ClientSearch | None = None,
     ) -> None:
         if max_steps < 1:
             raise UsageError(f"max_steps must be at least 1, got {max_steps}")
@@ -92,6 +97,7 @@ class ToolLoop(Generic[ParsedT]):
         self._provider = provider
         self._format = response_format
         self._telemetry = telemetry
+        self._search = client_search
         # The generators see the loop through a weak proxy: no cycle loop -> generator ->
         # loop, so a loop dropped mid-turn is collected at once and closed by ``__del__``.
         self._events = ToolLoop._run(weakref.proxy(self))
@@ -139,6 +145,19 @@ class ToolLoop(Generic[ParsedT]):
                 await turn.aclose()
             assert self.response is not None
             calls = self.response.tool_calls
+            if self._search is not None:
+                specs = self.registry.specs()
+                searches, calls = self._search.split(self.response, specs)
+                provider = self.response.provider or self._provider
+                for search in searches:
+                    answer = await self._search.answer(search, specs, provider=provider)
+                    self.messages.append(answer.message)
+                    yield answer
+                if searches and not calls:
+                    if self.steps >= self.max_steps:
+                        self.stop_reason = "max_steps"
+                        return
+                    continue
             if not calls:
                 self.stop_reason = "final"
                 if self._format is not None:  # the answer, typed (StructuredOutputError)
@@ -169,6 +188,7 @@ def run_tool_loop(
     approve: Approver | None = None,
     response_format: ResponseFormat | None = None,
     telemetry: Telemetry | None = None,
+    client_search: ClientSearch | None = None,
 ) -> ToolLoop[Any]:
     """Run the tool loop; iterate the result with ``async for`` (see module rules)."""
     return ToolLoop(
@@ -181,4 +201,5 @@ def run_tool_loop(
         approve=approve,
         response_format=response_format,
         telemetry=telemetry,
+        client_search=client_search,
     )

@@ -8,11 +8,13 @@ Rules:
   ``headers``); ``type`` / ``transport`` may say which (``stdio``, ``http``,
   ``streamable-http``). ``disabled: true`` leaves it out (unchecked). llmbridge's own keys:
   ``allowed_tools`` (only these tools of the server), ``approval`` (``"always"``, ``"never"`` or a
-  list of tool names that need approval), ``timeout`` (seconds per request) and
+  list of tool names that need approval), ``timeout`` (seconds per request),
   ``startup_timeout`` (seconds to answer ``initialize``), ``roots`` (paths or ``file://`` URIs,
   or ``{"path"|"uri", "name"}`` objects: this server's roots, instead of
-  ``connect_mcp_servers(roots=)``) and ``log_level`` (an MCP level the server is asked to log
-  from). Other keys are ignored, as the apps that share these files do.
+  ``connect_mcp_servers(roots=)``), ``log_level`` (an MCP level the server is asked to log
+  from) and ``defer_loading`` (``true``: the server's tools are deferred, loaded by a
+  ``ToolSearch`` when the model needs them). Other keys are ignored, as the apps that share
+  these files do.
 * ``${VAR}`` (also VS Code's and Cursor's ``${env:VAR}``, and ``${VAR:-default}``) in
   ``command``, ``args``, ``env``, ``cwd``, ``url``, ``headers`` and ``roots`` is replaced from the
   environment; an unset variable without a default is an error. Expanded values never show:
@@ -70,6 +72,8 @@ class _Common(BaseModel):
         Literal["debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"]
         | None
     ) = None
+    defer_loading: bool = False
+    """The server's tools are deferred (``ToolSpec.defer_loading``): a ``ToolSearch`` loads them."""
     _written: dict[str, Any] = PrivateAttr(default_factory=dict)
     """The fields ``${VAR}`` may appear in, as written (before expansion)."""
     _expanded: frozenset[str] = PrivateAttr(default_factory=frozenset)

@@ -32,6 +32,7 @@ from __future__ import annotations
 import contextlib
 import logging
 import os
+import re
 import sys
 from collections.abc import AsyncIterator, Iterable, Mapping
 from dataclasses import dataclass
@@ -42,6 +43,7 @@ from anyio.abc import TaskGroup
 
 from ..errors import LLMBridgeError, UsageError
 from ..messages import ChatMessage
+from ..request import TOOL_NAME_PATTERN
 from .approval import ApprovalRule, Approver, check_rule
 from .mcp import DEFAULT_TIMEOUT
 from .mcp_config import MCPConfigError, MCPServerConfig, load_mcp_config
@@ -58,6 +60,8 @@ from .registry import ToolRegistry
 __all__ = ["MCPPrompt", "MCPServers", "ServerApproval", "connect_mcp_servers"]
 
 _log = logging.getLogger("llmbridge.mcp")
+_NAMESPACE = re.compile(TOOL_NAME_PATTERN)
+"""A server name that can name a namespace of its deferred tools (as a tool name)."""
 
 if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup  # type: ignore[import-not-found,unused-ignore]
@@ -87,6 +91,7 @@ class MCPServers:
         *,
         approve: Approver | None,
         approval: Mapping[str, ServerApproval] | None = None,
+        defer_loading: bool | Iterable[str] | None = None,
         client: Any,
         sampling_model: Any,
         timeout: float | None,
@@ -101,6 +106,9 @@ class MCPServers:
         """``elicit``, ``roots``, ``on_progress``, ``log_level`` as given to
         ``connect_mcp_servers`` (``llmbridge.tools.mcp_interact``)."""
         self.approval = dict(approval or {})
+        self.defer_loading = defer_loading
+        """``True``: every server's tools are deferred; names: those servers'; ``None``: each
+        entry's ``defer_loading``."""
         self.client = client
         self.sampling_model = sampling_model
         self.timeout = timeout
@@ -187,8 +195,21 @@ class MCPServers:
                     )
                     continue
                 tool.approval = server.approval_for(tool.remote_name)
+                if self._deferred(server_name):  # grouped by server where names allow
+                    space = server_name if _NAMESPACE.fullmatch(server_name) else None
+                    tool.tool_spec = tool.tool_spec.deferred(namespace=space)
                 self.registry.register(tool)
                 self._mine[name] = (server_name, definition)
+
+    def _deferred(self, server: str) -> bool:
+        """Whether ``server``'s tools are deferred (``connect_mcp_servers(defer_loading=)``,
+        else its config entry's ``defer_loading``)."""
+        wanted = self.defer_loading
+        if wanted is None:
+            return self.servers[server].config.defer_loading
+        if isinstance(wanted, bool):
+            return wanted
+        return server in wanted
 
     async def refresh(self, server: str | None = None) -> None:
         """List tools again (one server, or every running one) and update the registry."""
@@ -271,6 +292,7 @@ async def connect_mcp_servers(
     fail_fast: bool = False,
     approve: Approver | None = None,
     approval: Mapping[str, ServerApproval] | None = None,
+    defer_loading: bool | Iterable[str] | None = None,
     client: Any = None,
     sampling_model: Any = None,
     timeout: float | None = None,
@@ -288,6 +310,10 @@ async def connect_mcp_servers(
     ``approval``: per server, which tools need approval, overriding the config's ``approval``:
     ``"always"``, ``"never"``, a list of tool names, or ``{tool: rule}`` (rules as for
     ``@tool(approval=...)``, so callables on the arguments work here).
+    ``defer_loading``: ``True`` defers every server's tools (``ToolSpec.defer_loading``: a
+    ``ToolSearch`` among the tools loads them), a list of server names those servers'; ``None``
+    (the default) leaves it to each entry's ``defer_loading``. A deferred server's tools are in
+    a namespace named after it (``ToolSpec.namespace``, when the name can name a tool).
     ``client`` + ``sampling_model`` (``"provider:model"`` or any model reference the client
     takes): answer servers' sampling requests with that model.
     ``timeout``: seconds per request unless a server's entry says otherwise;
@@ -310,6 +336,14 @@ async def connect_mcp_servers(
             f"approval= names server(s) {sorted(unknown)} that the config does not enable "
             f"(enabled: {sorted(configs)})"
         )
+    if defer_loading is not None and not isinstance(defer_loading, bool):
+        defer_loading = [defer_loading] if isinstance(defer_loading, str) else list(defer_loading)
+        stray = set(defer_loading) - set(configs)
+        if stray:
+            raise MCPConfigError(
+                f"defer_loading= names server(s) {sorted(stray)} that the config does not "
+                f"enable (enabled: {sorted(configs)})"
+            )
     for name, rule in (approval or {}).items():  # checked now, not once servers are up
         if isinstance(rule, Mapping):
             for tool, one in rule.items():
@@ -320,6 +354,7 @@ async def connect_mcp_servers(
         configs,
         approve=approve,
         approval=approval,
+        defer_loading=defer_loading,
         client=client,
         sampling_model=sampling_model,
         timeout=timeout,

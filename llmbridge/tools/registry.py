@@ -21,6 +21,9 @@ Rules:
   and counts are shared: a tool called through a view counts once, everywhere) and follows
   the full registry when tools come and go (an MCP server's ``tools/list_changed``). Register
   on the full registry, not on a view. A server or tool a view lacks is a ``UsageError``.
+* ``search(query)`` ranks the tools by their names and descriptions (``tools/search.py``):
+  the deferred ones (``ToolSpec.defer_loading``) when there are any, else all. It answers a
+  client-executed ``ToolSearch`` in the tool loop.
 """
 
 from __future__ import annotations
@@ -29,7 +32,7 @@ import functools
 import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import Any, Literal, TypeVar
 
 import anyio
 import anyio.to_thread
@@ -231,6 +234,23 @@ class ToolRegistry:
     def specs(self) -> list[ToolSpec]:
         """The specs to send to the model, in registration order."""
         return [entry.spec for entry in self._entries.values()]
+
+    def search(
+        self,
+        query: str,
+        *,
+        limit: int = 5,
+        algorithm: Literal["bm25", "regex"] = "bm25",
+        deferred_only: bool | None = None,
+    ) -> list[ToolSpec]:
+        """The tools matching ``query``, best first, at most ``limit`` (see module rules).
+        ``deferred_only``: ``None`` searches the deferred tools if any, else every tool."""
+        from .search import rank_tools
+
+        specs = self.specs()
+        if deferred_only or (deferred_only is None and any(s.defer_loading for s in specs)):
+            specs = [s for s in specs if s.defer_loading]
+        return rank_tools(query, specs, limit=limit, algorithm=algorithm)
 
     def describe(self) -> dict[str, dict[str, Any]]:
         """``{name: {"description": ..., "input_schema": ...}}`` for every tool, plus

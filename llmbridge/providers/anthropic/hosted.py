@@ -20,7 +20,8 @@ the beta ``BetaRequestMCPServerURLDefinitionParam`` (``mcp_servers``) and
   the connector docs require every server to be named by exactly one toolset. No
   ``allowed_tools``: the toolset enables every tool; ``allowed_tools`` → the allowlist
   ``default_config: {enabled: false}`` + ``configs: {tool: {enabled: true}}`` (an empty list
-  enables none). The old ``tool_configuration`` (2025-04-04) is never sent. The connector
+  enables none); ``defer_loading`` → ``default_config.defer_loading``. The old
+  ``tool_configuration`` (2025-04-04) is never sent. The connector
   runs every call without asking, so only ``approval="never"`` is accepted, and of the
   headers only ``Authorization: Bearer <token>`` (sent as ``authorization_token``);
   ``description`` has no field: dropped with a warning.
@@ -36,6 +37,9 @@ the beta ``BetaRequestMCPServerURLDefinitionParam`` (``mcp_servers``) and
   ``web_search_result_location`` / ``search_result_location`` citation (with a URL) is a
   ``Citation`` (``cited_citation``). The connector's ``mcp_tool_use`` / ``mcp_tool_result``
   blocks (same shape under 2025-11-20) stay raw ``ProviderItem``s, sent back verbatim.
+* ``ToolSearch`` → the BM25 / regex tool search tool, or a client search's own tool; its
+  ``server_tool_use`` / ``tool_search_tool_result`` blocks → ``ToolSearchCall`` views
+  (``tool_search.py``).
 """
 
 from __future__ import annotations
@@ -51,11 +55,13 @@ from ...hosted import (
     HostedMCP,
     HostedTool,
     ImageGeneration,
+    ToolSearch,
     WebFetch,
     WebSearch,
     options_for,
     unsupported,
 )
+from .tool_search import encode_tool_search, search_view
 
 __all__ = [
     "HOSTED_TOOLS",
@@ -67,7 +73,7 @@ __all__ = [
 ]
 
 PROVIDER = "anthropic"
-HOSTED_TOOLS = frozenset({"web_search", "web_fetch", "code_execution", "mcp"})
+HOSTED_TOOLS = frozenset({"web_search", "web_fetch", "code_execution", "mcp", "tool_search"})
 MCP_BETA = "mcp-client-2025-11-20"
 WEB_SEARCH = "web_search_20250305"
 WEB_FETCH = "web_fetch_20250910"
@@ -155,6 +161,8 @@ def _mcp(tool: HostedMCP, into: HostedRequest) -> None:
     if tool.allowed_tools is not None:  # an allowlist: all off, then each named tool on
         toolset["default_config"] = {"enabled": False}
         toolset["configs"] = {name: {"enabled": True} for name in tool.allowed_tools}
+    if tool.defer_loading:  # its tools wait for a tool search
+        toolset.setdefault("default_config", {})["defer_loading"] = True
     if tool.description:
         into.warnings.append(
             f"HostedMCP {tool.label!r} description: the MCP connector has no such field; dropped"
@@ -163,6 +171,10 @@ def _mcp(tool: HostedMCP, into: HostedRequest) -> None:
     into.tools.append({**toolset, **options_for(tool, PROVIDER)})
     if MCP_BETA not in into.betas:
         into.betas.append(MCP_BETA)
+
+
+def _tool_search(tool: ToolSearch, into: HostedRequest) -> None:
+    into.tools.append(encode_tool_search(tool))
 
 
 def _refuse(tool: FileSearch | ImageGeneration, into: HostedRequest) -> None:
@@ -174,6 +186,7 @@ _ENCODERS: dict[type[Any], Callable[[Any, HostedRequest], None]] = {
     WebFetch: _web_fetch,
     CodeExecution: _code,
     HostedMCP: _mcp,
+    ToolSearch: _tool_search,
     FileSearch: _refuse,
     ImageGeneration: _refuse,
 }
@@ -218,6 +231,9 @@ class BlockViews:
 
     def events(self, block: dict[str, Any]) -> list[StreamEvent]:
         """The typed events of ``block`` (besides its ``ProviderItem``), if any."""
+        search = search_view(block)
+        if search is not None:
+            return [search]
         kind = block.get("type")
         if kind == "server_tool_use":
             given = block.get("input")

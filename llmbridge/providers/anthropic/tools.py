@@ -5,6 +5,8 @@ Follows https://platform.claude.com/docs/en/api/messages (``tools``, ``tool_choi
 * a tool is ``{name, description, input_schema}`` (+ ``strict`` when set); no description is
   left out rather than sent empty; the schema is checked against the schema bounds
   (``llmbridge.specs.schema_bounds``);
+* a deferred spec (``ToolSpec.defer_loading``) carries ``defer_loading: true`` (a tool search
+  loads it: ``tool_search.py``);
 * a custom (freeform) tool (``ToolSpec.input_format``, OpenAI only) is an
   ``UnsupportedFeatureError`` naming it, never silently dropped (docs/tools.md);
 * ``tool_choice`` auto / any (required) / tool / none; ``parallel_tool_calls=False`` becomes
@@ -37,6 +39,8 @@ def encode_tool(spec: ToolSpec) -> dict[str, Any]:
     tool["input_schema"] = spec.parameters
     if spec.strict is not None:
         tool["strict"] = spec.strict
+    if spec.defer_loading:
+        tool["defer_loading"] = True
     return tool
 
 

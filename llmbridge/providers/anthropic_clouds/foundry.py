@@ -31,7 +31,9 @@ NAME = "anthropic-foundry"
 
 
 class AnthropicFoundryProvider(CountsTokensRoute):
-    hosted_tools: frozenset[str] = frozenset({"web_search", "web_fetch", "code_execution"})
+    hosted_tools: frozenset[str] = frozenset(
+        {"web_search", "web_fetch", "code_execution", "tool_search"}
+    )
 
     def __init__(self, config: ProviderConfig, *, name: str = NAME) -> None:
         env = env_of(config)

@@ -43,7 +43,7 @@ def vertex_base_url(location: str) -> str:
 
 class AnthropicVertexProvider(CountsTokensRoute):
     version_in_body = True
-    hosted_tools: frozenset[str] = frozenset({"web_search"})
+    hosted_tools: frozenset[str] = frozenset({"web_search", "tool_search"})
 
     def __init__(self, config: ProviderConfig, *, name: str = NAME) -> None:
         env = env_of(config)

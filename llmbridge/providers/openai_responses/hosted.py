@@ -14,7 +14,7 @@ members (``WebSearchToolParam``, ``FileSearchToolParam``, ``tool_param.CodeInter
   ``ImageGeneration`` → ``image_generation`` (``size``, ``quality``, ``output_format``,
   ``background``); ``HostedMCP`` → ``mcp`` (``server_label``, ``server_url``,
   ``allowed_tools``, ``require_approval`` ``always`` / ``never`` / ``{"always" | "never":
-  {"tool_names": [...]}}``, ``headers``, ``server_description``).
+  {"tool_names": [...]}}``, ``headers``, ``server_description``, ``defer_loading``).
 * ``WebFetch`` is not a Responses tool (the client refuses it before this runs).
 * ``provider_options["openai-responses"]`` is merged into the tool entry last.
 * Decoding (``item_events``): besides the ``ProviderItem`` the decoder keeps, a done
@@ -22,6 +22,8 @@ members (``WebSearchToolParam``, ``FileSearchToolParam``, ``tool_param.CodeInter
   ``CodeOutput`` (its ``logs`` as stdout, image outputs' URLs as files), an
   ``image_generation_call`` with a ``result`` a ``GeneratedImage``. A ``url_citation``
   annotation is a ``Citation`` whose ``cited_text`` is the text it spans.
+* ``ToolSearch`` → ``tool_search`` (server or client), and ``tool_search_call`` /
+  ``tool_search_output`` items → ``ToolSearchCall`` views (``tool_search.py``).
 """
 
 from __future__ import annotations
@@ -36,6 +38,7 @@ from ...hosted import (
     HostedMCP,
     HostedTool,
     ImageGeneration,
+    ToolSearch,
     WebFetch,
     WebSearch,
     options_for,
@@ -43,6 +46,7 @@ from ...hosted import (
 )
 from ...messages import ApprovalResponse
 from ...tool_calls import parse_arguments
+from .tool_search import encode_tool_search, search_events, search_warnings
 
 PROVIDER_NAME = "openai-responses"
 """(``messages.PROVIDER_NAME``, which imports this module.)"""
@@ -58,7 +62,9 @@ __all__ = [
     "item_events",
 ]
 
-HOSTED_TOOLS = frozenset({"web_search", "code_execution", "file_search", "image_generation", "mcp"})
+HOSTED_TOOLS = frozenset(
+    {"web_search", "code_execution", "file_search", "image_generation", "mcp", "tool_search"}
+)
 """The ``llmbridge.hosted`` spec types this API runs (every model; the API answers for a model
 that lacks one)."""
 SEARCH_SOURCES = "web_search_call.action.sources"
@@ -119,7 +125,13 @@ def _mcp(tool: HostedMCP) -> tuple[dict[str, Any], str | None]:
         out["headers"] = dict(tool.headers)
     if tool.description:
         out["server_description"] = tool.description
+    if tool.defer_loading:
+        out["defer_loading"] = True
     return out, None
+
+
+def _tool_search(tool: ToolSearch) -> tuple[dict[str, Any], str | None]:
+    return encode_tool_search(tool), None
 
 
 def _refuse(tool: WebFetch) -> tuple[dict[str, Any], str | None]:
@@ -132,6 +144,7 @@ _ENCODERS: dict[type[Any], Callable[[Any], tuple[dict[str, Any], str | None]]] =
     FileSearch: _file_search,
     ImageGeneration: _image,
     HostedMCP: _mcp,
+    ToolSearch: _tool_search,
     WebFetch: _refuse,
 }
 
@@ -142,7 +155,8 @@ def encode_hosted(tools: Sequence[HostedTool]) -> tuple[list[dict[str, Any]], li
     include: list[str] = []
     for tool in tools:
         entry, wanted = _ENCODERS[type(tool)](tool)
-        entry.update(options_for(tool, PROVIDER_NAME))
+        if not isinstance(tool, ToolSearch):  # (its encoder merges them itself)
+            entry.update(options_for(tool, PROVIDER_NAME))
         entries.append(entry)
         if wanted is not None and wanted not in include:
             include.append(wanted)
@@ -156,7 +170,7 @@ def hosted_warnings(tools: Sequence[HostedTool]) -> list[str]:
         "limit (the body's max_tool_calls caps all built-in tool calls); dropped"
         for tool in tools
         if isinstance(tool, WebSearch) and tool.max_uses is not None
-    ]
+    ] + search_warnings(tools)
 
 
 def approval_item(part: ApprovalResponse) -> dict[str, Any]:
@@ -228,6 +242,8 @@ _ITEMS: dict[str, Callable[[dict[str, Any]], list[StreamEvent]]] = {
     "mcp_approval_request": _approval,
     "code_interpreter_call": _code_output,
     "image_generation_call": _image_output,
+    "tool_search_call": search_events,
+    "tool_search_output": search_events,
 }
 
 

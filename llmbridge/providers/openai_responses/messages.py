@@ -26,8 +26,12 @@ Rules:
   "openai-responses"``) and is usable without server state: with ``encrypted_content``, or by
   id when the caller stores responses (``store: true``). Other providers' reasoning is dropped.
 * ``RawPart(provider="openai-responses")`` (built-in tool items of an earlier response,
-  ``compaction`` items, the decoder's ``ProviderItem`` events) goes back verbatim, in its place among the turn's items;
-  raw parts of other providers are dropped.
+  ``compaction`` items, the decoder's ``ProviderItem`` events) goes back verbatim, in its place
+  among the turn's items; so does one in a user or tool turn (the app's ``tool_search_output``
+  answering a client tool search), after its tool results; raw parts of other providers are
+  dropped.
+* A function call's ``namespace`` (``provider_data``, a function a tool search loaded) goes
+  back on its ``function_call`` item.
 * Output item ids (``fc_...``) go back only when the turn's reasoning item went back too: the
   API rejects a function call id whose reasoning item is missing.
 * An ``ApprovalResponse`` part (the app's answer to an MCP approval request) is an
@@ -134,6 +138,9 @@ def _function_call(part: ToolCallPart, *, with_id: bool) -> dict[str, Any]:
             "name": part.name,
             "arguments": arguments,
         }
+        namespace = (part.provider_data or {}).get("namespace")
+        if isinstance(namespace, str):
+            item["namespace"] = namespace
     item_id = (part.provider_data or {}).get("item_id")
     if with_id and isinstance(item_id, str):
         item["id"] = item_id
@@ -216,6 +223,9 @@ def encode_messages(
         # user and tool turns: tool results first (they answer the previous calls), then content
         items.extend(_tool_output(p, custom) for p in msg.tool_results)
         answers = [approval_item(p) for p in msg.content if isinstance(p, ApprovalResponse)]
+        answers.extend(
+            p.data for p in msg.content if isinstance(p, RawPart) and p.provider == PROVIDER_NAME
+        )
         items.extend(answers)
         content = _user_content(msg)
         if content or (msg.role == "user" and not msg.tool_results and not answers):

@@ -18,14 +18,14 @@ before sending.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...auth import config_auth
 from ...errors import APIError, ConfigurationError
-from ...events import RateLimit
+from ...events import RateLimit, ToolSearchCall
 from ...model_info import ModelInfo
-from ...types import ChatRequest
+from ...types import ChatMessage, ChatRequest, RawPart, ReasoningPart, ToolSpec
 from ..base import (
     Capabilities,
     HttpRequest,
@@ -45,6 +45,7 @@ from .hosted import HOSTED_TOOLS
 from .messages import PROVIDER_NAME
 from .request import build_body, count_tokens_body, request_warnings
 from .resume import BackgroundDecoder, cancel_request, resume_request
+from .tool_search import answer_item
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -89,6 +90,17 @@ class OpenAIResponsesProvider:
     def __repr__(self) -> str:
         return f"OpenAIResponsesProvider(base_url={self.base_url!r})"
 
+    def tool_search_answer(
+        self,
+        call: ToolSearchCall,
+        found: Sequence[ToolSpec],
+        *,
+        namespaces: Mapping[str, str] | None = None,
+    ) -> ChatMessage:
+        """The app's answer to a client tool search: a ``tool_search_output`` item."""
+        item = answer_item(call, found, namespaces)
+        return ChatMessage(role="tool", content=[RawPart(provider=PROVIDER_NAME, data=item)])
+
     def capabilities(self, model: str) -> Capabilities:
         return Capabilities(
             native_tools=True,
@@ -114,7 +126,12 @@ class OpenAIResponsesProvider:
             {"Content-Type": "application/json", "Accept": "application/json"}
         )
         url = f"{self.base_url}/responses/input_tokens"
-        return HttpRequest(method="POST", url=url, headers=headers, json=count_tokens_body(request))
+        return HttpRequest(
+            method="POST",
+            url=url,
+            headers=headers,
+            json=count_tokens_body(self._own_history(request)),
+        )
 
     def parse_token_count(self, data: Any) -> int:
         return read_token_count(data, "input_tokens", provider=self.name)
@@ -129,19 +146,41 @@ class OpenAIResponsesProvider:
     def parse_models(self, data: Any) -> tuple[list[ModelInfo], str | None]:
         return parse_model_list(data, provider=self.name)  # the same /models as Chat Completions
 
+    def _own_history(self, request: ChatRequest) -> ChatRequest:
+        """``request`` with this host's raw items and reasoning tagged as the Responses format
+        the encoder sends back (a preset such as ``azure-responses`` tags them with its own
+        name, and the encoder keeps only ``openai-responses`` ones)."""
+        if self.name == PROVIDER_NAME:
+            return request
+        mine = self.name
+
+        def retag(part: Any) -> Any:
+            if isinstance(part, RawPart | ReasoningPart) and part.provider == mine:
+                return part.model_copy(update={"provider": PROVIDER_NAME})
+            return part
+
+        messages = [
+            m.model_copy(update={"content": [retag(p) for p in m.content]})
+            if any(isinstance(p, RawPart | ReasoningPart) for p in m.content)
+            else m
+            for m in request.messages
+        ]
+        return request.model_copy(update={"messages": messages})
+
     def build_request(self, request: ChatRequest) -> HttpRequest:
         headers = self._auth_headers({"Content-Type": "application/json"})  # transport: Accept
         return HttpRequest(
             method="POST",
             url=f"{self.base_url}/responses",
             headers=headers,
-            json=build_body(request),
+            json=build_body(self._own_history(request)),
         )
 
     def new_decoder(self, request: ChatRequest) -> ResponsesDecoder:
+        warnings = request_warnings(self._own_history(request))
         if request.background:
-            return BackgroundDecoder(warnings=request_warnings(request))
-        return ResponsesDecoder(warnings=request_warnings(request))
+            return BackgroundDecoder(warnings=warnings)
+        return ResponsesDecoder(warnings=warnings)
 
     def resume_request(self, response_id: str, *, after: int | None) -> HttpRequest:
         headers = self._auth_headers({})  # the transport asks for text/event-stream

@@ -39,7 +39,8 @@ from ..openai.tools import response_schema_warning, schema_format
 from .compaction import compaction_entry, compaction_warnings
 from .hosted import encode_hosted, hosted_warnings
 from .messages import PROVIDER_NAME, encode_messages
-from .tools import encode_tool, encode_tool_choice
+from .tool_search import encode_function_tools
+from .tools import encode_tool_choice
 
 __all__ = [
     "COUNT_FIELDS",
@@ -109,7 +110,7 @@ def build_body(request: ChatRequest) -> dict[str, Any]:
     elif not store:
         body["store"] = False
     if request.tools and request.tool_mode != "prompt":
-        body["tools"] = [encode_tool(t) for t in request.tools]
+        body["tools"] = encode_function_tools(request.tools, request.hosted_tools)
         if request.tool_choice is not None:
             body["tool_choice"] = encode_tool_choice(request.tool_choice, request.tools)
         if request.parallel_tool_calls is not None:

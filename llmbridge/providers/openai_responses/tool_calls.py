@@ -28,7 +28,8 @@ Rules:
   missing tail once; a done text that contradicts what streamed is ignored (chunks cannot be
   taken back and must join to ``raw_arguments``).
 * Arguments that are not a JSON object give ``arguments={}`` and ``error`` (flagged, no crash);
-  empty arguments are ``{}``. The item id is kept in ``provider_data["item_id"]``.
+  empty arguments are ``{}``. The item id is kept in ``provider_data["item_id"]``, the
+  ``namespace`` of a function a tool search loaded in ``provider_data["namespace"]``.
 """
 
 from __future__ import annotations
@@ -83,6 +84,9 @@ class ToolCalls:
             )
         name = str_or_none(item.get("name")) or ""
         data: dict[str, Any] | None = {"item_id": item_id} if item_id is not None else None
+        namespace = str_or_none(item.get("namespace"))
+        if namespace:  # a function a tool search loaded: its namespace goes back with it
+            data = {**(data or {}), "namespace": namespace}
         custom = item.get("type") == "custom_tool_call"
         if custom:
             data = {**(data or {}), CUSTOM: True}

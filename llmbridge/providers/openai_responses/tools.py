@@ -10,6 +10,8 @@ Follows https://platform.openai.com/docs/api-reference/responses/create (``tools
   "description", "format"}`` with ``format`` ``{"type": "text"}`` or the flat grammar
   ``{"type": "grammar", "syntax", "definition"}`` (Chat Completions nests it; this API does
   not); no description is left out rather than sent empty;
+* a deferred spec (``ToolSpec.defer_loading``) carries ``defer_loading: true`` (a tool search
+  loads it: ``tool_search.py``);
 * ``tool_choice`` is ``auto`` / ``none`` / ``required`` or ``{"type": "function", "name": ...}``;
 * parameters are checked against the schema bounds (``llmbridge.specs.schema_bounds``).
 """
@@ -39,14 +41,17 @@ def encode_tool(spec: ToolSpec) -> dict[str, Any]:
         if spec.description:
             tool["description"] = spec.description
         tool["format"] = encode_custom_format(spec.input_format)
-        return tool
-    return {
-        "type": "function",
-        "name": spec.name,
-        "description": spec.description,
-        "parameters": _bounded(spec),
-        "strict": bool(spec.strict),
-    }
+    else:
+        tool = {
+            "type": "function",
+            "name": spec.name,
+            "description": spec.description,
+            "parameters": _bounded(spec),
+            "strict": bool(spec.strict),
+        }
+    if spec.defer_loading:
+        tool["defer_loading"] = True
+    return tool
 
 
 def _bounded(spec: ToolSpec) -> dict[str, Any]:
