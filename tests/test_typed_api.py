@@ -18,7 +18,7 @@ from pydantic import BaseModel
 
 import llmbridge as lb
 from llmbridge.call_settings import CALL_OPTIONS
-from llmbridge.client import async_client
+from llmbridge.client import request_options
 from llmbridge.client.call_options import CallOptions, CountOptions, RunOptions
 from llmbridge.client.model_chain import CHAIN_OPTIONS
 from llmbridge.errors import UsageError
@@ -80,7 +80,7 @@ def test_the_typed_options_are_every_option_the_client_takes() -> None:
         "rescue_tool_calls",
         "partial_tool_arguments",
     }
-    runtime = async_client._REQUEST_OPTIONS | CALL_OPTIONS | CHAIN_OPTIONS
+    runtime = request_options.REQUEST_OPTIONS | CALL_OPTIONS | CHAIN_OPTIONS
     assert runtime <= typed
     # timeout: typed now, taken at runtime once the transport's per-call deadline is merged
     assert typed - runtime <= {"timeout", "rescue_tool_calls", "partial_tool_arguments"}

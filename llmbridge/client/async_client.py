@@ -9,22 +9,18 @@ with ``async for``, or use ``async with`` to close the HTTP response determinist
 
 from __future__ import annotations
 
-import inspect
 from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
 import httpx
-from pydantic import ValidationError
 
-from ..call_settings import CALL_OPTIONS, CallSettings, pop_call_settings
-from ..compaction import Compaction
+from ..call_settings import CallSettings, pop_call_settings
 from ..errors import UsageError
 from ..events import StreamEvent
-from ..hosted import ToolSearch, is_hosted
+from ..hosted import ToolSearch
 from ..model_info import ModelInfo
 from ..providers.base import Provider, ProviderConfig
-from ..providers.option_names import did_you_mean
 from ..providers.registry import create_provider, split_model
 from ..response import Accumulator, ChatResponse
 from ..stream import RetryPolicy
@@ -39,12 +35,8 @@ from ..telemetry import Telemetry, telemetry_from
 from ..types import (
     ChatMessage,
     ChatRequest,
-    FormatMode,
-    ReasoningConfig,
-    ToolChoice,
-    ToolMode,
 )
-from ..usage_errors import as_messages, invalid_options, provider_configs
+from ..usage_errors import as_messages, provider_configs
 from . import queries
 from .call_options import (
     CallOptions,
@@ -58,7 +50,9 @@ from .call_options import (
 from .event_stream import EventStream
 from .model_chain import ModelOption, ModelRef, first_model, is_chain, open_chain
 from .pipeline import open_events, open_resumed
-from .tool_options import as_specs, hosted_tools, tools_cache_point
+from .request_options import build_request as _build_request
+from .request_options import check_options
+from .tool_options import as_specs, hosted_tools, loop_tools
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -145,60 +139,8 @@ class Client:
         return model, str(getattr(model, "model", ""))
 
     # -- requests -----------------------------------------------------------------------
-    def build_request(
-        self,
-        model_name: str,
-        messages: Messages,
-        *,
-        tools: Tools | None = None,
-        tool_choice: ToolChoice | str | None = None,
-        tool_mode: ToolMode = "auto",
-        temperature: float | None = None,
-        max_tokens: int | None = None,
-        top_p: float | None = None,
-        stop: str | list[str] | None = None,
-        seed: int | None = None,
-        top_k: int | None = None,
-        presence_penalty: float | None = None,
-        frequency_penalty: float | None = None,
-        response_format: FormatArg | type[Any] | None = None,
-        format_mode: FormatMode = "auto",
-        reasoning: ReasoningConfig | None = None,
-        parallel_tool_calls: bool | None = None,
-        background: bool = False,
-        compaction: Compaction | bool | None = None,
-        extra: Mapping[str, Any] | None = None,
-    ) -> ChatRequest:
-        fields = {
-            "model": model_name,
-            "messages": as_messages(messages),
-            "tools": as_specs(tools),
-            "hosted_tools": hosted_tools(tools),
-            "tools_cache_point": tools_cache_point(tools),
-            "tool_choice": tool_choice,
-            "tool_mode": tool_mode,
-            "temperature": temperature,
-            "max_tokens": max_tokens,
-            "top_p": top_p,
-            "stop": stop,
-            "seed": seed,
-            "top_k": top_k,
-            "presence_penalty": presence_penalty,
-            "frequency_penalty": frequency_penalty,
-            "response_format": (
-                None if response_format is None else response_format_of(response_format)
-            ),
-            "format_mode": format_mode,
-            "reasoning": reasoning,
-            "parallel_tool_calls": parallel_tool_calls,
-            "background": background or None,  # None: kept out of recorded fixtures
-            "compaction": Compaction.of(compaction),
-            "extra": dict(extra or {}),
-        }
-        try:
-            return ChatRequest.model_validate(fields)
-        except ValidationError as exc:
-            raise invalid_options(exc, fields) from None
+    build_request = staticmethod(_build_request)
+    """The ``ChatRequest`` a call builds (``llmbridge.client.request_options``)."""
 
     def stream(
         self,
@@ -252,11 +194,11 @@ class Client:
                 as_messages(messages),
                 rescue=rescue,
                 options=options,
-                check=_check_options,
+                check=check_options,
                 call=call,
                 deadline=deadline,
             )
-        _check_options(options)
+        check_options(options)
         provider, model_name = self.resolve(model)  # type: ignore[arg-type]
         request = self.build_request(model_name, messages, **options)
         return self._event_stream(provider, request, rescue=rescue, call=call, deadline=deadline)
@@ -439,25 +381,13 @@ class Client:
         provider-run specs: ``[servers.registry, lb.ToolSearch()]``.
         """
         from ..tools.loop import run_tool_loop
-        from ..tools.registry import ToolRegistry
 
         conversation = as_messages(messages)
         given: dict[str, Any] = dict(options)
         if rescue_tool_calls is not None:
             given["rescue_tool_calls"] = rescue_tool_calls
 
-        hosted = hosted_tools(tools)  # provider-run tools: sent every turn, never run here
-        if isinstance(tools, ToolRegistry):
-            registry = tools
-        else:
-            own = [t for t in tools if not is_hosted(t)]
-            given_registries = [t for t in own if isinstance(t, ToolRegistry)]
-            if given_registries and len(own) > 1:
-                raise UsageError(
-                    "run(tools=[...]) takes one ToolRegistry beside provider-run specs, or "
-                    "tools without a registry: register the other tools on the registry"
-                )
-            registry = given_registries[0] if given_registries else ToolRegistry(own)
+        registry, hosted = loop_tools(tools)  # hosted: provider-run, sent every turn
         chain = is_chain(model)
         provider, model_name = self.resolve(first_model(model) if chain else model)  # type: ignore[arg-type]
         target: Models = model if chain else (provider, model_name)
@@ -538,7 +468,7 @@ class Client:
         self._check_open()
         given: dict[str, Any] = {**options, "tools": tools, "response_format": response_format}
         call = pop_call_settings(given)
-        _check_options(given)
+        check_options(given)
         provider, model_name = self.resolve(model)
         request = self.build_request(model_name, messages, **given)
         counting = queries.count_tokens(
@@ -646,27 +576,3 @@ class Client:
         tb: TracebackType | None,
     ) -> None:
         await self.aclose()
-
-
-def _check_options(options: Mapping[str, Any]) -> None:
-    unknown = options.keys() - _REQUEST_OPTIONS
-    if unknown and unknown <= CALL_OPTIONS:  # taken out of a call's options before this
-        raise UsageError(
-            f"{', '.join(sorted(unknown))}: per-call settings, given to stream(), complete() "
-            "or run() for the whole call, not to one model of a chain (ModelOption)"
-        )
-    if unknown:
-        known = _REQUEST_OPTIONS | CALL_OPTIONS
-        first = sorted(unknown)[0]
-        raise UsageError(
-            f"unknown option(s) {', '.join(sorted(unknown))}{did_you_mean(first, known)}: "
-            f"stream(), complete() and run() take {', '.join(sorted(known))} "
-            "(provider-specific fields: extra=)"
-        )
-
-
-_REQUEST_OPTIONS = frozenset(
-    name
-    for name, param in inspect.signature(Client.build_request).parameters.items()
-    if param.kind is param.KEYWORD_ONLY
-)

@@ -19,7 +19,7 @@ from ..hosted import HostedTool, is_hosted
 from ..messages import CachePoint
 from ..request import ToolSpec
 
-__all__ = ["as_specs", "hosted_tools", "tools_cache_point"]
+__all__ = ["as_specs", "hosted_tools", "loop_tools", "tools_cache_point"]
 
 
 def as_specs(tools: Any) -> list[ToolSpec]:
@@ -31,6 +31,25 @@ def as_specs(tools: Any) -> list[ToolSpec]:
     if callable(specs):
         return list(specs())
     return [_as_spec(t) for t in tools if not isinstance(t, CachePoint) and not is_hosted(t)]
+
+
+def loop_tools(tools: Any) -> tuple[Any, list[HostedTool]]:
+    """``run(tools=)`` as the tool loop's ``ToolRegistry`` and the provider-run specs sent every
+    turn beside it: a registry as it is, or a list of tools (wrapped in a new registry), or one
+    ``ToolRegistry`` beside provider-run specs (an MCP servers' registry and a ``ToolSearch``)."""
+    from ..tools.registry import ToolRegistry
+
+    hosted = hosted_tools(tools)
+    if isinstance(tools, ToolRegistry):
+        return tools, hosted
+    own = [t for t in tools if not is_hosted(t)]
+    registries = [t for t in own if isinstance(t, ToolRegistry)]
+    if registries and len(own) > 1:
+        raise UsageError(
+            "run(tools=[...]) takes one ToolRegistry beside provider-run specs, or "
+            "tools without a registry: register the other tools on the registry"
+        )
+    return (registries[0] if registries else ToolRegistry(own)), hosted
 
 
 def hosted_tools(tools: Any) -> list[HostedTool]:
