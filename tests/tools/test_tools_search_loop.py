@@ -354,7 +354,7 @@ async def test_answer_tool_searches_for_complete() -> None:
         providers={"openai-responses": {"api_key": "k"}},
     ) as c:
         first = await c.complete("openai-responses:gpt-5.4", USER, tools=tools)
-        assert first.finish_reason == "stop" and first.tool_searches[0].tools is None
+        assert first.finish_reason == "tool_calls" and first.tool_searches[0].tools is None
         answers = await c.answer_tool_searches(first, tools)
         (answer,) = answers
         item = answer.content[0].data  # type: ignore[union-attr]

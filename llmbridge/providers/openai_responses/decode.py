@@ -48,7 +48,8 @@ Rules:
   approval request → ``ApprovalRequest``, code interpreter output → ``CodeOutput``, a made
   image → ``GeneratedImage``; ``output_text.annotation.added`` ``url_citation`` →
   ``Citation`` (the cited span read from the text streamed so far).
-* ``response.completed`` → ``Finish`` (``tool_calls`` if calls were emitted, else ``stop``);
+* ``response.completed`` → ``Finish`` (``tool_calls`` if calls were emitted or a client tool
+  search waits for the app's answer, else ``stop``);
   ``response.incomplete`` → reason from ``incomplete_details.reason``. Open calls are closed
   first. ``error`` and ``response.failed`` raise a typed ``APIError`` (a spliced stream a
   ``MalformedStreamError``) after every event that came before; the decoder then refuses
@@ -71,6 +72,7 @@ from ...events import (
     StreamStart,
     TextDelta,
     TextPhase,
+    ToolSearchCall,
 )
 from .compaction import final_item
 from .errors import stream_error
@@ -105,6 +107,7 @@ class ResponsesDecoder:
         self._phased = False  # a message item carried a phase (TextPhase sent)
         self._phase_item: Any = None  # the output index / id of the message announced last
         self._held: dict[str, Any] | None = None  # a done compaction item (final form later)
+        self._asks_app = False  # a client tool search waits for the app's answer
 
     # -- protocol ---------------------------------------------------------------------
     def feed(self, event: str, data: str) -> list[StreamEvent]:
@@ -203,7 +206,8 @@ class ResponsesDecoder:
         if incomplete is None:
             raw = str_or_none(response.get("status")) if isinstance(response, dict) else None
             raw = raw or "completed"
-            reason = map_finish_reason("completed", had_tool_calls=self._calls.count > 0)
+            asked = self._calls.count > 0 or self._asks_app
+            reason = map_finish_reason("completed", had_tool_calls=asked)
         else:
             raw = incomplete
             reason = map_finish_reason(incomplete, had_tool_calls=False)
@@ -318,7 +322,9 @@ class ResponsesDecoder:
             handler(self, obj, item, out)
         else:  # run by the provider (web search, MCP, code interpreter, ...): kept in order
             out.append(ProviderItem(item))
-            out.extend(item_events(item))  # its typed view, if any (approval, code, image)
+            views = item_events(item)  # its typed view, if any (approval, code, image, search)
+            out.extend(views)
+            self._asks_app = self._asks_app or any(_waits_for_app(v) for v in views)
 
     def _function_call_done(self, obj: dict[str, Any], item: dict[str, Any], out: _Out) -> None:
         self._calls.done(obj, item, out)
@@ -405,3 +411,8 @@ _ITEM_DONE: dict[str, _ItemHandler] = {
     "reasoning": ResponsesDecoder._reasoning_done,
     "compaction": ResponsesDecoder._compaction_done,
 }
+
+
+def _waits_for_app(event: object) -> bool:
+    """A client-executed tool search with no result: the app answers it, as it answers calls."""
+    return isinstance(event, ToolSearchCall) and event.execution == "client" and event.tools is None

@@ -3,8 +3,8 @@
 Follows https://platform.openai.com/docs/api-reference/responses-streaming (``response.completed``
 and ``response.incomplete``).
 
-Rules: a completed response is ``tool_calls`` when it emitted function calls for the app, else
-``stop``. An incomplete response maps ``incomplete_details.reason``: ``max_output_tokens`` →
+Rules: a completed response is ``tool_calls`` when it left work for the app (function calls, a
+client-executed tool search), else ``stop``. An incomplete response maps ``incomplete_details.reason``: ``max_output_tokens`` →
 ``length``, ``content_filter`` → ``content_filter``, anything else → ``other`` (the raw reason is
 always kept).
 """
