@@ -23,8 +23,19 @@ if TYPE_CHECKING:
     from .approval import ApprovalDecision, ToolApprovalError, ToolApprovalRequest
     from .loop import ToolLoop, run_tool_loop
     from .mcp import MCPConnection, MCPTool, connect_http, connect_stdio
+    from .mcp_catalog import MCPServerCatalog
     from .mcp_config import MCPConfigError, load_mcp_config
     from .mcp_errors import MCPConnectionLostError, MCPError, MCPTimeoutError, MCPToolError
+    from .mcp_resource_watch import MCPResourceSubscription
+    from .mcp_resources import (
+        MCPResource,
+        MCPResourceContents,
+        MCPResourceTemplate,
+        MCPResourceTooLargeError,
+        MCPResourceUpdate,
+        MCPToolOutput,
+        resource_parts,
+    )
     from .mcp_server import MCPServer
     from .mcp_servers import MCPPrompt, MCPServers, connect_mcp_servers
     from .registry import ToolRegistry
@@ -37,11 +48,19 @@ __all__ = [
     "MCPConnectionLostError",
     "MCPError",
     "MCPPrompt",
+    "MCPResource",
+    "MCPResourceContents",
+    "MCPResourceSubscription",
+    "MCPResourceTemplate",
+    "MCPResourceTooLargeError",
+    "MCPResourceUpdate",
     "MCPServer",
+    "MCPServerCatalog",
     "MCPServers",
     "MCPTimeoutError",
     "MCPTool",
     "MCPToolError",
+    "MCPToolOutput",
     "Tool",
     "ToolApprovalError",
     "ToolApprovalRequest",
@@ -59,6 +78,7 @@ __all__ = [
     "connect_mcp_servers",
     "connect_stdio",
     "load_mcp_config",
+    "resource_parts",
     "run_tool_loop",
     "tool",
 ]
@@ -83,6 +103,15 @@ _LAZY = {
     "MCPServer": "mcp_server",
     "MCPServers": "mcp_servers",
     "connect_mcp_servers": "mcp_servers",
+    "MCPServerCatalog": "mcp_catalog",
+    "MCPResourceSubscription": "mcp_resource_watch",
+    "MCPResource": "mcp_resources",
+    "MCPResourceContents": "mcp_resources",
+    "MCPResourceTemplate": "mcp_resources",
+    "MCPResourceTooLargeError": "mcp_resources",
+    "MCPResourceUpdate": "mcp_resources",
+    "MCPToolOutput": "mcp_resources",
+    "resource_parts": "mcp_resources",
     "ApprovalDecision": "approval",
     "ToolApprovalRequest": "approval",
     "ToolApprovalError": "approval",

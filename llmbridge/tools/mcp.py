@@ -55,6 +55,7 @@ from .mcp_errors import (
     _watch_spawns,
 )
 from .mcp_processes import ServerProcesses
+from .mcp_resource_watch import ResourceWatch
 
 __all__ = [
     "MCPConnection",
@@ -91,11 +92,17 @@ async def _session(
                 if before_stop is not None:  # runs before the transport stops the server
                     stack.callback(before_stop)
                 read, write = opened[0], opened[1]
+                watch = ResourceWatch(boundary.name)  # resource notifications, then the app's
                 session = await stack.enter_async_context(
-                    mcp.ClientSession(read, write, **dict(session_options or {}))
+                    mcp.ClientSession(read, write, **watch.session_options(session_options))
                 )
+                stack.callback(watch.end)  # subscriptions still open end with the session
                 connection = MCPConnection(
-                    session, where=boundary.where, name=boundary.name, boundary=boundary
+                    session,
+                    where=boundary.where,
+                    name=boundary.name,
+                    boundary=boundary,
+                    watch=watch,
                 )
                 watchers = await stack.enter_async_context(anyio.create_task_group())
                 stack.callback(watchers.cancel_scope.cancel)  # on the way out, before the SDK's

@@ -11,7 +11,9 @@ Rules:
   the first failure (in config order) is raised once every server is stopped again.
 * Tools are listed once per server and cached; a server's ``notifications/tools/list_changed``
   or ``await servers.refresh()`` lists them again. Names follow ``mcp_names`` (unique across
-  servers, within provider rules); ``allowed_tools`` hides the rest; ``approval`` and
+  servers, within provider rules, and stable: a tool keeps its name for the life of the
+  ``async with`` block, and a newcomer that clashes gets the prefixed name);
+  ``allowed_tools`` hides the rest; ``approval`` and
   ``timeout`` come from the server's entry (``timeout`` also from ``connect_mcp_servers``).
 * A call to a server whose connection is gone is an ``MCPConnectionLostError`` (the tool loop
   turns it into an ``is_error`` result); the next call starts it again (stdio: a new process;
@@ -41,6 +43,7 @@ from ..errors import LLMBridgeError
 from ..messages import ChatMessage
 from .approval import ApprovalRule, Approver, check_rule
 from .mcp import DEFAULT_TIMEOUT
+from .mcp_catalog import ServerResources
 from .mcp_config import MCPConfigError, MCPServerConfig, load_mcp_config
 from .mcp_connection import MCPConnection, MCPTool, _import_mcp
 from .mcp_errors import MCPError, _leaves
@@ -71,8 +74,9 @@ class MCPPrompt:
     """``{"name", "description", "required"}`` per argument."""
 
 
-class MCPServers:
-    """What ``connect_mcp_servers`` yields: the servers, their tools, their failures."""
+class MCPServers(ServerResources):
+    """What ``connect_mcp_servers`` yields: the servers, their tools, their failures; their
+    resources and a catalog of each (``llmbridge.tools.mcp_catalog``)."""
 
     def __init__(
         self,
@@ -149,7 +153,8 @@ class MCPServers:
             n: [str(getattr(d, "name", "")) for d in s.definitions] for n, s in running.items()
         }
         apps = [n for n in self.registry.names if n not in self._mine]  # the app's own tools
-        names = assign_tool_names(lists, reserved=apps)
+        given = {(server, str(d.name)): name for name, (server, d) in self._mine.items()}
+        names = assign_tool_names(lists, reserved=apps, keep=given)  # stable: nothing renamed
         wanted = {
             names[(server_name, str(d.name))]: (server_name, d)
             for server_name, server in running.items()
@@ -196,15 +201,19 @@ class MCPServers:
         """Every prompt of every running server."""
         prompts: list[MCPPrompt] = []
         for name, server in self.servers.items():
-            if name in self.failures:
-                continue
-            connection = await server._live()
-            for p in await connection.list_prompts():
-                arguments = [
-                    {"name": a.name, "description": a.description, "required": bool(a.required)}
-                    for a in (p.arguments or [])
-                ]
-                prompts.append(MCPPrompt(name, p.name, p.description, arguments))
+            if name not in self.failures:
+                prompts.extend(await self._server_prompts(name, server))
+        return prompts
+
+    async def _server_prompts(self, name: str, server: MCPServer) -> list[MCPPrompt]:
+        connection = await server._live()
+        prompts: list[MCPPrompt] = []
+        for p in await connection.list_prompts():
+            arguments = [
+                {"name": a.name, "description": a.description, "required": bool(a.required)}
+                for a in (p.arguments or [])
+            ]
+            prompts.append(MCPPrompt(name, p.name, p.description, arguments))
         return prompts
 
     async def get_prompt(

@@ -3,7 +3,8 @@
 Rules: the servers run on the ``SyncClient``'s own event loop (its blocking portal), entered
 and left in one task there, so ``client.run(..., tools=servers.registry)`` calls them on the
 loop that owns their sessions. ``SyncMCPServers`` mirrors ``MCPServers`` with blocking
-methods; the registry is the same object (pass it to ``client.run``; calling MCP tools
+methods (resources and the catalog included; a resource subscription takes an ``on_update``
+callback, run on that loop); the registry is the same object (pass it to ``client.run``; calling MCP tools
 directly from the script's thread goes through ``servers.call``, which uses the portal, not
 ``registry.call``, which would start a second event loop the sessions do not belong to).
 """
@@ -11,6 +12,7 @@ directly from the script's thread goes through ``servers.call``, which uses the 
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Iterable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +22,10 @@ from ..messages import ChatMessage
 from .registry import ToolRegistry
 
 if TYPE_CHECKING:
+    from .mcp_catalog import MCPServerCatalog
     from .mcp_errors import MCPError
+    from .mcp_resource_watch import UpdateCallback
+    from .mcp_resources import MCPResource, MCPResourceContents, MCPResourceTemplate
     from .mcp_servers import MCPPrompt, MCPServers
 
 __all__ = ["SyncMCPServers", "sync_mcp_servers"]
@@ -61,6 +66,33 @@ class SyncMCPServers:
         self, server: str, name: str, arguments: Mapping[str, str] | None = None
     ) -> list[ChatMessage]:
         return self._portal.call(self.servers.get_prompt, server, name, arguments)
+
+    def list_resources(self, server: str | None = None) -> list[MCPResource]:
+        return self._portal.call(self.servers.list_resources, server)
+
+    def list_resource_templates(self, server: str | None = None) -> list[MCPResourceTemplate]:
+        return self._portal.call(self.servers.list_resource_templates, server)
+
+    def read_resource(
+        self, server: str, uri: str, *, max_bytes: int | None = None
+    ) -> list[MCPResourceContents]:
+        read = functools.partial(self.servers.read_resource, server, uri)
+        if max_bytes is not None:
+            read = functools.partial(read, max_bytes=max_bytes)
+        return self._portal.call(read)
+
+    def catalog(self) -> dict[str, MCPServerCatalog]:
+        return self._portal.call(self.servers.catalog)
+
+    @contextlib.contextmanager
+    def subscribe_resource(
+        self, server: str, uri: str, *, on_update: UpdateCallback
+    ) -> Iterator[None]:
+        """Hear about changes to ``uri`` while the block runs: ``on_update`` is called on the
+        servers' loop (keep it quick, or hand the update to your thread)."""
+        subscribe = self.servers.subscribe_resource(server, uri, on_update=on_update)
+        with self._portal.wrap_async_context_manager(subscribe):
+            yield
 
 
 @contextlib.contextmanager
