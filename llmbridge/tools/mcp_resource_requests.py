@@ -42,6 +42,9 @@ from .mcp_resources import (
     contents_of,
 )
 
+if TYPE_CHECKING:
+    from .mcp_errors import _Boundary
+
 __all__ = ["ResourceRequests"]
 
 if sys.version_info < (3, 11):  # pragma: no cover
@@ -62,7 +65,9 @@ class ResourceRequests:
 
     if TYPE_CHECKING:
         name: str | None
+        where: str
         session: Any
+        _boundary: _Boundary
         capabilities: Any
         lost: bool
 
@@ -136,9 +141,15 @@ class ResourceRequests:
         result = await self._request(
             f"resources/read {uri!r}", lambda: self.session.read_resource(uri), timeout
         )
-        return contents_of(
-            field_of(result, "contents") or [], server=self.name, max_bytes=max_bytes
-        )
+        try:
+            return contents_of(
+                field_of(result, "contents") or [], server=self.name, max_bytes=max_bytes
+            )
+        except MCPError as exc:  # the URI may hold a secret the boundary knows
+            exc.message = self._boundary.scrub(exc.message)
+            exc.args = (exc.message,)
+            exc.where = self.where
+            raise
 
     async def _subscription_request(self, kind: str, uri: str) -> None:
         import mcp.types as types

@@ -222,7 +222,9 @@ async def test_a_subscription_ends_with_the_connection_error() -> None:
 async def test_resources_of_a_real_server_over_stdio() -> None:
     before = descendants()
     with anyio.fail_after(60):
-        async with connect_stdio(sys.executable, [RESOURCES, "r", "stdio"], name="r") as conn:
+        async with connect_stdio(
+            sys.executable, [RESOURCES, "r", "stdio"], name="r", secrets=["s3cr3t-token-42"]
+        ) as conn:
             listed = await conn.list_resources()  # one per page: cursors followed
             assert [r.uri for r in listed] == [
                 "notes://readme",
@@ -261,6 +263,13 @@ async def test_resources_of_a_real_server_over_stdio() -> None:
             with pytest.raises(MCPResourceTooLargeError, match="'files://big'"):
                 await conn.read_resource("files://big", max_bytes=100_000)
             assert len((await conn.read_resource("files://big"))[0].text or "") == 300_000
+            with pytest.raises(MCPResourceTooLargeError) as too_large:
+                await conn.read_resource("notes://topic/s3cr3t-token-42", max_bytes=5)
+            assert "s3cr3t-token-42" not in str(too_large.value) + repr(too_large.value)
+            assert "notes://topic/<redacted>" in str(too_large.value)
+            with pytest.raises(MCPError) as missing:
+                await conn.read_resource("nope://s3cr3t-token-42")
+            assert "s3cr3t-token-42" not in str(missing.value) + repr(missing.value)
             with pytest.raises(MCPError, match="resources/read 'nope://x' failed") as caught:
                 await conn.read_resource("nope://x")
             assert not isinstance(caught.value, MCPConnectionLostError)
