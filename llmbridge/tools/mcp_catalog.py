@@ -16,7 +16,7 @@ from __future__ import annotations
 import contextlib
 from collections.abc import AsyncIterator, Iterable
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .mcp_errors import MCPError
 from .mcp_resource_watch import MCPResourceSubscription, UpdateCallback
@@ -29,10 +29,21 @@ from .mcp_resources import (
 
 if TYPE_CHECKING:
     from .mcp_server import MCPServer
-    from .mcp_servers import MCPPrompt
     from .registry import ToolRegistry
 
-__all__ = ["MCPServerCatalog", "ServerResources"]
+__all__ = ["MCPPrompt", "MCPServerCatalog", "ServerResources"]
+
+
+@dataclass(frozen=True, slots=True)
+class MCPPrompt:
+    """A prompt an MCP server offers (fetch it with ``MCPServers.get_prompt``; defined here,
+    exported by ``llmbridge.tools.mcp_servers``)."""
+
+    server: str
+    name: str
+    description: str | None
+    arguments: list[dict[str, Any]]
+    """``{"name", "description", "required"}`` per argument."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -33,7 +33,6 @@ import logging
 import os
 import sys
 from collections.abc import AsyncIterator, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 import anyio
@@ -43,7 +42,7 @@ from ..errors import LLMBridgeError
 from ..messages import ChatMessage
 from .approval import ApprovalRule, Approver, check_rule
 from .mcp import DEFAULT_TIMEOUT
-from .mcp_catalog import ServerResources
+from .mcp_catalog import MCPPrompt, ServerResources
 from .mcp_config import MCPConfigError, MCPServerConfig, load_mcp_config
 from .mcp_connection import MCPConnection, MCPTool, _import_mcp
 from .mcp_errors import MCPError, _leaves
@@ -61,17 +60,6 @@ if sys.version_info < (3, 11):  # pragma: no cover
 
 ServerApproval: TypeAlias = "ApprovalRule | list[str] | Mapping[str, ApprovalRule]"
 """Which of a server's tools need approval (``connect_mcp_servers(approval={server: ...})``)."""
-
-
-@dataclass(frozen=True, slots=True)
-class MCPPrompt:
-    """A prompt an MCP server offers (fetch it with ``MCPServers.get_prompt``)."""
-
-    server: str
-    name: str
-    description: str | None
-    arguments: list[dict[str, Any]]
-    """``{"name", "description", "required"}`` per argument."""
 
 
 class MCPServers(ServerResources):
