@@ -262,8 +262,9 @@ class MCPConnection(ResourceRequests):
         result = await self._request(
             f"tools/call {name!r}", lambda: self.session.call_tool(name, dict(arguments)), timeout
         )
-        blocks = field_of(result, "content") or []
-        links, resources = tool_resources(blocks, server=self.name)  # bounded: before decoding
+        blocks, links, resources = tool_resources(  # bounded, before any base64 is decoded
+            field_of(result, "content") or [], server=self.name
+        )
         parts = content_parts(blocks)
         if field_of(result, "isError", "is_error"):
             text = "".join(p.text for p in parts if isinstance(p, TextPart)) or "tool failed"

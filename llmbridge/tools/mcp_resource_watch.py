@@ -52,6 +52,8 @@ class _Queue:
         self._label = label
         self.ended = False
         self.error: MCPError | None = None
+        self.dropped = 0
+        """Updates dropped because too many were waiting."""
 
     def put(self, update: MCPResourceUpdate) -> None:
         if self.ended or update.uri in self._pending:
@@ -59,9 +61,14 @@ class _Queue:
         if len(self._pending) >= MAX_PENDING:
             dropped = next(iter(self._pending))
             del self._pending[dropped]
-            _log.warning(
-                "%s: more than %d updates waiting; dropped %r", self._label, MAX_PENDING, dropped
-            )
+            self.dropped += 1
+            if self.dropped == 1:  # once: a flood would otherwise flood the log too
+                _log.warning(
+                    "%s: more than %d updates waiting; dropping the oldest (first: %r)",
+                    self._label,
+                    MAX_PENDING,
+                    dropped,
+                )
         self._pending[update.uri] = update
         self._wake.set()
 

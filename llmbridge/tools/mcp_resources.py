@@ -13,10 +13,11 @@ Rules:
   ``audio/*`` → ``AudioPart``, PDF and office documents → ``DocumentPart``, text-like bytes →
   ``TextPart``; any other binary becomes a short text note (URI, media type, size) while the
   bytes stay on ``.data`` for the app: no provider takes arbitrary binaries.
-* Reads are bounded: ``resources/read`` answers (and embedded resources) larger than
-  ``max_bytes`` (decoded; default ``DEFAULT_MAX_RESOURCE_BYTES``) raise
-  ``MCPResourceTooLargeError`` before any base64 is decoded. The SDK has received the message
-  by then; the bound is on what llmbridge decodes and hands on.
+* Reads are bounded: ``resources/read`` answers larger than ``max_bytes`` (decoded; default
+  ``DEFAULT_MAX_RESOURCE_BYTES``) raise ``MCPResourceTooLargeError`` before any base64 is
+  decoded; in a tool result, the embedded resources that would pass that bound together are
+  replaced by a text note (the call still succeeds). The SDK has received the message by
+  then; the bound is on what llmbridge decodes and hands on.
 * ``MCPToolOutput`` is the ``ToolOutput`` of an MCP tool call: besides its parts it keeps the
   result's resource links (``links``) and embedded resources (``resources``) as the shapes
   above, so an app can read a link (``read_resource(link.uri)``) or keep an embedded blob.
@@ -237,22 +238,31 @@ class MCPToolOutput(ToolOutput):
 
 def tool_resources(
     blocks: Sequence[Any], *, server: str | None, max_bytes: int = DEFAULT_MAX_RESOURCE_BYTES
-) -> tuple[list[MCPResource], list[MCPResourceContents]]:
-    """The resource links and embedded resources among a tool result's content blocks (an
-    embedded blob that is not valid base64 is left out here; its part says so)."""
+) -> tuple[list[Any], list[MCPResource], list[MCPResourceContents]]:
+    """A tool result's content blocks, its resource links and its embedded resources. The
+    embedded resources share ``max_bytes``: one that would pass it is counted before its
+    base64 is decoded and replaced, in the returned blocks, by a text block saying so (the
+    rest of the result still arrives). An embedded blob that is not valid base64 is left out
+    of the resources (its part says so)."""
+    out: list[Any] = []
     links: list[MCPResource] = []
     embedded: list[MCPResourceContents] = []
+    left = max_bytes
     for block in blocks:
         kind = field_of(block, "type")
         if kind == "resource_link":
             links.append(MCPResource.from_mcp(block, server=server))
         elif kind == "resource":
             try:
-                embedded.extend(
-                    contents_of([field_of(block, "resource")], server=server, max_bytes=max_bytes)
-                )
-            except MCPResourceTooLargeError:
-                raise
-            except MCPError:
+                [item] = contents_of([field_of(block, "resource")], server=server, max_bytes=left)
+            except MCPResourceTooLargeError as exc:
+                note = f"[resource {exc.uri}: about {exc.size} bytes, over the {max_bytes}-byte "
+                out.append({"type": "text", "text": note + "limit for a tool result, not shown]"})
                 continue
-    return links, embedded
+            except MCPError:
+                pass
+            else:
+                embedded.append(item)
+                left -= item.size
+        out.append(block)
+    return out, links, embedded

@@ -34,6 +34,7 @@ from llmbridge.tools.mcp import connect_http, connect_stdio
 from llmbridge.tools.mcp_content import content_parts
 from llmbridge.tools.mcp_resource_watch import MAX_PENDING, ResourceWatch
 from llmbridge.tools.mcp_resources import contents_of, tool_resources
+from llmbridge.tools.results import ToolOutput
 from tests.tools.mcp_helpers import APP_SERVER, descendants, http_server
 
 pytestmark = pytest.mark.anyio
@@ -126,7 +127,8 @@ def test_tool_results_keep_links_and_embedded_resources() -> None:
         {"type": "resource", "resource": {"uri": "m://1", "text": "memo"}},
         {"type": "resource", "resource": {"uri": "f://x", "blob": "%%%"}},
     ]  # fmt: skip
-    links, embedded = tool_resources(blocks, server="s")
+    kept, links, embedded = tool_resources(blocks, server="s")
+    assert kept == blocks
     assert [(link.uri, link.name, link.mime_type, link.server) for link in links] == [
         ("f://r.pdf", "r", "application/pdf", "s")
     ]
@@ -139,9 +141,19 @@ def test_tool_results_keep_links_and_embedded_resources() -> None:
     assert isinstance(parts[1], lb.DocumentPart) and parts[1].data == b"%PDF"
     assert parts[2].text == "[resource m://1]\nmemo"  # type: ignore[union-attr]
     assert "not valid base64" in parts[3].text  # type: ignore[union-attr]
-    with pytest.raises(MCPResourceTooLargeError):
-        tool_resources([{"type": "resource", "resource": {"uri": "u", "blob": "A" * 400}}],
-                       server="s", max_bytes=10)  # fmt: skip
+    big = {"type": "resource", "resource": {"uri": "f://big", "blob": "A" * 400}}
+    small = {"type": "resource", "resource": {"uri": "f://s", "text": "x" * 10}}
+    kept, _, embedded = tool_resources([small, big, small], server="s", max_bytes=25)
+    assert [c.uri for c in embedded] == ["f://s", "f://s"]  # the two small ones fit together
+    assert kept[0] is small and kept[2] is small
+    assert kept[1]["text"] == (
+        "[resource f://big: about 298 bytes, over the 25-byte limit for a tool result, not shown]"
+    )
+    out = MCPToolOutput([lb.TextPart(text="t")], data={"a": 1})
+    assert out == ToolOutput([lb.TextPart(text="t")], data={"a": 1})  # nothing extra: equal
+    assert ToolOutput([lb.TextPart(text="t")], data={"a": 1}) == out
+    assert MCPToolOutput([], links=links) != ToolOutput([])
+    assert MCPToolOutput([], links=links) == MCPToolOutput([], links=list(links))
 
 
 def _updated(uri: str) -> Any:
@@ -174,7 +186,8 @@ async def test_update_queues_merge_bound_and_match_sub_resources(
     with caplog.at_level(logging.WARNING, logger="llmbridge.mcp"):
         for i in range(MAX_PENDING + 5):
             watch.heard(_updated(f"f://dir/{i}"))
-        assert "dropped 'f://dir/0'" in caplog.text
+        assert "dropping the oldest (first: 'f://dir/0')" in caplog.text
+        assert caplog.text.count("dropping the oldest") == 2  # once per queue (iterator, callback)
         first = await sub.__anext__()
         assert first.uri == "f://dir/5"  # the five oldest went
         watch.heard(_updated("f://dir/boom"))
