@@ -8,8 +8,9 @@ Rules:
   has ``name``, ``tool_spec`` (from the server's ``inputSchema``) and ``async call(arguments)``,
   so ``ToolRegistry.register`` takes them as they are.
 * A call's result becomes a ``ToolOutput`` (an ``MCPToolOutput``, which also keeps the
-  result's resource links and embedded resources whole: ``links``, ``resources``; parts as ``llmbridge.tools.mcp_content`` makes
-  them: text, images, audio, documents, resource links; ``data`` = structured content, also
+  result's resource links and embedded resources whole: ``links``, ``resources``; parts as
+  ``llmbridge.tools.mcp_content`` makes them: text, images, audio, documents, resource links,
+  embedded resources within a byte bound; ``data`` = structured content, also
   sent as JSON text when the server gave no content blocks); a result flagged ``isError``
   raises ``MCPToolError`` with the server's text, which the tool loop turns into an
   ``is_error`` result. A call on a connection that is gone (the process died, the HTTP session
