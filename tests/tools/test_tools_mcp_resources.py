@@ -375,3 +375,19 @@ async def test_resources_over_streamable_http() -> None:
                 await conn.call_tool("touch", {"uri": "files://logo.png"})
                 assert (await sub.__anext__()).uri == "files://logo.png"
             assert await _subscribed(conn) == []
+
+
+async def test_a_server_paging_in_a_circle_is_an_error_not_a_hang() -> None:
+    from llmbridge.tools.mcp_connection import MCPConnection
+
+    asked: list[Any] = []
+
+    async def list_resources(params: Any = None) -> Any:
+        asked.append(params)
+        item = {"uri": f"r://{len(asked)}", "name": "r"}
+        return SimpleNamespace(resources=[item], next_cursor="again")
+
+    conn = MCPConnection(SimpleNamespace(list_resources=list_resources), where="fake", name="f")
+    with anyio.fail_after(5), pytest.raises(MCPError, match="did not end after 2 pages"):
+        await conn.list_resources()
+    assert len(asked) == 2
