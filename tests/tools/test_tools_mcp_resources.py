@@ -383,6 +383,7 @@ async def test_a_server_paging_in_a_circle_is_an_error_not_a_hang() -> None:
     asked: list[Any] = []
 
     async def list_resources(params: Any = None) -> Any:
+        await anyio.sleep(0)  # a checkpoint: without the guard, fail_after ends the test
         asked.append(params)
         item = {"uri": f"r://{len(asked)}", "name": "r"}
         return SimpleNamespace(resources=[item], next_cursor="again")
