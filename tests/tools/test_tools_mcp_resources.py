@@ -14,11 +14,11 @@ from types import SimpleNamespace
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 import pytest
 
 pytest.importorskip("mcp")
 
-import anyio.lowlevel
 
 import llmbridge as lb
 from llmbridge.tools import (
@@ -383,7 +383,7 @@ async def test_a_server_paging_in_a_circle_is_an_error_not_a_hang() -> None:
     asked: list[Any] = []
 
     async def list_resources(params: Any = None) -> Any:
-        await anyio.sleep(0)  # a checkpoint: without the guard, fail_after ends the test
+        await anyio.lowlevel.checkpoint()  # without the guard, fail_after ends the test
         asked.append(params)
         item = {"uri": f"r://{len(asked)}", "name": "r"}
         return SimpleNamespace(resources=[item], next_cursor="again")
