@@ -4,7 +4,7 @@ Rules: nothing is dropped. ``text`` → ``TextPart``; ``image`` → ``ImagePart`
 ``AudioPart``; a ``resource_link`` → a ``TextPart`` the model can read (name, URI, media type,
 description); an embedded ``resource`` → ``resource_part``: its text (headed by its URI), or for
 a blob by media type: ``image/*`` → ``ImagePart``, ``audio/*`` → ``AudioPart``, PDF and office
-documents → ``DocumentPart``, text (``text/*``, JSON, XML, YAML...) that is valid UTF-8 →
+documents → ``DocumentPart``, text (``text/*``, JSON, XML, YAML, SVG...) that is valid UTF-8 →
 ``TextPart``; any other binary → a text note with the URI, media type and size (the bytes stay
 with the app: ``MCPResourceContents.data``). Unknown block types are kept as their JSON text. Works on the SDK's models
 and on plain dicts (camelCase and snake_case fields alike).
@@ -109,7 +109,7 @@ def resource_part(
     media = (media_type or "").split(";", 1)[0].strip().lower()
     if data is None:
         return TextPart(text=f"[resource {uri}: its data is not valid base64, not shown]")
-    if media.startswith(("image/", "audio/")):
+    if media.startswith(("image/", "audio/")) and not media.endswith("+xml"):  # SVG: text
         return _media(data, media)
     if media in _DOCUMENTS or media.startswith(_DOCUMENT_PREFIXES):
         return DocumentPart(data=data, media_type=media)

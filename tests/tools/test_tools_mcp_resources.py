@@ -65,6 +65,7 @@ def test_contents_become_the_part_their_media_type_says() -> None:
         {"uri": "f://t.txt", "mimeType": "text/plain", "blob": b64("héllo".encode())},
         {"uri": "f://bad.txt", "mimeType": "text/plain", "blob": b64(b"\xff\xfe")},
         {"uri": "f://x.bin", "mimeType": "application/octet-stream", "blob": b64(b"\0" * 9)},
+        {"uri": "f://i.svg", "mimeType": "image/svg+xml", "blob": b64(b"<svg/>")},
     ]
     contents = contents_of(items, server="s")
     parts = resource_parts(contents)
@@ -79,7 +80,9 @@ def test_contents_become_the_part_their_media_type_says() -> None:
         "TextPart",
         "TextPart",
         "TextPart",
+        "TextPart",  # SVG is XML: no provider takes it as an image
     ]
+    assert parts[9].text == "[resource f://i.svg]\n<svg/>"  # type: ignore[union-attr]
     assert parts[0].text == "[resource n://1]\n# hi"  # type: ignore[union-attr]
     assert parts[1].data == PNG and parts[1].media_type == "image/png"  # type: ignore[union-attr]
     assert parts[5].text == "[resource f://c.json]\n{}"  # type: ignore[union-attr]
