@@ -94,6 +94,8 @@ class MCPServers(ServerResources):
         self._tg: TaskGroup
         self.closed = False
         """True once the ``connect_mcp_servers`` block has ended (every server stopped)."""
+        self._settled = False
+        """True once every server was started once: tool names are kept from then on."""
         for name in configs:
             self.registry.declare_server(name)
 
@@ -126,6 +128,7 @@ class MCPServers(ServerResources):
         for name in self.failures:
             self.servers[name].stop()
         self._rebuild()
+        self._settled = True  # names given from now on are kept (see _rebuild)
 
     def _stop_all(self) -> None:
         self.closed = True
@@ -141,8 +144,10 @@ class MCPServers(ServerResources):
             n: [str(getattr(d, "name", "")) for d in s.definitions] for n, s in running.items()
         }
         apps = [n for n in self.registry.names if n not in self._mine]  # the app's own tools
+        # stable once every server has started: nothing is renamed mid-conversation (a list
+        # change heard while servers start does not fix names that depend on start order)
         given = {(server, str(d.name)): name for name, (server, d) in self._mine.items()}
-        names = assign_tool_names(lists, reserved=apps, keep=given)  # stable: nothing renamed
+        names = assign_tool_names(lists, reserved=apps, keep=given if self._settled else None)
         wanted = {
             names[(server_name, str(d.name))]: (server_name, d)
             for server_name, server in running.items()
