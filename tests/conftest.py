@@ -46,6 +46,7 @@ IO_MODULES = (
     "live_local",
     "mcp_servers",
     "mcp_interact",
+    "mcp_resources",
 )
 
 

@@ -23,10 +23,21 @@ if TYPE_CHECKING:
     from .approval import ApprovalDecision, ToolApprovalError, ToolApprovalRequest
     from .loop import ToolLoop, run_tool_loop
     from .mcp import MCPConnection, MCPTool, connect_http, connect_stdio
+    from .mcp_catalog import MCPServerCatalog
     from .mcp_config import MCPConfigError, load_mcp_config
     from .mcp_elicitation import ElicitationAnswer, ElicitationContentError, ElicitationRequest
     from .mcp_errors import MCPConnectionLostError, MCPError, MCPTimeoutError, MCPToolError
     from .mcp_progress import ProgressUpdate
+    from .mcp_resource_watch import MCPResourceSubscription
+    from .mcp_resources import (
+        MCPResource,
+        MCPResourceContents,
+        MCPResourceTemplate,
+        MCPResourceTooLargeError,
+        MCPResourceUpdate,
+        MCPToolOutput,
+        resource_parts,
+    )
     from .mcp_roots import MCPRoots
     from .mcp_server import MCPServer
     from .mcp_servers import MCPPrompt, MCPServers, connect_mcp_servers
@@ -43,12 +54,20 @@ __all__ = [
     "MCPConnectionLostError",
     "MCPError",
     "MCPPrompt",
+    "MCPResource",
+    "MCPResourceContents",
+    "MCPResourceSubscription",
+    "MCPResourceTemplate",
+    "MCPResourceTooLargeError",
+    "MCPResourceUpdate",
     "MCPRoots",
     "MCPServer",
+    "MCPServerCatalog",
     "MCPServers",
     "MCPTimeoutError",
     "MCPTool",
     "MCPToolError",
+    "MCPToolOutput",
     "ProgressUpdate",
     "Tool",
     "ToolApprovalError",
@@ -67,6 +86,7 @@ __all__ = [
     "connect_mcp_servers",
     "connect_stdio",
     "load_mcp_config",
+    "resource_parts",
     "run_tool_loop",
     "tool",
 ]
@@ -91,6 +111,15 @@ _LAZY = {
     "MCPServer": "mcp_server",
     "MCPServers": "mcp_servers",
     "connect_mcp_servers": "mcp_servers",
+    "MCPServerCatalog": "mcp_catalog",
+    "MCPResourceSubscription": "mcp_resource_watch",
+    "MCPResource": "mcp_resources",
+    "MCPResourceContents": "mcp_resources",
+    "MCPResourceTemplate": "mcp_resources",
+    "MCPResourceTooLargeError": "mcp_resources",
+    "MCPResourceUpdate": "mcp_resources",
+    "MCPToolOutput": "mcp_resources",
+    "resource_parts": "mcp_resources",
     "ApprovalDecision": "approval",
     "ToolApprovalRequest": "approval",
     "ToolApprovalError": "approval",

@@ -61,6 +61,7 @@ from .mcp_errors import (
 from .mcp_interact import Interaction
 from .mcp_processes import ServerProcesses
 from .mcp_progress import LogLevel, ProgressCallback
+from .mcp_resource_watch import ResourceWatch
 from .mcp_roots import MCPRoots, RootLike
 
 __all__ = [
@@ -105,9 +106,17 @@ async def _session(
                 if before_stop is not None:  # runs before the transport stops the server
                     stack.callback(before_stop)
                 read, write = opened[0], opened[1]
-                session = await stack.enter_async_context(mcp.ClientSession(read, write, **options))
+                watch = ResourceWatch(boundary.name)  # resource notifications, then the app's
+                session = await stack.enter_async_context(
+                    mcp.ClientSession(read, write, **watch.session_options(options))
+                )
+                stack.callback(watch.end)  # subscriptions still open end with the session
                 connection = MCPConnection(
-                    session, where=boundary.where, name=boundary.name, boundary=boundary
+                    session,
+                    where=boundary.where,
+                    name=boundary.name,
+                    boundary=boundary,
+                    watch=watch,
                 )
                 connection.on_progress = interaction.on_progress
                 watchers = await stack.enter_async_context(anyio.create_task_group())

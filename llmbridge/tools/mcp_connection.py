@@ -7,8 +7,10 @@ Rules:
 * ``list_tools()`` follows pagination cursors to the end and gives ``MCPTool`` objects: each
   has ``name``, ``tool_spec`` (from the server's ``inputSchema``) and ``async call(arguments)``,
   so ``ToolRegistry.register`` takes them as they are.
-* A call's result becomes a ``ToolOutput`` (parts as ``llmbridge.tools.mcp_content`` makes
-  them: text, images, audio, documents, resource links; ``data`` = structured content, also
+* A call's result becomes a ``ToolOutput`` (an ``MCPToolOutput``, which also keeps the
+  result's resource links and embedded resources whole: ``links``, ``resources``; parts as
+  ``llmbridge.tools.mcp_content`` makes them: text, images, audio, documents, resource links,
+  embedded resources within a byte bound; ``data`` = structured content, also
   sent as JSON text when the server gave no content blocks); a result flagged ``isError``
   raises ``MCPToolError`` with the server's text, which the tool loop turns into an
   ``is_error`` result. A call on a connection that is gone (the process died, the HTTP session
@@ -47,6 +49,9 @@ from .mcp_errors import (
     _sdk_error_class,
 )
 from .mcp_progress import current_span, progress_reporter
+from .mcp_resource_requests import ResourceRequests
+from .mcp_resource_watch import ResourceWatch
+from .mcp_resources import MCPToolOutput, tool_resources
 from .results import ToolOutput
 
 __all__ = ["MCPConnection", "MCPTool"]
@@ -113,8 +118,10 @@ def _closed_code() -> int:
     return int(getattr(mcp.types, "CONNECTION_CLOSED", -32000))
 
 
-class MCPConnection:
-    """An initialised MCP client session (made by ``connect_stdio`` / ``connect_http``)."""
+class MCPConnection(ResourceRequests):
+    """An initialised MCP client session (made by ``connect_stdio`` / ``connect_http``).
+    Resources: ``list_resources``, ``list_resource_templates``, ``read_resource``,
+    ``subscribe_resource`` (``llmbridge.tools.mcp_resource_requests``)."""
 
     def __init__(
         self,
@@ -123,6 +130,7 @@ class MCPConnection:
         where: str = "",
         name: str | None = None,
         boundary: _Boundary | None = None,
+        watch: ResourceWatch | None = None,
     ) -> None:
         self.session = session
         """The SDK's ``ClientSession`` for anything not wrapped here."""
@@ -143,12 +151,14 @@ class MCPConnection:
         """The server's process(es) and stderr log (stdio), for errors."""
         self._in_flight: set[anyio.CancelScope] = set()
         """One scope per request in flight: cancelled when the process exits."""
+        self._init_resources(watch)
 
     def _process_exited(self) -> None:
         """The server's process exited: end every request in flight (see ``_request``)."""
         self.exited = self.lost = True
         for scope in self._in_flight:
             scope.cancel()
+        self.watch.end(self._went_away("a resource subscription"))
 
     @contextlib.contextmanager
     def _request_scope(self) -> Iterator[anyio.CancelScope]:
@@ -267,14 +277,17 @@ class MCPConnection:
             lambda: self.session.call_tool(name, dict(arguments), **progress),
             timeout,
         )
-        parts = content_parts(field_of(result, "content") or [])
+        blocks, links, resources = tool_resources(  # bounded, before any base64 is decoded
+            field_of(result, "content") or [], server=self.name
+        )
+        parts = content_parts(blocks)
         if field_of(result, "isError", "is_error"):
             text = "".join(p.text for p in parts if isinstance(p, TextPart)) or "tool failed"
             raise MCPToolError(text)
         data = field_of(result, "structuredContent", "structured_content")
         if not parts and data is not None:  # no text copy of it (optional): the model reads JSON
             parts = [TextPart(text=orjson.dumps(data).decode())]
-        return ToolOutput(parts, data=data)
+        return MCPToolOutput(parts, data=data, links=links, resources=resources)
 
     async def list_prompts(self) -> list[Any]:
         """Every prompt the server offers (the SDK's ``Prompt`` objects), across pages; none

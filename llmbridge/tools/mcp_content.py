@@ -2,9 +2,11 @@
 
 Rules: nothing is dropped. ``text`` → ``TextPart``; ``image`` → ``ImagePart``; ``audio`` →
 ``AudioPart``; a ``resource_link`` → a ``TextPart`` the model can read (name, URI, media type,
-description); an embedded ``resource`` → its text (headed by its URI), or for a blob an
-``ImagePart`` / ``AudioPart`` / ``DocumentPart`` by media type (other blobs: a text note with
-the URI and size). Unknown block types are kept as their JSON text. Works on the SDK's models
+description); an embedded ``resource`` → ``resource_part``: its text (headed by its URI), or for
+a blob by media type: ``image/*`` → ``ImagePart``, ``audio/*`` → ``AudioPart``, PDF and office
+documents → ``DocumentPart``, text (``text/*``, JSON, XML, YAML, SVG...) that is valid UTF-8 →
+``TextPart``; any other binary → a text note with the URI, media type and size (the bytes stay
+with the app: ``MCPResourceContents.data``). Unknown block types are kept as their JSON text. Works on the SDK's models
 and on plain dicts (camelCase and snake_case fields alike).
 """
 
@@ -19,7 +21,15 @@ import orjson
 
 from ..messages import AudioPart, ChatMessage, ContentPart, DocumentPart, ImagePart, TextPart
 
-__all__ = ["MCPPart", "content_parts", "field_of", "prompt_messages"]
+__all__ = [
+    "MCPPart",
+    "content_parts",
+    "decoded_base64",
+    "field_of",
+    "is_text_type",
+    "prompt_messages",
+    "resource_part",
+]
 
 MCPPart: TypeAlias = TextPart | ImagePart | AudioPart | DocumentPart
 
@@ -52,22 +62,79 @@ def _link_text(block: Any) -> str:
     return text + (f" — {about}" if about else "")
 
 
-def _resource(block: Any) -> MCPPart:
-    res = field_of(block, "resource") or {}
-    uri = field_of(res, "uri")
-    media = str(field_of(res, "mimeType", "mime_type") or "")
-    text = field_of(res, "text")
+_DOCUMENTS = frozenset(
+    {
+        "application/pdf",
+        "application/rtf",
+        "application/msword",
+        "application/vnd.ms-excel",
+        "application/vnd.ms-powerpoint",
+    }
+)
+_DOCUMENT_PREFIXES = ("application/vnd.openxmlformats-officedocument.", "application/vnd.oasis.")
+_TEXT_TYPES = frozenset(
+    {
+        "application/json",
+        "application/xml",
+        "application/yaml",
+        "application/x-yaml",
+        "application/toml",
+        "application/javascript",
+        "application/x-sh",
+        "application/sql",
+        "application/graphql",
+        "application/x-ndjson",
+    }
+)
+
+
+def is_text_type(media: str) -> bool:
+    """Whether bytes of media type ``media`` are text a model reads as it is."""
+    media = media.split(";", 1)[0].strip().lower()
+    return (
+        media.startswith("text/")
+        or media in _TEXT_TYPES
+        or media.endswith(("+json", "+xml", "+yaml"))
+    )
+
+
+def resource_part(
+    *, uri: str, media_type: str | None, text: str | None, data: bytes | None, label: bool = True
+) -> MCPPart:
+    """One resource's contents as a part (the module's rules); ``label``: head text with the
+    URI so the model knows where it came from."""
+    head = f"[resource {uri}]\n" if label else ""
     if text is not None:
-        return TextPart(text=f"[resource {uri}]\n{text}")
-    data = _decoded(field_of(res, "blob"))
+        return TextPart(text=head + text)
+    media = (media_type or "").split(";", 1)[0].strip().lower()
     if data is None:
         return TextPart(text=f"[resource {uri}: its data is not valid base64, not shown]")
-    if media.startswith(("image/", "audio/")) or media in ("application/pdf", "text/plain"):
+    if media.startswith(("image/", "audio/")) and not media.endswith("+xml"):  # SVG: text
         return _media(data, media)
-    return TextPart(text=f"[resource {uri}: {media or 'binary'}, {len(data)} bytes, not shown]")
+    if media in _DOCUMENTS or media.startswith(_DOCUMENT_PREFIXES):
+        return DocumentPart(data=data, media_type=media)
+    if is_text_type(media):
+        try:
+            return TextPart(text=head + data.decode("utf-8"))
+        except UnicodeDecodeError:
+            pass
+    return TextPart(
+        text=f"[resource {uri}: {media or 'binary'}, {len(data)} bytes, kept by the app, not shown]"
+    )
 
 
-def _decoded(data: Any) -> bytes | None:
+def _resource(block: Any) -> MCPPart:
+    res = field_of(block, "resource") or {}
+    text = field_of(res, "text")
+    return resource_part(
+        uri=str(field_of(res, "uri")),
+        media_type=field_of(res, "mimeType", "mime_type"),
+        text=None if text is None else str(text),
+        data=None if text is not None else decoded_base64(field_of(res, "blob")),
+    )
+
+
+def decoded_base64(data: Any) -> bytes | None:
     """Base64 as servers send it (padding sometimes left off, line breaks sometimes left in);
     ``None`` for text that is not base64, so one bad block does not fail the whole result."""
     text = "".join(str(data or "").split())
@@ -82,7 +149,7 @@ def _one(block: Any) -> MCPPart:
     if kind == "text":
         return TextPart(text=str(field_of(block, "text") or ""))
     if kind in ("image", "audio"):
-        data = _decoded(field_of(block, "data"))
+        data = decoded_base64(field_of(block, "data"))
         if data is None:
             return TextPart(text=f"[{kind}: its data is not valid base64, not shown]")
         default = "image/png" if kind == "image" else "audio/wav"

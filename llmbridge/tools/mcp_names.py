@@ -9,6 +9,11 @@ the result depends only on the config and the tool lists); so does a tool whose 
 tool in the same registry already has (``reserved``). A name longer than 64 is cut and
 ends with 8 hex digits of its hash. A clash left after that (``a__b`` vs server ``a``'s ``b``)
 gets ``_2``, ``_3``… in config order.
+
+Names are stable: ``keep`` holds the names given before (a refresh after ``tools/list_changed``,
+a restart); a tool still listed keeps its name, so nothing is renamed mid-conversation, and
+only the newcomers are named by the rules above, taking what is left: a newcomer whose name a
+kept tool (or another server's tool) already has gets the ``<server>__<tool>`` form.
 """
 
 from __future__ import annotations
@@ -40,16 +45,28 @@ def safe_tool_name(name: str) -> str:
 
 
 def assign_tool_names(
-    tools: Mapping[str, Sequence[str]], *, reserved: Collection[str] = ()
+    tools: Mapping[str, Sequence[str]],
+    *,
+    reserved: Collection[str] = (),
+    keep: Mapping[tuple[str, str], str] | None = None,
 ) -> dict[tuple[str, str], str]:
     """``{(server, tool): name}`` for the tools of each server, in config order; names in
-    ``reserved`` (the app's own tools) are not given out."""
+    ``reserved`` (the app's own tools) are not given out; ``keep``: names given before, kept
+    by the tools still listed."""
     counts = Counter(safe_tool_name(t) for names in tools.values() for t in set(names))
     counts.update(set(reserved))
     out: dict[tuple[str, str], str] = {}
     taken: set[str] = set(reserved)
     for server, names in tools.items():
         for tool in names:
+            kept = (keep or {}).get((server, tool))
+            if kept is not None and kept not in taken:
+                out[(server, tool)] = kept
+                taken.add(kept)
+    for server, names in tools.items():
+        for tool in names:
+            if (server, tool) in out:
+                continue
             base = safe_tool_name(tool)
             if counts[base] > 1:
                 base = _fit(f"{_BAD.sub('_', server)}__{_BAD.sub('_', tool)}")

@@ -11,7 +11,9 @@ Rules:
   the first failure (in config order) is raised once every server is stopped again.
 * Tools are listed once per server and cached; a server's ``notifications/tools/list_changed``
   or ``await servers.refresh()`` lists them again. Names follow ``mcp_names`` (unique across
-  servers, within provider rules); ``allowed_tools`` hides the rest; ``approval`` and
+  servers, within provider rules, and stable: a tool keeps its name for the life of the
+  ``async with`` block, and a newcomer that clashes gets the prefixed name);
+  ``allowed_tools`` hides the rest; ``approval`` and
   ``timeout`` come from the server's entry (``timeout`` also from ``connect_mcp_servers``).
 * A call to a server whose connection is gone is an ``MCPConnectionLostError`` (the tool loop
   turns it into an ``is_error`` result); the next call starts it again (stdio: a new process;
@@ -35,7 +37,6 @@ import os
 import re
 import sys
 from collections.abc import AsyncIterator, Iterable, Mapping
-from dataclasses import dataclass
 from typing import Any, TypeAlias
 
 import anyio
@@ -46,6 +47,7 @@ from ..messages import ChatMessage
 from ..request import TOOL_NAME_PATTERN
 from .approval import ApprovalRule, Approver, check_rule
 from .mcp import DEFAULT_TIMEOUT
+from .mcp_catalog import MCPPrompt, ServerResources
 from .mcp_config import MCPConfigError, MCPServerConfig, load_mcp_config
 from .mcp_connection import MCPConnection, MCPTool, _import_mcp
 from .mcp_elicitation import Elicitor
@@ -71,19 +73,9 @@ ServerApproval: TypeAlias = "ApprovalRule | list[str] | Mapping[str, ApprovalRul
 """Which of a server's tools need approval (``connect_mcp_servers(approval={server: ...})``)."""
 
 
-@dataclass(frozen=True, slots=True)
-class MCPPrompt:
-    """A prompt an MCP server offers (fetch it with ``MCPServers.get_prompt``)."""
-
-    server: str
-    name: str
-    description: str | None
-    arguments: list[dict[str, Any]]
-    """``{"name", "description", "required"}`` per argument."""
-
-
-class MCPServers:
-    """What ``connect_mcp_servers`` yields: the servers, their tools, their failures."""
+class MCPServers(ServerResources):
+    """What ``connect_mcp_servers`` yields: the servers, their tools, their failures; their
+    resources and a catalog of each (``llmbridge.tools.mcp_catalog``)."""
 
     def __init__(
         self,
@@ -124,6 +116,8 @@ class MCPServers:
         self._tg: TaskGroup
         self.closed = False
         """True once the ``connect_mcp_servers`` block has ended (every server stopped)."""
+        self._settled = False
+        """True once every server was started once: tool names are kept from then on."""
         for name in configs:
             self.registry.declare_server(name)
 
@@ -156,6 +150,7 @@ class MCPServers:
         for name in self.failures:
             self.servers[name].stop()
         self._rebuild()
+        self._settled = True  # names given from now on are kept (see _rebuild)
 
     def _stop_all(self) -> None:
         self.closed = True
@@ -171,7 +166,10 @@ class MCPServers:
             n: [str(getattr(d, "name", "")) for d in s.definitions] for n, s in running.items()
         }
         apps = [n for n in self.registry.names if n not in self._mine]  # the app's own tools
-        names = assign_tool_names(lists, reserved=apps)
+        # stable once every server has started: nothing is renamed mid-conversation (a list
+        # change heard while servers start does not fix names that depend on start order)
+        given = {(server, str(d.name)): name for name, (server, d) in self._mine.items()}
+        names = assign_tool_names(lists, reserved=apps, keep=given if self._settled else None)
         wanted = {
             names[(server_name, str(d.name))]: (server_name, d)
             for server_name, server in running.items()
@@ -259,15 +257,19 @@ class MCPServers:
         """Every prompt of every running server."""
         prompts: list[MCPPrompt] = []
         for name, server in self.servers.items():
-            if name in self.failures:
-                continue
-            connection = await server._live()
-            for p in await connection.list_prompts():
-                arguments = [
-                    {"name": a.name, "description": a.description, "required": bool(a.required)}
-                    for a in (p.arguments or [])
-                ]
-                prompts.append(MCPPrompt(name, p.name, p.description, arguments))
+            if name not in self.failures:
+                prompts.extend(await self._server_prompts(name, server))
+        return prompts
+
+    async def _server_prompts(self, name: str, server: MCPServer) -> list[MCPPrompt]:
+        connection = await server._live()
+        prompts: list[MCPPrompt] = []
+        for p in await connection.list_prompts():
+            arguments = [
+                {"name": a.name, "description": a.description, "required": bool(a.required)}
+                for a in (p.arguments or [])
+            ]
+            prompts.append(MCPPrompt(name, p.name, p.description, arguments))
         return prompts
 
     async def get_prompt(

@@ -3,7 +3,8 @@
 Rules: the servers run on the ``SyncClient``'s own event loop (its blocking portal), entered
 and left in one task there, so ``client.run(..., tools=servers.registry)`` calls them on the
 loop that owns their sessions. ``SyncMCPServers`` mirrors ``MCPServers`` with blocking
-methods; the registry is the same object (pass it to ``client.run``; calling MCP tools
+methods (resources and the catalog included; a resource subscription takes an ``on_update``
+callback, run on that loop); the registry is the same object (pass it to ``client.run``; calling MCP tools
 directly from the script's thread goes through ``servers.call``, which uses the portal, not
 ``registry.call``, which would start a second event loop the sessions do not belong to).
 """
@@ -21,7 +22,10 @@ from ..messages import ChatMessage
 from .registry import ToolRegistry
 
 if TYPE_CHECKING:
+    from .mcp_catalog import MCPServerCatalog
     from .mcp_errors import MCPError
+    from .mcp_resource_watch import UpdateCallback
+    from .mcp_resources import MCPResource, MCPResourceContents, MCPResourceTemplate
     from .mcp_roots import RootLike
     from .mcp_servers import MCPPrompt, MCPServers
 
@@ -70,6 +74,33 @@ class SyncMCPServers:
     def set_roots(self, roots: Iterable[RootLike], *, server: str | None = None) -> None:
         """``MCPServers.set_roots``, blocking."""
         self._portal.call(functools.partial(self.servers.set_roots, roots, server=server))
+
+    def list_resources(self, server: str | None = None) -> list[MCPResource]:
+        return self._portal.call(self.servers.list_resources, server)
+
+    def list_resource_templates(self, server: str | None = None) -> list[MCPResourceTemplate]:
+        return self._portal.call(self.servers.list_resource_templates, server)
+
+    def read_resource(
+        self, server: str, uri: str, *, max_bytes: int | None = None
+    ) -> list[MCPResourceContents]:
+        read = functools.partial(self.servers.read_resource, server, uri)
+        if max_bytes is not None:
+            read = functools.partial(read, max_bytes=max_bytes)
+        return self._portal.call(read)
+
+    def catalog(self) -> dict[str, MCPServerCatalog]:
+        return self._portal.call(self.servers.catalog)
+
+    @contextlib.contextmanager
+    def subscribe_resource(
+        self, server: str, uri: str, *, on_update: UpdateCallback
+    ) -> Iterator[None]:
+        """Hear about changes to ``uri`` while the block runs: ``on_update`` is called on the
+        servers' loop (keep it quick, or hand the update to your thread)."""
+        subscribe = self.servers.subscribe_resource(server, uri, on_update=on_update)
+        with self._portal.wrap_async_context_manager(subscribe):
+            yield
 
 
 @contextlib.contextmanager
