@@ -250,21 +250,30 @@ class Client:
         tracker: ResumeTracker | None = None,
     ) -> AsyncIterator[StreamEvent]:
         return open_events(
-            tracker=tracker,
-            http=self._http,
             provider=provider,
             request=request,
             rescue=rescue,
-            retry=self.retry if call is None else call.policy(self.retry),
-            headers=None if call is None else call.headers,
-            timeout=self._timeout,
-            deadline=deadline,
-            max_event_bytes=self._max_event_bytes,
-            max_response_bytes=self._max_response_bytes,
-            max_events=self._max_events,
-            telemetry=self.telemetry,
-            cancel_on_close=call is not None and call.cancel_on_close,
+            **self._io(call, deadline, tracker),
         )
+
+    def _io(
+        self, call: CallSettings | None, deadline: Deadline | None, tracker: ResumeTracker | None
+    ) -> dict[str, Any]:
+        """What every request of a call is sent with: the client's pool, bounds and telemetry,
+        the call's retry policy, headers, deadline and ``cancel_on_close``."""
+        return {
+            "tracker": tracker,
+            "http": self._http,
+            "retry": self.retry if call is None else call.policy(self.retry),
+            "headers": None if call is None else call.headers,
+            "timeout": self._timeout,
+            "deadline": deadline,
+            "max_event_bytes": self._max_event_bytes,
+            "max_response_bytes": self._max_response_bytes,
+            "max_events": self._max_events,
+            "telemetry": self.telemetry,
+            "cancel_on_close": call is not None and call.cancel_on_close,
+        }
 
     def resume(
         self,
@@ -294,21 +303,11 @@ class Client:
         provider, model_name = self.resolve(model)
         tracker = ResumeTracker()
         events = open_resumed(
-            tracker=tracker,
-            http=self._http,
             provider=provider,
             model=model_name,
             response_id=response_id,
             after=after,
-            retry=self.retry if call is None else call.policy(self.retry),
-            headers=None if call is None else call.headers,
-            timeout=self._timeout,
-            deadline=deadline,
-            max_event_bytes=self._max_event_bytes,
-            max_response_bytes=self._max_response_bytes,
-            max_events=self._max_events,
-            telemetry=self.telemetry,
-            cancel_on_close=call is not None and call.cancel_on_close,
+            **self._io(call, deadline, tracker),
         )
         return EventStream(events, provider, resume=tracker)
 
