@@ -39,7 +39,14 @@ LOOPS: dict[str, Any] = {
     "trio": "trio",
 }
 """Every event loop users run: the IO suite (real sockets) runs on each."""
-IO_MODULES = ("test_http_stack", "test_loopback_io", "reliability", "live_local", "mcp_servers")
+IO_MODULES = (
+    "test_http_stack",
+    "test_loopback_io",
+    "reliability",
+    "live_local",
+    "mcp_servers",
+    "mcp_remote",
+)
 
 
 @pytest.fixture

@@ -25,21 +25,29 @@ if TYPE_CHECKING:
     from .mcp import MCPConnection, MCPTool, connect_http, connect_stdio
     from .mcp_config import MCPConfigError, load_mcp_config
     from .mcp_errors import MCPConnectionLostError, MCPError, MCPTimeoutError, MCPToolError
+    from .mcp_oauth import MCPAuthError, MCPOAuth, terminal_authorize
+    from .mcp_oauth_store import FileTokenStore, InMemoryTokenStore, MCPTokenStore
     from .mcp_server import MCPServer
     from .mcp_servers import MCPPrompt, MCPServers, connect_mcp_servers
+    from .mcp_transports import connect_sse
     from .registry import ToolRegistry
     from .results import ToolOutput, ToolResult
 
 __all__ = [
     "ApprovalDecision",
+    "FileTokenStore",
+    "InMemoryTokenStore",
+    "MCPAuthError",
     "MCPConfigError",
     "MCPConnection",
     "MCPConnectionLostError",
     "MCPError",
+    "MCPOAuth",
     "MCPPrompt",
     "MCPServer",
     "MCPServers",
     "MCPTimeoutError",
+    "MCPTokenStore",
     "MCPTool",
     "MCPToolError",
     "Tool",
@@ -57,9 +65,11 @@ __all__ = [
     "ToolTimeoutError",
     "connect_http",
     "connect_mcp_servers",
+    "connect_sse",
     "connect_stdio",
     "load_mcp_config",
     "run_tool_loop",
+    "terminal_authorize",
     "tool",
 ]
 
@@ -73,6 +83,13 @@ _LAZY = {
     "MCPTool": "mcp",
     "connect_http": "mcp",
     "connect_stdio": "mcp",
+    "connect_sse": "mcp_transports",
+    "MCPOAuth": "mcp_oauth",
+    "MCPAuthError": "mcp_oauth",
+    "terminal_authorize": "mcp_oauth",
+    "MCPTokenStore": "mcp_oauth_store",
+    "InMemoryTokenStore": "mcp_oauth_store",
+    "FileTokenStore": "mcp_oauth_store",
     "MCPError": "mcp_errors",
     "MCPToolError": "mcp_errors",
     "MCPConnectionLostError": "mcp_errors",

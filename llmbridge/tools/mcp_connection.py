@@ -46,6 +46,7 @@ from .mcp_errors import (
     _from_the_sdk,
     _sdk_error_class,
 )
+from .mcp_oauth import pausable
 from .results import ToolOutput
 
 __all__ = ["MCPConnection", "MCPTool"]
@@ -204,8 +205,8 @@ class MCPConnection:
         timeout = self.timeout if timeout is None else timeout
         with self._request_scope():
             try:
-                with anyio.fail_after(timeout):
-                    return await make()
+                with anyio.fail_after(timeout) as deadline, pausable(deadline):
+                    return await make()  # (its clock stops while an OAuth flow asks the user)
             except TimeoutError as exc:
                 error = MCPTimeoutError(
                     f"MCP server {self._label()}: {what} got no answer within {timeout:g} s"

@@ -25,10 +25,12 @@ from ..errors import LLMBridgeError
 from ..secrets import secret_scrubber
 from .approval import ApprovalRule, Approver, check_rule
 from .mcp import MCPConnection, connect_http, connect_stdio
-from .mcp_config import MCPHttpServerConfig, MCPServerConfig
+from .mcp_config import MCPHttpServerConfig, MCPServerConfig, MCPSseServerConfig
 from .mcp_content import field_of
 from .mcp_errors import MCPError, MCPTimeoutError
+from .mcp_oauth import entry_oauth
 from .mcp_sampling import sampling_callback
+from .mcp_transports import connect_sse
 
 __all__ = ["MCPServer", "ServerHub"]
 
@@ -45,6 +47,8 @@ class ServerHub(Protocol):
     def client(self) -> Any: ...
     @property
     def sampling_model(self) -> Any: ...
+    @property
+    def oauth(self) -> Any: ...
     @property
     def timeout(self) -> float | None: ...
     @property
@@ -110,9 +114,11 @@ class MCPServer:
         cfg, hub = self.config, self._hub
         startup = cfg.startup_timeout or hub.startup_timeout
         if isinstance(cfg, MCPHttpServerConfig):
-            return connect_http(
+            connect = connect_sse if isinstance(cfg, MCPSseServerConfig) else connect_http
+            return connect(
                 cfg.url,
                 headers=cfg.headers,
+                auth=entry_oauth(cfg, hub.oauth),
                 timeout=startup,
                 name=self.name,
                 session_options=self._session_options(),

@@ -45,6 +45,7 @@ from .mcp_config import MCPConfigError, MCPServerConfig, load_mcp_config
 from .mcp_connection import MCPConnection, MCPTool, _import_mcp
 from .mcp_errors import MCPError, _leaves
 from .mcp_names import assign_tool_names
+from .mcp_oauth import MCPOAuth
 from .mcp_server import MCPServer
 from .registry import ToolRegistry
 
@@ -84,8 +85,11 @@ class MCPServers:
         sampling_model: Any,
         timeout: float | None,
         startup_timeout: float | None,
+        oauth: MCPOAuth | None = None,
     ) -> None:
         self.approve = approve
+        self.oauth = oauth
+        """How servers that ask for OAuth are authorized (``connect_mcp_servers(oauth=)``)."""
         self.approval = dict(approval or {})
         self.client = client
         self.sampling_model = sampling_model
@@ -234,6 +238,7 @@ async def connect_mcp_servers(
     timeout: float | None = None,
     startup_timeout: float | None = DEFAULT_TIMEOUT,
     environ: Mapping[str, str] | None = None,
+    oauth: MCPOAuth | None = None,
 ) -> AsyncIterator[MCPServers]:
     """Start every enabled server of an ``mcpServers`` config (a dict or a JSON file path).
 
@@ -245,7 +250,9 @@ async def connect_mcp_servers(
     takes): answer servers' sampling requests with that model.
     ``timeout``: seconds per request unless a server's entry says otherwise;
     ``startup_timeout``: seconds to answer ``initialize``. ``environ``: where ``${VAR}`` is
-    looked up (default ``os.environ``)."""
+    looked up (default ``os.environ``). ``oauth``: how remote servers that ask for OAuth are
+    authorized (an ``MCPOAuth``: the app's ``authorize`` hook and token store); with it, every
+    HTTP server without an ``Authorization`` header uses OAuth when it answers 401."""
     configs = load_mcp_config(config, environ=environ)
     _import_mcp()  # without the extra: one clear error, before anything starts
     unknown = set(approval or {}) - set(configs)
@@ -268,6 +275,7 @@ async def connect_mcp_servers(
         sampling_model=sampling_model,
         timeout=timeout,
         startup_timeout=startup_timeout,
+        oauth=oauth,
     )
     try:
         async with anyio.create_task_group() as tg:

@@ -1,0 +1,401 @@
+"""OAuth for remote MCP servers (streamable HTTP and SSE): ``MCPOAuth``, what an app gives
+``connect_http`` / ``connect_sse`` (``auth=``) or ``connect_mcp_servers`` (``oauth=``).
+
+The flow is the ``mcp`` package's own (``mcp.client.auth.OAuthClientProvider``, an
+``httpx2.Auth``): on a 401 it discovers the protected resource and authorization server
+metadata, registers the client (dynamic client registration) unless one is given, sends the
+user to the authorization URL with PKCE, exchanges the code for tokens, and refreshes them
+when they expire. What llmbridge adds:
+
+* **Storage the app supplies** (``MCPTokenStore``: ``llmbridge.tools.mcp_oauth_store``),
+  keyed by the server's URL, so any number of servers share one store; the absolute expiry is
+  kept beside the tokens, so a later connection refreshes an expired token instead of asking
+  the user again (the SDK, given stored tokens, would not know they expired).
+* **One hook for the user's part**: ``authorize(url)`` (sync or async) gets the authorization
+  URL, has the user approve (a browser, a device, the terminal: ``terminal_authorize``) and
+  returns the URL the browser was redirected to (or its query string); the code, state and
+  issuer are read from it and checked by the SDK. An ``error=`` in it is an ``MCPAuthError``;
+  so is a server asking for authorization when there is no hook. Connect timeouts do not run
+  while the hook waits for the person.
+* **No secret shows**: every access token, refresh token, client secret, authorization code
+  and PKCE verifier the flow handles is scrubbed from errors (``MCPError``s of the connection,
+  ``servers.failures``) and from the SDK's own OAuth log records; reprs show none.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import contextvars
+import dataclasses
+import functools
+import inspect
+import logging
+import math
+import sys
+import time
+import weakref
+from collections.abc import Awaitable, Callable, Iterator, Sequence
+from typing import Any, TypeAlias
+from urllib.parse import parse_qs, urlsplit, urlunsplit
+
+import anyio
+
+from ..secrets import secret_scrubber
+from .mcp_errors import MCPError
+from .mcp_oauth_store import InMemoryTokenStore, MCPTokenStore
+
+__all__ = ["AuthorizeHook", "MCPAuthError", "MCPOAuth", "terminal_authorize"]
+
+AuthorizeHook: TypeAlias = Callable[[str], "str | Awaitable[str]"]
+"""Gets the authorization URL; returns the URL the browser was redirected to (or its query)."""
+
+DEFAULT_REDIRECT_URI = "http://localhost:33418/callback"
+_SECRET_FORM_FIELDS = frozenset(
+    {"code", "code_verifier", "refresh_token", "client_secret", "assertion", "access_token"}
+)
+_SDK_LOGGERS = ("mcp.client.auth.oauth2", "mcp.client.auth.utils", "mcp.client.auth")
+
+
+class MCPAuthError(MCPError):
+    """A remote MCP server needs authorization that could not be had: the user refused, no
+    ``authorize`` hook was given, or the OAuth flow failed (registration, token exchange)."""
+
+
+@dataclasses.dataclass(frozen=True, kw_only=True)
+class MCPOAuth:
+    """How llmbridge authorizes with MCP servers that ask for OAuth.
+
+    ``authorize``: the user's part (see the module rules). ``store``: where tokens and the
+    registered client are kept (default: in memory). ``redirect_uri``: where the authorization
+    server sends the browser back (registered with the server; your ``authorize`` hook listens
+    there or asks the user to paste the address). ``scopes``: asked for (default: what the
+    server says it needs). ``client_id`` / ``client_secret``: a client registered beforehand
+    (otherwise the client registers itself with the server, once per store)."""
+
+    authorize: AuthorizeHook | None = None
+    store: MCPTokenStore = dataclasses.field(default_factory=InMemoryTokenStore)
+    redirect_uri: str = DEFAULT_REDIRECT_URI
+    scopes: Sequence[str] | None = None
+    client_name: str = "llmbridge"
+    client_id: str | None = None
+    client_secret: str | None = dataclasses.field(default=None, repr=False)
+
+    def provider(self, url: str, *, name: str | None = None) -> Any:
+        """The SDK's ``OAuthClientProvider`` (an ``httpx2.Auth``) for the server at ``url``."""
+        from mcp.shared.auth import OAuthClientMetadata
+
+        metadata = OAuthClientMetadata(
+            client_name=self.client_name,
+            redirect_uris=[self.redirect_uri],  # type: ignore[list-item]
+            grant_types=["authorization_code", "refresh_token"],
+            response_types=["code"],
+            scope=" ".join(self.scopes) if self.scopes else None,
+        )
+        storage = _Storage(self, store_key(url))
+        hook = _Hook(self.authorize, name, url, storage.secrets)
+        return _provider_class()(
+            label=hook.label,
+            server_url=url,
+            client_metadata=metadata,
+            storage=storage,
+            redirect_handler=hook.redirect,
+            callback_handler=hook.callback,
+        )
+
+
+def entry_oauth(entry: Any, oauth: MCPOAuth | None) -> MCPOAuth | None:
+    """The OAuth an ``mcpServers`` HTTP entry uses: its ``oauth`` settings over the app's
+    ``oauth=``; none when the entry says ``false``, or its ``headers`` carry an
+    ``Authorization`` (a static token) and it does not ask for OAuth itself."""
+    asked = entry.oauth
+    static = any(k.lower() == "authorization" for k in entry.headers)
+    if asked is False or (asked is None and (oauth is None or static)):
+        return None
+    base = oauth or MCPOAuth()
+    if asked is True or asked is None:
+        return base
+    settings = {k: v for k, v in asked.model_dump().items() if v is not None}
+    return dataclasses.replace(base, **settings)
+
+
+def store_key(url: str) -> str:
+    """The key a server's OAuth state has in a store: its URL without query or fragment."""
+    parts = urlsplit(url)
+    return urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
+
+
+class _Storage:
+    """The SDK's ``TokenStorage`` over an app's ``MCPTokenStore`` (one key): keeps the
+    absolute expiry beside the tokens, and notes every secret it sees."""
+
+    def __init__(self, oauth: MCPOAuth, key: str) -> None:
+        self.oauth = oauth
+        self.key = key
+        self.secrets: set[str] = set()
+        self.expires_at: float | None = None
+
+    def __repr__(self) -> str:
+        return f"<MCP OAuth storage for {self.key!r}>"
+
+    async def _doc(self) -> dict[str, Any]:
+        return dict(await self.oauth.store.load(self.key) or {})
+
+    async def get_tokens(self) -> Any:
+        from mcp.shared.auth import OAuthToken
+
+        saved = (await self._doc()).get("tokens")
+        if not isinstance(saved, dict):
+            return None
+        self.expires_at = saved.get("expires_at")
+        token = OAuthToken.model_validate({k: v for k, v in saved.items() if k != "expires_at"})
+        self._note(token.access_token, token.refresh_token)
+        return token
+
+    async def set_tokens(self, tokens: Any) -> None:
+        self._note(tokens.access_token, tokens.refresh_token)
+        saved = tokens.model_dump(mode="json", exclude_none=True)
+        if tokens.expires_in is not None:
+            self.expires_at = saved["expires_at"] = time.time() + int(tokens.expires_in)
+        doc = await self._doc()
+        doc["tokens"] = saved
+        await self.oauth.store.save(self.key, doc)
+
+    async def get_client_info(self) -> Any:
+        from mcp.shared.auth import OAuthClientInformationFull
+
+        saved = (await self._doc()).get("client")
+        if isinstance(saved, dict) and (
+            self.oauth.client_id is None or saved.get("client_id") == self.oauth.client_id
+        ):
+            info = OAuthClientInformationFull.model_validate(saved)
+        elif self.oauth.client_id is not None:  # registered beforehand
+            secret = self.oauth.client_secret
+            info = OAuthClientInformationFull(
+                client_id=self.oauth.client_id,
+                client_secret=secret,
+                redirect_uris=[self.oauth.redirect_uri],  # type: ignore[list-item]
+                token_endpoint_auth_method="client_secret_post" if secret else "none",
+            )
+        else:
+            return None
+        self._note(info.client_secret, getattr(info, "registration_access_token", None))
+        return info
+
+    async def set_client_info(self, client_info: Any) -> None:
+        self._note(
+            client_info.client_secret, getattr(client_info, "registration_access_token", None)
+        )
+        doc = await self._doc()
+        doc["client"] = client_info.model_dump(mode="json", exclude_none=True)
+        await self.oauth.store.save(self.key, doc)
+
+    def _note(self, *values: str | None) -> None:
+        self.secrets.update(v for v in values if v)
+
+
+@dataclasses.dataclass(frozen=True)
+class _Label:
+    """How OAuth errors name the server."""
+
+    name: str | None
+    where: str
+
+    def error(self, what: str) -> MCPAuthError:
+        label = f"{self.name!r} ({self.where})" if self.name else self.where
+        error = MCPAuthError(f"MCP server {label}: {what}")
+        error.server, error.where = self.name, self.where
+        return error
+
+
+class _Hook:
+    """The SDK's redirect and callback handlers over one ``authorize`` hook."""
+
+    def __init__(
+        self, authorize: AuthorizeHook | None, name: str | None, url: str, secrets: set[str]
+    ) -> None:
+        self.authorize = authorize
+        self.label = _Label(name, store_key(url))
+        self.secrets = secrets
+        self.result: Any = None
+
+    def error(self, what: str) -> MCPAuthError:
+        return self.label.error(what)
+
+    async def redirect(self, url: str) -> None:
+        from mcp.shared.auth import AuthorizationCodeResult
+
+        if self.authorize is None:
+            raise self.error(
+                "asks for OAuth authorization, and no authorize hook was given (pass "
+                "oauth=MCPOAuth(authorize=...), or headers with a token)"
+            )
+        with _person_waiting():
+            answer = self.authorize(url)
+            if inspect.isawaitable(answer):
+                answer = await answer
+        if not isinstance(answer, str):
+            raise self.error(
+                "the authorize hook must return the URL the browser was redirected to, got "
+                + type(answer).__name__
+            )
+        split = urlsplit(answer.strip())
+        query = parse_qs(split.query if split.scheme else answer.strip().lstrip("?"))
+        one = {k: v[0] for k, v in query.items() if v}
+        self.secrets.update(v for k, v in one.items() if k == "code")
+        if "error" in one:
+            detail = one.get("error_description", "")
+            raise self.error(
+                f"authorization was refused: {one['error']}" + (f" ({detail})" if detail else "")
+            )
+        if not one.get("code"):
+            raise self.error("the URL the authorize hook returned has no authorization code")
+        self.result = AuthorizationCodeResult(
+            code=one["code"], state=one.get("state"), iss=one.get("iss")
+        )
+
+    async def callback(self) -> Any:
+        result, self.result = self.result, None
+        return result
+
+
+@functools.cache
+def _provider_class() -> type[Any]:
+    """``OAuthClientProvider`` with the stored expiry restored and every secret noted."""
+    from mcp.client.auth import OAuthClientProvider, OAuthFlowError
+
+    class Provider(OAuthClientProvider):
+        def __init__(self, *, label: _Label, **kwargs: Any) -> None:
+            super().__init__(**kwargs)
+            self.storage: _Storage = kwargs["storage"]
+            self.label = label
+            _LIVE.add(self)
+
+        def __repr__(self) -> str:
+            return f"<MCP OAuth for {self.storage.key!r}>"
+
+        @property
+        def secrets(self) -> set[str]:
+            return self.storage.secrets
+
+        def scrub(self, text: str) -> str:
+            return secret_scrubber(self.storage.secrets)(text)
+
+        async def _initialize(self) -> None:  # the SDK's hook: stored tokens loaded
+            await super()._initialize()
+            if self.storage.expires_at is not None and hasattr(self.context, "token_expiry_time"):
+                self.context.token_expiry_time = self.storage.expires_at
+
+        async def async_auth_flow(self, request: Any) -> Any:
+            flow = super().async_auth_flow(request)
+            try:
+                outgoing = await flow.__anext__()
+                while True:
+                    self._note(outgoing)
+                    response = yield outgoing
+                    outgoing = await flow.asend(response)
+            except StopAsyncIteration:
+                return
+            except OAuthFlowError as exc:  # registration, token exchange, a state mismatch
+                exc.args = tuple(self.scrub(str(a)) for a in exc.args)  # shown in tracebacks
+                raise self.label.error(f"OAuth failed: {type(exc).__name__}: {exc}") from exc
+            finally:
+                await flow.aclose()
+
+        def _note(self, request: Any) -> None:
+            """The secrets a request of the flow carries (token requests' form fields)."""
+            header = request.headers.get("authorization", "")
+            if " " in header:
+                self.storage.secrets.add(header.partition(" ")[2])
+            if (
+                request.method == "POST"
+                and request.url.path != urlsplit(self.context.server_url).path
+            ):
+                try:
+                    body = bytes(request.content).decode()
+                except Exception:  # streamed, or not text: no form fields
+                    return
+                for key, values in parse_qs(body).items():
+                    if key in _SECRET_FORM_FIELDS:
+                        self.storage.secrets.update(values)
+
+    return Provider
+
+
+_LIVE: weakref.WeakSet[Any] = weakref.WeakSet()
+"""Every OAuth provider made here: their secrets are scrubbed from the SDK's log records."""
+
+
+class _ScrubRecords(logging.Filter):
+    """Removes the flows' secrets from the SDK's OAuth log records (message and traceback)."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        secrets = set().union(*(p.secrets for p in list(_LIVE)))
+        if not secrets:
+            return True
+        scrub = secret_scrubber(secrets)
+        record.msg, record.args = scrub(record.getMessage()), None
+        if record.exc_info:
+            text = logging.Formatter().formatException(record.exc_info)
+            record.exc_text, record.exc_info = scrub(text), None
+        return True
+
+
+_FILTER = _ScrubRecords()
+
+
+def install_log_scrubbing() -> None:
+    """Attach the filter to the SDK's OAuth loggers (once; a logger's filters do not apply to
+    records its children propagate, hence one per module)."""
+    for name in _SDK_LOGGERS:
+        logger = logging.getLogger(name)
+        if _FILTER not in logger.filters:
+            logger.addFilter(_FILTER)
+
+
+_DEADLINES: contextvars.ContextVar[tuple[anyio.CancelScope, ...]] = contextvars.ContextVar(
+    "llmbridge_mcp_deadlines", default=()
+)
+
+
+@contextlib.contextmanager
+def pausable(scope: anyio.CancelScope) -> Iterator[None]:
+    """Let ``_person_waiting`` stop ``scope``'s deadline (a connect or request timeout) while
+    code it runs (the OAuth flow, in the transport's tasks: the SDK runs each message in its
+    sender's context) waits for the user."""
+    token = _DEADLINES.set((*_DEADLINES.get(), scope))
+    try:
+        yield
+    finally:
+        _DEADLINES.reset(token)
+
+
+@contextlib.contextmanager
+def _person_waiting() -> Iterator[None]:
+    scopes = _DEADLINES.get()
+    saved = [(s, s.deadline) for s in scopes]
+    start = anyio.current_time()
+    for scope in scopes:
+        scope.deadline = math.inf
+    try:
+        yield
+    finally:
+        waited = anyio.current_time() - start
+        for scope, deadline in saved:
+            scope.deadline = deadline + waited
+
+
+async def terminal_authorize(url: str) -> str:
+    """An ``authorize`` hook for terminals: prints the URL (and opens a browser when there is
+    one), then reads the address the browser was sent back to from stdin (paste it, even if
+    the page did not load)."""
+    import webbrowser
+
+    print(f"\nAuthorize llmbridge: open this URL in a browser:\n\n  {url}\n", file=sys.stderr)
+    with contextlib.suppress(Exception):
+        await anyio.to_thread.run_sync(webbrowser.open, url)
+
+    def ask() -> str:
+        print("Then paste the address the browser ends on: ", end="", file=sys.stderr, flush=True)
+        return sys.stdin.readline().strip()
+
+    return await anyio.to_thread.run_sync(ask)

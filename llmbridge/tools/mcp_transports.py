@@ -1,0 +1,68 @@
+"""The legacy HTTP+SSE transport (``connect_sse``) and what both HTTP transports take as
+``auth=``.
+
+Rules:
+
+* Transports there are: stdio (``connect_stdio``), streamable HTTP (``connect_http``) and the
+  HTTP+SSE transport of protocol 2024-11-05 (``connect_sse``: a ``GET`` event stream that
+  names the endpoint messages are ``POST``ed to), each the ``mcp`` package's own client. The
+  package has no WebSocket client, so neither has llmbridge.
+* ``auth=`` takes an ``MCPOAuth`` (a provider is made for the server's URL: see
+  ``llmbridge.tools.mcp_oauth``), any ``httpx2.Auth`` (what the ``mcp`` package speaks HTTP
+  with; an ``OAuthClientProvider`` you built yourself, for one), or an ``httpx.Auth`` (every
+  auth of ``llmbridge.auth``): ``llmbridge.tools.mcp_http_auth``. ``headers`` with a static
+  ``Authorization`` keep working, and are scrubbed from errors.
+* An OAuth provider's secrets (tokens, codes, verifiers, client secrets) are scrubbed from the
+  connection's errors, besides the ``secrets=`` and secret-named ``headers`` values.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import AsyncIterator, Iterable, Mapping
+from typing import Any
+
+from ..secrets import named_secrets
+from .mcp import DEFAULT_TIMEOUT, _session
+from .mcp_connection import MCPConnection, _import_mcp
+from .mcp_errors import _Boundary
+from .mcp_http_auth import http_auth
+
+__all__ = ["SSE_READ_TIMEOUT", "connect_sse"]
+
+SSE_READ_TIMEOUT = 300.0
+"""Seconds the SSE stream may stay silent before the connection counts as gone."""
+
+
+@contextlib.asynccontextmanager
+async def connect_sse(
+    url: str,
+    *,
+    headers: Mapping[str, str] | None = None,
+    auth: Any = None,
+    timeout: float | None = DEFAULT_TIMEOUT,
+    sse_read_timeout: float = SSE_READ_TIMEOUT,
+    name: str | None = None,
+    session_options: Mapping[str, Any] | None = None,
+    where: str | None = None,
+    secrets: Iterable[str] = (),
+) -> AsyncIterator[MCPConnection]:
+    """Connect to an MCP server over the legacy HTTP+SSE transport (``url``: its event stream,
+    often ending in ``/sse``). ``auth``: see the module rules; ``timeout``: seconds for
+    ``initialize`` (and each HTTP request); ``sse_read_timeout``: seconds the stream may be
+    silent; ``where``: how errors show the server (default its URL); ``secrets``: scrubbed from
+    error messages, besides secret-named ``headers`` values."""
+    _import_mcp()
+    from mcp.client.sse import sse_client
+
+    hidden = {*secrets, *named_secrets((headers or {}).items())}
+    boundary = _Boundary(where or url, None, name, secrets=hidden)
+    transport = sse_client(
+        url,
+        headers=dict(headers or {}),
+        timeout=timeout or DEFAULT_TIMEOUT,
+        sse_read_timeout=sse_read_timeout,
+        auth=http_auth(auth, url, boundary, name=name),
+    )
+    async with _session(transport, boundary, timeout, session_options) as connection:
+        yield connection
