@@ -25,7 +25,8 @@ if TYPE_CHECKING:
     from .mcp import MCPConnection, MCPTool, connect_http, connect_stdio
     from .mcp_config import MCPConfigError, load_mcp_config
     from .mcp_errors import MCPConnectionLostError, MCPError, MCPTimeoutError, MCPToolError
-    from .mcp_oauth import MCPAuthError, MCPOAuth, terminal_authorize
+    from .mcp_oauth import MCPAuthError, MCPOAuth
+    from .mcp_oauth_hooks import browser_authorize, terminal_authorize
     from .mcp_oauth_store import FileTokenStore, InMemoryTokenStore, MCPTokenStore
     from .mcp_server import MCPServer
     from .mcp_servers import MCPPrompt, MCPServers, connect_mcp_servers
@@ -63,6 +64,7 @@ __all__ = [
     "ToolSchemaWarning",
     "ToolSpec",
     "ToolTimeoutError",
+    "browser_authorize",
     "connect_http",
     "connect_mcp_servers",
     "connect_sse",
@@ -86,7 +88,8 @@ _LAZY = {
     "connect_sse": "mcp_transports",
     "MCPOAuth": "mcp_oauth",
     "MCPAuthError": "mcp_oauth",
-    "terminal_authorize": "mcp_oauth",
+    "terminal_authorize": "mcp_oauth_hooks",
+    "browser_authorize": "mcp_oauth_hooks",
     "MCPTokenStore": "mcp_oauth_store",
     "InMemoryTokenStore": "mcp_oauth_store",
     "FileTokenStore": "mcp_oauth_store",

@@ -56,7 +56,7 @@ from .mcp_errors import (
     _watch_spawns,
 )
 from .mcp_http_auth import http_auth
-from .mcp_oauth import pausable
+from .mcp_person_clock import pausable
 from .mcp_processes import ServerProcesses
 
 __all__ = [

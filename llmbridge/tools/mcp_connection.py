@@ -46,7 +46,7 @@ from .mcp_errors import (
     _from_the_sdk,
     _sdk_error_class,
 )
-from .mcp_oauth import pausable
+from .mcp_person_clock import pausable
 from .results import ToolOutput
 
 __all__ = ["MCPConnection", "MCPTool"]

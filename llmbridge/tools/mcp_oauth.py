@@ -12,11 +12,12 @@ when they expire. What llmbridge adds:
   kept beside the tokens, so a later connection refreshes an expired token instead of asking
   the user again (the SDK, given stored tokens, would not know they expired).
 * **One hook for the user's part**: ``authorize(url)`` (sync or async) gets the authorization
-  URL, has the user approve (a browser, a device, the terminal: ``terminal_authorize``) and
-  returns the URL the browser was redirected to (or its query string); the code, state and
-  issuer are read from it and checked by the SDK. An ``error=`` in it is an ``MCPAuthError``;
-  so is a server asking for authorization when there is no hook. Connect timeouts do not run
-  while the hook waits for the person.
+  URL, has the user approve (a browser, a device, the terminal) and returns the URL the
+  browser was redirected to (or its query string); the code, state and issuer are read from it
+  and checked by the SDK. Ready-made hooks: ``browser_authorize`` and ``terminal_authorize``
+  (``llmbridge.tools.mcp_oauth_hooks``). An ``error=`` in the answer is an ``MCPAuthError``;
+  so is a server asking for authorization when there is no hook. Connect and request
+  timeouts do not run while the hook waits for the person.
 * **No secret shows**: every access token, refresh token, client secret, authorization code
   and PKCE verifier the flow handles is scrubbed from errors (``MCPError``s of the connection,
   ``servers.failures``) and from the SDK's own OAuth log records; reprs show none.
@@ -24,27 +25,22 @@ when they expire. What llmbridge adds:
 
 from __future__ import annotations
 
-import contextlib
-import contextvars
 import dataclasses
 import functools
 import inspect
 import logging
-import math
-import sys
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Iterator, Sequence
+from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeAlias
 from urllib.parse import parse_qs, urlsplit, urlunsplit
-
-import anyio
 
 from ..secrets import secret_scrubber
 from .mcp_errors import MCPError
 from .mcp_oauth_store import InMemoryTokenStore, MCPTokenStore
+from .mcp_person_clock import person_waiting
 
-__all__ = ["AuthorizeHook", "MCPAuthError", "MCPOAuth", "terminal_authorize"]
+__all__ = ["AuthorizeHook", "MCPAuthError", "MCPOAuth"]
 
 AuthorizeHook: TypeAlias = Callable[[str], "str | Awaitable[str]"]
 """Gets the authorization URL; returns the URL the browser was redirected to (or its query)."""
@@ -229,7 +225,7 @@ class _Hook:
                 "asks for OAuth authorization, and no authorize hook was given (pass "
                 "oauth=MCPOAuth(authorize=...), or headers with a token)"
             )
-        with _person_waiting():
+        with person_waiting():
             answer = self.authorize(url)
             if inspect.isawaitable(answer):
                 answer = await answer
@@ -350,52 +346,3 @@ def install_log_scrubbing() -> None:
         logger = logging.getLogger(name)
         if _FILTER not in logger.filters:
             logger.addFilter(_FILTER)
-
-
-_DEADLINES: contextvars.ContextVar[tuple[anyio.CancelScope, ...]] = contextvars.ContextVar(
-    "llmbridge_mcp_deadlines", default=()
-)
-
-
-@contextlib.contextmanager
-def pausable(scope: anyio.CancelScope) -> Iterator[None]:
-    """Let ``_person_waiting`` stop ``scope``'s deadline (a connect or request timeout) while
-    code it runs (the OAuth flow, in the transport's tasks: the SDK runs each message in its
-    sender's context) waits for the user."""
-    token = _DEADLINES.set((*_DEADLINES.get(), scope))
-    try:
-        yield
-    finally:
-        _DEADLINES.reset(token)
-
-
-@contextlib.contextmanager
-def _person_waiting() -> Iterator[None]:
-    scopes = _DEADLINES.get()
-    saved = [(s, s.deadline) for s in scopes]
-    start = anyio.current_time()
-    for scope in scopes:
-        scope.deadline = math.inf
-    try:
-        yield
-    finally:
-        waited = anyio.current_time() - start
-        for scope, deadline in saved:
-            scope.deadline = deadline + waited
-
-
-async def terminal_authorize(url: str) -> str:
-    """An ``authorize`` hook for terminals: prints the URL (and opens a browser when there is
-    one), then reads the address the browser was sent back to from stdin (paste it, even if
-    the page did not load)."""
-    import webbrowser
-
-    print(f"\nAuthorize llmbridge: open this URL in a browser:\n\n  {url}\n", file=sys.stderr)
-    with contextlib.suppress(Exception):
-        await anyio.to_thread.run_sync(webbrowser.open, url)
-
-    def ask() -> str:
-        print("Then paste the address the browser ends on: ", end="", file=sys.stderr, flush=True)
-        return sys.stdin.readline().strip()
-
-    return await anyio.to_thread.run_sync(ask)

@@ -8,14 +8,17 @@ uvloop and trio, with nothing left running afterwards.
 from __future__ import annotations
 
 import contextlib
+import functools
 import logging
 import os
+import socket
 import stat
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
-from urllib.parse import parse_qs, urlsplit
+from urllib.parse import parse_qs, urlencode, urlsplit
 
 import anyio
 import httpx
@@ -30,10 +33,11 @@ from llmbridge.tools import (
     InMemoryTokenStore,
     MCPAuthError,
     MCPOAuth,
+    browser_authorize,
     connect_http,
     connect_sse,
 )
-from tests.tools.mcp_helpers import descendants, http_server
+from tests.tools.mcp_helpers import descendants, free_port, http_server
 
 pytestmark = pytest.mark.anyio
 
@@ -131,7 +135,7 @@ def nothing_left(*servers: int) -> Iterator[None]:
 
 def _threads() -> set[threading.Thread]:
     """Running threads, the event loops' idle worker pools (``to_thread``) aside."""
-    pools = ("AnyIO worker thread", "Trio thread")
+    pools = ("AnyIO worker thread", "Trio thread", "asyncio_")  # the default executor
     return {t for t in threading.enumerate() if not t.daemon and not t.name.startswith(pools)}
 
 
@@ -302,3 +306,45 @@ async def test_no_secret_in_errors_failures_or_logs(
             leaked = [line for line in text.splitlines() if any(s in line for s in secrets)]
             assert not leaked
         assert "not-used-by-dcr" not in repr(oauth)
+
+
+async def test_the_browser_comes_back_to_a_loopback_listener(oauth_http: tuple[str, int]) -> None:
+    url, pid = oauth_http
+    port = free_port()
+    opened: list[str] = []
+
+    def browser(address: str) -> None:  # the user's browser (a thread): slow, follows redirects
+        opened.append(address)
+        time.sleep(1.5)  # longer than the connect timeout: the person is not the server
+        page = httpx.get(address, follow_redirects=True)
+        assert page.status_code == 200 and "close this window" in page.text
+
+    hook = functools.partial(browser_authorize, open_browser=browser, announce=False)
+    oauth = MCPOAuth(authorize=hook, redirect_uri=f"http://127.0.0.1:{port}/callback")
+    with nothing_left(pid), anyio.fail_after(30):
+        async with connect_http(url, auth=oauth, timeout=1) as connection:
+            assert (await connection.call_tool("who", {})).data["result"] != "anonymous"
+        assert len(opened) == 1
+        with socket.socket() as sock:  # the listener is gone: the port can be listened on
+            sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # (TIME_WAIT aside)
+            sock.bind(("127.0.0.1", port))
+            sock.listen()
+
+
+async def test_browser_authorize_refusals() -> None:
+    def url(redirect: str) -> str:
+        return "https://as.example/authorize?" + urlencode({"redirect_uri": redirect})
+
+    with pytest.raises(MCPAuthError, match="localhost:PORT"):
+        await browser_authorize(url("https://app.example/callback"), open_browser=None)
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        with pytest.raises(MCPAuthError, match="cannot listen"):
+            await browser_authorize(url(f"http://127.0.0.1:{port}/cb"), open_browser=None)
+    with pytest.raises(MCPAuthError, match="did not come back"):
+        await browser_authorize(
+            url(f"http://127.0.0.1:{free_port()}/cb"), open_browser=None, timeout=0.2,
+            announce=False,
+        )  # fmt: skip
