@@ -117,10 +117,11 @@ class _Session:
             self.provider = client.provider(self.provider_name)  # no key: said now
             registry = ToolRegistry(tools)
             if args.mcp is not None:
+                from ..tools.mcp_oauth_hooks import cli_oauth
                 from ..tools.mcp_servers import connect_mcp_servers
 
                 servers = await stack.enter_async_context(
-                    connect_mcp_servers(args.mcp, client=client)
+                    connect_mcp_servers(args.mcp, client=client, oauth=cli_oauth())
                 )
                 registry = servers.registry
                 for fn in tools:

@@ -8,22 +8,24 @@ one ``MCPOAuth`` registered), listens there before the browser opens (loopback a
 only: ``localhost``, ``127.0.0.1``, ``[::1]``), answers the one request on its path with a
 page saying the window can be closed, and stops listening. It waits ``timeout`` seconds at
 most (``MCPAuthError``); a port in use is an ``MCPAuthError`` too. The URL is also printed to
-stderr, for when no browser opens.
+stderr, for when no browser opens. ``cli_oauth`` is what ``llmbridge chat --mcp`` uses.
 """
 
 from __future__ import annotations
 
+import os
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
 
 import anyio
 from anyio.abc import SocketStream
 
-from .mcp_oauth import MCPAuthError
+from .mcp_oauth import MCPAuthError, MCPOAuth
+from .mcp_oauth_store import FileTokenStore
 
-__all__ = ["browser_authorize", "terminal_authorize"]
+__all__ = ["browser_authorize", "cli_oauth", "terminal_authorize"]
 
 _LOOPBACK = ("localhost", "127.0.0.1", "::1")
 _PAGE = (
@@ -43,12 +45,13 @@ def _open_in_browser(url: str) -> Any:
 async def browser_authorize(
     url: str,
     *,
-    open_browser: Callable[[str], Any] | None = _open_in_browser,
+    open_browser: Callable[[str], Any] | bool = True,
     timeout: float = 300.0,
     announce: bool = True,
 ) -> str:
     """Open ``url`` in a browser and wait for it to come back to the loopback ``redirect_uri``
-    (see the module rules). ``open_browser``: how the URL is opened (``None``: not at all);
+    (see the module rules). ``open_browser``: how the URL is opened (``True``: the system's
+    browser, ``webbrowser``; ``False``: not at all);
     ``announce``: print the URL to stderr too."""
     asked = parse_qs(urlsplit(url).query).get("redirect_uri", [""])[0]
     target = urlsplit(asked)
@@ -86,8 +89,9 @@ async def browser_authorize(
         tg.start_soon(listener.serve, answer)
         if announce:
             print(f"\nAuthorize in your browser; if none opens, visit:\n  {url}\n", file=sys.stderr)
-        if open_browser is not None:
-            await anyio.to_thread.run_sync(open_browser, url)
+        opener = _open_in_browser if open_browser is True else open_browser
+        if callable(opener):
+            await anyio.to_thread.run_sync(opener, url)
         with anyio.move_on_after(timeout):
             await done.wait()
         tg.cancel_scope.cancel()
@@ -107,3 +111,16 @@ async def terminal_authorize(url: str) -> str:
         return sys.stdin.readline().strip()
 
     return await anyio.to_thread.run_sync(ask)
+
+
+def cli_oauth(environ: Mapping[str, str] | None = None) -> MCPOAuth:
+    """What ``llmbridge chat --mcp`` authorizes with: the browser coming back to a loopback
+    listener, tokens kept in ``$LLMBRIDGE_MCP_TOKENS`` (default
+    ``$XDG_CONFIG_HOME/llmbridge/mcp-oauth.json``, or ``~/.config/...``; mode 0600)."""
+    env = os.environ if environ is None else environ
+    path = env.get("LLMBRIDGE_MCP_TOKENS") or os.path.join(
+        env.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config"),
+        "llmbridge",
+        "mcp-oauth.json",
+    )
+    return MCPOAuth(authorize=browser_authorize, store=FileTokenStore(path))

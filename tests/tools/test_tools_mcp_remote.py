@@ -336,15 +336,15 @@ async def test_browser_authorize_refusals() -> None:
         return "https://as.example/authorize?" + urlencode({"redirect_uri": redirect})
 
     with pytest.raises(MCPAuthError, match="localhost:PORT"):
-        await browser_authorize(url("https://app.example/callback"), open_browser=None)
+        await browser_authorize(url("https://app.example/callback"), open_browser=False)
     with socket.socket() as taken:
         taken.bind(("127.0.0.1", 0))
         taken.listen()
         port = taken.getsockname()[1]
         with pytest.raises(MCPAuthError, match="cannot listen"):
-            await browser_authorize(url(f"http://127.0.0.1:{port}/cb"), open_browser=None)
+            await browser_authorize(url(f"http://127.0.0.1:{port}/cb"), open_browser=False)
     with pytest.raises(MCPAuthError, match="did not come back"):
         await browser_authorize(
-            url(f"http://127.0.0.1:{free_port()}/cb"), open_browser=None, timeout=0.2,
+            url(f"http://127.0.0.1:{free_port()}/cb"), open_browser=False, timeout=0.2,
             announce=False,
         )  # fmt: skip
