@@ -35,6 +35,7 @@ from collections.abc import Awaitable, Callable, Sequence
 from typing import Any, TypeAlias
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
+from ..auth.bearer import REFRESH_MARGIN
 from ..secrets import secret_scrubber
 from .mcp_errors import MCPError
 from .mcp_oauth_store import InMemoryTokenStore, MCPTokenStore
@@ -129,6 +130,9 @@ class _Storage:
         self.key = key
         self.secrets: set[str] = set()
         self.expires_at: float | None = None
+        """When the stored access token expires (seconds since the epoch)."""
+        self.lifetime: int | None = None
+        """How long it was issued for (seconds)."""
 
     def __repr__(self) -> str:
         return f"<MCP OAuth storage for {self.key!r}>"
@@ -144,6 +148,7 @@ class _Storage:
             return None
         self.expires_at = saved.get("expires_at")
         token = OAuthToken.model_validate({k: v for k, v in saved.items() if k != "expires_at"})
+        self.lifetime = token.expires_in
         self._note(token.access_token, token.refresh_token)
         return token
 
@@ -152,6 +157,7 @@ class _Storage:
         saved = tokens.model_dump(mode="json", exclude_none=True)
         if tokens.expires_in is not None:
             self.expires_at = saved["expires_at"] = time.time() + int(tokens.expires_in)
+            self.lifetime = int(tokens.expires_in)
         doc = await self._doc()
         doc["tokens"] = saved
         await self.oauth.store.save(self.key, doc)
@@ -265,6 +271,14 @@ def _provider_class() -> type[Any]:
             self.storage: _Storage = kwargs["storage"]
             self.label = label
             _LIVE.add(self)
+            if hasattr(self.context, "update_token_expiry"):  # refreshed before the end
+                self.context.update_token_expiry = self._expire_early  # type: ignore[method-assign]
+
+        def _expire_early(self, token: Any) -> None:
+            lifetime = token.expires_in
+            self.context.token_expiry_time = (
+                None if lifetime is None else time.time() + int(lifetime) - _margin(int(lifetime))
+            )
 
         def __repr__(self) -> str:
             return f"<MCP OAuth for {self.storage.key!r}>"
@@ -278,8 +292,10 @@ def _provider_class() -> type[Any]:
 
         async def _initialize(self) -> None:  # the SDK's hook: stored tokens loaded
             await super()._initialize()
-            if self.storage.expires_at is not None and hasattr(self.context, "token_expiry_time"):
-                self.context.token_expiry_time = self.storage.expires_at
+            saved = self.storage.expires_at
+            if saved is not None and hasattr(self.context, "token_expiry_time"):
+                lifetime = self.storage.lifetime or 0
+                self.context.token_expiry_time = saved - _margin(lifetime)
 
         async def async_auth_flow(self, request: Any) -> Any:
             flow = super().async_auth_flow(request)
@@ -315,6 +331,13 @@ def _provider_class() -> type[Any]:
                         self.storage.secrets.update(values)
 
     return Provider
+
+
+def _margin(lifetime: int) -> float:
+    """Seconds before its expiry that an access token is refreshed: a tenth of its life, at
+    most ``REFRESH_MARGIN`` (a token used to its last second may expire on the way, and the
+    SDK answers a 401 with a whole new authorization, not a refresh)."""
+    return min(REFRESH_MARGIN, lifetime / 10)
 
 
 _LIVE: weakref.WeakSet[Any] = weakref.WeakSet()

@@ -49,6 +49,7 @@ class Provider:
         self.codes: dict[str, AuthorizationCode] = {}
         self.access: dict[str, AccessToken] = {}
         self.refresh: dict[str, RefreshToken] = {}
+        self.expiry: dict[str, float] = {}
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
         return self.clients.get(client_id)
@@ -79,9 +80,9 @@ class Provider:
     def _issue(self, client_id: str, scopes: list[str], resource: str | None) -> OAuthToken:
         access, refresh = secrets.token_urlsafe(32), secrets.token_urlsafe(32)
         self.access[access] = AccessToken(
-            token=access, client_id=client_id, scopes=scopes,
-            expires_at=int(time.time()) + EXPIRES, resource=resource,
-        )  # fmt: skip
+            token=access, client_id=client_id, scopes=scopes, resource=resource
+        )
+        self.expiry[access] = time.time() + EXPIRES  # (AccessToken.expires_at: whole seconds)
         self.refresh[refresh] = RefreshToken(
             token=refresh, client_id=client_id, scopes=scopes, resource=resource
         )
@@ -109,10 +110,9 @@ class Provider:
         return self._issue(client.client_id, scopes or refresh_token.scopes, refresh_token.resource)
 
     async def load_access_token(self, token: str) -> AccessToken | None:
-        found = self.access.get(token)
-        if found is None or (found.expires_at is not None and found.expires_at < time.time()):
+        if self.expiry.get(token, 0) < time.time():
             return None
-        return found
+        return self.access[token]
 
     async def revoke_token(self, token: Any) -> None:
         self.access.pop(token.token, None)

@@ -72,7 +72,7 @@ def oauth_http() -> Iterator[tuple[str, int]]:
 
 @pytest.fixture(scope="module")
 def oauth_short() -> Iterator[tuple[str, int]]:
-    with remote("oauth", EXPIRES="1") as server:  # access tokens live one second
+    with remote("oauth", EXPIRES="2") as server:  # access tokens live two seconds
         yield server
 
 
@@ -177,12 +177,12 @@ async def test_tokens_are_refreshed_within_and_across_connections(
     with nothing_left(pid), anyio.fail_after(30):
         async with connect_http(url, auth=MCPOAuth(authorize=browser, store=store)) as connection:
             first = await stats(connection)
-            await anyio.sleep(1.3)  # the access token expired: refreshed, not authorized again
+            await anyio.sleep(2.1)  # the access token expired: refreshed, not authorized again
             assert (await connection.call_tool("add", {"a": 1, "b": 2})).data == {"result": 3}
             second = await stats(connection)
         assert second["refresh"] == first["refresh"] + 1
         assert second["authorize"] == first["authorize"]
-        await anyio.sleep(1.3)
+        await anyio.sleep(2.1)
         # a later connection finds the stored token expired: it refreshes it (the expiry is
         # stored beside it), the user is not asked again
         async with connect_http(url, auth=MCPOAuth(authorize=browser, store=store)) as connection:
