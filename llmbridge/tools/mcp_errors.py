@@ -6,7 +6,8 @@
     ├── MCPToolError              the server flagged a tool result ``isError``
     └── MCPError                  a server cannot start, broke the protocol, or failed a request
         ├── MCPConnectionLostError    the server went away (process exited, session dropped)
-        └── MCPTimeoutError           a request got no answer in time
+        ├── MCPTimeoutError           a request got no answer in time
+        └── MCPAuthError              OAuth failed or was refused (``llmbridge.tools.mcp_oauth``)
 
 Rules: messages name the server (its name, command line or URL); start-up failures end with
 the exit status (when known) and the tail of the server's stderr, also kept as attributes.
