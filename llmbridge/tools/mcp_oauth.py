@@ -13,11 +13,12 @@ when they expire. What llmbridge adds:
   the user again (the SDK, given stored tokens, would not know they expired).
 * **One hook for the user's part**: ``authorize(url)`` (sync or async) gets the authorization
   URL, has the user approve (a browser, a device, the terminal) and returns the URL the
-  browser was redirected to (or its query string); the code, state and issuer are read from it
-  and checked by the SDK. Ready-made hooks: ``browser_authorize`` and ``terminal_authorize``
-  (``llmbridge.tools.mcp_oauth_hooks``). An ``error=`` in the answer is an ``MCPAuthError``;
-  so is a server asking for authorization when there is no hook. Connect and request
-  timeouts do not run while the hook waits for the person.
+  browser was redirected to (or its query string, or its parameters as a dict); the code,
+  state and issuer are read from it and checked by the SDK. Ready-made hooks:
+  ``browser_authorize`` and ``terminal_authorize`` (``llmbridge.tools.mcp_oauth_hooks``). An
+  ``error=`` in the answer is an ``MCPAuthError``; so is a server asking for authorization
+  when there is no hook. Connect and request timeouts do not run while the hook waits for the
+  person.
 * **No secret shows**: every access token, refresh token, client secret, authorization code
   and PKCE verifier the flow handles is scrubbed from errors (``MCPError``s of the connection,
   ``servers.failures``) and from the SDK's own OAuth log records; reprs show none.
@@ -31,7 +32,7 @@ import inspect
 import logging
 import time
 import weakref
-from collections.abc import Awaitable, Callable, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeAlias
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
@@ -43,8 +44,11 @@ from .mcp_person_clock import person_waiting
 
 __all__ = ["AuthorizeHook", "MCPAuthError", "MCPOAuth"]
 
-AuthorizeHook: TypeAlias = Callable[[str], "str | Awaitable[str]"]
-"""Gets the authorization URL; returns the URL the browser was redirected to (or its query)."""
+AuthorizeHook: TypeAlias = Callable[
+    [str], "str | Mapping[str, str] | Awaitable[str] | Awaitable[Mapping[str, str]]"
+]
+"""Gets the authorization URL; returns the URL the browser was redirected to (or its query, or
+its parameters as a dict: ``code``, ``state``, and ``iss`` when the server sent it)."""
 
 DEFAULT_REDIRECT_URI = "http://localhost:33418/callback"
 _SECRET_FORM_FIELDS = frozenset(
@@ -235,14 +239,17 @@ class _Hook:
             answer = self.authorize(url)
             if inspect.isawaitable(answer):
                 answer = await answer
-        if not isinstance(answer, str):
+        if isinstance(answer, Mapping):  # the redirect's parameters, read by the app
+            one = {str(k): str(v) for k, v in answer.items() if v is not None}
+        elif isinstance(answer, str):
+            split = urlsplit(answer.strip())
+            query = parse_qs(split.query if split.scheme else answer.strip().lstrip("?"))
+            one = {k: v[0] for k, v in query.items() if v}
+        else:
             raise self.error(
-                "the authorize hook must return the URL the browser was redirected to, got "
-                + type(answer).__name__
+                "the authorize hook must return the URL the browser was redirected to (or its "
+                f"parameters as a dict), got {type(answer).__name__}"
             )
-        split = urlsplit(answer.strip())
-        query = parse_qs(split.query if split.scheme else answer.strip().lstrip("?"))
-        one = {k: v[0] for k, v in query.items() if v}
         self.secrets.update(v for k, v in one.items() if k == "code")
         if "error" in one:
             detail = one.get("error_description", "")

@@ -158,9 +158,10 @@ def test_store_keys_leave_the_query_out() -> None:
         ("http://localhost:33418/callback?code=the-code-value&state=st4te", "the-code-value"),
         ("?code=the-code-value&state=st4te", "the-code-value"),
         ("code=the-code-value&state=st4te&iss=https%3A%2F%2Fas", "the-code-value"),
+        ({"code": "the-code-value", "state": "st4te", "iss": None}, "the-code-value"),
     ],
 )
-async def test_the_authorize_hook_answer(answer: str, code: str) -> None:
+async def test_the_authorize_hook_answer(answer: Any, code: str) -> None:
     secrets: set[str] = set()
     hook = _Hook(lambda url: answer, "s", "https://h/mcp", secrets)  # sync hooks too
     await hook.redirect("https://as/authorize?x=1")
