@@ -38,6 +38,7 @@ import sys
 import tempfile
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Any, TextIO
+from urllib.parse import urlsplit
 
 import anyio
 
@@ -202,6 +203,13 @@ async def connect_stdio(
             processes.kill_leftovers(_pids(boundary.processes))
 
 
+async def _note_status(boundary: _Boundary, url: str, response: Any) -> None:
+    """Keep the status of the endpoint's answers (not the OAuth flow's), for errors."""
+    sent, endpoint = urlsplit(str(response.request.url)), urlsplit(url)
+    if (sent.netloc, sent.path) == (endpoint.netloc, endpoint.path):
+        boundary.http_status = response.status_code
+
+
 def _pids(processes: Sequence[Any]) -> list[int]:
     return [p.pid for p in processes if getattr(p, "pid", None)]
 
@@ -237,6 +245,7 @@ async def connect_http(
         from mcp.shared._httpx_utils import create_mcp_http_client
 
         client = create_mcp_http_client(headers=dict(headers or {}), auth=sdk_auth)
+        client.event_hooks["response"].append(functools.partial(_note_status, boundary, url))
         transport = modern(url, http_client=client)
         async with client, _session(transport, boundary, timeout, session_options) as conn:
             yield conn

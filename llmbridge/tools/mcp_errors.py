@@ -107,6 +107,8 @@ class _Boundary:
         self.log = log
         self.name = name
         self.processes: list[Any] = []
+        self.http_status: int | None = None
+        """The status of the last answer from the server's endpoint (HTTP transports)."""
         self.scrub = secret_scrubber(secrets)
         """Removes the server's secrets from anything shown (stderr tail, messages)."""
 
@@ -138,6 +140,11 @@ class _Boundary:
         text = f"MCP server {label} {what}{detail}"
         if status is not None:
             text += f"; it exited with status {status}"
+        if self.http_status in (401, 403):
+            text += (
+                f"; it answered HTTP {self.http_status}: the credentials were refused (check "
+                "the token in headers, or let it use OAuth)"
+            )
         if tail is not None:
             text += f"; its stderr ends with: {tail!r}" if tail else "; it wrote nothing to stderr"
         error = kind(self.scrub(text))

@@ -219,6 +219,7 @@ async def test_static_bearer_tokens_keep_working(bearer: tuple[str, int]) -> Non
             async with connect_http(url, headers={"Authorization": "Bearer wr0ng-t0ken"}):
                 pass
         assert "wr0ng-t0ken" not in str(info.value) and url in str(info.value)
+        assert "answered HTTP 401: the credentials were refused" in str(info.value)
 
 
 async def test_mcp_servers_config_with_oauth_sse_and_static_headers(
