@@ -36,7 +36,10 @@ from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeAlias
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
+import anyio.to_thread
+
 from ..auth.bearer import REFRESH_MARGIN
+from ..errors import ConfigurationError
 from ..secrets import secret_scrubber
 from .mcp_errors import MCPError
 from .mcp_oauth_store import InMemoryTokenStore, MCPTokenStore
@@ -83,7 +86,12 @@ class MCPOAuth:
 
     def provider(self, url: str, *, name: str | None = None) -> Any:
         """The SDK's ``OAuthClientProvider`` (an ``httpx2.Auth``) for the server at ``url``."""
-        from mcp.shared.auth import OAuthClientMetadata
+        try:
+            from mcp.shared.auth import OAuthClientMetadata
+        except ImportError as exc:
+            raise ConfigurationError(
+                "OAuth for MCP servers needs a newer 'mcp' package: pip install -U 'mcp>=2'"
+            ) from exc
 
         metadata = OAuthClientMetadata(
             client_name=self.client_name,
@@ -214,7 +222,8 @@ class _Label:
 
 
 class _Hook:
-    """The SDK's redirect and callback handlers over one ``authorize`` hook."""
+    """The SDK's redirect and callback handlers over one ``authorize`` hook (a sync hook runs
+    in a worker thread, as approvers do)."""
 
     def __init__(
         self, authorize: AuthorizeHook | None, name: str | None, url: str, secrets: set[str]
@@ -235,8 +244,14 @@ class _Hook:
                 "asks for OAuth authorization, and no authorize hook was given (pass "
                 "oauth=MCPOAuth(authorize=...), or headers with a token)"
             )
+        hook = self.authorize
         with person_waiting():
-            answer = self.authorize(url)
+            if inspect.iscoroutinefunction(hook) or inspect.iscoroutinefunction(
+                getattr(hook, "__call__", None)  # noqa: B004 - an object with an async __call__
+            ):
+                answer = await hook(url)  # type: ignore[misc]
+            else:  # in a thread (input(), a blocking browser), given up on cancellation
+                answer = await anyio.to_thread.run_sync(hook, url, abandon_on_cancel=True)
             if inspect.isawaitable(answer):
                 answer = await answer
         if isinstance(answer, Mapping):  # the redirect's parameters, read by the app

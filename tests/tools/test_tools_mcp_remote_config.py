@@ -5,9 +5,12 @@ from __future__ import annotations
 
 import os
 import stat
+import threading
+import time
 from pathlib import Path
 from typing import Any
 
+import anyio
 import pytest
 
 import llmbridge as lb
@@ -195,3 +198,27 @@ def test_reprs_show_no_secret() -> None:
     assert "the-client-secret" not in repr(oauth) and "app" in repr(oauth)
     entry = MCPOAuthEntry(client_id="app", client_secret="the-client-secret")
     assert "the-client-secret" not in repr(entry)
+
+
+async def test_a_sync_hook_runs_in_a_thread() -> None:
+    """A hook that blocks (``input()``, a browser it waits for) does not stop the event loop."""
+    seen: list[bool] = []
+
+    def blocking(url: str) -> str:
+        seen.append(threading.current_thread() is threading.main_thread())
+        time.sleep(0.3)
+        return "?code=the-code-value&state=s"
+
+    ticks = 0
+
+    async def ticking() -> None:
+        nonlocal ticks
+        while True:
+            await anyio.sleep(0.02)
+            ticks += 1
+
+    async with anyio.create_task_group() as tg:
+        tg.start_soon(ticking)
+        await _Hook(blocking, "s", "https://h/mcp", set()).redirect("https://as/authorize")
+        tg.cancel_scope.cancel()
+    assert seen == [False] and ticks >= 5
