@@ -30,7 +30,7 @@ if TYPE_CHECKING:
     from .mcp_oauth_store import FileTokenStore, InMemoryTokenStore, MCPTokenStore
     from .mcp_server import MCPServer
     from .mcp_servers import MCPPrompt, MCPServers, connect_mcp_servers
-    from .mcp_transports import connect_sse
+    from .mcp_transports import connect_remote, connect_sse
     from .registry import ToolRegistry
     from .results import ToolOutput, ToolResult
 
@@ -67,6 +67,7 @@ __all__ = [
     "browser_authorize",
     "connect_http",
     "connect_mcp_servers",
+    "connect_remote",
     "connect_sse",
     "connect_stdio",
     "load_mcp_config",
@@ -86,6 +87,7 @@ _LAZY = {
     "connect_http": "mcp",
     "connect_stdio": "mcp",
     "connect_sse": "mcp_transports",
+    "connect_remote": "mcp_transports",
     "MCPOAuth": "mcp_oauth",
     "MCPAuthError": "mcp_oauth",
     "terminal_authorize": "mcp_oauth_hooks",

@@ -8,8 +8,10 @@ Rules:
   ``headers``) or the legacy HTTP+SSE transport (the same keys); ``type`` / ``transport`` (a
   string, or Cursor's ``{"type": ...}``) may say which (``stdio``, ``http``,
   ``streamable-http``, ``sse``). Without one, a ``url`` whose path ends in ``/sse`` is SSE (the
-  common convention of hosted servers), any other ``url`` streamable HTTP. ``websocket`` (or a
-  ``ws://`` / ``wss://`` URL) is refused by name: the ``mcp`` package has no WebSocket client.
+  common convention of hosted servers), any other ``url`` streamable HTTP, falling back to SSE
+  when the server refuses it (``connect_remote``: ``llmbridge.tools.mcp_transports``).
+  ``websocket`` (or a ``ws://`` / ``wss://`` URL) is refused by name: the ``mcp`` package has
+  no WebSocket client.
   An HTTP entry may ask for OAuth: ``"auth": "oauth"``, ``"oauth": true``, or ``"oauth"`` (or
   Cursor's ``"auth"``) as an object with a client registered beforehand (``clientId`` /
   ``CLIENT_ID``, ``clientSecret`` / ``CLIENT_SECRET``), ``scopes`` and ``callbackPort`` /
@@ -140,6 +142,12 @@ class MCPHttpServerConfig(_Common):
     """OAuth: ``True`` or settings (asked for by the entry), ``False`` (never), ``None`` (when
     the app passes ``connect_mcp_servers(oauth=...)`` and ``headers`` carry no
     ``Authorization``)."""
+    _type_guessed: bool = PrivateAttr(default=False)
+
+    @property
+    def type_guessed(self) -> bool:
+        """Whether the entry says no ``type`` (streamable HTTP is then tried first, SSE next)."""
+        return self._type_guessed
 
     @field_validator("url")
     @classmethod
@@ -230,6 +238,7 @@ def _entry(name: str, raw: Any, environ: Mapping[str, str]) -> MCPServerConfig:
     url = data.get("url")
     if isinstance(url, str) and url.lower().startswith(("ws://", "wss://")) and kind is None:
         kind = "websocket"
+    guessed = kind is None
     if kind is None:
         kind = _kind_of_url(url) if "url" in data and "command" not in data else "stdio"
     if kind in _WEBSOCKET:
@@ -273,6 +282,8 @@ def _entry(name: str, raw: Any, environ: Mapping[str, str]) -> MCPServerConfig:
         ) from exc
     entry._written = written
     entry._expanded = frozenset(expanded)
+    if isinstance(entry, MCPHttpServerConfig):
+        entry._type_guessed = guessed
     return entry
 
 

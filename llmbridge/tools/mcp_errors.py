@@ -48,6 +48,8 @@ class MCPError(LLMBridgeError):
     server: str | None = None
     where: str | None = None
     exit_status: int | None = None
+    http_status: int | None = None
+    """The status of the server's last HTTP answer (streamable HTTP), when there was one."""
     stderr_tail: str | None = None
 
 
@@ -148,6 +150,7 @@ class _Boundary:
         if tail is not None:
             text += f"; its stderr ends with: {tail!r}" if tail else "; it wrote nothing to stderr"
         error = kind(self.scrub(text))
+        error.http_status = self.http_status
         error.server, error.where, error.exit_status, error.stderr_tail = (
             self.name,
             self.where,

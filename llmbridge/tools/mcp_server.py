@@ -30,7 +30,7 @@ from .mcp_content import field_of
 from .mcp_errors import MCPError, MCPTimeoutError
 from .mcp_oauth import entry_oauth
 from .mcp_sampling import sampling_callback
-from .mcp_transports import connect_sse
+from .mcp_transports import connect_remote, connect_sse
 
 __all__ = ["MCPServer", "ServerHub"]
 
@@ -114,7 +114,9 @@ class MCPServer:
         cfg, hub = self.config, self._hub
         startup = cfg.startup_timeout or hub.startup_timeout
         if isinstance(cfg, MCPHttpServerConfig):
-            connect = connect_sse if isinstance(cfg, MCPSseServerConfig) else connect_http
+            connect = connect_remote if cfg.type_guessed else connect_http
+            if isinstance(cfg, MCPSseServerConfig):
+                connect = connect_sse
             return connect(
                 cfg.url,
                 headers=cfg.headers,

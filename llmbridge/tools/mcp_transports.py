@@ -12,6 +12,10 @@ Rules:
   with; an ``OAuthClientProvider`` you built yourself, for one), or an ``httpx.Auth`` (every
   auth of ``llmbridge.auth``): ``llmbridge.tools.mcp_http_auth``. ``headers`` with a static
   ``Authorization`` keep working, and are scrubbed from errors.
+* ``connect_remote`` is what an ``mcpServers`` entry with a ``url`` and no ``type`` uses, as
+  the MCP specification advises for servers that may be older: streamable HTTP first, and
+  when the server answers its ``initialize`` with HTTP 400, 404 or 405, the SSE transport on
+  the same URL. If that fails too, the error of the first attempt is raised (the likelier one).
 * An OAuth provider's secrets (tokens, codes, verifiers, client secrets) are scrubbed from the
   connection's errors, besides the ``secrets=`` and secret-named ``headers`` values.
 """
@@ -23,12 +27,12 @@ from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any
 
 from ..secrets import named_secrets
-from .mcp import DEFAULT_TIMEOUT, _session
+from .mcp import DEFAULT_TIMEOUT, _session, connect_http
 from .mcp_connection import MCPConnection, _import_mcp
-from .mcp_errors import _Boundary
+from .mcp_errors import MCPError, _Boundary
 from .mcp_http_auth import http_auth
 
-__all__ = ["SSE_READ_TIMEOUT", "connect_sse"]
+__all__ = ["SSE_READ_TIMEOUT", "connect_remote", "connect_sse"]
 
 SSE_READ_TIMEOUT = 300.0
 """Seconds the SSE stream may stay silent before the connection counts as gone."""
@@ -65,4 +69,25 @@ async def connect_sse(
         auth=http_auth(auth, url, boundary, name=name),
     )
     async with _session(transport, boundary, timeout, session_options) as connection:
+        yield connection
+
+
+_NOT_STREAMABLE = (400, 404, 405)
+"""What an SSE-only server answers a ``POST`` of ``initialize`` with (the spec's examples)."""
+
+
+@contextlib.asynccontextmanager
+async def connect_remote(url: str, **options: Any) -> AsyncIterator[MCPConnection]:
+    """Streamable HTTP, or the SSE transport for a server that refuses it (module rules);
+    ``options`` as for ``connect_http``."""
+    async with contextlib.AsyncExitStack() as stack:
+        try:
+            connection = await stack.enter_async_context(connect_http(url, **options))
+        except MCPError as exc:
+            if exc.http_status not in _NOT_STREAMABLE:
+                raise
+            try:
+                connection = await stack.enter_async_context(connect_sse(url, **options))
+            except MCPError:
+                raise exc from exc.__cause__  # (the SSE attempt's error: its __context__)
         yield connection

@@ -5,7 +5,7 @@ MODE is ``oauth`` (streamable HTTP at ``/mcp``, protected by an in-memory OAuth 
 server on the same origin: dynamic client registration, PKCE, authorization codes the
 ``/authorize`` endpoint grants at once, refresh tokens; access tokens live ``EXPIRES`` seconds,
 env, default 3600), ``oauth-sse`` (the same over the legacy SSE transport at ``/sse``), ``sse``
-(SSE, no auth), ``bearer`` (streamable HTTP taking only ``Authorization: Bearer s3cr3t-static``)
+(SSE, no auth), ``sse-events`` (SSE at ``/events``), ``bearer`` (streamable HTTP taking only ``Authorization: Bearer s3cr3t-static``)
 or ``oauth-echo`` (``oauth`` whose token endpoint refuses every request, echoing its body in
 the error). Tools: ``add``, ``who`` (the client id the call was authorized for), ``stats``
 (authorizations, code exchanges, refreshes so far) and ``slow``.
@@ -177,6 +177,8 @@ def app() -> Any:
     server = build()
     if MODE in ("sse", "oauth-sse"):
         made = server.sse_app()
+    elif MODE == "sse-events":  # an older server whose SSE stream is not at /sse
+        made = server.sse_app(sse_path="/events")
     else:
         made = server.streamable_http_app()
     if MODE == "oauth-echo":

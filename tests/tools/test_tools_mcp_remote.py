@@ -349,3 +349,24 @@ async def test_browser_authorize_refusals() -> None:
             url(f"http://127.0.0.1:{free_port()}/cb"), open_browser=False, timeout=0.2,
             announce=False,
         )  # fmt: skip
+
+
+async def test_an_untyped_url_falls_back_to_sse(
+    oauth_http: tuple[str, int], bearer: tuple[str, int]
+) -> None:
+    """The spec's advice for servers that may be older: streamable HTTP first, SSE when the
+    server refuses the initialize POST with a 4xx; typed entries never fall back."""
+    with remote("sse-events") as (url, pid), nothing_left(pid), anyio.fail_after(40):
+        events = url.replace("/sse", "/events")
+        config = {
+            "old": {"url": events},  # no type, no /sse: found out
+            "typed": {"type": "http", "url": events},  # said http: not second-guessed
+            "refused": {"url": bearer[0], "headers": {"Authorization": "Bearer wr0ng-t0ken"}},
+        }
+        async with lb.connect_mcp_servers(config) as servers:
+            assert set(servers.failures) == {"typed", "refused"}, servers.failures
+            assert servers.failures["typed"].http_status == 405
+            refused = servers.failures["refused"]  # a 401 is no reason to try SSE
+            assert refused.http_status == 401 and "credentials were refused" in str(refused)
+            assert servers.registry.server_of("add") == "old"
+            assert (await servers.registry.acall("add", {"a": 2, "b": 2})).data == {"result": 4}
