@@ -17,7 +17,7 @@ import httpx
 
 from ..errors import ConfigurationError
 from .mcp_errors import _Boundary
-from .mcp_oauth import MCPOAuth, install_log_scrubbing
+from .mcp_oauth import MCPOAuth
 
 __all__ = ["http_auth"]
 
@@ -31,7 +31,6 @@ def http_auth(
         return None
     if isinstance(auth, MCPOAuth):
         auth = auth.provider(url, name=name)
-        install_log_scrubbing()
     sdk_http = sys.modules.get("httpx2")
     if sdk_http is not None and isinstance(auth, sdk_http.Auth):
         extra: Callable[[str], str] | None = getattr(auth, "scrub", None)

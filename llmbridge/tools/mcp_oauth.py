@@ -29,9 +29,7 @@ from __future__ import annotations
 import dataclasses
 import functools
 import inspect
-import logging
 import time
-import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeAlias
 from urllib.parse import parse_qs, urlsplit, urlunsplit
@@ -42,7 +40,8 @@ from ..auth.bearer import REFRESH_MARGIN
 from ..errors import ConfigurationError
 from ..secrets import secret_scrubber
 from .mcp_errors import MCPError
-from .mcp_oauth_store import InMemoryTokenStore, MCPTokenStore
+from .mcp_oauth_logs import scrub_logs_of
+from .mcp_oauth_store import InMemoryTokenStore, MCPTokenStore, _Storage
 from .mcp_person_clock import person_waiting
 
 __all__ = ["AuthorizeHook", "MCPAuthError", "MCPOAuth"]
@@ -57,7 +56,6 @@ DEFAULT_REDIRECT_URI = "http://localhost:33418/callback"
 _SECRET_FORM_FIELDS = frozenset(
     {"code", "code_verifier", "refresh_token", "client_secret", "assertion", "access_token"}
 )
-_SDK_LOGGERS = ("mcp.client.auth.oauth2", "mcp.client.auth.utils", "mcp.client.auth")
 
 
 class MCPAuthError(MCPError):
@@ -131,80 +129,6 @@ def store_key(url: str) -> str:
     """The key a server's OAuth state has in a store: its URL without query or fragment."""
     parts = urlsplit(url)
     return urlunsplit((parts.scheme, parts.netloc, parts.path, "", ""))
-
-
-class _Storage:
-    """The SDK's ``TokenStorage`` over an app's ``MCPTokenStore`` (one key): keeps the
-    absolute expiry beside the tokens, and notes every secret it sees."""
-
-    def __init__(self, oauth: MCPOAuth, key: str) -> None:
-        self.oauth = oauth
-        self.key = key
-        self.secrets: set[str] = set()
-        self.expires_at: float | None = None
-        """When the stored access token expires (seconds since the epoch)."""
-        self.lifetime: int | None = None
-        """How long it was issued for (seconds)."""
-
-    def __repr__(self) -> str:
-        return f"<MCP OAuth storage for {self.key!r}>"
-
-    async def _doc(self) -> dict[str, Any]:
-        return dict(await self.oauth.store.load(self.key) or {})
-
-    async def get_tokens(self) -> Any:
-        from mcp.shared.auth import OAuthToken
-
-        saved = (await self._doc()).get("tokens")
-        if not isinstance(saved, dict):
-            return None
-        self.expires_at = saved.get("expires_at")
-        token = OAuthToken.model_validate({k: v for k, v in saved.items() if k != "expires_at"})
-        self.lifetime = token.expires_in
-        self._note(token.access_token, token.refresh_token)
-        return token
-
-    async def set_tokens(self, tokens: Any) -> None:
-        self._note(tokens.access_token, tokens.refresh_token)
-        saved = tokens.model_dump(mode="json", exclude_none=True)
-        if tokens.expires_in is not None:
-            self.expires_at = saved["expires_at"] = time.time() + int(tokens.expires_in)
-            self.lifetime = int(tokens.expires_in)
-        doc = await self._doc()
-        doc["tokens"] = saved
-        await self.oauth.store.save(self.key, doc)
-
-    async def get_client_info(self) -> Any:
-        from mcp.shared.auth import OAuthClientInformationFull
-
-        saved = (await self._doc()).get("client")
-        if isinstance(saved, dict) and (
-            self.oauth.client_id is None or saved.get("client_id") == self.oauth.client_id
-        ):
-            info = OAuthClientInformationFull.model_validate(saved)
-        elif self.oauth.client_id is not None:  # registered beforehand
-            secret = self.oauth.client_secret
-            info = OAuthClientInformationFull(
-                client_id=self.oauth.client_id,
-                client_secret=secret,
-                redirect_uris=[self.oauth.redirect_uri],  # type: ignore[list-item]
-                token_endpoint_auth_method="client_secret_post" if secret else "none",
-            )
-        else:
-            return None
-        self._note(info.client_secret, getattr(info, "registration_access_token", None))
-        return info
-
-    async def set_client_info(self, client_info: Any) -> None:
-        self._note(
-            client_info.client_secret, getattr(client_info, "registration_access_token", None)
-        )
-        doc = await self._doc()
-        doc["client"] = client_info.model_dump(mode="json", exclude_none=True)
-        await self.oauth.store.save(self.key, doc)
-
-    def _note(self, *values: str | None) -> None:
-        self.secrets.update(v for v in values if v)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -292,7 +216,7 @@ def _provider_class() -> type[Any]:
             super().__init__(**kwargs)
             self.storage: _Storage = kwargs["storage"]
             self.label = label
-            _LIVE.add(self)
+            scrub_logs_of(self)
             if hasattr(self.context, "update_token_expiry"):  # refreshed before the end
                 self.context.update_token_expiry = self._expire_early  # type: ignore[method-assign]
 
@@ -360,34 +284,3 @@ def _margin(lifetime: int) -> float:
     most ``REFRESH_MARGIN`` (a token used to its last second may expire on the way, and the
     SDK answers a 401 with a whole new authorization, not a refresh)."""
     return min(REFRESH_MARGIN, lifetime / 10)
-
-
-_LIVE: weakref.WeakSet[Any] = weakref.WeakSet()
-"""Every OAuth provider made here: their secrets are scrubbed from the SDK's log records."""
-
-
-class _ScrubRecords(logging.Filter):
-    """Removes the flows' secrets from the SDK's OAuth log records (message and traceback)."""
-
-    def filter(self, record: logging.LogRecord) -> bool:
-        secrets = set().union(*(p.secrets for p in list(_LIVE)))
-        if not secrets:
-            return True
-        scrub = secret_scrubber(secrets)
-        record.msg, record.args = scrub(record.getMessage()), None
-        if record.exc_info:
-            text = logging.Formatter().formatException(record.exc_info)
-            record.exc_text, record.exc_info = scrub(text), None
-        return True
-
-
-_FILTER = _ScrubRecords()
-
-
-def install_log_scrubbing() -> None:
-    """Attach the filter to the SDK's OAuth loggers (once; a logger's filters do not apply to
-    records its children propagate, hence one per module)."""
-    for name in _SDK_LOGGERS:
-        logger = logging.getLogger(name)
-        if _FILTER not in logger.filters:
-            logger.addFilter(_FILTER)

@@ -10,6 +10,8 @@ Rules:
   the registered client (its id and secret). All of it is secret.
 * Methods are async (a keychain or a database may block); a store may be shared by any number
   of servers and connections.
+* ``_Storage`` is the ``mcp`` package's ``TokenStorage`` over one key of a store (what
+  ``MCPOAuth`` hands the SDK's OAuth client).
 * Reprs show no contents: only how many servers a store holds (memory) or its path (file).
 * ``FileTokenStore`` writes a new file (mode 0600, in a directory created 0700) and renames it
   over the old one: a reader never sees half a file, and the tokens are never readable by
@@ -21,6 +23,7 @@ from __future__ import annotations
 import copy
 import os
 import tempfile
+import time
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -134,6 +137,82 @@ class FileTokenStore:
 
         async with self._lock:
             await anyio.to_thread.run_sync(update)
+
+
+class _Storage:
+    """The SDK's ``TokenStorage`` over an app's ``MCPTokenStore`` (one key) for an ``MCPOAuth``
+    (its ``store``, and its ``client_id`` / ``client_secret`` / ``redirect_uri`` for a client
+    registered beforehand): keeps the absolute expiry beside the tokens, and notes every
+    secret it sees."""
+
+    def __init__(self, oauth: Any, key: str) -> None:
+        self.oauth = oauth
+        self.key = key
+        self.secrets: set[str] = set()
+        self.expires_at: float | None = None
+        """When the stored access token expires (seconds since the epoch)."""
+        self.lifetime: int | None = None
+        """How long it was issued for (seconds)."""
+
+    def __repr__(self) -> str:
+        return f"<MCP OAuth storage for {self.key!r}>"
+
+    async def _doc(self) -> dict[str, Any]:
+        return dict(await self.oauth.store.load(self.key) or {})
+
+    async def get_tokens(self) -> Any:
+        from mcp.shared.auth import OAuthToken
+
+        saved = (await self._doc()).get("tokens")
+        if not isinstance(saved, dict):
+            return None
+        self.expires_at = saved.get("expires_at")
+        token = OAuthToken.model_validate({k: v for k, v in saved.items() if k != "expires_at"})
+        self.lifetime = token.expires_in
+        self._note(token.access_token, token.refresh_token)
+        return token
+
+    async def set_tokens(self, tokens: Any) -> None:
+        self._note(tokens.access_token, tokens.refresh_token)
+        saved = tokens.model_dump(mode="json", exclude_none=True)
+        if tokens.expires_in is not None:
+            self.expires_at = saved["expires_at"] = time.time() + int(tokens.expires_in)
+            self.lifetime = int(tokens.expires_in)
+        doc = await self._doc()
+        doc["tokens"] = saved
+        await self.oauth.store.save(self.key, doc)
+
+    async def get_client_info(self) -> Any:
+        from mcp.shared.auth import OAuthClientInformationFull
+
+        saved = (await self._doc()).get("client")
+        if isinstance(saved, dict) and (
+            self.oauth.client_id is None or saved.get("client_id") == self.oauth.client_id
+        ):
+            info = OAuthClientInformationFull.model_validate(saved)
+        elif self.oauth.client_id is not None:  # registered beforehand
+            secret = self.oauth.client_secret
+            info = OAuthClientInformationFull(
+                client_id=self.oauth.client_id,
+                client_secret=secret,
+                redirect_uris=[self.oauth.redirect_uri],
+                token_endpoint_auth_method="client_secret_post" if secret else "none",
+            )
+        else:
+            return None
+        self._note(info.client_secret, getattr(info, "registration_access_token", None))
+        return info
+
+    async def set_client_info(self, client_info: Any) -> None:
+        self._note(
+            client_info.client_secret, getattr(client_info, "registration_access_token", None)
+        )
+        doc = await self._doc()
+        doc["client"] = client_info.model_dump(mode="json", exclude_none=True)
+        await self.oauth.store.save(self.key, doc)
+
+    def _note(self, *values: str | None) -> None:
+        self.secrets.update(v for v in values if v)
 
 
 def _unlink_quietly(path: str) -> None:
