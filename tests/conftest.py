@@ -47,6 +47,7 @@ IO_MODULES = (
     "mcp_servers",
     "mcp_interact",
     "mcp_resources",
+    "mcp_remote",
 )
 
 

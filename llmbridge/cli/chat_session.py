@@ -118,12 +118,13 @@ class _Session:
             self.provider = client.provider(self.provider_name)  # no key: said now
             registry = ToolRegistry(tools)
             if args.mcp is not None:
+                from ..tools.mcp_oauth_hooks import cli_oauth
                 from ..tools.mcp_servers import connect_mcp_servers
                 from .chat_elicit import terminal_elicitor
 
                 elicit = terminal_elicitor() if sys.stdin.isatty() else None  # else: not offered
                 servers = await stack.enter_async_context(
-                    connect_mcp_servers(args.mcp, client=client, elicit=elicit)
+                    connect_mcp_servers(args.mcp, client=client, elicit=elicit, oauth=cli_oauth())
                 )
                 registry = servers.registry
                 for fn in tools:

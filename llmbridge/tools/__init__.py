@@ -27,6 +27,9 @@ if TYPE_CHECKING:
     from .mcp_config import MCPConfigError, load_mcp_config
     from .mcp_elicitation import ElicitationAnswer, ElicitationContentError, ElicitationRequest
     from .mcp_errors import MCPConnectionLostError, MCPError, MCPTimeoutError, MCPToolError
+    from .mcp_oauth import MCPAuthError, MCPOAuth
+    from .mcp_oauth_hooks import browser_authorize, terminal_authorize
+    from .mcp_oauth_store import FileTokenStore, InMemoryTokenStore, MCPTokenStore
     from .mcp_progress import ProgressUpdate
     from .mcp_resource_watch import MCPResourceSubscription
     from .mcp_resources import (
@@ -41,6 +44,7 @@ if TYPE_CHECKING:
     from .mcp_roots import MCPRoots
     from .mcp_server import MCPServer
     from .mcp_servers import MCPPrompt, MCPServers, connect_mcp_servers
+    from .mcp_transports import connect_remote, connect_sse
     from .registry import ToolRegistry
     from .results import ToolOutput, ToolResult
 
@@ -49,10 +53,14 @@ __all__ = [
     "ElicitationAnswer",
     "ElicitationContentError",
     "ElicitationRequest",
+    "FileTokenStore",
+    "InMemoryTokenStore",
+    "MCPAuthError",
     "MCPConfigError",
     "MCPConnection",
     "MCPConnectionLostError",
     "MCPError",
+    "MCPOAuth",
     "MCPPrompt",
     "MCPResource",
     "MCPResourceContents",
@@ -65,6 +73,7 @@ __all__ = [
     "MCPServerCatalog",
     "MCPServers",
     "MCPTimeoutError",
+    "MCPTokenStore",
     "MCPTool",
     "MCPToolError",
     "MCPToolOutput",
@@ -82,12 +91,16 @@ __all__ = [
     "ToolSchemaWarning",
     "ToolSpec",
     "ToolTimeoutError",
+    "browser_authorize",
     "connect_http",
     "connect_mcp_servers",
+    "connect_remote",
+    "connect_sse",
     "connect_stdio",
     "load_mcp_config",
     "resource_parts",
     "run_tool_loop",
+    "terminal_authorize",
     "tool",
 ]
 
@@ -101,6 +114,15 @@ _LAZY = {
     "MCPTool": "mcp",
     "connect_http": "mcp",
     "connect_stdio": "mcp",
+    "connect_sse": "mcp_transports",
+    "connect_remote": "mcp_transports",
+    "MCPOAuth": "mcp_oauth",
+    "MCPAuthError": "mcp_oauth",
+    "terminal_authorize": "mcp_oauth_hooks",
+    "browser_authorize": "mcp_oauth_hooks",
+    "MCPTokenStore": "mcp_oauth_store",
+    "InMemoryTokenStore": "mcp_oauth_store",
+    "FileTokenStore": "mcp_oauth_store",
     "MCPError": "mcp_errors",
     "MCPToolError": "mcp_errors",
     "MCPConnectionLostError": "mcp_errors",

@@ -6,8 +6,9 @@ Rules:
 
 * ``mcp`` is imported only when a connection is made; without it the error says which extra
   to install. Works with the SDK's 1.x and 2.x APIs (camelCase and snake_case fields alike).
-* ``connect_stdio`` starts the server as a subprocess, ``connect_http`` speaks streamable HTTP;
-  both are async context managers that initialise the session on entry and close the session,
+* ``connect_stdio`` starts the server as a subprocess, ``connect_http`` speaks streamable HTTP
+  (``connect_sse``, the legacy HTTP+SSE transport, and ``auth=`` for both HTTP transports:
+  ``llmbridge.tools.mcp_transports``); all are async context managers that initialise the session on entry and close the session,
   the transport and (stdio) the process on exit, with every process it left: its process
   group, and (Linux) descendants that started their own session (``setsid``, daemons), found
   by a tag in their environment and by walking ``/proc`` (``llmbridge.tools.mcp_processes``).
@@ -40,6 +41,7 @@ import sys
 import tempfile
 from collections.abc import AsyncIterator, Callable, Iterable, Mapping, Sequence
 from typing import Any, TextIO
+from urllib.parse import urlsplit
 
 import anyio
 
@@ -58,7 +60,9 @@ from .mcp_errors import (
     _leaves,
     _watch_spawns,
 )
+from .mcp_http_auth import http_auth
 from .mcp_interact import Interaction
+from .mcp_person_clock import pausable
 from .mcp_processes import ServerProcesses
 from .mcp_progress import LogLevel, ProgressCallback
 from .mcp_resource_watch import ResourceWatch
@@ -123,7 +127,11 @@ async def _session(
                 stack.callback(watchers.cancel_scope.cancel)  # on the way out, before the SDK's
                 for process in boundary.processes:
                     watchers.start_soon(_watch_exit, process, connection)
-                with connection._request_scope() as scope, anyio.fail_after(timeout):
+                with (
+                    connection._request_scope() as scope,
+                    anyio.fail_after(timeout) as deadline,
+                    pausable(deadline),  # not while an OAuth flow waits for the user
+                ):
                     initialized = await session.initialize()
                 if scope.cancelled_caught:
                     raise boundary.error("stopped before answering 'initialize'")
@@ -229,6 +237,13 @@ async def connect_stdio(
             processes.kill_leftovers(_pids(boundary.processes))
 
 
+async def _note_status(boundary: _Boundary, url: str, response: Any) -> None:
+    """Keep the status of the endpoint's answers (not the OAuth flow's), for errors."""
+    sent, endpoint = urlsplit(str(response.request.url)), urlsplit(url)
+    if (sent.netloc, sent.path) == (endpoint.netloc, endpoint.path):
+        boundary.http_status = response.status_code
+
+
 def _pids(processes: Sequence[Any]) -> list[int]:
     return [p.pid for p in processes if getattr(p, "pid", None)]
 
@@ -242,6 +257,7 @@ async def connect_http(
     url: str,
     *,
     headers: Mapping[str, str] | None = None,
+    auth: Any = None,
     timeout: float | None = DEFAULT_TIMEOUT,
     name: str | None = None,
     session_options: Mapping[str, Any] | None = None,
@@ -252,30 +268,33 @@ async def connect_http(
     on_progress: ProgressCallback | None = None,
     log_level: LogLevel | None = None,
 ) -> AsyncIterator[MCPConnection]:
-    """Connect to an MCP server over streamable HTTP (``timeout``: for ``initialize``;
-    ``where``: how errors show the server, default its URL; ``secrets``: scrubbed from error
-    messages, besides secret-named ``headers`` values; the interaction options as for
-    ``connect_stdio``)."""
+    """Connect to an MCP server over streamable HTTP (``auth``: an ``MCPOAuth``, an
+    ``httpx2.Auth`` or an ``httpx.Auth``, see ``llmbridge.tools.mcp_transports``;
+    ``timeout``: for ``initialize``; ``where``: how errors show the server, default its URL;
+    ``secrets``: scrubbed from error messages, besides secret-named ``headers`` values; the
+    interaction options as for ``connect_stdio``)."""
     _import_mcp()
     interaction = Interaction.of(
         elicit=elicit, roots=roots, on_progress=on_progress, log_level=log_level
     )
     hidden = {*secrets, *named_secrets((headers or {}).items())}
     boundary = _Boundary(where or url, None, name, secrets=hidden)
+    sdk_auth = http_auth(auth, url, boundary, name=name)
     from mcp.client import streamable_http
 
     modern = getattr(streamable_http, "streamable_http_client", None)
     if modern is not None:  # mcp 2.x: headers go on the SDK's own HTTP client
         from mcp.shared._httpx_utils import create_mcp_http_client
 
-        client = create_mcp_http_client(headers=dict(headers or {}))
+        client = create_mcp_http_client(headers=dict(headers or {}), auth=sdk_auth)
+        client.event_hooks["response"].append(functools.partial(_note_status, boundary, url))
         transport = modern(url, http_client=client)
         session = _session(transport, boundary, timeout, session_options, None, interaction)
         async with client, session as conn:
             yield conn
     else:  # pragma: no cover - mcp 1.x
         legacy = getattr(streamable_http, "streamablehttp_client")  # noqa: B009
-        transport = legacy(url, headers=dict(headers or {}))
+        transport = legacy(url, headers=dict(headers or {}), auth=sdk_auth)
         session = _session(transport, boundary, timeout, session_options, None, interaction)
         async with session as connection:
             yield connection

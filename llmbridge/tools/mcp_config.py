@@ -4,9 +4,19 @@ Rules:
 
 * Input is a dict or a path to a JSON file, either ``{"mcpServers": {name: entry}}`` or the
   inner ``{name: entry}`` (VS Code's ``"servers"`` key is accepted too).
-* An entry is stdio (``command``, ``args``, ``env``, ``cwd``) or streamable HTTP (``url``,
-  ``headers``); ``type`` / ``transport`` may say which (``stdio``, ``http``,
-  ``streamable-http``). ``disabled: true`` leaves it out (unchecked). llmbridge's own keys:
+* An entry is stdio (``command``, ``args``, ``env``, ``cwd``), streamable HTTP (``url``,
+  ``headers``) or the legacy HTTP+SSE transport (the same keys); ``type`` / ``transport`` (a
+  string, or Cursor's ``{"type": ...}``) may say which (``stdio``, ``http``,
+  ``streamable-http``, ``sse``). Without one, a ``url`` whose path ends in ``/sse`` is SSE (the
+  common convention of hosted servers), any other ``url`` streamable HTTP, falling back to SSE
+  when the server refuses it (``connect_remote``: ``llmbridge.tools.mcp_transports``).
+  ``websocket`` (or a ``ws://`` / ``wss://`` URL) is refused by name: the ``mcp`` package has
+  no WebSocket client.
+  An HTTP entry may ask for OAuth: ``"auth": "oauth"``, ``"oauth": true``, or ``"oauth"`` (or
+  Cursor's ``"auth"``) as an object with a client registered beforehand (``clientId`` /
+  ``CLIENT_ID``, ``clientSecret`` / ``CLIENT_SECRET``), ``scopes`` and ``callbackPort`` /
+  ``redirectUri``; ``"oauth": false`` never uses it. ``disabled: true`` leaves it out
+  (unchecked). llmbridge's own keys:
   ``allowed_tools`` (only these tools of the server), ``approval`` (``"always"``, ``"never"`` or a
   list of tool names that need approval), ``timeout`` (seconds per request),
   ``startup_timeout`` (seconds to answer ``initialize``), ``roots`` (paths or ``file://`` URIs,
@@ -42,7 +52,9 @@ from ..errors import ConfigurationError
 __all__ = [
     "MCPConfigError",
     "MCPHttpServerConfig",
+    "MCPOAuthEntry",
     "MCPServerConfig",
+    "MCPSseServerConfig",
     "MCPStdioServerConfig",
     "load_mcp_config",
 ]
@@ -91,6 +103,8 @@ class _Common(BaseModel):
         for name, value in super().__repr_args__():
             if name in ("env", "headers") and isinstance(value, dict):
                 yield name, {key: "***" for key in value}
+            elif name == "oauth":
+                yield name, value  # its own repr leaves the client secret out
             elif name in _EXPANDED:
                 yield name, self._as_written(name)
             else:
@@ -127,12 +141,34 @@ class MCPStdioServerConfig(_Common):
         return shlex.join([self._as_written("command"), *self._as_written("args")])
 
 
+class MCPOAuthEntry(BaseModel):
+    """An HTTP entry's OAuth settings (over ``connect_mcp_servers(oauth=...)``'s)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    client_id: str | None = None
+    client_secret: str | None = Field(default=None, repr=False)
+    scopes: list[str] | None = None
+    redirect_uri: str | None = None
+    client_name: str | None = None
+
+
 class MCPHttpServerConfig(_Common):
     """A server reached over streamable HTTP."""
 
-    type: Literal["http"] = "http"
+    type: Literal["http", "sse"] = "http"
     url: str
     headers: dict[str, str] = Field(default_factory=dict)
+    oauth: MCPOAuthEntry | bool | None = None
+    """OAuth: ``True`` or settings (asked for by the entry), ``False`` (never), ``None`` (when
+    the app passes ``connect_mcp_servers(oauth=...)`` and ``headers`` carry no
+    ``Authorization``)."""
+    _type_guessed: bool = PrivateAttr(default=False)
+
+    @property
+    def type_guessed(self) -> bool:
+        """Whether the entry says no ``type`` (streamable HTTP is then tried first, SSE next)."""
+        return self._type_guessed
 
     @field_validator("url")
     @classmethod
@@ -146,11 +182,35 @@ class MCPHttpServerConfig(_Common):
         return str(self._as_written("url"))
 
 
+class MCPSseServerConfig(MCPHttpServerConfig):
+    """A server reached over the legacy HTTP+SSE transport (protocol 2024-11-05)."""
+
+    type: Literal["sse"] = "sse"
+
+
 MCPServerConfig: TypeAlias = MCPStdioServerConfig | MCPHttpServerConfig
 
 _VAR = re.compile(r"\$\{(?:env:)?([A-Za-z_][A-Za-z0-9_]*)(?::-([^}]*))?\}")
-_EXPANDED = ("command", "args", "env", "cwd", "url", "headers", "roots")
-_TYPES = {"stdio": "stdio", "http": "http", "streamable-http": "http", "streamableHttp": "http"}
+_EXPANDED = ("command", "args", "env", "cwd", "url", "headers", "auth", "oauth", "roots")
+_TYPES = {
+    "stdio": "stdio",
+    "http": "http",
+    "streamable-http": "http",
+    "streamableHttp": "http",
+    "streamable_http": "http",
+    "sse": "sse",
+}
+_WEBSOCKET = ("websocket", "ws", "wss", "websockets")
+_TRANSPORTS = "stdio, http (streamable HTTP) or sse (the legacy HTTP+SSE transport)"
+_OAUTH_KEYS = {
+    "clientId": "client_id",
+    "CLIENT_ID": "client_id",
+    "clientSecret": "client_secret",
+    "CLIENT_SECRET": "client_secret",
+    "scope": "scopes",
+    "redirectUri": "redirect_uri",
+    "clientName": "client_name",
+}
 
 
 def _expand(
@@ -194,12 +254,25 @@ def _entry(name: str, raw: Any, environ: Mapping[str, str]) -> MCPServerConfig:
         )
     data = dict(raw)
     kind = data.pop("type", None) or data.pop("transport", None)
+    if isinstance(kind, Mapping):  # Cursor: "transport": {"type": "sse"}
+        kind = kind.get("type")
+    url = data.get("url")
+    if isinstance(url, str) and url.lower().startswith(("ws://", "wss://")) and kind is None:
+        kind = "websocket"
+    guessed = kind is None
     if kind is None:
-        kind = "http" if "url" in data and "command" not in data else "stdio"
+        kind = _kind_of_url(url) if "url" in data and "command" not in data else "stdio"
+    if kind in _WEBSOCKET:
+        raise MCPConfigError(
+            f"MCP server {name!r}: the WebSocket transport is not supported (the mcp package "
+            f"has no WebSocket client); the transports there are: {_TRANSPORTS}",
+            server=name,
+            field="type",
+        )
     if kind not in _TYPES:
         raise MCPConfigError(
-            f"MCP server {name!r}: type {kind!r} is not supported (stdio or http; the old SSE "
-            "transport is not)",
+            f"MCP server {name!r}: type {kind!r} is not supported; the transports there are: "
+            f"{_TRANSPORTS}",
             server=name,
             field="type",
         )
@@ -212,15 +285,17 @@ def _entry(name: str, raw: Any, environ: Mapping[str, str]) -> MCPServerConfig:
     expanded: set[str] = set()
     for key in written:
         data[key] = _expand(data[key], server=name, field=key, environ=environ, seen=expanded)
-    model: type[MCPServerConfig] = (
-        MCPHttpServerConfig if _TYPES[kind] == "http" else MCPStdioServerConfig
-    )
+    model: type[MCPServerConfig] = _MODELS[_TYPES[kind]]
+    if model is not MCPStdioServerConfig:
+        _oauth(data, name)
     try:
         entry = model.model_validate(data)
     except ValidationError as exc:
         first = exc.errors()[0]
         field = str(first["loc"][0]) if first["loc"] else "?"  # the entry's key
         got = _at(raw, first["loc"]) if field in written else first.get("input")  # no secrets
+        if field == "oauth":  # spelt in several ways, maybe holding a client secret
+            got = "..."
         raise MCPConfigError(
             f"MCP server {name!r}: {field}: {first['msg']} (got {got!r})",
             server=name,
@@ -228,7 +303,47 @@ def _entry(name: str, raw: Any, environ: Mapping[str, str]) -> MCPServerConfig:
         ) from exc
     entry._written = written
     entry._expanded = frozenset(expanded)
+    if isinstance(entry, MCPHttpServerConfig):
+        entry._type_guessed = guessed
     return entry
+
+
+_MODELS: dict[str, type[MCPServerConfig]] = {
+    "stdio": MCPStdioServerConfig,
+    "http": MCPHttpServerConfig,
+    "sse": MCPSseServerConfig,
+}
+
+
+def _kind_of_url(url: Any) -> str:
+    """``sse`` for a URL whose path ends in ``/sse`` (the convention), else ``http``."""
+    from urllib.parse import urlsplit
+
+    path = urlsplit(url).path if isinstance(url, str) else ""
+    return "sse" if path.rstrip("/").endswith("/sse") else "http"
+
+
+def _oauth(data: dict[str, Any], name: str) -> None:
+    """``auth`` / ``oauth`` (every spelling in the module rules) as ``oauth``."""
+    auth, oauth = data.pop("auth", None), data.pop("oauth", None)
+    if oauth is None and auth is not None:
+        oauth = True if auth == "oauth" else auth
+    if isinstance(oauth, Mapping):
+        settings = {_OAUTH_KEYS.get(str(k), str(k)): v for k, v in oauth.items()}
+        if isinstance(settings.get("scopes"), str):
+            settings["scopes"] = settings["scopes"].split()
+        port = settings.pop("callbackPort", None)
+        if port is not None and "redirect_uri" not in settings:
+            settings["redirect_uri"] = f"http://localhost:{port}/callback"
+        oauth = settings
+    elif oauth is not None and not isinstance(oauth, bool):
+        raise MCPConfigError(
+            f'MCP server {name!r}: auth must be "oauth" or an object of OAuth settings '
+            f"(got {type(oauth).__name__})",
+            server=name,
+            field="oauth",
+        )
+    data["oauth"] = oauth
 
 
 def _at(value: Any, loc: tuple[int | str, ...]) -> Any:

@@ -48,6 +48,7 @@ from .mcp_errors import (
     _from_the_sdk,
     _sdk_error_class,
 )
+from .mcp_person_clock import pausable
 from .mcp_progress import current_span, progress_reporter
 from .mcp_resource_requests import ResourceRequests
 from .mcp_resource_watch import ResourceWatch
@@ -217,8 +218,8 @@ class MCPConnection(ResourceRequests):
         timeout = self.timeout if timeout is None else timeout
         with self._request_scope():
             try:
-                with anyio.fail_after(timeout):
-                    return await make()
+                with anyio.fail_after(timeout) as deadline, pausable(deadline):
+                    return await make()  # (its clock stops while an OAuth flow asks the user)
             except TimeoutError as exc:
                 error = MCPTimeoutError(
                     f"MCP server {self._label()}: {what} got no answer within {timeout:g} s"

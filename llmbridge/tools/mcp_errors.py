@@ -6,7 +6,8 @@
     ├── MCPToolError              the server flagged a tool result ``isError``
     └── MCPError                  a server cannot start, broke the protocol, or failed a request
         ├── MCPConnectionLostError    the server went away (process exited, session dropped)
-        └── MCPTimeoutError           a request got no answer in time
+        ├── MCPTimeoutError           a request got no answer in time
+        └── MCPAuthError              OAuth failed or was refused (``llmbridge.tools.mcp_oauth``)
 
 Rules: messages name the server (its name, command line or URL); start-up failures end with
 the exit status (when known) and the tail of the server's stderr, also kept as attributes.
@@ -47,6 +48,8 @@ class MCPError(LLMBridgeError):
     server: str | None = None
     where: str | None = None
     exit_status: int | None = None
+    http_status: int | None = None
+    """The status of the server's last HTTP answer (streamable HTTP), when there was one."""
     stderr_tail: str | None = None
 
 
@@ -106,6 +109,8 @@ class _Boundary:
         self.log = log
         self.name = name
         self.processes: list[Any] = []
+        self.http_status: int | None = None
+        """The status of the last answer from the server's endpoint (HTTP transports)."""
         self.scrub = secret_scrubber(secrets)
         """Removes the server's secrets from anything shown (stderr tail, messages)."""
 
@@ -137,9 +142,15 @@ class _Boundary:
         text = f"MCP server {label} {what}{detail}"
         if status is not None:
             text += f"; it exited with status {status}"
+        if self.http_status in (401, 403):
+            text += (
+                f"; it answered HTTP {self.http_status}: the credentials were refused (check "
+                "the token in headers, or let it use OAuth)"
+            )
         if tail is not None:
             text += f"; its stderr ends with: {tail!r}" if tail else "; it wrote nothing to stderr"
         error = kind(self.scrub(text))
+        error.http_status = self.http_status
         error.server, error.where, error.exit_status, error.stderr_tail = (
             self.name,
             self.where,

@@ -25,12 +25,14 @@ from ..errors import LLMBridgeError
 from ..secrets import secret_scrubber
 from .approval import ApprovalRule, Approver, check_rule
 from .mcp import MCPConnection, connect_http, connect_stdio
-from .mcp_config import MCPHttpServerConfig, MCPServerConfig
+from .mcp_config import MCPHttpServerConfig, MCPServerConfig, MCPSseServerConfig
 from .mcp_content import field_of
 from .mcp_errors import MCPError, MCPTimeoutError
 from .mcp_interact import Interaction
+from .mcp_oauth import entry_oauth
 from .mcp_roots import MCPRoots
 from .mcp_sampling import sampling_callback, sampling_capabilities
+from .mcp_transports import connect_remote, connect_sse
 
 __all__ = ["MCPServer", "ServerHub"]
 
@@ -51,6 +53,8 @@ class ServerHub(Protocol):
     def sampling_models(self) -> list[Any]: ...
     @property
     def interaction(self) -> Interaction: ...
+    @property
+    def oauth(self) -> Any: ...
     @property
     def timeout(self) -> float | None: ...
     @property
@@ -141,9 +145,13 @@ class MCPServer:
         cfg, hub = self.config, self._hub
         startup = cfg.startup_timeout or hub.startup_timeout
         if isinstance(cfg, MCPHttpServerConfig):
-            return connect_http(
+            connect = connect_remote if cfg.type_guessed else connect_http
+            if isinstance(cfg, MCPSseServerConfig):
+                connect = connect_sse
+            return connect(
                 cfg.url,
                 headers=cfg.headers,
+                auth=entry_oauth(cfg, hub.oauth),
                 timeout=startup,
                 name=self.name,
                 session_options=self._session_options(),

@@ -54,6 +54,7 @@ from .mcp_elicitation import Elicitor
 from .mcp_errors import MCPError, _leaves
 from .mcp_interact import Interaction
 from .mcp_names import assign_tool_names
+from .mcp_oauth import MCPOAuth
 from .mcp_progress import LogLevel, ProgressCallback
 from .mcp_roots import MCPRoots, RootLike
 from .mcp_server import MCPServer
@@ -90,6 +91,7 @@ class MCPServers(ServerResources):
         startup_timeout: float | None,
         sampling_models: Iterable[Any] = (),
         interaction: Interaction | None = None,
+        oauth: MCPOAuth | None = None,
     ) -> None:
         self.approve = approve
         self.sampling_models = list(sampling_models)
@@ -97,6 +99,8 @@ class MCPServers(ServerResources):
         self.interaction = interaction or Interaction()
         """``elicit``, ``roots``, ``on_progress``, ``log_level`` as given to
         ``connect_mcp_servers`` (``llmbridge.tools.mcp_interact``)."""
+        self.oauth = oauth
+        """How servers that ask for OAuth are authorized (``connect_mcp_servers(oauth=)``)."""
         self.approval = dict(approval or {})
         self.defer_loading = defer_loading
         """``True``: every server's tools are deferred; names: those servers'; ``None``: each
@@ -305,6 +309,7 @@ async def connect_mcp_servers(
     roots: MCPRoots | Iterable[RootLike] | None = None,
     on_progress: ProgressCallback | None = None,
     log_level: LogLevel | None = None,
+    oauth: MCPOAuth | None = None,
 ) -> AsyncIterator[MCPServers]:
     """Start every enabled server of an ``mcpServers`` config (a dict or a JSON file path).
 
@@ -326,7 +331,9 @@ async def connect_mcp_servers(
     for servers asking the user (``llmbridge.tools.mcp_elicitation``). ``roots``: the roots
     every server without its own config ``roots`` gets (``set_roots`` changes them).
     ``on_progress``: tool call progress. ``log_level``: asked of every server that logs (a
-    config's ``log_level`` first)."""
+    config's ``log_level`` first). ``oauth``: how remote servers that ask for OAuth are
+    authorized (an ``MCPOAuth``: the app's ``authorize`` hook and token store); with it, every
+    HTTP server without an ``Authorization`` header uses OAuth when it answers 401."""
     configs = load_mcp_config(config, environ=environ)
     interaction = Interaction.of(
         elicit=elicit, roots=roots, on_progress=on_progress, log_level=log_level
@@ -363,6 +370,7 @@ async def connect_mcp_servers(
         startup_timeout=startup_timeout,
         sampling_models=sampling_models,
         interaction=interaction,
+        oauth=oauth,
     )
     try:
         async with anyio.create_task_group() as tg:

@@ -58,7 +58,8 @@ def test_the_standard_shape_with_variables_and_disabled_entries(tmp_path: Path) 
         ({"command": "x", "timeout": -1}, "timeout", "greater than 0"),
         ({"command": "x", "approval": "sometimes"}, "approval", "approval"),
         ({"command": "x", "env": {"K": "${NOPE}"}}, "env.K", r"\$\{NOPE\}"),
-        ({"type": "sse", "url": "http://x"}, "type", "not supported"),
+        ({"type": "websocket", "url": "http://x"}, "type", "not supported"),
+        ({"type": "grpc", "url": "http://x"}, "type", "not supported"),
         ("npx srv", None, "expected an object"),
     ],
 )
