@@ -179,15 +179,11 @@ async def sample_tools(question: str, ctx: Context) -> str:
 def main() -> None:
     if sys.argv[1] == "stdio":
         anyio.run(server.run_stdio_async)
-    else:
+    else:  # "http PORT", or "sse http PORT": the legacy HTTP+SSE transport (at /sse)
         import uvicorn
 
-        uvicorn.run(
-            server.streamable_http_app(),
-            host="127.0.0.1",
-            port=int(sys.argv[2]),
-            log_level="warning",
-        )
+        app = server.sse_app() if sys.argv[1] == "sse" else server.streamable_http_app()
+        uvicorn.run(app, host="127.0.0.1", port=int(sys.argv[-1]), log_level="warning")
 
 
 if __name__ == "__main__":

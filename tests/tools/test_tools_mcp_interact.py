@@ -401,6 +401,31 @@ async def test_elicitation_and_progress_over_streamable_http(web: tuple[str, int
     assert [(u.server, u.progress) for u in updates] == [("web", 1.0), ("web", 2.0)]
 
 
+async def test_elicitation_and_progress_over_the_sse_transport() -> None:
+    """``connect_sse`` (and so ``connect_remote``'s fallback) gets the interaction options too."""
+    from llmbridge.tools import connect_sse
+
+    updates: list[ProgressUpdate] = []
+
+    async def elicit(request: ElicitationRequest) -> Any:
+        return ElicitationAnswer("accept", {"name": "Cy", "age": 9})
+
+    with http_server(SERVER, "sse") as (url, _):
+        sse_url = url.removesuffix("/mcp") + "/sse"
+        with anyio.fail_after(30):
+            async with connect_sse(
+                sse_url, name="old", elicit=elicit, on_progress=updates.append
+            ) as c:
+                assert text(await c.call_tool("book", {})) == "accept [('age', 9), ('name', 'Cy')]"
+                assert text(await c.call_tool("work", {"steps": 2})) == "worked 2"
+
+                async def both() -> bool:
+                    return len(updates) == 2
+
+                await _until(both)
+    assert [(u.server, u.progress) for u in updates] == [("old", 1.0), ("old", 2.0)]
+
+
 def test_from_a_sync_script(tmp_path: Path) -> None:
     """``SyncClient.connect_mcp_servers`` takes the same options; a blocking ``elicit`` (as
     ``input()`` would be) runs in a worker thread; ``set_roots`` blocks."""
