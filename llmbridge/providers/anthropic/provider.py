@@ -13,15 +13,15 @@ that header), ``betas`` (list or comma-separated string of ``anthropic-beta`` fl
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import Any
 from urllib.parse import urlencode
 
 from ...auth import config_auth
 from ...errors import APIError, ConfigurationError
-from ...events import RateLimit, ToolSearchCall
+from ...events import RateLimit
 from ...model_info import ModelInfo
-from ...types import ChatMessage, ChatRequest, RawPart, ToolSpec
+from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, Secret, read_token_count
 from ..option_names import declare_options
 from .compaction import compaction_betas
@@ -31,7 +31,7 @@ from .hosted import HOSTED_TOOLS, encode_hosted
 from .model_list import PAGE_SIZE, parse_model_list
 from .models import base_model_name
 from .request import API_VERSION, build_body, build_headers, count_tokens_body
-from .tool_search import answer_block
+from .tool_search import ToolSearchAnswers
 from .usage import read_rate_limit
 
 __all__ = ["DEFAULT_BASE_URL", "AnthropicProvider", "create", "model_capabilities"]
@@ -79,7 +79,7 @@ def model_capabilities(model: str, *, hosted_tools: frozenset[str] = HOSTED_TOOL
     )
 
 
-class AnthropicProvider:
+class AnthropicProvider(ToolSearchAnswers):
     """Anthropic Messages API provider (streaming)."""
 
     def __init__(self, config: ProviderConfig, *, name: str = "anthropic") -> None:
@@ -157,17 +157,6 @@ class AnthropicProvider:
 
     def parse_models(self, data: Any) -> tuple[list[ModelInfo], str | None]:
         return parse_model_list(data, provider=self.name)
-
-    def tool_search_answer(
-        self,
-        call: ToolSearchCall,
-        found: Sequence[ToolSpec],
-        *,
-        namespaces: Mapping[str, str] | None = None,
-    ) -> ChatMessage:
-        """The app's answer to a client tool search: ``tool_reference`` blocks in a result."""
-        block = answer_block(call, found)
-        return ChatMessage(role="tool", content=[RawPart(provider=self.name, data=block)])
 
     def new_decoder(self, request: ChatRequest) -> AnthropicDecoder:
         _, warnings = build_body(request, provider_name=self.name, api_version=self._api_version)

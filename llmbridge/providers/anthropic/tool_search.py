@@ -20,14 +20,21 @@ installed ``anthropic`` SDK's GA types (no beta header): ``ToolSearchToolBm25_20
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ...events import ToolSearchCall
 from ...hosted import ToolSearch, options_for, search_query
+from ...messages import ChatMessage, RawPart
 from ...request import ToolSpec
 
-__all__ = ["SEARCH_TOOLS", "answer_block", "encode_tool_search", "search_view"]
+__all__ = [
+    "SEARCH_TOOLS",
+    "ToolSearchAnswers",
+    "answer_block",
+    "encode_tool_search",
+    "search_view",
+]
 
 PROVIDER = "anthropic"
 SEARCH_TOOLS = {
@@ -91,3 +98,21 @@ def answer_block(call: ToolSearchCall, found: Sequence[ToolSpec]) -> dict[str, A
     if not content:
         content = [{"type": "text", "text": "No tools matched the search."}]
     return {"type": "tool_result", "tool_use_id": call.id, "content": content}
+
+
+class ToolSearchAnswers:
+    """``tool_search_answer`` for every host of the Messages API (the Claude API and the
+    clouds): the answer is tagged with the host's own provider name, so it goes back there."""
+
+    name: str
+
+    def tool_search_answer(
+        self,
+        call: ToolSearchCall,
+        found: Sequence[ToolSpec],
+        *,
+        namespaces: Mapping[str, str] | None = None,
+    ) -> ChatMessage:
+        """The app's answer to a client tool search: ``tool_reference`` blocks in a result."""
+        block = answer_block(call, found)
+        return ChatMessage(role="tool", content=[RawPart(provider=self.name, data=block)])

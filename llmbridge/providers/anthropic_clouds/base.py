@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
@@ -28,9 +28,9 @@ from urllib.parse import urlencode
 import httpx
 
 from ...errors import APIError, ConfigurationError
-from ...events import RateLimit, ToolSearchCall
+from ...events import RateLimit
 from ...model_info import ModelInfo
-from ...types import ChatMessage, ChatRequest, RawPart, ToolSpec
+from ...types import ChatRequest
 from ..anthropic.compaction import compaction_betas
 from ..anthropic.decode import AnthropicDecoder
 from ..anthropic.errors import map_http_error
@@ -38,7 +38,7 @@ from ..anthropic.hosted import HOSTED_TOOLS, encode_hosted
 from ..anthropic.model_list import PAGE_SIZE, parse_model_list
 from ..anthropic.provider import model_capabilities
 from ..anthropic.request import API_VERSION, build_body, build_headers, count_tokens_body
-from ..anthropic.tool_search import answer_block
+from ..anthropic.tool_search import ToolSearchAnswers
 from ..anthropic.usage import read_rate_limit
 from ..base import Capabilities, HttpRequest, ProviderConfig, Secret, read_token_count
 
@@ -92,7 +92,7 @@ class Credential:
         }
 
 
-class AnthropicCloudProvider:
+class AnthropicCloudProvider(ToolSearchAnswers):
     """The Messages API on a cloud: subclasses give the URLs, the body changes, the credential."""
 
     framing = "sse"
@@ -183,17 +183,6 @@ class AnthropicCloudProvider:
             json=self.adapt_body(body, betas=betas, count=False),
             auth=self._credential.auth,
         )
-
-    def tool_search_answer(
-        self,
-        call: ToolSearchCall,
-        found: Sequence[ToolSpec],
-        *,
-        namespaces: Mapping[str, str] | None = None,
-    ) -> ChatMessage:
-        """The app's answer to a client tool search (``anthropic.tool_search``)."""
-        block = answer_block(call, found)
-        return ChatMessage(role="tool", content=[RawPart(provider=self.name, data=block)])
 
     def new_decoder(self, request: ChatRequest) -> Any:
         _, warnings = self._body(request)
