@@ -28,7 +28,7 @@ from typing import Any
 from pydantic import Field
 
 from .errors import ConfigurationError
-from .messages import _Model
+from .parts import _Model
 
 __all__ = ["COMPACTS_ON", "Compaction", "unsupported_compaction"]
 

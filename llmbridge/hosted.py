@@ -36,7 +36,7 @@ from pydantic import (
 )
 
 from .errors import ConfigurationError
-from .messages import _Model
+from .parts import _Model
 
 __all__ = [
     "RUNS_ON",

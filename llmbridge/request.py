@@ -53,7 +53,8 @@ from pydantic import (
 from .compaction import Compaction
 from .errors import UsageError
 from .hosted import HostedTool
-from .messages import CachePoint, ChatMessage, _Model
+from .messages import CachePoint, ChatMessage
+from .parts import _Model
 
 if TYPE_CHECKING:
     from .specs.builders import SpecParts
