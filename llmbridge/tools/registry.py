@@ -31,7 +31,6 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal, TypeVar
 
 import anyio
@@ -40,11 +39,11 @@ import anyio.to_thread
 from ..errors import UsageError
 from ..messages import ToolCallPart
 from ..request import ToolSpec
-from ..specs.context import ToolContext
 from ..telemetry import Telemetry
 from .approval import ApprovalRule, Approver, check_rule
 from .decorator import tool_spec_of
-from .errors import ToolLimitError, ToolTimeoutError
+from .entry import ToolEntry, every_entry, spec_for_object
+from .errors import ToolTimeoutError
 from .gate import gate, refusal
 from .results import ToolResult, result_message
 
@@ -52,33 +51,6 @@ __all__ = ["ToolRegistry"]
 
 ToolT = TypeVar("ToolT")
 """A registered tool, returned as given (``@registry.register`` keeps its type)."""
-
-
-@dataclass(slots=True)
-class _Entry:
-    spec: ToolSpec
-    target: Any
-    """The function (``from_function`` specs) or the object with ``call(arguments)``."""
-    is_function: bool
-    max_invocations: int | None
-    max_exceptions: int | None
-    timeout: float | None
-    approval: ApprovalRule | None = None
-    server: str | None = None
-    """The MCP server the tool came from (``None`` for the app's own tools)."""
-    invocations: int = 0
-    exceptions: int = 0
-
-
-def _spec_for_object(obj: Any) -> ToolSpec:
-    spec = tool_spec_of(obj)
-    if spec is not None:
-        return spec
-    schema = getattr(obj, "input_schema", None) or getattr(obj, "parameters", None)
-    description = getattr(obj, "description", None) or ""
-    if schema is None:
-        return ToolSpec(name=obj.name, description=description)
-    return ToolSpec.from_json_schema(obj.name, description, schema)
 
 
 class ToolRegistry:
@@ -101,15 +73,15 @@ class ToolRegistry:
         self.max_exceptions = max_exceptions
         self.run_sync_in_thread = run_sync_in_thread
         self.approve = approve
-        self._own: dict[str, _Entry] = {}
+        self._own: dict[str, ToolEntry] = {}
         self._parent: ToolRegistry | None = None
         self._servers: set[str] = set()  # a view's: those it was made for (or its parent's)
-        self._pick: Callable[[_Entry], bool] = _everything
+        self._pick: Callable[[ToolEntry], bool] = every_entry
         for item in tools:
             self.register(item)
 
     @property
-    def _entries(self) -> dict[str, _Entry]:
+    def _entries(self) -> dict[str, ToolEntry]:
         if self._parent is None:
             return self._own
         return {n: e for n, e in self._parent._entries.items() if self._pick(e)}
@@ -135,7 +107,7 @@ class ToolRegistry:
         if spec is not None and spec.function is not None:
             target, is_function = spec.function, True
         elif isinstance(getattr(tool, "name", None), str) and callable(getattr(tool, "call", None)):
-            spec, target, is_function = _spec_for_object(tool), tool, False
+            spec, target, is_function = spec_for_object(tool), tool, False
         elif inspect.isfunction(tool) or inspect.ismethod(tool):  # a plain function, as stream()
             spec = ToolSpec.from_function(tool)  # takes: described from its signature
             target, is_function = tool, True
@@ -154,7 +126,7 @@ class ToolRegistry:
             approval = getattr(tool, "approval", None)
         if server is None:
             server = getattr(tool, "server", None)
-        self._own[spec.name] = _Entry(
+        self._own[spec.name] = ToolEntry(
             spec=spec,
             target=target,
             is_function=is_function,
@@ -200,7 +172,7 @@ class ToolRegistry:
         everything = servers is None and tools is None
         inner = self._pick
 
-        def pick(entry: _Entry) -> bool:
+        def pick(entry: ToolEntry) -> bool:
             mine = everything or entry.server in wanted_servers or entry.spec.name in wanted_tools
             return mine and inner(entry)
 
@@ -276,51 +248,21 @@ class ToolRegistry:
             entry.invocations = entry.exceptions = 0
 
     # -- calling -------------------------------------------------------------------------
-    def _entry(self, name: str) -> _Entry:
+    def _entry(self, name: str) -> ToolEntry:
         try:
             return self._entries[name]
         except KeyError:
             known = ", ".join(self._entries) or "none"
             raise KeyError(f"unknown tool {name!r} (registered: {known})") from None
 
-    def _check_limits(self, entry: _Entry) -> None:
-        name = entry.spec.name
-        if entry.max_invocations is not None and entry.invocations >= entry.max_invocations:
-            raise ToolLimitError(
-                f"Tool {name!r} may not be called again: it has been called "
-                f"{entry.invocations} times, the limit is {entry.max_invocations}.",
-                tool_name=name,
-            )
-        if entry.max_exceptions is not None and entry.exceptions >= entry.max_exceptions:
-            raise ToolLimitError(
-                f"Tool {name!r} is disabled: it failed {entry.exceptions} times.",
-                tool_name=name,
-            )
-
-    def _prepare(
-        self, entry: _Entry, arguments: Mapping[str, Any] | None, context: Any, call_id: str | None
-    ) -> Callable[[], Any]:
-        """Validate, check limits and return a zero-argument callable running the tool."""
-        validated = entry.spec.validate_arguments(arguments)
-        self._check_limits(entry)
-        if not entry.is_function:
-            return functools.partial(entry.target.call, validated)
-        sig = entry.spec._binding.signature if entry.spec._binding else None
-        assert sig is not None
-        args: list[Any] = []
-        if sig.context_param is not None:
-            args.append(ToolContext(context, tool_name=entry.spec.name, tool_call_id=call_id))
-        args.extend(validated.pop(name) for name in sig.positional_only)
-        return functools.partial(entry.target, *args, **validated)
-
     def call(
         self, name: str, arguments: Mapping[str, Any] | None = None, *, context: Any = None
     ) -> Any:
         """Run a tool from sync code and return its result (async tools get an event loop)."""
         entry = self._entry(name)
-        if self._is_async(entry):
+        if entry.is_async:
             return anyio.run(functools.partial(self.acall, name, arguments, context=context))
-        run = self._prepare(entry, arguments, context, None)
+        run = entry.prepare(arguments, context, None)
         entry.invocations += 1
         try:
             return run()
@@ -338,11 +280,11 @@ class ToolRegistry:
     ) -> Any:
         """Run a tool and return its result (validation first, then limits and timeout)."""
         entry = self._entry(name)
-        run = self._prepare(entry, arguments, context, call_id)
+        run = entry.prepare(arguments, context, call_id)
         entry.invocations += 1
         try:
             with anyio.move_on_after(entry.timeout) as scope:
-                result = await self._run(entry, run)
+                result = await entry.run(run, in_thread=self.run_sync_in_thread)
         except Exception:
             entry.exceptions += 1
             raise
@@ -353,20 +295,6 @@ class ToolRegistry:
                 tool_name=name,
                 timeout=entry.timeout or 0.0,
             )
-        return result
-
-    def _is_async(self, entry: _Entry) -> bool:
-        if entry.is_function:
-            sig = entry.spec._binding.signature if entry.spec._binding else None
-            return bool(sig and sig.is_async)
-        return inspect.iscoroutinefunction(entry.target.call)
-
-    async def _run(self, entry: _Entry, run: Callable[[], Any]) -> Any:
-        if entry.is_function and not self._is_async(entry) and self.run_sync_in_thread:
-            return await anyio.to_thread.run_sync(run, abandon_on_cancel=True)
-        result = run()
-        if inspect.isawaitable(result):
-            result = await result
         return result
 
     async def _gate(self, call: ToolCallPart, approve: Approver | None) -> ToolResult | None:
@@ -416,10 +344,6 @@ class ToolRegistry:
                 if results[i] is None:
                     tg.start_soon(one, i, call)
         return [r for r in results if r is not None]
-
-
-def _everything(entry: _Entry) -> bool:
-    return True
 
 
 def _unknown(kind: str, names: set[str], known: set[str], where: str) -> str:  # for subset
