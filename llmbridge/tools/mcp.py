@@ -5,7 +5,8 @@ connecting. The session itself, ``MCPConnection`` and its ``MCPTool``s, is
 Rules:
 
 * ``mcp`` is imported only when a connection is made; without it the error says which extra
-  to install. Works with the SDK's 1.x and 2.x APIs (camelCase and snake_case fields alike).
+  to install (the ``mcp`` extra asks for 2.3 or later; fields are read in camelCase and
+  snake_case alike).
 * ``connect_stdio`` starts the server as a subprocess, ``connect_http`` speaks streamable HTTP
   (``connect_sse``, the legacy HTTP+SSE transport, and ``auth=`` for both HTTP transports:
   ``llmbridge.tools.mcp_transports``); all are async context managers that initialise the session on entry and close the session,
@@ -244,6 +245,20 @@ async def _note_status(boundary: _Boundary, url: str, response: Any) -> None:
         boundary.http_status = response.status_code
 
 
+def remote_boundary(
+    url: str,
+    headers: Mapping[str, str] | None,
+    *,
+    where: str | None,
+    name: str | None,
+    secrets: Iterable[str],
+) -> _Boundary:
+    """How a remote server shows in errors (``where``, default its URL), with ``secrets`` and
+    the secret-named ``headers`` values scrubbed from them."""
+    hidden = {*secrets, *named_secrets((headers or {}).items())}
+    return _Boundary(where or url, None, name, secrets=hidden)
+
+
 def _pids(processes: Sequence[Any]) -> list[int]:
     return [p.pid for p in processes if getattr(p, "pid", None)]
 
@@ -277,24 +292,14 @@ async def connect_http(
     interaction = Interaction.of(
         elicit=elicit, roots=roots, on_progress=on_progress, log_level=log_level
     )
-    hidden = {*secrets, *named_secrets((headers or {}).items())}
-    boundary = _Boundary(where or url, None, name, secrets=hidden)
+    boundary = remote_boundary(url, headers, where=where, name=name, secrets=secrets)
     sdk_auth = http_auth(auth, url, boundary, name=name)
-    from mcp.client import streamable_http
+    from mcp.client.streamable_http import streamable_http_client
+    from mcp.shared._httpx_utils import create_mcp_http_client
 
-    modern = getattr(streamable_http, "streamable_http_client", None)
-    if modern is not None:  # mcp 2.x: headers go on the SDK's own HTTP client
-        from mcp.shared._httpx_utils import create_mcp_http_client
-
-        client = create_mcp_http_client(headers=dict(headers or {}), auth=sdk_auth)
-        client.event_hooks["response"].append(functools.partial(_note_status, boundary, url))
-        transport = modern(url, http_client=client)
-        session = _session(transport, boundary, timeout, session_options, None, interaction)
-        async with client, session as conn:
-            yield conn
-    else:  # pragma: no cover - mcp 1.x
-        legacy = getattr(streamable_http, "streamablehttp_client")  # noqa: B009
-        transport = legacy(url, headers=dict(headers or {}), auth=sdk_auth)
-        session = _session(transport, boundary, timeout, session_options, None, interaction)
-        async with session as connection:
-            yield connection
+    client = create_mcp_http_client(headers=dict(headers or {}), auth=sdk_auth)
+    client.event_hooks["response"].append(functools.partial(_note_status, boundary, url))
+    transport = streamable_http_client(url, http_client=client)
+    session = _session(transport, boundary, timeout, session_options, None, interaction)
+    async with client, session as conn:
+        yield conn

@@ -253,12 +253,10 @@ class MCPConnection(ResourceRequests):
 
     async def _page(self, method: str, cursor: str | None) -> Any:
         mcp = _import_mcp()
-        paginated = getattr(mcp.types, "PaginatedRequestParams", None)
         if cursor is None:
             return await getattr(self.session, method)()
-        if paginated is not None:
-            return await getattr(self.session, method)(params=paginated(cursor=cursor))
-        return await getattr(self.session, method)(cursor=cursor)  # pragma: no cover - mcp 1.x
+        params = mcp.types.PaginatedRequestParams(cursor=cursor)
+        return await getattr(self.session, method)(params=params)
 
     async def call_tool(
         self, name: str, arguments: Mapping[str, Any], *, timeout: float | None = None

@@ -26,11 +26,10 @@ import contextlib
 from collections.abc import AsyncIterator, Iterable, Mapping
 from typing import Any
 
-from ..secrets import named_secrets
-from .mcp import DEFAULT_TIMEOUT, _session, connect_http
+from .mcp import DEFAULT_TIMEOUT, _session, connect_http, remote_boundary
 from .mcp_connection import MCPConnection, _import_mcp
 from .mcp_elicitation import Elicitor
-from .mcp_errors import MCPError, _Boundary
+from .mcp_errors import MCPError
 from .mcp_http_auth import http_auth
 from .mcp_interact import Interaction
 from .mcp_progress import LogLevel, ProgressCallback
@@ -71,8 +70,7 @@ async def connect_sse(
     interaction = Interaction.of(
         elicit=elicit, roots=roots, on_progress=on_progress, log_level=log_level
     )
-    hidden = {*secrets, *named_secrets((headers or {}).items())}
-    boundary = _Boundary(where or url, None, name, secrets=hidden)
+    boundary = remote_boundary(url, headers, where=where, name=name, secrets=secrets)
     transport = sse_client(
         url,
         headers=dict(headers or {}),
