@@ -8,8 +8,9 @@ from __future__ import annotations
 
 import base64
 import json
+import time
 import urllib.parse
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -35,7 +36,9 @@ class TokenEndpoint:
     lifetimes: list[int] = field(default_factory=lambda: [3600])
     delay: float = 0.0
     issued: list[str] = field(default_factory=list)
+    issued_at: list[float] = field(default_factory=list)  # time.monotonic() of each answer
     url: str = ""
+    hold: Callable[[], Awaitable[object]] | None = None  # awaited before answering
 
     def verify(self, body: bytes) -> None:
         from cryptography.hazmat.primitives import hashes
@@ -56,9 +59,12 @@ class TokenEndpoint:
             _, body = await read_request(stream)
             self.verify(body)
             await anyio.sleep(self.delay)
+            if self.hold is not None:
+                await self.hold()
             n = len(self.issued) + 1
             token = f"google-access-token-{n:04d}-abcdefghij"
             self.issued.append(token)
+            self.issued_at.append(time.monotonic())
             life = self.lifetimes[min(n, len(self.lifetimes)) - 1]
             payload = json.dumps(
                 {"access_token": token, "expires_in": life, "token_type": "Bearer"}

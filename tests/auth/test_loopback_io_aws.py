@@ -13,7 +13,6 @@ from __future__ import annotations
 import datetime
 import sys
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -27,6 +26,7 @@ from llmbridge.providers.base import ProviderConfig
 from llmbridge.stream import RetryPolicy
 from tests.auth.aws_support import clean_aws_env, post, run_flow
 from tests.auth.support import Answer, Seen, chat_server
+from tests.heartbeat import Heartbeat
 
 pytest.importorskip("botocore")
 from botocore.auth import SigV4Auth as BotocoreSigV4
@@ -260,10 +260,12 @@ async def test_an_expiring_credential_is_refreshed_once_for_50_concurrent_reques
 ) -> None:
     clock = _Clock()
     refreshes: list[int] = []
+    heartbeat = Heartbeat()
+    ticked_during_refresh: list[int] = []
 
     def refresh() -> dict[str, str]:  # blocking, like STS or IMDS
         refreshes.append(threading.get_ident())
-        time.sleep(0.3)
+        ticked_during_refresh.append(heartbeat.wait_in_thread(ticks=5))
         n = len(refreshes)
         return {
             "access_key": f"ASIAREFRESHED{n:07d}",
@@ -284,14 +286,6 @@ async def test_an_expiring_credential_is_refreshed_once_for_50_concurrent_reques
     def answer(request: Seen) -> Answer:
         return Answer()
 
-    ticks = 0
-
-    async def heartbeat() -> None:
-        nonlocal ticks
-        while True:
-            await anyio.sleep(0.01)
-            ticks += 1
-
     async with chat_server(answer) as (url, seen):
         options = {"base_url": url, "auth": auth, "env": {}}
         async with lb.Client(providers={"openai-compatible": options}) as client:
@@ -301,7 +295,7 @@ async def test_an_expiring_credential_is_refreshed_once_for_50_concurrent_reques
                 minutes=55
             )  # 5 minutes left: inside the mandatory window
             async with anyio.create_task_group() as tg:
-                tg.start_soon(heartbeat)
+                tg.start_soon(heartbeat.run)
                 async with anyio.create_task_group() as requests:
                     for _ in range(50):
                         requests.start_soon(
@@ -310,7 +304,7 @@ async def test_an_expiring_credential_is_refreshed_once_for_50_concurrent_reques
                 tg.cancel_scope.cancel()
     assert len(refreshes) == 1 and auth.refreshes == 2
     assert threading.get_ident() not in refreshes  # the blocking refresh ran in a worker thread
-    assert ticks >= 10  # the loop kept running during the 0.3 s refresh
+    assert ticked_during_refresh == [5]  # the loop kept running while the refresh blocked
     assert "Credential=ASIAINITIAL000000001/" in seen[0].headers["authorization"]
     assert all("Credential=ASIAREFRESHED0000001/" in s.headers["authorization"] for s in seen[1:])
     assert {s.headers["x-amz-security-token"] for s in seen[1:]} == {"refreshed-session-token-0001"}

@@ -6,7 +6,6 @@ from __future__ import annotations
 import os
 import stat
 import threading
-import time
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +21,7 @@ from llmbridge.tools.mcp_config import (
     load_mcp_config,
 )
 from llmbridge.tools.mcp_oauth import _Hook, entry_oauth, store_key
+from tests.heartbeat import Heartbeat
 
 pytestmark = pytest.mark.anyio
 
@@ -203,22 +203,16 @@ def test_reprs_show_no_secret() -> None:
 async def test_a_sync_hook_runs_in_a_thread() -> None:
     """A hook that blocks (``input()``, a browser it waits for) does not stop the event loop."""
     seen: list[bool] = []
+    heartbeat = Heartbeat()
+    ticked: list[int] = []
 
     def blocking(url: str) -> str:
         seen.append(threading.current_thread() is threading.main_thread())
-        time.sleep(0.3)
+        ticked.append(heartbeat.wait_in_thread(ticks=5))
         return "?code=the-code-value&state=s"
 
-    ticks = 0
-
-    async def ticking() -> None:
-        nonlocal ticks
-        while True:
-            await anyio.sleep(0.02)
-            ticks += 1
-
     async with anyio.create_task_group() as tg:
-        tg.start_soon(ticking)
+        tg.start_soon(heartbeat.run)
         await _Hook(blocking, "s", "https://h/mcp", set()).redirect("https://as/authorize")
         tg.cancel_scope.cancel()
-    assert seen == [False] and ticks >= 5
+    assert seen == [False] and ticked == [5]
