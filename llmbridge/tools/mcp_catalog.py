@@ -28,6 +28,7 @@ from .mcp_resources import (
 )
 
 if TYPE_CHECKING:
+    from .mcp_sampling_context import SamplingContext
     from .mcp_server import MCPServer
     from .registry import ToolRegistry
 
@@ -67,6 +68,7 @@ class ServerResources:
     if TYPE_CHECKING:
         servers: dict[str, MCPServer]
         failures: dict[str, MCPError]
+        sampling_context: SamplingContext
         registry: ToolRegistry
 
         def _running(self, server: str) -> MCPServer: ...
@@ -103,7 +105,11 @@ class ServerResources:
     ) -> list[MCPResourceContents]:
         """A server's resource (``resource_parts(contents)`` for message parts)."""
         connection = await self._running(server)._live()
-        return await connection.read_resource(uri, max_bytes=max_bytes)
+        contents = await connection.read_resource(uri, max_bytes=max_bytes)
+        for item in contents:  # kept for sampling requests' includeContext
+            text = item.text if item.text is not None else f"[{item.mime_type or 'binary'}]"
+            self.sampling_context.record_resource(server, item.uri, text)
+        return contents
 
     @contextlib.asynccontextmanager
     async def subscribe_resource(

@@ -10,7 +10,7 @@ Rules:
 * Each request asks the app's approver first when there is one:
   ``ToolApprovalRequest(kind="sampling", name=<the chosen model>)`` with the server's
   ``messages``, ``system_prompt``, ``max_tokens``, ``temperature``, ``stop_sequences``,
-  ``include_context``, ``tools`` (names), ``tool_choice`` and ``model_preferences``; a denial
+  ``include_context``, ``context`` (the block it adds), ``tools`` (names), ``tool_choice`` and ``model_preferences``; a denial
   is a JSON-RPC error the server sees. The approver sees exactly what the model will get.
 * The request becomes one ``client.complete`` call: ``systemPrompt`` → system message,
   messages → ``ChatMessage``s (text, images, audio, tool uses and results:
@@ -18,11 +18,10 @@ Rules:
   ``stopSequences`` kept; the server's ``tools`` (the client announces the ``sampling.tools``
   capability) become the call's tools and ``toolChoice`` its ``tool_choice``: the model's tool
   calls go back to the server as ``tool_use`` blocks (the server runs them, never the app).
-* ``includeContext`` (``thisServer`` / ``allServers``: put the app's conversation with the
-  server(s) into the request) is **not honoured**: sampling happens outside the app's
-  conversations, so there is nothing to add; the client does not announce the
-  ``sampling.context`` capability, a server that asks anyway gets its own messages answered
-  (the approver sees ``include_context``). ``metadata`` is not forwarded either.
+* ``includeContext`` is honoured up to what the app granted (``sampling_context=``: this
+  server's exchanges by default, every server's only when the app says so; see
+  ``llmbridge.tools.mcp_sampling_context``): the context block follows the system prompt, and
+  the approver sees it (``context``). ``metadata`` is not forwarded.
 * A model error is an error result for the server, never an exception in the app.
 """
 
@@ -35,17 +34,20 @@ from ..errors import LLMBridgeError
 from ..messages import ChatMessage
 from .approval import Approver, ToolApprovalRequest, ask_approval
 from .mcp_content import field_of
+from .mcp_sampling_context import ContextGrant, SamplingContext
 from .mcp_sampling_messages import reply_result, sampling_messages, sampling_tools
 from .mcp_sampling_models import choose_model, model_label
 
 __all__ = ["sampling_callback", "sampling_capabilities"]
 
 
-def sampling_capabilities() -> Any:
-    """What the client announces when it answers sampling: tools, not context."""
+def sampling_capabilities(grant: ContextGrant = "thisServer") -> Any:
+    """What the client announces when it answers sampling: tools, and context unless the app
+    granted none."""
     import mcp.types as types
 
-    return types.SamplingCapability(tools=types.SamplingToolsCapability())
+    context = types.SamplingContextCapability() if grant != "none" else None
+    return types.SamplingCapability(context=context, tools=types.SamplingToolsCapability())
 
 
 def _preferences(params: Any) -> dict[str, Any] | None:
@@ -65,9 +67,10 @@ def sampling_callback(
     model: Any,
     approve: Approver | None,
     models: Sequence[Any] = (),
+    exchanges: SamplingContext | None = None,
 ) -> Callable[[Any, Any], Awaitable[Any]]:
     """The SDK's ``sampling_callback`` for ``server`` (``model``, ``models``: any
-    ``ModelRef``)."""
+    ``ModelRef``; ``exchanges``: the session's exchanges ``includeContext`` may add)."""
     import mcp.types as types
 
     choices = list(models)
@@ -85,6 +88,10 @@ def sampling_callback(
         temperature = field_of(params, "temperature")
         stop = field_of(params, "stopSequences", "stop_sequences")
         tools, choice = sampling_tools(params)
+        include = field_of(params, "includeContext", "include_context")
+        block = exchanges.for_request(server, include) if exchanges is not None else None
+        if block is not None:
+            system = f"{system}\n\n{block}" if system else block
         if approve is not None:
             request = ToolApprovalRequest(
                 "sampling",
@@ -95,7 +102,8 @@ def sampling_callback(
                     "max_tokens": max_tokens,
                     "temperature": temperature,
                     "stop_sequences": list(stop) if stop else None,
-                    "include_context": field_of(params, "includeContext", "include_context"),
+                    "include_context": include,
+                    "context": block,
                     "tools": [t.name for t in tools],
                     "tool_choice": choice,
                     "model_preferences": _preferences(params),

@@ -27,11 +27,12 @@ from .approval import ApprovalRule, Approver, check_rule
 from .mcp import MCPConnection, connect_http, connect_stdio
 from .mcp_config import MCPHttpServerConfig, MCPServerConfig, MCPSseServerConfig
 from .mcp_content import field_of
-from .mcp_errors import MCPError, MCPTimeoutError
+from .mcp_errors import MCPError, MCPTimeoutError, MCPToolError
 from .mcp_interact import Interaction
 from .mcp_oauth import entry_oauth
 from .mcp_roots import MCPRoots
 from .mcp_sampling import sampling_callback, sampling_capabilities
+from .mcp_sampling_context import SamplingContext
 from .mcp_transports import connect_remote, connect_sse
 
 __all__ = ["MCPServer", "ServerHub"]
@@ -55,6 +56,8 @@ class ServerHub(Protocol):
     def interaction(self) -> Interaction: ...
     @property
     def oauth(self) -> Any: ...
+    @property
+    def sampling_context(self) -> SamplingContext: ...
     @property
     def timeout(self) -> float | None: ...
     @property
@@ -119,8 +122,9 @@ class MCPServer:
                 model=hub.sampling_model,
                 approve=hub.approve,
                 models=hub.sampling_models,
+                exchanges=hub.sampling_context,
             )
-            options["sampling_capabilities"] = sampling_capabilities()
+            options["sampling_capabilities"] = sampling_capabilities(hub.sampling_context.grant)
         return options
 
     def _interaction(self) -> dict[str, Any]:
@@ -288,6 +292,14 @@ class MCPServer:
         return error
 
     async def call_tool(self, name: str, arguments: Mapping[str, Any]) -> Any:
-        """Call ``name`` (the server's own tool name), reconnecting first if the server is gone."""
+        """Call ``name`` (the server's own tool name), reconnecting first if the server is gone;
+        the exchange is kept for sampling requests' ``includeContext``."""
         connection = await self._live()
-        return await connection.call_tool(name, arguments)
+        context = self._hub.sampling_context
+        try:
+            output = await connection.call_tool(name, arguments)
+        except MCPToolError as exc:
+            context.record_call(self.name, name, arguments, str(exc), failed=True)
+            raise
+        context.record_call(self.name, name, arguments, output, failed=False)
+        return output

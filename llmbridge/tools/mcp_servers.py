@@ -57,6 +57,7 @@ from .mcp_names import assign_tool_names
 from .mcp_oauth import MCPOAuth
 from .mcp_progress import LogLevel, ProgressCallback
 from .mcp_roots import MCPRoots, RootLike
+from .mcp_sampling_context import ContextGrant, SamplingContext
 from .mcp_server import MCPServer
 from .registry import ToolRegistry
 
@@ -92,8 +93,12 @@ class MCPServers(ServerResources):
         sampling_models: Iterable[Any] = (),
         interaction: Interaction | None = None,
         oauth: MCPOAuth | None = None,
+        sampling_context: ContextGrant = "thisServer",
     ) -> None:
         self.approve = approve
+        self.sampling_context = SamplingContext(sampling_context)
+        """Each server's recent exchanges, for sampling requests' ``includeContext``
+        (``llmbridge.tools.mcp_sampling_context``)."""
         self.sampling_models = list(sampling_models)
         """Models sampling requests choose from (``llmbridge.tools.mcp_sampling_models``)."""
         self.interaction = interaction or Interaction()
@@ -310,6 +315,7 @@ async def connect_mcp_servers(
     on_progress: ProgressCallback | None = None,
     log_level: LogLevel | None = None,
     oauth: MCPOAuth | None = None,
+    sampling_context: ContextGrant = "thisServer",
 ) -> AsyncIterator[MCPServers]:
     """Start every enabled server of an ``mcpServers`` config (a dict or a JSON file path).
 
@@ -327,7 +333,10 @@ async def connect_mcp_servers(
     ``startup_timeout``: seconds to answer ``initialize``. ``environ``: where ``${VAR}`` is
     looked up (default ``os.environ``).
     ``sampling_models``: models sampling requests choose from by their ``modelPreferences``,
-    cheapest first (``llmbridge.tools.mcp_sampling_models``). ``elicit``: the app's callback
+    cheapest first (``llmbridge.tools.mcp_sampling_models``). ``sampling_context``: how much
+    of this session's exchanges a sampling request's ``includeContext`` may add
+    (``"thisServer"``, the default: the asking server's own; ``"allServers"``; ``"none"``;
+    ``llmbridge.tools.mcp_sampling_context``). ``elicit``: the app's callback
     for servers asking the user (``llmbridge.tools.mcp_elicitation``). ``roots``: the roots
     every server without its own config ``roots`` gets (``set_roots`` changes them).
     ``on_progress``: tool call progress. ``log_level``: asked of every server that logs (a
@@ -371,6 +380,7 @@ async def connect_mcp_servers(
         sampling_models=sampling_models,
         interaction=interaction,
         oauth=oauth,
+        sampling_context=sampling_context,
     )
     try:
         async with anyio.create_task_group() as tg:

@@ -7,7 +7,9 @@ email, size enum, extras multi-select, newsletter flag), ``sign_in`` (URL elicit
 once at every MCP level from the one ``logging/setLevel`` asked for, which ``SET_LEVEL=hangs``
 or ``fails`` in its environment makes it never answer or refuse; the ``warning`` line carries
 the ``MCP_SECRET`` it was given), ``sample``
-(asks the client's model with preferences, stop sequences, temperature and a system prompt)
+(asks the client's model with preferences, stop sequences, temperature, a system prompt and
+the ``includeContext`` its ``include`` names), ``sampling_capability`` (what the client
+announced for sampling), ``echo``
 and ``sample_tools`` (asks with a ``lookup`` tool the model may call, then sends its result
 back in a second request).
 """
@@ -115,15 +117,15 @@ async def chatter(ctx: Context) -> str:
 
 
 @server.tool()
-async def sample(question: str, ctx: Context) -> str:
-    """Ask the client's model, with preferences."""
+async def sample(question: str, ctx: Context, include: str = "thisServer") -> str:
+    """Ask the client's model, with preferences (and ``includeContext``: ``include``)."""
     result = await ctx.session.create_message(
         [types.SamplingMessage(role="user", content=types.TextContent(text=question))],
         max_tokens=77,
         system_prompt="Answer briefly.",
         temperature=0.3,
         stop_sequences=["END"],
-        include_context="thisServer",
+        include_context=include,  # type: ignore[arg-type]
         model_preferences=types.ModelPreferences(
             hints=[types.ModelHint(name="claude-3-sonnet"), types.ModelHint(name="medium")],
             cost_priority=0.2,
@@ -133,6 +135,22 @@ async def sample(question: str, ctx: Context) -> str:
     )
     content = result.content
     return f"{result.model}|{result.stop_reason}|{getattr(content, 'text', content)}"
+
+
+@server.tool()
+async def sampling_capability(ctx: Context) -> str:
+    """What the client announced for sampling (``none``, or its fields)."""
+    capabilities = ctx.session.client_capabilities
+    sampling = capabilities.sampling if capabilities is not None else None
+    if sampling is None:
+        return "none"
+    return " ".join(k for k, v in sampling.model_dump().items() if v is not None) or "plain"
+
+
+@server.tool()
+async def echo(words: str) -> str:
+    """Say the words back."""
+    return f"echo: {words}"
 
 
 LOOKUP = types.Tool(

@@ -12,19 +12,17 @@ from pathlib import Path
 from typing import Any
 
 import anyio
-import httpx
-import orjson
 import pytest
 
 pytest.importorskip("mcp")
 
 import llmbridge as lb
-from llmbridge.tools import ToolApprovalRequest
 from llmbridge.tools.mcp import MCPError, connect_stdio
 from llmbridge.tools.mcp_content import field_of
 from llmbridge.tools.mcp_elicitation import ElicitationAnswer, ElicitationRequest
 from llmbridge.tools.mcp_progress import ProgressUpdate
 from tests.tools.mcp_helpers import descendants, http_server
+from tests.tools.scripted_model import Model, said, tool_call
 
 pytestmark = pytest.mark.anyio
 
@@ -187,51 +185,6 @@ async def test_progress_reaches_the_app_sync_or_async(web: tuple[str, int]) -> N
     assert seen == [1.0, 2.0]
 
 
-def _chat_chunks(*chunks: dict[str, Any]) -> bytes:
-    body = b"".join(
-        b"data: " + orjson.dumps({"id": "c", "object": "chat.completion.chunk", **c}) + b"\n\n"
-        for c in chunks
-    )
-    return body + b"data: [DONE]\n\n"
-
-
-def _tool_call(name: str, arguments: dict[str, Any], call_id: str = "call_1") -> bytes:
-    call = {
-        "index": 0,
-        "id": call_id,
-        "type": "function",
-        "function": {"name": name, "arguments": orjson.dumps(arguments).decode()},
-    }
-    return _chat_chunks(
-        {"choices": [{"index": 0, "delta": {"role": "assistant", "tool_calls": [call]}}]},
-        {"choices": [{"index": 0, "delta": {}, "finish_reason": "tool_calls"}]},
-    )
-
-
-def _said(words: str, finish: str = "stop") -> bytes:
-    return _chat_chunks(
-        {"model": "served-model", "choices": [{"index": 0, "delta": {"content": words}}]},
-        {"choices": [{"index": 0, "delta": {}, "finish_reason": finish}]},
-    )
-
-
-class Model:
-    """An OpenAI-compatible endpoint answering from a script, keeping each request body."""
-
-    def __init__(self, *bodies: bytes) -> None:
-        self.bodies = list(bodies)
-        self.requests: list[dict[str, Any]] = []
-
-    def __call__(self, request: httpx.Request) -> httpx.Response:
-        self.requests.append(orjson.loads(request.content))
-        body = self.bodies.pop(0)
-        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
-
-    def client(self, **options: Any) -> lb.Client:
-        http = httpx.AsyncClient(transport=httpx.MockTransport(self))
-        return lb.Client(http_client=http, providers={"openai": {"api_key": "sk-x"}}, **options)
-
-
 async def test_progress_is_an_event_on_the_tool_loops_span() -> None:
     sdk_trace = pytest.importorskip("opentelemetry.sdk.trace")
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -240,7 +193,7 @@ async def test_progress_is_an_event_on_the_tool_loops_span() -> None:
     spans = InMemorySpanExporter()
     provider = sdk_trace.TracerProvider()
     provider.add_span_processor(SimpleSpanProcessor(spans))
-    model = Model(_tool_call("work", {"steps": 3}), _said("done"))
+    model = Model(tool_call("work", {"steps": 3}), said("done"))
     async with model.client(telemetry=lb.Telemetry(tracer_provider=provider)) as client:
         with anyio.fail_after(30):
             async with lb.connect_mcp_servers({"mcpServers": {"local": STDIO}}) as servers:
@@ -305,78 +258,6 @@ async def test_server_logs_reach_the_logger_at_their_level_without_secrets(
     remote = [r.mcp_level for r in records if r.mcp_server == "remote"]  # type: ignore[attr-defined]
     assert remote == ["critical", "alert", "emergency"]
     assert secret not in caplog.text
-
-
-async def test_sampling_honours_preferences_and_settings_behind_the_approver(
-    web: tuple[str, int],
-) -> None:
-    url, _ = web
-    model = Model(_said("Paris END"))
-    asked: list[ToolApprovalRequest] = []
-
-    def approve(request: ToolApprovalRequest) -> bool:
-        asked.append(request)
-        return True
-
-    models = ["openai:gpt-small", "openai:claude-3-sonnet-compatible", "openai:gpt-large"]
-    async with model.client() as client:
-        with anyio.fail_after(60):
-            async with lb.connect_mcp_servers(
-                {"mcpServers": {"remote": {"url": url}}},
-                client=client,
-                sampling_models=models,
-                approve=approve,
-            ) as servers:
-                answer = text(await servers.registry.acall("sample", {"question": "Capital?"}))
-    assert answer == "served-model|endTurn|Paris END"
-    body = model.requests[0]
-    assert body["model"] == "claude-3-sonnet-compatible"  # the first hint matched
-    assert body["temperature"] == 0.3 and body["stop"] == ["END"]
-    assert 77 in (body.get("max_tokens"), body.get("max_completion_tokens"))
-    assert body["messages"][0] == {"role": "system", "content": "Answer briefly."}
-    assert "tools" not in body
-    (request,) = asked
-    assert (request.kind, request.name, request.server) == (
-        "sampling",
-        "openai:claude-3-sonnet-compatible",
-        "remote",
-    )
-    args = request.arguments
-    assert args["include_context"] == "thisServer" and args["stop_sequences"] == ["END"]
-    assert args["model_preferences"]["intelligencePriority"] == 0.9
-
-
-async def test_sampling_with_tools_sends_the_models_calls_back_to_the_server() -> None:
-    model = Model(_tool_call("lookup", {"word": "hola"}), _said("It means hello."))
-    async with model.client() as client:
-        with anyio.fail_after(60):
-            async with lb.connect_mcp_servers(
-                {"mcpServers": {"local": STDIO}}, client=client, sampling_model="openai:gpt-x"
-            ) as servers:
-                answer = text(await servers.registry.acall("sample_tools", {"question": "hola?"}))
-    assert answer == "toolUse:lookup({'word': 'hola'})|endTurn:It means hello."
-    first, second = model.requests
-    assert [t["function"]["name"] for t in first["tools"]] == ["lookup"]
-    assert first["tool_choice"] == "auto"
-    tool_message = second["messages"][-1]
-    assert tool_message["role"] == "tool" and tool_message["tool_call_id"] == "call_1"
-    assert "hola means hello" in str(tool_message["content"])
-    assert second["messages"][-2]["tool_calls"][0]["function"]["name"] == "lookup"
-
-
-async def test_sampling_denied_by_the_approver_reaches_the_server_as_an_error() -> None:
-    model = Model()
-    async with model.client() as client:
-        with anyio.fail_after(60):
-            async with lb.connect_mcp_servers(
-                {"mcpServers": {"local": STDIO}},
-                client=client,
-                sampling_models=["openai:a", "openai:b"],
-                approve=lambda request: lb.ApprovalDecision(False, "not now"),
-            ) as servers:
-                with pytest.raises(lb.LLMBridgeError, match="denied by the user: not now"):
-                    await servers.registry.acall("sample", {"question": "?"})
-    assert model.requests == []
 
 
 async def test_elicitation_and_progress_over_streamable_http(web: tuple[str, int]) -> None:

@@ -88,6 +88,10 @@ async def test_catalog_reads_links_and_subscriptions_through_the_servers() -> No
                 await servers.registry.acall("files__die", {})
             [readme] = await servers.read_resource("files", "notes://readme")
             assert readme.text == "# files\nhello from the readme"
+            # what the app read is context a sampling request of that server may ask for
+            block = servers.sampling_context.for_request("files", "thisServer")
+            assert block is not None
+            assert block.endswith("resource notes://readme: # files\nhello from the readme")
             with pytest.raises(MCPError, match="no MCP server named 'nope'"):
                 await servers.read_resource("nope", "x://y")
     assert descendants() == before
