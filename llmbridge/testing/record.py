@@ -4,6 +4,11 @@
 body as it streams (keeping chunk boundaries) and keeps a ``Recording`` per request.
 ``record_fixture`` runs one ``Client.stream`` call through it and writes a complete fixture
 folder (input, request, response, golden events, and the error if the stream ended in one).
+A background stream that was resumed (``llmbridge.stream.resume``) is saved as the one stream
+the app read: the request that started it, and each segment's body up to its last whole event
+(the cut-off rest of a dropped connection left out) followed by the next segment's, so a
+replay yields the recorded events (events a resume sent again are dropped by the decoder, as
+when recording).
 
 Rules: what is recorded is what the decoder reads. A compressed body (``content-encoding``:
 gzip, deflate, and br / zstd where httpx can decode them) is decoded here, with httpx's own
@@ -15,6 +20,7 @@ exact: it is what tests compare).
 
 from __future__ import annotations
 
+import re
 from collections.abc import AsyncIterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -157,6 +163,44 @@ def replayable_config(options: Any) -> dict[str, Any]:
     return {k: v for k, v in out.items() if v is not None}
 
 
+def _stream_segments(recordings: Sequence[Recording]) -> list[Recording]:
+    """The recordings of the stream a call read: its last request (earlier ones were retried),
+    then each resume answered 200 (``GET``), in order; a cancel (``POST``) is not part of it."""
+    first = recordings[0].request
+    start = max(
+        i
+        for i, r in enumerate(recordings)
+        if (r.request["method"], r.request["url"]) == (first["method"], first["url"])
+    )
+    resumes = [
+        r for r in recordings[start + 1 :] if r.request["method"] == "GET" and r.status == 200
+    ]
+    return [recordings[start], *resumes]
+
+
+_EVENT_END = re.compile(rb"\r\n\r\n|\n\n|\r\r")
+
+
+def _joined_body(segments: Sequence[Recording]) -> tuple[bytes, list[int]]:
+    """The segments' bodies as one (each but the last up to its last whole event) and the
+    chunk sizes it arrived in."""
+    body, sizes = bytearray(), []
+    for n, segment in enumerate(segments):
+        data = b"".join(segment.chunks)
+        if n < len(segments) - 1:
+            ends = [m.end() for m in _EVENT_END.finditer(data)]
+            data = data[: ends[-1]] if ends else b""
+        taken = 0
+        for piece in segment.chunks:
+            size = min(len(piece), len(data) - taken)
+            if size <= 0:
+                break
+            sizes.append(size)
+            taken += size
+        body += data
+    return bytes(body), sizes
+
+
 def known_secrets(client_options: Mapping[str, Any] | None) -> set[str]:
     """Every credential value in ``Client(**client_options)``'s provider options."""
     found: set[str] = set()
@@ -194,7 +238,9 @@ async def record_fixture(
                 events.append(event)
         except LLMBridgeError as exc:
             error = exc
-    last = recorder.recordings[-1]
+    segments = _stream_segments(recorder.recordings)
+    body, chunks = _joined_body(segments)
+    last = segments[0]
     providers = (client_options or {}).get("providers") or {}
     clean = secret_scrubber(recorder.secrets | known_secrets(client_options), scrub)
     fixture = Fixture(
@@ -205,8 +251,8 @@ async def record_fixture(
         http_request=last.request,
         status=last.status,
         headers=last.headers,
-        body=b"".join(last.chunks),
-        chunks=[len(c) for c in last.chunks],
+        body=body,
+        chunks=chunks,
         events=events,
     )
     fixture.save(scrub=clean)

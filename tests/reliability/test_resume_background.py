@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Any
 
 import anyio
@@ -19,6 +20,8 @@ import orjson
 import pytest
 
 import llmbridge as lb
+from llmbridge.testing.record import record_fixture
+from llmbridge.testing.replay import replay_client
 from tests.loopback import serve
 from tests.reliability.background_server import (
     RECORDING,
@@ -342,3 +345,35 @@ async def test_after_a_failed_resume_the_stream_says_where_to_continue() -> None
     assert info.value.partial is not None
     text = "".join(e.text for e in rest if isinstance(e, lb.TextDelta))
     assert info.value.partial.text + text == TEXT
+
+
+@pytest.mark.parametrize("how", ["drop", "end"])
+async def test_a_resumed_stream_records_as_the_one_stream_the_app_read(
+    how: str, tmp_path: Path
+) -> None:
+    whole = await unbroken()
+    events = recorded_events()
+    bg = server((how, 5), resend=2)
+    async with serve(bg) as url:
+        fixture = await record_fixture(
+            tmp_path / "resumed",
+            MODEL,
+            PROMPT,
+            client_options={
+                "providers": {"openai-responses": {"api_key": "sk-test", "base_url": f"{url}/v1"}},
+                "retry": lb.RetryPolicy(max_attempts=3, initial_delay=0.0),
+            },
+            background=True,
+        )
+    assert fixture.events == whole
+    assert len(bg.seen) == 2  # the stream and its resume
+    # the first segment up to its last whole event (the reset's "data: {" left out), then the
+    # resume's body, which sends two events again
+    assert fixture.body == b"".join(events[:5] + events[3:])  # after 4, from 2 + 1
+    assert sum(fixture.chunks) == len(fixture.body)
+    assert fixture.http_request["method"] == "POST"
+    async with replay_client(tmp_path / "resumed") as http:
+        replay = {"api_key": "sk-r", "base_url": f"{url}/v1"}
+        client = lb.Client(http_client=http, providers={"openai-responses": replay})
+        replayed = [e async for e in client.stream(MODEL, PROMPT, background=True)]
+    assert replayed == whole
