@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from ..events import Finish, StreamEvent, TextDelta, ToolCallStart
-from ..providers.base import Decoder, ResumePoint, resume_point_of
+from ..providers.base import Decoder, ResumePoint, held_of, resume_point_of
 from ..types import ToolSpec
 from .dialects import FUNCTION_CALL, KNOWN_DIALECTS, Dialect
 from .parser import ToolCallParser
@@ -73,6 +73,10 @@ class PromptToolDecoder:
     def resume_point(self) -> ResumePoint | None:
         """The wrapped decoder's (a resumable stream: ``providers.base``)."""
         return resume_point_of(self._inner)
+
+    def held(self) -> list[StreamEvent]:
+        """The wrapped decoder's held-back events (``providers.base.held_of``)."""
+        return held_of(self._inner)
 
     def close(self) -> list[StreamEvent]:
         out = self._route(self._inner.close())

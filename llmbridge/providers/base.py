@@ -333,6 +333,14 @@ class ResumableDecoder(Protocol):
         ...
 
 
+def held_of(decoder: Any) -> list[StreamEvent]:
+    """``decoder.held()`` when it has one (optional; wrappers forward it), else none: events it
+    decoded but keeps back until a later event, released into a broken stream's partial
+    response so nothing decoded is lost."""
+    held = getattr(decoder, "held", None)
+    return held() if held is not None else []
+
+
 def resume_point_of(decoder: Any) -> ResumePoint | None:
     """``decoder.resume_point()`` when it has one (wrappers forward it), else ``None``."""
     point = getattr(decoder, "resume_point", None)

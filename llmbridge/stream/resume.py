@@ -196,6 +196,7 @@ async def resumable_events(
                 return
             except LLMBridgeError as exc:
                 scrub_error(exc, scrub)
+                broken = decoder  # what it holds back goes into the partial response
                 point = resume_point_of(decoder) if record else None
                 if point is None:  # nothing yielded yet: retried as any stream is
                     delay = None if record else retry.delay(attempt=attempt, error=exc)
@@ -225,9 +226,9 @@ async def resumable_events(
                         late = deadline.error(
                             provider=name, during=f"no time left for {what} after {exc!r}"
                         )
-                        raise _attach(late, name, record) from exc
+                        raise _attach(late, name, record, broken) from exc
                 if delay is None:
-                    _attach(exc, name, record)
+                    _attach(exc, name, record, broken)
                     raise
                 if point is not None:
                     resuming = point

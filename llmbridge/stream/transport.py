@@ -49,7 +49,7 @@ from ..errors import (
 )
 from ..events import RateLimit, StreamEvent, StreamStart
 from ..http_headers import request_id_from
-from ..providers.base import Decoder, HttpRequest, Provider
+from ..providers.base import Decoder, HttpRequest, Provider, held_of
 from .bounded import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES, BoundedBody
 from .clients import HttpPool
 from .deadline import Deadline, Until, within
@@ -175,10 +175,15 @@ def _stamp_start(
     return False
 
 
-def _attach(error: LLMBridgeError, provider: str, record: Record) -> LLMBridgeError:
+def _attach(
+    error: LLMBridgeError, provider: str, record: Record, decoder: Decoder | None = None
+) -> LLMBridgeError:
+    """``error`` with its provider and the partial response (with what ``decoder`` still held
+    back: ``providers.base.held_of``)."""
     if error.provider is None:
         error.provider = provider
     if error.partial is None and record:
+        record.recent.extend(held_of(decoder))
         error.partial = record.response()
     return error
 
@@ -227,7 +232,7 @@ async def stream_events(
     try:
         while True:
             attempt += 1
-            response = body = events = None
+            response = body = events = decoder = None
             shards = pool.for_loop()
             shard = shards.acquire()
             try:
@@ -287,7 +292,7 @@ async def stream_events(
                         )
                         raise late from exc
                 if delay is None:
-                    _attach(exc, name, record)
+                    _attach(exc, name, record, decoder)
                     raise
                 log.debug(
                     "llmbridge: %s failed (%s); retry %d in %.2fs",

@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 
 from ..events import StreamEvent, StreamStart
-from ..providers.base import Capabilities, Decoder, ResumePoint, resume_point_of
+from ..providers.base import Capabilities, Decoder, ResumePoint, held_of, resume_point_of
 from ..request import ChatRequest, ResponseFormat
 
 __all__ = ["WarningDecoder", "format_instructions", "plan_format"]
@@ -105,6 +105,10 @@ class WarningDecoder:
     def resume_point(self) -> ResumePoint | None:
         """The wrapped decoder's (a resumable stream: ``providers.base``)."""
         return resume_point_of(self._inner)
+
+    def held(self) -> list[StreamEvent]:
+        """The wrapped decoder's held-back events (``providers.base.held_of``)."""
+        return held_of(self._inner)
 
     def _warn(self, out: list[StreamEvent]) -> list[StreamEvent]:
         pending, self._pending = self._pending, []

@@ -34,8 +34,8 @@ Rules:
   ``response.completed``) and the last is the one to send back. The done item is held until
   the next output item starts or finishes (then it goes out as it is, so stream order holds)
   or the response ends: then the form in ``response.output`` with the same id is the
-  ``ProviderItem``. A failed response or an error event releases it first, so the partial
-  response keeps it.
+  ``ProviderItem``. A failed response, an error event or a broken stream (``held()``)
+  releases it first, so the partial response keeps it.
 * Text: ``output_text.delta`` is ``TextDelta``; an ``output_text.done`` whose text extends what
   was streamed adds the missing tail once (a message item with no text events at all gives its
   text when it is done). Refusal deltas are text too, repeated in
@@ -178,6 +178,13 @@ class ResponsesDecoder:
                 "the Responses stream ended before response.completed", provider=PROVIDER_NAME
             )
         return []
+
+    def held(self) -> list[StreamEvent]:
+        """The held compaction item, released (a broken stream's partial response keeps it)."""
+        out: _Out = []
+        if self._held is not None:
+            self._release(None, out)
+        return out
 
     # -- lifecycle --------------------------------------------------------------------
     def _start(self, obj: dict[str, Any], out: _Out) -> None:

@@ -6,10 +6,13 @@ on hand-made streams, the follow-up requests checked against the openai SDK's re
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
+import httpx
 import pytest
 
+import llmbridge as lb
 from llmbridge.compaction import Compaction
 from llmbridge.errors import APIError
 from llmbridge.events import ProviderItem, TextDelta, TextPhase
@@ -348,3 +351,43 @@ def test_a_repeated_done_event_of_the_held_compaction_gives_one_item() -> None:
                 _completed())  # fmt: skip
     events, _ = decode_collect(ResponsesDecoder(), [body])
     assert [e.data for e in events if isinstance(e, ProviderItem)] == [_cmp("D2")]
+
+
+class _Cut(httpx.AsyncByteStream):
+    """A body that ends (or breaks: ``error``) after ``body``."""
+
+    def __init__(self, body: bytes, error: Exception | None) -> None:
+        self.body, self.error = body, error
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        yield self.body
+        if self.error is not None:
+            raise self.error
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("background", [False, True])  # the plain and the resuming loop
+@pytest.mark.parametrize("error", [None, httpx.ReadError("connection reset")])
+async def test_a_broken_stream_keeps_the_held_compaction_in_the_partial(
+    error: Exception | None, background: bool
+) -> None:
+    """The held item (waiting for its final form) is not lost when no later event comes."""
+    body = _sse(_CREATED, *_message(0, "Hi."), _item("done", 1, _cmp("D")))
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        stream = _Cut(body, error)
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=stream)
+
+    http = httpx.AsyncClient(transport=httpx.MockTransport(answer))
+    async with lb.Client(
+        http_client=http,
+        providers={"openai-responses": {"api_key": "sk-test"}},
+        retry=lb.RetryPolicy(max_attempts=1),
+    ) as client:
+        with pytest.raises(lb.LLMBridgeError) as info:
+            await client.complete(
+                "openai-responses:gpt-5", [ChatMessage.user("hi")], background=background
+            )
+    partial = info.value.partial
+    assert partial is not None and partial.text == "Hi."
+    assert [p.data for p in partial.compactions] == [_cmp("D")]
