@@ -75,8 +75,14 @@ class PromptToolDecoder:
         return resume_point_of(self._inner)
 
     def held(self) -> list[StreamEvent]:
-        """The wrapped decoder's held-back events (``providers.base.held_of``)."""
-        return held_of(self._inner)
+        """For a broken stream's partial response (``providers.base.held_of``): the wrapped
+        decoder's held-back events, then the parser's end (a held marker prefix as text, a
+        call cut off inside its markup ended with its error)."""
+        out = self._route(held_of(self._inner))
+        if not self._finished:
+            self._finished = True
+            out.extend(self._parser.close())
+        return out
 
     def close(self) -> list[StreamEvent]:
         out = self._route(self._inner.close())

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 import json
+from collections.abc import AsyncIterator
 from typing import Any
 
+import httpx
 import pytest
 from fallback_helpers import ends, normalize, text_of
 
+import llmbridge as lb
 from llmbridge import (
     Finish,
     ReasoningDelta,
@@ -277,3 +280,45 @@ def test_prompt_mode_extraction_is_not_a_rescue_warning() -> None:
     items = [*texts(CALL), {"kind": "finish", "reason": "stop"}]
     events = feed_all(PromptToolDecoder(ScriptDecoder(), tools=TOOLS), items)
     assert isinstance(events[-1], Finish) and events[-1].provider_data is None
+
+
+def _chunks(*texts: str) -> bytes:
+    rows = [{"choices": [{"index": 0, "delta": {"content": t}}]} for t in texts]
+    return b"".join(b"data: " + json.dumps(r).encode() + b"\n\n" for r in rows)
+
+
+class _Broken(httpx.AsyncByteStream):
+    def __init__(self, body: bytes) -> None:
+        self.body = body
+
+    async def __aiter__(self) -> AsyncIterator[bytes]:
+        yield self.body
+        raise httpx.ReadError("connection reset")
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize(
+    ("texts", "text", "calls"),
+    [
+        (("Hi <func",), "Hi <func", []),  # a marker prefix held back: text after all
+        (('Hi <function_call>{"name": "search", "arguments": {"q": "ca',), "Hi ", ["search"]),
+    ],
+)
+async def test_a_broken_stream_keeps_what_the_parser_held_in_the_partial(
+    texts: tuple[str, ...], text: str, calls: list[str]
+) -> None:
+    def answer(request: httpx.Request) -> httpx.Response:
+        stream = _Broken(_chunks(*texts))
+        return httpx.Response(200, headers={"content-type": "text/event-stream"}, stream=stream)
+
+    http = httpx.AsyncClient(transport=httpx.MockTransport(answer))
+    client = lb.Client(http_client=http, providers={"openai": {"api_key": "sk-test"}})
+    async with client:
+        with pytest.raises(lb.LLMBridgeError) as info:
+            await client.complete(
+                "openai:gpt-4o", [lb.ChatMessage.user("hi")], tools=TOOLS, tool_mode="prompt"
+            )
+    partial = info.value.partial
+    assert partial is not None and partial.text == text
+    assert [c.name for c in partial.tool_calls] == calls
+    assert all(c.error for c in partial.tool_calls)  # cut off inside its markup
