@@ -1,4 +1,5 @@
-"""Helpers for the MCP tests: the app server over HTTP, and counting child processes."""
+"""Helpers for the MCP tests: the test servers (the app server over HTTP), and counting child
+processes."""
 
 from __future__ import annotations
 
@@ -10,8 +11,17 @@ import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 APP_SERVER = str(Path(__file__).with_name("mcp_app_server.py"))
+INTERACT_SERVER = str(Path(__file__).with_name("mcp_interact_server.py"))
+"""The server that talks back (elicitation, roots, progress, logs, sampling)."""
+INTERACT_STDIO = {"command": sys.executable, "args": [INTERACT_SERVER, "stdio"]}
+
+
+def first_text(output: Any) -> str:
+    """The text of a tool result's first part."""
+    return str(output.content[0].text)
 
 
 def _children() -> dict[int, list[int]]:

@@ -6,8 +6,6 @@ preferences and tools; on asyncio, uvloop and trio, no process left behind."""
 from __future__ import annotations
 
 import logging
-import sys
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -21,23 +19,18 @@ from llmbridge.tools.mcp import MCPError, connect_stdio
 from llmbridge.tools.mcp_content import field_of
 from llmbridge.tools.mcp_elicitation import ElicitationAnswer, ElicitationRequest
 from llmbridge.tools.mcp_progress import ProgressUpdate
-from tests.tools.mcp_helpers import descendants, http_server
+from tests.tools.mcp_helpers import (
+    INTERACT_SERVER,
+    INTERACT_STDIO,
+    descendants,
+    first_text,
+    http_server,
+)
 from tests.tools.scripted_model import Model, said, tool_call
 
 pytestmark = pytest.mark.anyio
 
-SERVER = str(Path(__file__).with_name("mcp_interact_server.py"))
-STDIO = {"command": sys.executable, "args": [SERVER, "stdio"]}
-
-
-@pytest.fixture(scope="module")
-def web() -> Iterator[tuple[str, int]]:
-    with http_server(SERVER) as started:
-        yield started
-
-
-def text(output: Any) -> str:
-    return str(output.content[0].text)
+SERVER, STDIO, text = INTERACT_SERVER, INTERACT_STDIO, first_text
 
 
 async def test_a_form_and_a_url_reach_the_apps_callback() -> None:
@@ -96,9 +89,9 @@ async def _until(check: Any, tries: int = 500) -> None:
 
 
 async def test_roots_for_every_server_or_one_and_their_changes(
-    web: tuple[str, int], tmp_path: Path
+    interact_web: tuple[str, int], tmp_path: Path
 ) -> None:
-    url, web_pid = web
+    url, web_pid = interact_web
     config = {
         "mcpServers": {
             "local": STDIO,
@@ -149,8 +142,8 @@ async def test_roots_for_every_server_or_one_and_their_changes(
                 await servers.registry.acall("roots", {})
 
 
-async def test_progress_reaches_the_app_sync_or_async(web: tuple[str, int]) -> None:
-    url, _ = web
+async def test_progress_reaches_the_app_sync_or_async(interact_web: tuple[str, int]) -> None:
+    url, _ = interact_web
     updates: list[ProgressUpdate] = []
 
     async def on_progress(update: ProgressUpdate) -> None:
@@ -217,9 +210,9 @@ async def test_progress_is_an_event_on_the_tool_loops_span() -> None:
 
 
 async def test_server_logs_reach_the_logger_at_their_level_without_secrets(
-    web: tuple[str, int], caplog: pytest.LogCaptureFixture
+    interact_web: tuple[str, int], caplog: pytest.LogCaptureFixture
 ) -> None:
-    url, _ = web
+    url, _ = interact_web
     secret = "sk-live-0123456789abcdef"
     config = {
         "mcpServers": {
@@ -260,7 +253,7 @@ async def test_server_logs_reach_the_logger_at_their_level_without_secrets(
     assert secret not in caplog.text
 
 
-async def test_elicitation_and_progress_over_streamable_http(web: tuple[str, int]) -> None:
+async def test_elicitation_and_progress_over_streamable_http(interact_web: tuple[str, int]) -> None:
     from llmbridge.tools.mcp import connect_http
 
     updates: list[ProgressUpdate] = []
@@ -268,7 +261,7 @@ async def test_elicitation_and_progress_over_streamable_http(web: tuple[str, int
     async def elicit(request: ElicitationRequest) -> Any:
         return ElicitationAnswer("accept", {"name": "Bo", "age": 7, "size": "S"})
 
-    url, _ = web
+    url, _ = interact_web
     with anyio.fail_after(30):
         async with connect_http(url, name="web", elicit=elicit, on_progress=updates.append) as c:
             booked = text(await c.call_tool("book", {}))

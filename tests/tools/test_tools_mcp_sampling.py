@@ -4,9 +4,6 @@ the approver, tools, denials, and ``includeContext`` up to what the app grants."
 
 from __future__ import annotations
 
-import sys
-from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import anyio
@@ -18,29 +15,18 @@ import llmbridge as lb
 from llmbridge.errors import UsageError
 from llmbridge.tools import ToolApprovalRequest
 from llmbridge.tools.mcp_sampling_context import MAX_CHARS, MAX_ENTRY_CHARS, SamplingContext
-from tests.tools.mcp_helpers import descendants, http_server
+from tests.tools.mcp_helpers import INTERACT_STDIO as STDIO
+from tests.tools.mcp_helpers import descendants
+from tests.tools.mcp_helpers import first_text as text
 from tests.tools.scripted_model import Model, said, tool_call
 
 pytestmark = pytest.mark.anyio
 
-SERVER = str(Path(__file__).with_name("mcp_interact_server.py"))
-STDIO = {"command": sys.executable, "args": [SERVER, "stdio"]}
-
-
-@pytest.fixture(scope="module")
-def web() -> Iterator[tuple[str, int]]:
-    with http_server(SERVER) as started:
-        yield started
-
-
-def text(output: Any) -> str:
-    return str(output.content[0].text)
-
 
 async def test_sampling_honours_preferences_and_settings_behind_the_approver(
-    web: tuple[str, int],
+    interact_web: tuple[str, int],
 ) -> None:
-    url, _ = web
+    url, _ = interact_web
     model = Model(said("Paris END"))
     asked: list[ToolApprovalRequest] = []
 
