@@ -9,12 +9,13 @@ given) all read it without importing each other. ``ModelOption`` is re-exported 
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Sequence
+from typing import Any, TypeAlias
 
 from .errors import UsageError
 from .providers.base import Provider
 
-__all__ = ["ModelOption", "ModelRef", "first_model", "is_chain"]
+__all__ = ["ModelOption", "ModelRef", "Models", "first_model", "is_chain"]
 
 ModelRef = str | Provider | tuple[Provider, str]
 """``"provider:model"``, a provider object with a ``model`` attribute, or ``(provider, model)``."""
@@ -35,6 +36,10 @@ class ModelOption:
     def __repr__(self) -> str:
         opts = "".join(f", {k}={v!r}" for k, v in self.options.items())
         return f"ModelOption({self.model!r}{opts})"
+
+
+Models: TypeAlias = "ModelRef | ModelOption | Sequence[ModelRef | ModelOption]"
+"""One model, or a fallback chain: a list of them (``ModelOption`` adds options for one)."""
 
 
 def is_chain(model: Any) -> bool:

@@ -9,7 +9,7 @@ with ``async for``, or use ``async with`` to close the HTTP response determinist
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Mapping, Sequence
+from collections.abc import AsyncIterator, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
@@ -18,59 +18,52 @@ import httpx
 from ..call_settings import CallSettings, pop_call_settings
 from ..errors import UsageError
 from ..events import StreamEvent
-from ..hosted import ToolSearch
-from ..model_info import ModelInfo
+from ..model_refs import Models
 from ..providers.base import Provider, ProviderConfig
 from ..providers.registry import create_provider, split_model
 from ..response import Accumulator, ChatResponse
 from ..stream import RetryPolicy
 from ..stream.bounded import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES
 from ..stream.clients import DEFAULT_LIMITS, DEFAULT_SHARDS, HttpPool, TransportName
-from ..stream.deadline import Deadline, within
+from ..stream.deadline import Deadline
 from ..stream.record import DEFAULT_MAX_EVENTS
 from ..stream.resume import ResumeTracker
 from ..structured import parse_response, response_format_of
 from ..structured.partial_stream import with_partials
 from ..telemetry import Telemetry, telemetry_from
 from ..types import (
-    ChatMessage,
     ChatRequest,
 )
 from ..usage_errors import as_messages, provider_configs
-from . import queries
 from .call_options import (
+    UNSET,
     CallOptions,
-    CountOptions,
     FormatArg,
     HttpOptions,
     Messages,
-    RunOptions,
-    Tools,
 )
 from .event_stream import EventStream
-from .model_chain import ModelOption, ModelRef, first_model, is_chain, open_chain
+from .loop_methods import ToolLoopMethods
+from .model_chain import ModelRef, is_chain, open_chain
 from .pipeline import open_events, open_resumed
+from .query_methods import QueryMethods
 from .request_options import build_request as _build_request
 from .request_options import check_options
-from .tool_options import as_specs, hosted_tools, loop_tools
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
 
-    from ..tools.approval import Approver
-    from ..tools.loop import ToolLoop
 
 __all__ = ["Client", "EventStream", "ModelRef", "Models"]
 
-Models = ModelRef | ModelOption | Sequence[ModelRef | ModelOption]
-"""One model, or a fallback chain: a list of them (``ModelOption`` adds options for one)."""
 T = TypeVar("T")
-_DEFAULT: Any = object()
-"""``timeout`` not given: the client's default applies."""
+_DEFAULT = UNSET
 
 
-class Client:
-    """One streaming API over every registered provider."""
+class Client(ToolLoopMethods, QueryMethods):
+    """One streaming API over every registered provider (``run`` and
+    ``answer_tool_searches``: ``llmbridge.client.loop_methods``; ``count_tokens`` and
+    ``list_models``: ``llmbridge.client.query_methods``)."""
 
     def __init__(
         self,
@@ -310,191 +303,6 @@ class Client:
             **self._io(call, deadline, tracker),
         )
         return EventStream(events, provider, resume=tracker)
-
-    @overload
-    def run(
-        self,
-        model: Models,
-        messages: Messages,
-        *,
-        tools: Tools,
-        response_format: type[T],
-        max_steps: int = ...,
-        context: Any = ...,
-        approve: Approver | None = ...,
-        rescue_tool_calls: bool | None = ...,
-        **options: Unpack[RunOptions],
-    ) -> ToolLoop[T]: ...
-    @overload
-    def run(
-        self,
-        model: Models,
-        messages: Messages,
-        *,
-        tools: Tools,
-        response_format: FormatArg,
-        max_steps: int = ...,
-        context: Any = ...,
-        approve: Approver | None = ...,
-        rescue_tool_calls: bool | None = ...,
-        **options: Unpack[RunOptions],
-    ) -> ToolLoop[Any]: ...
-    @overload
-    def run(
-        self,
-        model: Models,
-        messages: Messages,
-        *,
-        tools: Tools,
-        response_format: None = ...,
-        max_steps: int = ...,
-        context: Any = ...,
-        approve: Approver | None = ...,
-        rescue_tool_calls: bool | None = ...,
-        **options: Unpack[RunOptions],
-    ) -> ToolLoop[None]: ...
-    def run(
-        self,
-        model: Models,
-        messages: Messages,
-        *,
-        tools: Tools,
-        response_format: FormatArg | type[Any] | None = None,
-        max_steps: int = 8,
-        context: Any = None,
-        approve: Approver | None = None,
-        rescue_tool_calls: bool | None = None,
-        **options: Unpack[RunOptions],
-    ) -> ToolLoop[Any]:
-        """The tool loop: stream, run the tools the model called, feed results back, repeat.
-
-        Iterate the returned ``ToolLoop`` for every stream event plus ``ToolResult`` events;
-        afterwards ``loop.messages`` holds the whole conversation and ``loop.stop_reason`` says
-        whether the model answered (``final``) or ``max_steps`` was reached. ``approve``: the
-        app's callback for calls that need approval (``@tool(approval=...)``, MCP servers).
-        ``timeout``: the total time of the whole loop (every turn's requests; tools run on its
-        clock but are not cut short by it): the turn that runs past it ends with
-        ``TimeoutError``.
-        The tools are read from the registry every turn (MCP servers' lists may change).
-        ``tools`` may also be a list of one ``ToolRegistry`` (an MCP servers' registry) and
-        provider-run specs: ``[servers.registry, lb.ToolSearch()]``.
-        """
-        from ..tools.loop import run_tool_loop
-
-        conversation = as_messages(messages)
-        given: dict[str, Any] = dict(options)
-        if rescue_tool_calls is not None:
-            given["rescue_tool_calls"] = rescue_tool_calls
-
-        registry, hosted = loop_tools(tools)  # hosted: provider-run, sent every turn
-        chain = is_chain(model)
-        provider, model_name = self.resolve(first_model(model) if chain else model)  # type: ignore[arg-type]
-        target: Models = model if chain else (provider, model_name)
-        fmt = None if response_format is None else response_format_of(response_format)
-        if fmt is not None:
-            given["response_format"] = fmt
-        # one budget for the whole loop: every turn shares it (tools run on its clock too)
-        given["timeout"] = self._deadline(given.get("timeout", _DEFAULT))
-
-        def turn(turns: list[ChatMessage]) -> AsyncIterator[StreamEvent]:
-            offered: Any = [*registry.specs(), *hosted] if hosted else registry
-            return self.stream(target, turns, tools=offered, **given)
-
-        searcher = None
-        asked = [t for t in hosted if isinstance(t, ToolSearch) and t.execution == "client"]
-        if asked:  # a client-executed ToolSearch: the loop answers it from the registry
-            from ..tools.client_search import ClientSearch
-
-            searcher = ClientSearch(asked[0], provider_of=self._provider_of(provider))
-
-        return run_tool_loop(
-            turn,
-            conversation,
-            registry=registry,
-            max_steps=max_steps,
-            context=context,
-            provider=provider.name,
-            approve=approve,
-            response_format=fmt,
-            telemetry=self.telemetry,
-            client_search=searcher,
-        )
-
-    def _provider_of(self, default: Provider) -> Any:
-        def provider_of(name: str | None) -> Any:
-            return default if name in (None, default.name) else self.provider(str(name))
-
-        return provider_of
-
-    async def answer_tool_searches(
-        self, response: ChatResponse, tools: Tools, *, search: ToolSearch | None = None
-    ) -> list[ChatMessage]:
-        """The answers to the client tool searches ``response`` waits for, to append after
-        ``response.message`` (``run`` does this itself; this is for ``stream`` /
-        ``complete``). ``tools``: what was offered (specs, ``@tool`` functions, a
-        ``ToolRegistry``; the ``ToolSearch`` among them, else ``search``). A search call of
-        the search's own tool (Anthropic) is answered too; other tool calls are left to
-        the app. Empty when nothing waits."""
-        from ..tools.client_search import ClientSearch
-
-        spec = search or next(
-            (t for t in hosted_tools(tools) if isinstance(t, ToolSearch)), ToolSearch()
-        )
-        specs = as_specs(tools)
-        if response.provider is None:
-            raise UsageError("answer_tool_searches: the response names no provider")
-        target = self.provider(response.provider)
-        searcher = ClientSearch(
-            spec.model_copy(update={"execution": "client"}),
-            provider_of=self._provider_of(target),
-        )
-        searches, _ = searcher.split(response, specs)
-        answers = [await searcher.answer(s, specs, provider=target.name) for s in searches]
-        return [a.message for a in answers]
-
-    async def count_tokens(
-        self,
-        model: ModelRef,
-        messages: Messages,
-        *,
-        tools: Tools | None = None,
-        response_format: FormatArg | type[Any] | None = None,
-        **options: Unpack[CountOptions],
-    ) -> int:
-        """Input tokens of the request ``stream`` would send (tools, system prompt and, in
-        prompt mode, the fallback's instructions included), counted by the provider's own
-        endpoint; a provider without one is a ``ConfigurationError`` that names it."""
-        self._check_open()
-        given: dict[str, Any] = {**options, "tools": tools, "response_format": response_format}
-        call = pop_call_settings(given)
-        check_options(given)
-        provider, model_name = self.resolve(model)
-        request = self.build_request(model_name, messages, **given)
-        counting = queries.count_tokens(
-            http=self._http,
-            provider=provider,
-            request=request,
-            retry=self.retry if call is None else call.policy(self.retry),
-            timeout=self._timeout,
-        )
-        return await self._in_time(counting, provider, "counting tokens")
-
-    async def list_models(self, provider: str | Provider) -> list[ModelInfo]:
-        """The models ``provider`` (a name such as ``"openai"`` or ``"llamacpp"``, or a provider
-        object) lists, every page; a provider that cannot list is a ``ConfigurationError``."""
-        self._check_open()
-        target = self.provider(provider) if isinstance(provider, str) else provider
-        listing = queries.list_models(
-            http=self._http, provider=target, retry=self.retry, timeout=self._timeout
-        )
-        return await self._in_time(listing, target, "listing models")
-
-    async def _in_time(self, work: Awaitable[T], provider: Provider, during: str) -> T:
-        """``await work`` within the client's default total ``timeout``, if it has one."""
-        deadline = self._deadline(_DEFAULT)
-        if deadline is None:
-            return await work
-        return await within(deadline, work, provider=provider.name, during=during)
 
     @overload
     async def complete(

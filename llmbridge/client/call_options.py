@@ -22,7 +22,7 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, TypeAlias, TypedDict
+from typing import TYPE_CHECKING, Any, TypeAlias, TypedDict
 
 from ..compaction import Compaction
 from ..messages import ChatMessage
@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from ..tools.registry import ToolRegistry
 
 __all__ = [
+    "UNSET",
     "CallOptions",
     "ChainOptions",
     "CountOptions",
@@ -44,6 +45,9 @@ __all__ = [
     "RunOptions",
     "Tools",
 ]
+
+UNSET: Any = object()
+"""An option not given (``timeout``): the client's default applies."""
 
 Messages: TypeAlias = "str | Sequence[ChatMessage | Mapping[str, object]]"
 """What ``messages`` takes: a plain string (one user message), or a list of ``ChatMessage``
