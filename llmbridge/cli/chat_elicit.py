@@ -2,8 +2,8 @@
 
 Rules:
 
-* Only on a terminal (stdin a TTY): with piped input there is nobody to ask, so no
-  ``elicit=`` is given and servers are not offered elicitation.
+* Only on a terminal (stdin a TTY): with piped input there is nobody to ask, so
+  ``elicit=False``: servers are not offered elicitation.
 * URL mode prints the server's message and the URL (never opened for the user) and asks
   ``Open it and continue? [y/N/c]``: ``y`` accepts, ``n`` or nothing declines, ``c`` cancels.
 * Form mode prints the message, then asks each field in the server's order, showing its title,

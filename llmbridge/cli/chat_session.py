@@ -118,11 +118,13 @@ class _Session:
             self.provider = client.provider(self.provider_name)  # no key: said now
             registry = ToolRegistry(tools)
             if args.mcp is not None:
+                from ..tools.mcp_elicitation import ElicitOption
                 from ..tools.mcp_oauth_hooks import cli_oauth
                 from ..tools.mcp_servers import connect_mcp_servers
                 from .chat_elicit import terminal_elicitor
 
-                elicit = terminal_elicitor() if sys.stdin.isatty() else None  # else: not offered
+                # with piped input nobody can answer: elicitation is not offered
+                elicit: ElicitOption = terminal_elicitor() if sys.stdin.isatty() else False
                 servers = await stack.enter_async_context(
                     connect_mcp_servers(args.mcp, client=client, elicit=elicit, oauth=cli_oauth())
                 )

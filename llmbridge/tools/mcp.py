@@ -50,7 +50,7 @@ from ..errors import LLMBridgeError
 from ..secrets import named_secrets
 from .mcp_connection import MCPConnection, MCPTool, _import_mcp
 from .mcp_content import field_of
-from .mcp_elicitation import Elicitor
+from .mcp_elicitation import ElicitOption
 from .mcp_errors import (
     _SPAWNED,
     MCPConnectionLostError,
@@ -185,7 +185,7 @@ async def connect_stdio(
     session_options: Mapping[str, Any] | None = None,
     where: str | None = None,
     secrets: Iterable[str] = (),
-    elicit: Elicitor | None = None,
+    elicit: ElicitOption = None,
     roots: MCPRoots | Iterable[RootLike] | None = None,
     on_progress: ProgressCallback | None = None,
     log_level: LogLevel | None = None,
@@ -278,7 +278,7 @@ async def connect_http(
     session_options: Mapping[str, Any] | None = None,
     where: str | None = None,
     secrets: Iterable[str] = (),
-    elicit: Elicitor | None = None,
+    elicit: ElicitOption = None,
     roots: MCPRoots | Iterable[RootLike] | None = None,
     on_progress: ProgressCallback | None = None,
     log_level: LogLevel | None = None,

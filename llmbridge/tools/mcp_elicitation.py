@@ -20,11 +20,13 @@ Rules:
   their values). Apps that want to re-ask call ``validate_content`` themselves first (the CLI
   does), and get an ``ElicitationContentError`` listing the problems.
 * The tool call that led to the request keeps its ``timeout`` while the user answers.
-* No callback (``elicit=None``): the client does not offer elicitation, so servers leave out
-  what needs it (server-everything lists two tools fewer: tokens the model does not spend on
-  tools that could only be declined); a server that asks anyway is refused at once by the SDK,
-  never left hanging. A callback that raises, or returns something else than the shapes
-  above, is logged and the server gets a **cancel**.
+* No callback (``elicit=None``, the default): elicitation is offered and every request is
+  declined at once (logged at INFO on ``llmbridge.mcp``): the server hears "declined" and
+  goes on, never left hanging. ``elicit=False``: not offered at all, so servers leave out
+  what needs it (server-everything lists two tools fewer: some 400 tokens the model does not
+  spend on tools that could only be declined); a server that asks anyway is refused at once by the SDK.
+  A callback that raises, or returns something else than the shapes above, is logged and the
+  server gets a **cancel**.
 """
 
 from __future__ import annotations
@@ -46,6 +48,7 @@ from ..specs.argument_errors import format_location
 from .mcp_content import field_of
 
 __all__ = [
+    "ElicitOption",
     "ElicitationAnswer",
     "ElicitationContentError",
     "ElicitationRequest",
@@ -97,6 +100,9 @@ Elicitor: TypeAlias = Callable[
     "ElicitationAnswer | Mapping[str, Any] | bool"
     " | Awaitable[ElicitationAnswer | Mapping[str, Any] | bool | None] | None",
 ]
+ElicitOption: TypeAlias = "Elicitor | Literal[False] | None"
+"""``elicit=``: the app's callback, ``None`` (offered, every request declined) or ``False``
+(not offered)."""
 """The app's ``elicit=`` callback, sync or async (see module rules for what it returns)."""
 
 
@@ -229,14 +235,26 @@ async def checked_answer(elicit: Elicitor, request: ElicitationRequest) -> Elici
         return ElicitationAnswer("decline")
 
 
+def _decline(request: ElicitationRequest) -> ElicitationAnswer:
+    """What ``elicit=None`` answers: a decline, logged."""
+    who = f"MCP server {request.server!r}" if request.server else "An MCP server"
+    _log.info("%s asked the user (%s mode) and no elicit= was given: declined", who, request.mode)
+    return ElicitationAnswer("decline")
+
+
 def elicitation_callback(
-    elicit: Elicitor, *, server: str | None = None
+    elicit: Elicitor | None, *, server: str | None = None
 ) -> Callable[[Any, Any], Awaitable[Any]]:
-    """The SDK's ``elicitation_callback`` asking ``elicit`` (for ``server``)."""
+    """The SDK's ``elicitation_callback`` asking ``elicit`` (for ``server``; ``None``: every
+    request declined)."""
     import mcp.types as types
 
     async def answer(context: Any, params: Any) -> Any:
-        reply = await checked_answer(elicit, request_of(params, server))
+        request = request_of(params, server)
+        if elicit is None:
+            reply = _decline(request)
+        else:
+            reply = await checked_answer(elicit, request)
         content = dict(reply.content) if reply.content is not None else None
         return types.ElicitResult(action=reply.action, content=content)
 

@@ -6,10 +6,9 @@ them into the SDK's ``ClientSession`` callbacks (``session_options``) and the st
 follow ``initialize`` (``start``). The rules of each live in its module:
 ``llmbridge.tools.mcp_elicitation``, ``mcp_roots``, ``mcp_progress``.
 
-Rules: server log messages always go to the ``llmbridge.mcp`` logger (scrubbed); the other
-callbacks are installed only when the app gave the option, so the client offers only what it
-has (no ``elicit=``: no elicitation; no ``roots=``: no roots; a server asking anyway is
-refused at once).
+Rules: server log messages always go to the ``llmbridge.mcp`` logger (scrubbed). Elicitation
+is offered unless ``elicit=False`` (no ``elicit=``: offered, every request declined); roots
+only with ``roots=`` (without: not offered, a server asking anyway is refused at once).
 """
 
 from __future__ import annotations
@@ -23,7 +22,7 @@ from typing import Any
 import anyio
 
 from .mcp_content import field_of
-from .mcp_elicitation import Elicitor, elicitation_callback
+from .mcp_elicitation import ElicitOption, elicitation_callback
 from .mcp_progress import LogLevel, ProgressCallback, check_log_level, logging_callback
 from .mcp_roots import MCPRoots, RootLike, quiet_deprecations
 
@@ -43,7 +42,7 @@ def roots_of(roots: MCPRoots | Iterable[RootLike] | None) -> MCPRoots | None:
 class Interaction:
     """The app's interaction options for one connection."""
 
-    elicit: Elicitor | None = None
+    elicit: ElicitOption = None
     roots: MCPRoots | None = None
     on_progress: ProgressCallback | None = None
     log_level: LogLevel | None = None
@@ -52,7 +51,7 @@ class Interaction:
     def of(
         cls,
         *,
-        elicit: Elicitor | None = None,
+        elicit: ElicitOption = None,
         roots: MCPRoots | Iterable[RootLike] | None = None,
         on_progress: ProgressCallback | None = None,
         log_level: LogLevel | None = None,
@@ -63,7 +62,7 @@ class Interaction:
     def session_options(self, *, server: str | None, scrub: Callable[[str], str]) -> dict[str, Any]:
         """The ``ClientSession`` keyword arguments these options need."""
         options: dict[str, Any] = {"logging_callback": logging_callback(server=server, scrub=scrub)}
-        if self.elicit is not None:
+        if self.elicit is not False:
             options["elicitation_callback"] = elicitation_callback(self.elicit, server=server)
         if self.roots is not None:
             options["list_roots_callback"] = self.roots.callback()

@@ -50,7 +50,7 @@ from .mcp import DEFAULT_TIMEOUT
 from .mcp_catalog import MCPPrompt, ServerResources
 from .mcp_config import MCPConfigError, MCPServerConfig, load_mcp_config
 from .mcp_connection import MCPConnection, MCPTool, _import_mcp
-from .mcp_elicitation import Elicitor
+from .mcp_elicitation import ElicitOption
 from .mcp_errors import MCPError, _leaves
 from .mcp_interact import Interaction
 from .mcp_names import assign_tool_names
@@ -310,7 +310,7 @@ async def connect_mcp_servers(
     startup_timeout: float | None = DEFAULT_TIMEOUT,
     environ: Mapping[str, str] | None = None,
     sampling_models: Iterable[Any] = (),
-    elicit: Elicitor | None = None,
+    elicit: ElicitOption = None,
     roots: MCPRoots | Iterable[RootLike] | None = None,
     on_progress: ProgressCallback | None = None,
     log_level: LogLevel | None = None,
@@ -337,7 +337,8 @@ async def connect_mcp_servers(
     of this session's exchanges a sampling request's ``includeContext`` may add
     (``"thisServer"``, the default: the asking server's own; ``"allServers"``; ``"none"``;
     ``llmbridge.tools.mcp_sampling_context``). ``elicit``: the app's callback
-    for servers asking the user (``llmbridge.tools.mcp_elicitation``). ``roots``: the roots
+    for servers asking the user (``llmbridge.tools.mcp_elicitation``; ``None``: every request
+    declined; ``False``: elicitation not offered). ``roots``: the roots
     every server without its own config ``roots`` gets (``set_roots`` changes them).
     ``on_progress``: tool call progress. ``log_level``: asked of every server that logs (a
     config's ``log_level`` first). ``oauth``: how remote servers that ask for OAuth are

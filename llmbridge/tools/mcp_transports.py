@@ -28,7 +28,7 @@ from typing import Any
 
 from .mcp import DEFAULT_TIMEOUT, _session, connect_http, remote_boundary
 from .mcp_connection import MCPConnection, _import_mcp
-from .mcp_elicitation import Elicitor
+from .mcp_elicitation import ElicitOption
 from .mcp_errors import MCPError
 from .mcp_http_auth import http_auth
 from .mcp_interact import Interaction
@@ -53,7 +53,7 @@ async def connect_sse(
     session_options: Mapping[str, Any] | None = None,
     where: str | None = None,
     secrets: Iterable[str] = (),
-    elicit: Elicitor | None = None,
+    elicit: ElicitOption = None,
     roots: MCPRoots | Iterable[RootLike] | None = None,
     on_progress: ProgressCallback | None = None,
     log_level: LogLevel | None = None,

@@ -171,3 +171,23 @@ async def test_everything_elicits_lists_roots_reports_progress_logs_and_samples(
         }
         for r in logged
     )
+
+
+async def test_without_elicit_everything_is_declined_and_with_false_not_offered(
+    npx: str, caplog: pytest.LogCaptureFixture
+) -> None:
+    config = {"mcpServers": {"everything": {"command": npx, "args": ARGS, "startup_timeout": 120}}}
+    before = descendants()
+    with caplog.at_level(logging.INFO, logger="llmbridge.mcp"), anyio.fail_after(180):
+        async with lb.connect_mcp_servers(config) as servers:  # no elicit=: offered, declined
+            if "everything" in servers.failures:
+                pytest.skip(f"server-everything could not start: {servers.failures}")
+            form: Any = await servers.registry.acall("trigger-elicitation-request", {})
+            shown = " ".join(p.text for p in form.content if isinstance(p, lb.TextPart))
+            assert "declined" in shown.lower()
+        async with lb.connect_mcp_servers(config, elicit=False) as servers:
+            names = set(servers.registry.names)
+    assert "MCP server 'everything' asked the user (form mode)" in caplog.text
+    assert "trigger-elicitation-request" not in names and "trigger-url-elicitation" not in names
+    assert "echo" in names
+    assert descendants() == before

@@ -9,7 +9,7 @@ or ``fails`` in its environment makes it never answer or refuse; the ``warning``
 the ``MCP_SECRET`` it was given), ``sample``
 (asks the client's model with preferences, stop sequences, temperature, a system prompt and
 the ``includeContext`` its ``include`` names), ``sampling_capability`` (what the client
-announced for sampling), ``echo``
+announced for sampling), ``elicitation_capability`` (and for elicitation), ``echo``
 and ``sample_tools`` (asks with a ``lookup`` tool the model may call, then sends its result
 back in a second request).
 """
@@ -145,6 +145,16 @@ async def sampling_capability(ctx: Context) -> str:
     if sampling is None:
         return "none"
     return " ".join(k for k, v in sampling.model_dump().items() if v is not None) or "plain"
+
+
+@server.tool()
+async def elicitation_capability(ctx: Context) -> str:
+    """What the client announced for elicitation (``none``, or its modes)."""
+    capabilities = ctx.session.client_capabilities
+    elicitation = capabilities.elicitation if capabilities is not None else None
+    if elicitation is None:
+        return "none"
+    return " ".join(k for k, v in elicitation.model_dump().items() if v is not None) or "plain"
 
 
 @server.tool()

@@ -16,7 +16,6 @@ pytest.importorskip("mcp")
 
 import llmbridge as lb
 from llmbridge.tools.mcp import MCPError, connect_stdio
-from llmbridge.tools.mcp_content import field_of
 from llmbridge.tools.mcp_elicitation import ElicitationAnswer, ElicitationRequest
 from llmbridge.tools.mcp_progress import ProgressUpdate
 from tests.tools.mcp_helpers import (
@@ -63,13 +62,17 @@ async def test_a_form_and_a_url_reach_the_apps_callback() -> None:
     assert descendants() == before
 
 
-async def test_no_callback_is_a_refusal_and_an_answer_that_does_not_fit_a_decline() -> None:
+async def test_no_callback_declines_false_does_not_offer_and_a_misfit_is_a_decline() -> None:
     def sloppy(request: ElicitationRequest) -> Any:  # sync: runs in a worker thread
         return {"name": "Ann", "age": "very old"} if request.mode == "form" else None
 
     with anyio.fail_after(30):
-        async with connect_stdio(STDIO["command"], STDIO["args"]) as c:  # not offered
-            assert field_of(c.session.initialize_result.capabilities, "elicitation") is None
+        async with connect_stdio(STDIO["command"], STDIO["args"]) as c:  # offered, declined
+            assert text(await c.call_tool("elicitation_capability", {})) == "form url"
+            assert text(await c.call_tool("book", {})) == "decline []"
+            assert text(await c.call_tool("sign_in", {})) == "decline"
+        async with connect_stdio(STDIO["command"], STDIO["args"], elicit=False) as c:
+            assert text(await c.call_tool("elicitation_capability", {})) == "none"
             with pytest.raises(MCPError, match="Elicitation not supported"):
                 await c.call_tool("book", {})  # the server asked anyway: refused at once
         async with connect_stdio(STDIO["command"], STDIO["args"], elicit=sloppy) as c:
