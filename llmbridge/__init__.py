@@ -46,6 +46,7 @@ if _TYPE_CHECKING:
     from .response import Accumulator, ChatResponse, accumulate
     from .stream import RetryPolicy
     from .sync import SyncClient
+    from .sync_stream import SyncEventStream
     from .telemetry import Telemetry
     from .tools import (
         ApprovalDecision,
@@ -109,6 +110,7 @@ _LAZY = {
     ".response": ("Accumulator", "ChatResponse", "accumulate"),
     ".stream": ("RetryPolicy",),
     ".sync": ("SyncClient",),
+    ".sync_stream": ("SyncEventStream",),
     ".telemetry": ("Telemetry",),
     ".tools": (
         "ApprovalDecision",
@@ -204,6 +206,7 @@ __all__ = [
     "StreamEvent",
     "StreamStart",
     "SyncClient",
+    "SyncEventStream",
     "Telemetry",
     "TextDelta",
     "TextPart",

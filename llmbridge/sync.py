@@ -34,6 +34,7 @@ from .events import StreamEvent
 from .model_info import ModelInfo
 from .providers.base import Provider
 from .response import ChatResponse
+from .sync_stream import SyncEventStream
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -139,8 +140,9 @@ class SyncClient:
         rescue_tool_calls: bool | None = None,
         partial_tool_arguments: bool = False,
         **options: Unpack[CallOptions],
-    ) -> Iterator[StreamEvent]:
-        """``Client.stream``, blocking: iterate it for events (options: ``CallOptions``)."""
+    ) -> SyncEventStream:
+        """``Client.stream``, blocking: iterate it for events (options: ``CallOptions``);
+        ``with`` closes it, ``resume_point`` says where a background stream stands."""
         self._check_open()
         events = self._client.stream(
             model,
@@ -150,7 +152,7 @@ class SyncClient:
             partial_tool_arguments=partial_tool_arguments,
             **options,
         )
-        yield from self._blocking(events)
+        return SyncEventStream(self._blocking(events), events)
 
     def resume(
         self,
@@ -159,10 +161,11 @@ class SyncClient:
         *,
         after: int | None = None,
         **options: Unpack[HttpOptions],
-    ) -> Iterator[StreamEvent]:
+    ) -> SyncEventStream:
         """``Client.resume``, blocking: the rest of a background response's events."""
         self._check_open()
-        yield from self._blocking(self._client.resume(model, response_id, after=after, **options))
+        events = self._client.resume(model, response_id, after=after, **options)
+        return SyncEventStream(self._blocking(events), events)
 
     def _blocking(self, events: EventStream) -> Iterator[StreamEvent]:
         """Iterate ``events`` in the portal, closing it there however the caller leaves."""

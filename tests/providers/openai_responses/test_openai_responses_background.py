@@ -338,6 +338,25 @@ def test_the_sync_client_resumes_and_resumes_from_elsewhere() -> None:
 
 
 @corpus_present
+def test_the_sync_stream_says_where_it_stands_and_closes_with_its_block() -> None:
+    server = Background(cut=7)
+    http = httpx.AsyncClient(transport=httpx.MockTransport(server))
+    keys = {"openai-responses": {"api_key": "sk-test"}}
+    with lb.SyncClient(http_client=http, providers=keys, retry=lb.RetryPolicy(max_attempts=1)) as c:
+        stream = c.stream(MODEL, PROMPT, background=True)
+        assert stream.resume_point is None  # nothing read yet
+        with pytest.raises(lb.StreamTruncatedError), stream:
+            for _ in stream:
+                pass
+        point = stream.resume_point
+        assert point is not None and (point.after, point.complete) == (6, False)
+        assert list(stream) == []  # closed
+        rest = list(c.resume(MODEL, point.response_id, after=point.after))
+    assert "".join(e.text for e in rest if isinstance(e, lb.TextDelta)) == " 2 equals 4."
+    assert server.requests[-1].url.params["starting_after"] == "6"
+
+
+@corpus_present
 @pytest.mark.anyio
 async def test_prompt_mode_tools_resume_too() -> None:
     server = Background(cut=9)
