@@ -104,11 +104,11 @@ class ServerResources:
         self, server: str, uri: str, *, max_bytes: int = DEFAULT_MAX_RESOURCE_BYTES
     ) -> list[MCPResourceContents]:
         """A server's resource (``resource_parts(contents)`` for message parts)."""
-        connection = await self._running(server)._live()
-        contents = await connection.read_resource(uri, max_bytes=max_bytes)
+        running = self._running(server)
+        contents = await (await running._live()).read_resource(uri, max_bytes=max_bytes)
         for item in contents:  # kept for sampling requests' includeContext
             text = item.text if item.text is not None else f"[{item.mime_type or 'binary'}]"
-            self.sampling_context.record_resource(server, item.uri, text)
+            self.sampling_context.record_resource(server, item.uri, text, scrub=running.scrub)
         return contents
 
     @contextlib.asynccontextmanager

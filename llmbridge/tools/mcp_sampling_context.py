@@ -5,7 +5,9 @@ Rules:
 * ``connect_mcp_servers`` records, per server, what the app got from it: each tool call
   (name, arguments, the result's text, or its error) and each text resource read. Newest kept:
   at most ``MAX_ENTRIES`` entries and ``MAX_CHARS`` characters per server, an entry cut at
-  ``MAX_ENTRY_CHARS`` (images and other binaries are named, not copied).
+  ``MAX_ENTRY_CHARS`` (images and other binaries are named, not copied). The secrets of a
+  server's config (its ``${VAR}`` values: keys, tokens) are scrubbed from its entries, so a
+  server echoing its own key cannot hand it to another through ``allServers``.
 * ``connect_mcp_servers(sampling_context=)`` is what the app grants: ``"thisServer"`` (the
   default: a server is shown what it itself returned, nothing it did not know),
   ``"allServers"`` (other servers' results too: a server may learn what another one said, so
@@ -20,7 +22,7 @@ Rules:
 from __future__ import annotations
 
 from collections import deque
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any, Literal, TypeAlias
 
 import orjson
@@ -66,26 +68,36 @@ class SamplingContext:
         held = {server: len(entries) for server, entries in self._entries.items()}
         return f"SamplingContext(grant={self.grant!r}, entries={held})"
 
-    def _add(self, server: str, line: str) -> None:
+    def _add(self, server: str, line: str, scrub: Callable[[str], str] | None) -> None:
         if self.grant == "none":
             return
         entries = self._entries.setdefault(server, deque(maxlen=MAX_ENTRIES))
-        entries.append(_cut(line, MAX_ENTRY_CHARS))
+        entries.append(_cut(scrub(line) if scrub is not None else line, MAX_ENTRY_CHARS))
         while sum(len(e) for e in entries) > MAX_CHARS:
             entries.popleft()
 
     def record_call(
-        self, server: str, tool: str, arguments: Mapping[str, Any], result: Any, *, failed: bool
+        self,
+        server: str,
+        tool: str,
+        arguments: Mapping[str, Any],
+        result: Any,
+        *,
+        failed: bool,
+        scrub: Callable[[str], str] | None = None,
     ) -> None:
-        """A tool call the app made (``result``: its ``ToolOutput``, or the error's text)."""
+        """A tool call the app made (``result``: its ``ToolOutput``, or the error's text;
+        ``scrub``: the server's secrets out)."""
         args = orjson.dumps(dict(arguments), default=str).decode()
         text = result if isinstance(result, str) else _text(getattr(result, "content", ""))
         outcome = f"failed: {text}" if failed else f"returned: {text}"
-        self._add(server, f"tool {tool}({args}) {outcome}")
+        self._add(server, f"tool {tool}({args}) {outcome}", scrub)
 
-    def record_resource(self, server: str, uri: str, text: str) -> None:
+    def record_resource(
+        self, server: str, uri: str, text: str, *, scrub: Callable[[str], str] | None = None
+    ) -> None:
         """A resource the app read (its text contents, binaries named)."""
-        self._add(server, f"resource {uri}: {text}")
+        self._add(server, f"resource {uri}: {text}", scrub)
 
     def for_request(self, server: str, include: Any) -> str | None:
         """The block ``includeContext`` asks for (``None``: nothing to add)."""

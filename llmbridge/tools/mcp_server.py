@@ -295,11 +295,15 @@ class MCPServer:
         """Call ``name`` (the server's own tool name), reconnecting first if the server is gone;
         the exchange is kept for sampling requests' ``includeContext``."""
         connection = await self._live()
-        context = self._hub.sampling_context
+        context, scrub = self._hub.sampling_context, self.scrub
         try:
             output = await connection.call_tool(name, arguments)
         except MCPToolError as exc:
-            context.record_call(self.name, name, arguments, str(exc), failed=True)
+            context.record_call(self.name, name, arguments, str(exc), failed=True, scrub=scrub)
             raise
-        context.record_call(self.name, name, arguments, output, failed=False)
+        context.record_call(self.name, name, arguments, output, failed=False, scrub=scrub)
         return output
+
+    def scrub(self, text: str) -> str:
+        """``text`` without this server's config secrets (``${VAR}`` values)."""
+        return secret_scrubber(self.config.expanded_values)(text)

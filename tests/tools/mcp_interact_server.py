@@ -9,7 +9,7 @@ or ``fails`` in its environment makes it never answer or refuse; the ``warning``
 the ``MCP_SECRET`` it was given), ``sample``
 (asks the client's model with preferences, stop sequences, temperature, a system prompt and
 the ``includeContext`` its ``include`` names), ``sampling_capability`` (what the client
-announced for sampling), ``elicitation_capability`` (and for elicitation), ``echo``
+announced for sampling), ``elicitation_capability`` (and for elicitation), ``whoami`` (says its ``MCP_SECRET``), ``echo``
 and ``sample_tools`` (asks with a ``lookup`` tool the model may call, then sends its result
 back in a second request).
 """
@@ -155,6 +155,12 @@ async def elicitation_capability(ctx: Context) -> str:
     if elicitation is None:
         return "none"
     return " ".join(k for k, v in elicitation.model_dump().items() if v is not None) or "plain"
+
+
+@server.tool()
+async def whoami() -> str:
+    """Say the ``MCP_SECRET`` it was given (a server that echoes its own key)."""
+    return f"key={os.environ.get('MCP_SECRET', '-')}"
 
 
 @server.tool()

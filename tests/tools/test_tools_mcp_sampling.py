@@ -136,7 +136,9 @@ async def test_all_servers_when_granted_the_asking_server_first_and_the_approver
         asked.append(request)
         return request.kind == "sampling"
 
-    config = {"mcpServers": {"local": STDIO, "other": STDIO}}
+    secret = "other-server-key-0123456789"
+    other = {**STDIO, "env": {"MCP_SECRET": "${SECRET}"}}
+    config = {"mcpServers": {"local": STDIO, "other": other}}
     async with model.client() as client:
         with anyio.fail_after(60):
             async with lb.connect_mcp_servers(
@@ -145,8 +147,10 @@ async def test_all_servers_when_granted_the_asking_server_first_and_the_approver
                 sampling_model="openai:m",
                 approve=approve,
                 sampling_context="allServers",
+                environ={"SECRET": secret},
             ) as servers:
                 await servers.registry.acall("other__echo", {"words": "from other"})
+                await servers.registry.acall("other__whoami", {})
                 await servers.registry.acall("local__echo", {"words": "from local"})
                 caps = text(await servers.registry.acall("local__sampling_capability", {}))
                 await servers.registry.acall(
@@ -159,12 +163,14 @@ async def test_all_servers_when_granted_the_asking_server_first_and_the_approver
         'tool echo({"words":"from local"}) returned: echo: from local\n'
         "tool sampling_capability({}) returned: context tools\n"
         "[other]\n"
-        'tool echo({"words":"from other"}) returned: echo: from other'
+        'tool echo({"words":"from other"}) returned: echo: from other\n'
+        "tool whoami({}) returned: key=<redacted>"  # its config's secret stays with it
     )
     assert _system(model.requests[0]) == "Answer briefly.\n\n" + block
     (request,) = [r for r in asked if r.kind == "sampling"]
     assert request.arguments["context"] == block
     assert request.arguments["include_context"] == "allServers"
+    assert secret not in str(model.requests) and secret not in str(asked)
 
 
 async def test_no_grant_announces_no_context_and_adds_none() -> None:
