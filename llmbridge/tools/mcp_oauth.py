@@ -19,6 +19,10 @@ when they expire. What llmbridge adds:
   ``error=`` in the answer is an ``MCPAuthError``; so is a server asking for authorization
   when there is no hook. Connect and request timeouts do not run while the hook waits for the
   person.
+* **One authorization per server at a time**: connections to one server (one store, one
+  key) that start together with nothing stored wait for the first one's authorization and
+  then use its tokens: the person is asked once (the waiting ones' timeouts pause, as for the
+  person). Once tokens are stored, nothing waits.
 * **No secret shows**: every access token, refresh token, client secret, authorization code
   and PKCE verifier the flow handles is scrubbed from errors (``MCPError``s of the connection,
   ``servers.failures``) and from the SDK's own OAuth log records; reprs show none.
@@ -30,10 +34,12 @@ import dataclasses
 import functools
 import inspect
 import time
+import weakref
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from typing import Any, TypeAlias
 from urllib.parse import parse_qs, urlsplit, urlunsplit
 
+import anyio.lowlevel
 import anyio.to_thread
 
 from ..auth.bearer import REFRESH_MARGIN
@@ -244,6 +250,11 @@ def _provider_class() -> type[Any]:
                 self.context.token_expiry_time = saved - _margin(lifetime)
 
         async def async_auth_flow(self, request: Any) -> Any:
+            gate = None
+            if not self._initialized and await self.storage.get_tokens() is None:
+                gate = _first_authorization(self.storage)  # nothing stored: maybe a person
+                with person_waiting():  # the wait is the person's, not the server's
+                    await gate.acquire()
             flow = super().async_auth_flow(request)
             try:
                 outgoing = await flow.__anext__()
@@ -257,7 +268,11 @@ def _provider_class() -> type[Any]:
                 exc.args = tuple(self.scrub(str(a)) for a in exc.args)  # shown in tracebacks
                 raise self.label.error(f"OAuth failed: {type(exc).__name__}: {exc}") from exc
             finally:
-                await flow.aclose()
+                try:
+                    await flow.aclose()
+                finally:
+                    if gate is not None:
+                        gate.release()
 
         def _note(self, request: Any) -> None:
             """The secrets a request of the flow carries (token requests' form fields)."""
@@ -277,6 +292,23 @@ def _provider_class() -> type[Any]:
                         self.storage.secrets.update(values)
 
     return Provider
+
+
+_GATES: weakref.WeakValueDictionary[tuple[int, str, object], anyio.Lock] = (
+    weakref.WeakValueDictionary()
+)
+"""(app store, key, event loop) -> the lock of a first authorization in progress (an entry
+lives as long as a flow holds or waits for its lock)."""
+
+
+def _first_authorization(storage: _Storage) -> anyio.Lock:
+    """The lock the first authorization of ``storage``'s server takes (one per app store, key
+    and event loop), so connections starting together ask the person once."""
+    where = (id(storage.oauth.store), storage.key, anyio.lowlevel.current_token())
+    gate = _GATES.get(where)
+    if gate is None:
+        gate = _GATES[where] = anyio.Lock()
+    return gate
 
 
 def _margin(lifetime: int) -> float:

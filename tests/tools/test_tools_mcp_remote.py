@@ -168,6 +168,26 @@ async def test_the_whole_oauth_flow_then_stored_tokens(
         assert len(browser.urls) == 1
 
 
+async def test_connections_starting_together_ask_the_person_once(
+    oauth_http: tuple[str, int],
+) -> None:
+    url, pid = oauth_http
+    browser = Browser()
+    store = InMemoryTokenStore()  # nothing stored: each would authorize on its own
+    seen: list[str] = []
+
+    async def connect() -> None:
+        async with connect_http(url, auth=MCPOAuth(authorize=browser, store=store)) as c:
+            seen.append((await c.call_tool("who", {})).data["result"])
+
+    with nothing_left(pid), anyio.fail_after(30):
+        async with anyio.create_task_group() as tg:
+            for _ in range(3):
+                tg.start_soon(connect)
+    assert len(browser.urls) == 1  # one authorization; the others used its tokens
+    assert len(seen) == 3 and len(set(seen)) == 1  # one registered client
+
+
 async def test_tokens_are_refreshed_within_and_across_connections(
     oauth_short: tuple[str, int],
 ) -> None:
