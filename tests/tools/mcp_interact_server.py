@@ -137,24 +137,25 @@ async def sample(question: str, ctx: Context, include: str = "thisServer") -> st
     return f"{result.model}|{result.stop_reason}|{getattr(content, 'text', content)}"
 
 
+def _announced(ctx: Context, name: str) -> str:
+    """What the client announced for capability ``name``: ``none``, or its fields set."""
+    capabilities = ctx.session.client_capabilities
+    found = getattr(capabilities, name, None) if capabilities is not None else None
+    if found is None:
+        return "none"
+    return " ".join(k for k, v in found.model_dump().items() if v is not None) or "plain"
+
+
 @server.tool()
 async def sampling_capability(ctx: Context) -> str:
     """What the client announced for sampling (``none``, or its fields)."""
-    capabilities = ctx.session.client_capabilities
-    sampling = capabilities.sampling if capabilities is not None else None
-    if sampling is None:
-        return "none"
-    return " ".join(k for k, v in sampling.model_dump().items() if v is not None) or "plain"
+    return _announced(ctx, "sampling")
 
 
 @server.tool()
 async def elicitation_capability(ctx: Context) -> str:
     """What the client announced for elicitation (``none``, or its modes)."""
-    capabilities = ctx.session.client_capabilities
-    elicitation = capabilities.elicitation if capabilities is not None else None
-    if elicitation is None:
-        return "none"
-    return " ".join(k for k, v in elicitation.model_dump().items() if v is not None) or "plain"
+    return _announced(ctx, "elicitation")
 
 
 @server.tool()
