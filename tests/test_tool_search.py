@@ -17,6 +17,7 @@ from llmbridge.providers import ProviderConfig, create_provider
 from llmbridge.response import accumulate
 from llmbridge.tools.search import rank_tools, words
 from tests.sdk_requests import check_body
+from tests.tools.scripted_model import anthropic_turn
 
 USER = [lb.ChatMessage.user("What is the USD to EUR exchange rate?")]
 
@@ -205,42 +206,9 @@ def _capture(answer: bytes) -> tuple[list[dict[str, Any]], httpx.MockTransport]:
     return bodies, httpx.MockTransport(handle)
 
 
-def _sse(*events: dict[str, Any]) -> bytes:
-    return b"".join(
-        b"event: " + e["type"].encode() + b"\ndata: " + orjson.dumps(e) + b"\n\n" for e in events
-    )
-
-
-def _anthropic_turn(*blocks: dict[str, Any], stop: str) -> bytes:
-    """A Messages stream of ``blocks`` (given whole; tool input streamed as JSON deltas)."""
-    start = {"id": "msg_1", "type": "message", "role": "assistant", "content": [],
-             "model": "claude-sonnet-4-6", "stop_reason": None,
-             "usage": {"input_tokens": 10, "output_tokens": 1}}  # fmt: skip
-    events: list[dict[str, Any]] = [{"type": "message_start", "message": start}]
-    for i, block in enumerate(blocks):
-        if block["type"] == "text":
-            events.append({"type": "content_block_start", "index": i,
-                           "content_block": {"type": "text", "text": ""}})  # fmt: skip
-            delta = {"type": "text_delta", "text": block["text"]}
-            events.append({"type": "content_block_delta", "index": i, "delta": delta})
-        else:
-            events.append({"type": "content_block_start", "index": i,
-                           "content_block": {**block, "input": {}}})  # fmt: skip
-            delta = {
-                "type": "input_json_delta",
-                "partial_json": orjson.dumps(block["input"]).decode(),
-            }
-            events.append({"type": "content_block_delta", "index": i, "delta": delta})
-        events.append({"type": "content_block_stop", "index": i})
-    events.append({"type": "message_delta", "delta": {"stop_reason": stop},
-                   "usage": {"output_tokens": 5}})  # fmt: skip
-    events.append({"type": "message_stop"})
-    return _sse(*events)
-
-
 @pytest.mark.anyio
 async def test_deferred_tools_without_a_search_are_sent_normally_with_a_warning() -> None:
-    bodies, transport = _capture(_anthropic_turn({"type": "text", "text": "hi"}, stop="end_turn"))
+    bodies, transport = _capture(anthropic_turn({"type": "text", "text": "hi"}, stop="end_turn"))
     async with lb.Client(
         http_client=httpx.AsyncClient(transport=transport),
         providers={"anthropic": {"api_key": "k"}},

@@ -1,5 +1,6 @@
 """A scripted OpenAI-compatible chat endpoint (httpx ``MockTransport``) for MCP tests that need
-the app's model: sampling answered by it, or a tool loop driving servers."""
+the app's model: sampling answered by it, or a tool loop driving servers), and the streams of
+other wires the tool-search tests script (named SSE events, an Anthropic Messages turn)."""
 
 from __future__ import annotations
 
@@ -54,3 +55,36 @@ class Model:
     def client(self, **options: Any) -> lb.Client:
         http = httpx.AsyncClient(transport=httpx.MockTransport(self))
         return lb.Client(http_client=http, providers={"openai": {"api_key": "sk-x"}}, **options)
+
+
+def named_sse(*events: dict[str, Any]) -> bytes:
+    """SSE events named by their ``type`` (the Anthropic and Responses framing)."""
+    return b"".join(
+        b"event: " + e["type"].encode() + b"\ndata: " + orjson.dumps(e) + b"\n\n" for e in events
+    )
+
+
+def anthropic_turn(*blocks: dict[str, Any], stop: str) -> bytes:
+    """A Messages stream of ``blocks`` (given whole; tool input streamed as JSON deltas)."""
+    start = {"id": "msg_1", "type": "message", "role": "assistant", "content": [],
+             "model": "claude-sonnet-4-6", "stop_reason": None,
+             "usage": {"input_tokens": 10, "output_tokens": 1}}  # fmt: skip
+    events: list[dict[str, Any]] = [{"type": "message_start", "message": start}]
+    for i, block in enumerate(blocks):
+        if block["type"] == "text":
+            events.append({"type": "content_block_start", "index": i,
+                           "content_block": {"type": "text", "text": ""}})  # fmt: skip
+            delta: dict[str, Any] = {"type": "text_delta", "text": block["text"]}
+        else:
+            events.append({"type": "content_block_start", "index": i,
+                           "content_block": {**block, "input": {}}})  # fmt: skip
+            delta = {
+                "type": "input_json_delta",
+                "partial_json": orjson.dumps(block["input"]).decode(),
+            }
+        events.append({"type": "content_block_delta", "index": i, "delta": delta})
+        events.append({"type": "content_block_stop", "index": i})
+    events.append({"type": "message_delta", "delta": {"stop_reason": stop},
+                   "usage": {"output_tokens": 5}})  # fmt: skip
+    events.append({"type": "message_stop"})
+    return named_sse(*events)

@@ -16,6 +16,7 @@ import llmbridge as lb
 from llmbridge.tools.results import ToolResult
 from tests.corpus import CORPUS
 from tests.sdk_requests import check_body
+from tests.tools.scripted_model import anthropic_turn, named_sse
 
 USER = [lb.ChatMessage.user("What is the current exchange rate from USD to EUR?")]
 
@@ -38,12 +39,6 @@ def stock_lookup(symbol: str) -> str:
 
 
 TOOLS: list[Any] = [get_weather, get_exchange_rate, stock_lookup]
-
-
-def _sse(*events: dict[str, Any]) -> bytes:
-    return b"".join(
-        b"event: " + e["type"].encode() + b"\ndata: " + orjson.dumps(e) + b"\n\n" for e in events
-    )
 
 
 def _scripted(answers: list[bytes]) -> tuple[list[dict[str, Any]], httpx.MockTransport]:
@@ -69,33 +64,10 @@ async def _run(
 
 
 # -- Anthropic: the documented custom search (a tool whose result holds tool_reference blocks)
-def _anthropic(*blocks: dict[str, Any], stop: str) -> bytes:
-    start = {"id": "msg_1", "type": "message", "role": "assistant", "content": [],
-             "model": "claude-sonnet-4-6", "stop_reason": None,
-             "usage": {"input_tokens": 10, "output_tokens": 1}}  # fmt: skip
-    events: list[dict[str, Any]] = [{"type": "message_start", "message": start}]
-    for i, block in enumerate(blocks):
-        if block["type"] == "text":
-            events.append({"type": "content_block_start", "index": i,
-                           "content_block": {"type": "text", "text": ""}})  # fmt: skip
-            delta: dict[str, Any] = {"type": "text_delta", "text": block["text"]}
-        else:
-            events.append({"type": "content_block_start", "index": i,
-                           "content_block": {**block, "input": {}}})  # fmt: skip
-            delta = {
-                "type": "input_json_delta",
-                "partial_json": orjson.dumps(block["input"]).decode(),
-            }
-        events.append({"type": "content_block_delta", "index": i, "delta": delta})
-        events.append({"type": "content_block_stop", "index": i})
-    events.append({"type": "message_delta", "delta": {"stop_reason": stop},
-                   "usage": {"output_tokens": 5}})  # fmt: skip
-    events.append({"type": "message_stop"})
-    return _sse(*events)
 
 
 ANTHROPIC_TURNS = [
-    _anthropic(
+    anthropic_turn(
         {"type": "text", "text": "Let me find a tool."},
         {
             "type": "tool_use",
@@ -105,7 +77,7 @@ ANTHROPIC_TURNS = [
         },
         stop="tool_use",
     ),
-    _anthropic(
+    anthropic_turn(
         {
             "type": "tool_use",
             "id": "toolu_rate1",
@@ -114,7 +86,7 @@ ANTHROPIC_TURNS = [
         },
         stop="tool_use",
     ),
-    _anthropic({"type": "text", "text": "1 USD is 0.92 EUR."}, stop="end_turn"),
+    anthropic_turn({"type": "text", "text": "1 USD is 0.92 EUR."}, stop="end_turn"),
 ]
 
 
@@ -169,7 +141,7 @@ async def test_the_apps_own_search_function_answers() -> None:
 @pytest.mark.anyio
 async def test_a_search_that_finds_nothing_says_so() -> None:
     turns = [
-        _anthropic(
+        anthropic_turn(
             {
                 "type": "tool_use",
                 "id": "toolu_s",
@@ -178,7 +150,7 @@ async def test_a_search_that_finds_nothing_says_so() -> None:
             },
             stop="tool_use",
         ),
-        _anthropic({"type": "text", "text": "No such tool."}, stop="end_turn"),
+        anthropic_turn({"type": "text", "text": "No such tool."}, stop="end_turn"),
     ]
     loop, _seen, bodies = await _run(
         "anthropic:claude-sonnet-4-6", turns, [*TOOLS, lb.ToolSearch(execution="client")]
@@ -213,7 +185,7 @@ def _responses(*items: dict[str, Any]) -> bytes:
     done = {**response, "status": "completed",
             "usage": {"input_tokens": 5, "output_tokens": 2, "total_tokens": 7}}  # fmt: skip
     events.append({"type": "response.completed", "response": done})
-    return _sse(*events)
+    return named_sse(*events)
 
 
 RESPONSES_TURNS = [
@@ -369,7 +341,7 @@ async def test_answer_tool_searches_for_complete() -> None:
     check_body("responses", bodies[1])
 
 
-def test_answer_tool_searches_blocking_on_anthropic() -> None:
+def test_answer_tool_searches_blocking_onanthropic_turn() -> None:
     answers = iter(ANTHROPIC_TURNS)
 
     def handle(request: httpx.Request) -> httpx.Response:
