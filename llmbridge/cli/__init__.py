@@ -12,6 +12,7 @@ from __future__ import annotations
 import argparse
 import os
 import sys
+from asyncio import CancelledError
 from collections.abc import Sequence
 from pathlib import Path
 from typing import cast
@@ -191,7 +192,9 @@ def entry() -> None:
     try:
         code = main()
         sys.stdout.flush()
-    except KeyboardInterrupt:
+    except (KeyboardInterrupt, CancelledError):
+        # Python 3.10's asyncio turns Ctrl-C into cancelling the main task, and anyio's runner
+        # can only say so with the CancelledError (3.11 and later raise KeyboardInterrupt)
         sys.stderr.write("\ninterrupted\n")
         code = 130
     except BrokenPipeError:
