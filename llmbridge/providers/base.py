@@ -42,6 +42,7 @@ from ..secrets import (
     SECRET_QUERY_PARAMS,
     SENSITIVE_HEADERS,
     Secret,
+    clean_credential,
     is_secret_name,
     named_secrets,
     secret_values,
@@ -89,9 +90,18 @@ class ProviderConfig:
     token_provider: Callable[[], Any] | None = None
     """A callable, sync or async, returning a bearer token: becomes ``auth`` (a
     ``llmbridge.auth.TokenProviderAuth``)."""
+    token_timeout: float | None = None
+    """Seconds one ``token_provider`` call may take (``None``: ``llmbridge.auth.TOKEN_TIMEOUT``,
+    30 s); past it the request is an ``AuthenticationError``."""
 
     def __post_init__(self) -> None:
+        self._clean_credentials()
         options = dict(self.options)
+        if "token_timeout" in options:  # a field, whichever way it came
+            timeout = options.pop("token_timeout")
+            object.__setattr__(self, "options", options)
+            if self.token_timeout is None:
+                object.__setattr__(self, "token_timeout", timeout)
         auth: Any = self.auth
         if isinstance(options.get("auth"), httpx.Auth) or "token_provider" in options:
             if auth is None and isinstance(options.get("auth"), httpx.Auth):
@@ -113,13 +123,29 @@ class ProviderConfig:
             )
             if auth is not None and not wraps:
                 raise ConfigurationError("pass auth or token_provider, not both")
-            auth = auth if wraps else TokenProviderAuth(self.token_provider)
+            if not wraps:
+                bound = {} if self.token_timeout is None else {"timeout": self.token_timeout}
+                auth = TokenProviderAuth(self.token_provider, **bound)
         if auth is not None and not isinstance(auth, httpx.Auth):
             raise UsageError(
                 f"auth takes an httpx.Auth (or a header-style name such as 'x-api-key'), not a "
                 f"{type(auth).__name__}"
             )
         object.__setattr__(self, "auth", auth)
+
+    def _clean_credentials(self) -> None:
+        """Keys, credential options and headers with surrounding whitespace stripped (a key read
+        with its newline works); one with a control character inside is refused, unshown."""
+        if self.api_key is not None:
+            key = self.api_key.reveal()
+            cleaned = clean_credential(key, what="the api_key")
+            if cleaned != key:
+                object.__setattr__(self, "api_key", Secret(cleaned))
+        for name in ("options", "headers"):
+            mapping: Mapping[str, Any] = getattr(self, name)
+            fixed = {k: _cleaned(k, v) for k, v in mapping.items()}
+            if any(fixed[k] is not v for k, v in mapping.items()):
+                object.__setattr__(self, name, fixed)
 
     def __repr__(self) -> str:
         def shown(name: str, value: Any) -> Any:
@@ -152,7 +178,9 @@ class ProviderConfig:
         data = dict(data or {})
         key = data.pop("api_key", None)
         known: dict[str, Any] = {
-            k: data.pop(k) for k in ("base_url", "headers", "env", "token_provider") if k in data
+            k: data.pop(k)
+            for k in ("base_url", "headers", "env", "token_provider", "token_timeout")
+            if k in data
         }
         if isinstance(data.get("auth"), httpx.Auth):  # a str stays an option (header style)
             known["auth"] = data.pop("auth")
@@ -170,7 +198,7 @@ class ProviderConfig:
         env = os.environ if self.env is None else self.env
         for var in env_vars:
             if env.get(var):
-                return Secret(env[var])
+                return Secret(clean_credential(env[var], what=f"${var}", provider=provider))
         if required:
             where = " or ".join(env_vars) if env_vars else "api_key"
             raise ConfigurationError(
@@ -179,6 +207,20 @@ class ProviderConfig:
                 provider=provider,
             )
         return None
+
+
+def _cleaned(name: str, value: Any) -> Any:
+    """A credential-named option or header value, cleaned (``clean_credential``); any other
+    value as it is (the same object)."""
+    if not is_secret_name(name):
+        return value
+    if isinstance(value, Secret):
+        cleaned = clean_credential(value.reveal(), what=f"the {name!r} option")
+        return value if cleaned == value.reveal() else Secret(cleaned)
+    if isinstance(value, str):
+        cleaned = clean_credential(value, what=f"the {name!r} value")
+        return value if cleaned == value else cleaned
+    return value
 
 
 def _holds_big_int(value: Any) -> bool:

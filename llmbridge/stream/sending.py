@@ -10,6 +10,14 @@ Rules:
   ``MalformedStreamError``; ``midway`` says whether events were already yielded.
 * ``auth_for``: the request's ``httpx.Auth``, else the provider's (``llmbridge.auth``), run by
   httpx on every attempt.
+* Redirects are never followed (``SEND_OPTIONS``), whatever the app's own client says: httpx
+  drops only ``Authorization`` on another origin, so ``x-api-key``, ``x-goog-api-key`` and
+  ``api-key`` would reach the host a 3xx names. A redirect answer is a ``ConfigurationError``
+  (``redirect_error``: not retried, the target's origin named) telling to fix ``base_url``.
+* httpx refusing to send a request (``LocalProtocolError``: a header value with a line break or
+  NUL, such as a key read with its newline) is a ``ConfigurationError``, not a retried
+  connection error, and shows nothing of the refused value (the cause is not chained: its
+  message holds the header).
 * No error leaves with a secret in it: ``request_scrubber`` knows the request's sensitive
   headers and ``key=``-style query parameters, ``sent_scrubber`` adds those of the request as
   actually sent (the app's own client's default params and headers, an auth's tokens and
@@ -36,16 +44,19 @@ from ..errors import (
     StreamTruncatedError,
     TimeoutError,
 )
+from ..http_headers import request_id_from
 from ..providers.base import HttpRequest, Provider
 from ..secrets import Scrub, named_secrets, scrub_json, secret_scrubber
 
 __all__ = [
     "MAX_ERROR_BODY",
+    "SEND_OPTIONS",
     "Sleep",
     "auth_for",
     "exception_classes",
     "loop_guard",
     "read_error_body",
+    "redirect_error",
     "request_scrubber",
     "scrub_error",
     "sent_scrubber",
@@ -59,6 +70,9 @@ MAX_ERROR_BODY = 1024 * 1024
 
 Sleep = Callable[[float], Awaitable[None]]
 
+SEND_OPTIONS: dict[str, Any] = {"stream": True, "follow_redirects": False}
+"""How every provider request is sent: streamed, and never redirected (see the rules)."""
+
 
 def exception_classes(cls: type[BaseException]) -> tuple[type[BaseException], ...]:
     """An httpx exception class and its httpx2 twin, when an app's client uses httpx2."""
@@ -70,7 +84,10 @@ def exception_classes(cls: type[BaseException]) -> tuple[type[BaseException], ..
 
 
 def _exception_kind(exc: BaseException) -> str | None:
-    """'timeout' / 'connect' / 'read' / 'decode' for an httpx (or httpx2) exception."""
+    """'timeout' / 'connect' / 'read' / 'decode' / 'refused' for an httpx (or httpx2)
+    exception."""
+    if isinstance(exc, exception_classes(httpx.LocalProtocolError)):  # ours, before sending
+        return "refused"
     if isinstance(
         exc, exception_classes(httpx.DecodingError)
     ):  # a corrupt gzip/deflate/brotli body
@@ -117,6 +134,13 @@ def translate(provider: str, url: str, *, midway: bool) -> Iterator[None]:
         kind = _exception_kind(exc)
         if kind is None:
             raise
+        if kind == "refused":
+            raise ConfigurationError(
+                "the request could not be sent: httpx refused it as malformed "
+                f"({type(exc).__name__}), e.g. a header value with a line break or NUL inside "
+                "(a key or token read with its trailing newline?); the value is not shown",
+                provider=provider,
+            ) from None  # its message holds the refused header value
         where = _where(url)
         certificate = _certificate_problem(exc)
         if certificate is not None:
@@ -154,6 +178,27 @@ def auth_for(provider: Provider, request: HttpRequest) -> dict[str, Any]:
     client's own default stays in force)."""
     auth = request.auth if request.auth is not None else getattr(provider, "auth", None)
     return {} if auth is None else {"auth": auth}
+
+
+def redirect_error(provider: str, response: Any) -> ConfigurationError | None:
+    """The error for a redirect answer (3xx with a ``Location``), or ``None`` for any other."""
+    status = response.status_code
+    location = response.headers.get("location") if 300 <= status < 400 else None
+    if location is None:
+        return None
+    try:
+        target = response.request.url.join(location)
+        origin = f"{target.scheme}://{target.host}" + (f":{target.port}" if target.port else "")
+    except (AttributeError, RuntimeError, httpx.InvalidURL, TypeError):
+        origin = "another address"
+    return ConfigurationError(
+        f"the server answered {status}, a redirect to {origin!r}: llmbridge never follows "
+        "redirects on provider calls (a key header would go along to wherever it points); "
+        "set base_url to the address that answers",
+        provider=provider,
+        status=status,
+        request_id=request_id_from(response.headers),
+    )
 
 
 @contextmanager
