@@ -186,7 +186,8 @@ class TokenProviderAuth(RefreshingBearerAuth):
                 f"token_provider must be a callable returning a token, not a "
                 f"{type(token_provider).__name__}"
             )
-        if timeout is not None and (isinstance(timeout, bool) or not timeout > 0):
+        number = isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
+        if timeout is not None and not (number and timeout > 0):
             raise UsageError(f"token_timeout takes seconds (a number over 0), not {timeout!r}")
         self.token_provider = token_provider
         self.timeout = timeout
