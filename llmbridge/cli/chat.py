@@ -18,6 +18,7 @@ from typing import Any, TextIO
 
 import orjson
 
+from ..auth.bearer import auth_secrets
 from ..client import Client
 from ..errors import ConfigurationError, LLMBridgeError
 from ..events import (
@@ -29,6 +30,7 @@ from ..events import (
     event_to_dict,
 )
 from ..providers.base import ProviderConfig
+from ..providers.registry import split_model
 from ..testing.fixtures import Fixture, dump_json, load_fixture
 from ..testing.record import RecordingTransport, replayable_config
 from ..testing.redact import secret_scrubber
@@ -204,7 +206,10 @@ def save_recordings(
     assert args.record is not None
     starts = [i for i, m in enumerate(conversation) if m.role == "assistant"]
     count = len(recorder.recordings)
-    clean = secret_scrubber(recorder.secrets | ProviderConfig.from_mapping(options).secrets())
+    sent = auth_secrets(getattr(client.provider(split_model(args.model)[0]), "auth", None))
+    clean = secret_scrubber(
+        recorder.secrets | ProviderConfig.from_mapping(options).secrets() | sent
+    )
     for n, rec in enumerate(recorder.recordings):
         history = conversation[: starts[n]] if n < len(starts) else conversation
         request = client.build_request(
