@@ -31,6 +31,8 @@ __all__ = [
     "Scrub",
     "Secret",
     "clean_credential",
+    "clean_named",
+    "clean_secret",
     "is_secret_name",
     "json_strings",
     "named_secrets",
@@ -113,6 +115,27 @@ def clean_credential(value: str, *, what: str = "the API key", provider: str | N
             provider=provider,
         )
     return cleaned
+
+
+def clean_secret(value: Secret, *, what: str, provider: str | None = None) -> Secret:
+    """``clean_credential`` for a ``Secret`` (the same object when nothing changed)."""
+    cleaned = clean_credential(value.reveal(), what=what, provider=provider)
+    return value if cleaned == value.reveal() else Secret(cleaned)
+
+
+def clean_named(values: Mapping[str, Any]) -> dict[str, Any] | None:
+    """``values`` (options, headers) with each credential-named string or ``Secret`` cleaned
+    (``clean_credential``); ``None`` when nothing changed."""
+    cleaned: dict[str, Any] = {}
+    for name, value in values.items():
+        if is_secret_name(name) and isinstance(value, Secret):
+            value = clean_secret(value, what=f"the {name!r} option")
+        elif is_secret_name(name) and isinstance(value, str):
+            fixed = clean_credential(value, what=f"the {name!r} value")
+            value = value if fixed == value else fixed
+        cleaned[name] = value
+    same = all(cleaned[name] is value for name, value in values.items())
+    return None if same else cleaned
 
 
 def secret_forms(secret: str) -> set[str]:

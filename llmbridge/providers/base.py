@@ -43,6 +43,8 @@ from ..secrets import (
     SENSITIVE_HEADERS,
     Secret,
     clean_credential,
+    clean_named,
+    clean_secret,
     is_secret_name,
     named_secrets,
     secret_values,
@@ -73,6 +75,9 @@ __all__ = [
 ]
 
 
+_FIELDS = ("base_url", "headers", "env", "token_provider", "token_timeout")  # from_mapping's
+
+
 @dataclass(frozen=True, slots=True)
 class ProviderConfig:
     """Options a provider is built from (``Client(providers={name: {...}})``)."""
@@ -91,17 +96,11 @@ class ProviderConfig:
     """A callable, sync or async, returning a bearer token: becomes ``auth`` (a
     ``llmbridge.auth.TokenProviderAuth``)."""
     token_timeout: float | None = None
-    """Seconds one ``token_provider`` call may take (``None``: ``llmbridge.auth.TOKEN_TIMEOUT``,
-    30 s); past it the request is an ``AuthenticationError``."""
+    """Seconds a ``token_provider`` call may take (``None``: ``auth.TOKEN_TIMEOUT``, 30 s)."""
 
     def __post_init__(self) -> None:
         self._clean_credentials()
         options = dict(self.options)
-        if "token_timeout" in options:  # a field, whichever way it came
-            timeout = options.pop("token_timeout")
-            object.__setattr__(self, "options", options)
-            if self.token_timeout is None:
-                object.__setattr__(self, "token_timeout", timeout)
         auth: Any = self.auth
         if isinstance(options.get("auth"), httpx.Auth) or "token_provider" in options:
             if auth is None and isinstance(options.get("auth"), httpx.Auth):
@@ -134,18 +133,13 @@ class ProviderConfig:
         object.__setattr__(self, "auth", auth)
 
     def _clean_credentials(self) -> None:
-        """Keys, credential options and headers with surrounding whitespace stripped (a key read
-        with its newline works); one with a control character inside is refused, unshown."""
+        """Keys, credential options and headers cleaned (``secrets.clean_credential``)."""
         if self.api_key is not None:
-            key = self.api_key.reveal()
-            cleaned = clean_credential(key, what="the api_key")
-            if cleaned != key:
-                object.__setattr__(self, "api_key", Secret(cleaned))
+            object.__setattr__(self, "api_key", clean_secret(self.api_key, what="the api_key"))
         for name in ("options", "headers"):
-            mapping: Mapping[str, Any] = getattr(self, name)
-            fixed = {k: _cleaned(k, v) for k, v in mapping.items()}
-            if any(fixed[k] is not v for k, v in mapping.items()):
-                object.__setattr__(self, name, fixed)
+            cleaned = clean_named(getattr(self, name))
+            if cleaned is not None:
+                object.__setattr__(self, name, cleaned)
 
     def __repr__(self) -> str:
         def shown(name: str, value: Any) -> Any:
@@ -177,11 +171,7 @@ class ProviderConfig:
             return data
         data = dict(data or {})
         key = data.pop("api_key", None)
-        known: dict[str, Any] = {
-            k: data.pop(k)
-            for k in ("base_url", "headers", "env", "token_provider", "token_timeout")
-            if k in data
-        }
+        known: dict[str, Any] = {k: data.pop(k) for k in _FIELDS if k in data}
         if isinstance(data.get("auth"), httpx.Auth):  # a str stays an option (header style)
             known["auth"] = data.pop("auth")
         return cls(
@@ -207,20 +197,6 @@ class ProviderConfig:
                 provider=provider,
             )
         return None
-
-
-def _cleaned(name: str, value: Any) -> Any:
-    """A credential-named option or header value, cleaned (``clean_credential``); any other
-    value as it is (the same object)."""
-    if not is_secret_name(name):
-        return value
-    if isinstance(value, Secret):
-        cleaned = clean_credential(value.reveal(), what=f"the {name!r} option")
-        return value if cleaned == value.reveal() else Secret(cleaned)
-    if isinstance(value, str):
-        cleaned = clean_credential(value, what=f"the {name!r} value")
-        return value if cleaned == value else cleaned
-    return value
 
 
 def _holds_big_int(value: Any) -> bool:
