@@ -23,6 +23,7 @@ from .sending import (
     SEND_OPTIONS,
     Sleep,
     auth_for,
+    check_headers,
     loop_guard,
     read_error_body,
     redirect_error,
@@ -71,6 +72,7 @@ async def fetch_json(
                 content=request.body_bytes() or None,
                 **extra,
             )
+            check_headers(built.headers, provider=provider.name)
             with translate(provider.name, request.url, midway=False), loop_guard(provider.name):
                 response = await shards.clients[shard].send(built, **SEND_OPTIONS, **auth)
                 # the app's client's secrets and the auth's tokens too

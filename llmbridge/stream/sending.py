@@ -14,10 +14,14 @@ Rules:
   drops only ``Authorization`` on another origin, so ``x-api-key``, ``x-goog-api-key`` and
   ``api-key`` would reach the host a 3xx names. A redirect answer is a ``ConfigurationError``
   (``redirect_error``: not retried, the target's origin named) telling to fix ``base_url``.
-* httpx refusing to send a request (``LocalProtocolError``: a header value with a line break or
-  NUL, such as a key read with its newline) is a ``ConfigurationError``, not a retried
-  connection error, and shows nothing of the refused value (the cause is not chained: its
-  message holds the header).
+* A header value no HTTP/1.1 message can carry (a line break, NUL or other control character:
+  a key read with its newline) is refused before sending as a ``ConfigurationError`` naming
+  the header, never its value, on every transport (httpcore's h11 and aiohttp refuse it in
+  their own words, aiohttp as a bare ``ValueError``): ``check_headers`` on the request, and on
+  what an ``httpx.Auth`` sets (``auth_for`` wraps it in ``CheckedAuth``). httpx refusing a
+  request all the same (``LocalProtocolError``) is a ``ConfigurationError`` too, not a retried
+  connection error, with nothing of the refused value (the cause is not chained: its message
+  holds the header).
 * No error leaves with a secret in it: ``request_scrubber`` knows the request's sensitive
   headers and ``key=``-style query parameters, ``sent_scrubber`` adds those of the request as
   actually sent (the app's own client's default params and headers, an auth's tokens and
@@ -27,9 +31,10 @@ Rules:
 from __future__ import annotations
 
 import logging
+import re
 import ssl
 import sys
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -51,8 +56,10 @@ from ..secrets import Scrub, named_secrets, scrub_json, secret_scrubber
 __all__ = [
     "MAX_ERROR_BODY",
     "SEND_OPTIONS",
+    "CheckedAuth",
     "Sleep",
     "auth_for",
+    "check_headers",
     "exception_classes",
     "loop_guard",
     "read_error_body",
@@ -173,11 +180,63 @@ def translate(provider: str, url: str, *, midway: bool) -> Iterator[None]:
         ) from exc
 
 
+_UNSENDABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f]")
+"""What no HTTP/1.1 header can hold (a tab and obs-text can)."""
+
+
+def check_headers(headers: Any, *, provider: str) -> None:
+    """A ``ConfigurationError`` naming the first header whose name or value holds a control
+    character (never showing the value)."""
+    for name, value in headers.items():
+        if _UNSENDABLE.search(value) or _UNSENDABLE.search(name):
+            raise ConfigurationError(
+                f"the request header {name!r} holds a control character (a line break, NUL...) "
+                "no HTTP header can carry (a key or token read with its newline?); the value is "
+                "not shown",
+                provider=provider,
+            )
+
+
+class CheckedAuth(httpx.Auth):
+    """An ``httpx.Auth`` whose every request is checked (``check_headers``) before it is sent;
+    its ``secrets()`` are the wrapped auth's."""
+
+    def __init__(self, inner: httpx.Auth, *, provider: str) -> None:
+        self.inner, self.provider = inner, provider
+        self.requires_request_body = inner.requires_request_body
+        self.requires_response_body = inner.requires_response_body
+
+    def secrets(self) -> set[str]:
+        from ..auth.bearer import auth_secrets
+
+        return auth_secrets(self.inner)
+
+    def sync_auth_flow(
+        self, request: httpx.Request
+    ) -> Generator[httpx.Request, httpx.Response, None]:
+        return self.inner.sync_auth_flow(request)
+
+    async def async_auth_flow(
+        self, request: httpx.Request
+    ) -> AsyncGenerator[httpx.Request, httpx.Response]:
+        flow = self.inner.async_auth_flow(request)
+        try:
+            sent = await flow.__anext__()
+            while True:
+                check_headers(sent.headers, provider=self.provider)
+                response = yield sent
+                sent = await flow.asend(response)
+        except StopAsyncIteration:
+            return
+        finally:
+            await flow.aclose()
+
+
 def auth_for(provider: Provider, request: HttpRequest) -> dict[str, Any]:
-    """``send``'s ``auth=`` argument: the request's auth, else the provider's (none: the
-    client's own default stays in force)."""
+    """``send``'s ``auth=`` argument: the request's auth, else the provider's, checked
+    (``CheckedAuth``; none: the client's own default stays in force)."""
     auth = request.auth if request.auth is not None else getattr(provider, "auth", None)
-    return {} if auth is None else {"auth": auth}
+    return {} if auth is None else {"auth": CheckedAuth(auth, provider=provider.name)}
 
 
 def redirect_error(provider: str, response: Any) -> ConfigurationError | None:

@@ -63,6 +63,7 @@ from .sending import (
     SEND_OPTIONS,
     Sleep,
     auth_for,
+    check_headers,
     loop_guard,
     read_error_body,
     redirect_error,
@@ -113,6 +114,7 @@ async def _open(
         content=request.body_bytes(),
         **extra,
     )
+    check_headers(built.headers, provider=provider.name)
     log.debug("llmbridge: %s %s", request.method, request.url.partition("?")[0])  # no key=
     # One send, one attempt: no hidden resend, even on a broken or odd answer (a server that
     # closes before answering, a status line that is not HTTP): the retry policy decides, and

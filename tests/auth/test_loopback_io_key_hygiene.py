@@ -145,23 +145,83 @@ class NewlineAuth(httpx.Auth):
         yield request
 
 
-@pytest.mark.parametrize("value", [KEY + "\n", KEY + "\r\n", "sk-hygiene\x00KEY-0123456789"])
-async def test_a_header_httpx_refuses_is_a_configuration_error_not_a_retried_connection_error(
-    value: str,
+TRANSPORTS = ["httpcore", "aiohttp"]
+BAD_VALUES = [KEY + "\n", KEY + "\r\n", "sk-hygiene\x00KEY-0123456789"]
+
+
+def _http(transport: str, backend: Any) -> httpx.AsyncClient:
+    if transport == "aiohttp":
+        if "trio" in str(backend):
+            pytest.skip("aiohttp runs on asyncio only")
+        aiohttp = pytest.importorskip("httpx_aiohttp")
+        return httpx.AsyncClient(transport=aiohttp.AiohttpTransport())
+    return httpx.AsyncClient()
+
+
+def _assert_refused_unshown(error: lb.LLMBridgeError) -> None:
+    assert isinstance(error, lb.ConfigurationError) and not error.retryable
+    assert not isinstance(error, lb.TransportError)
+    text = _shown(error)
+    assert KEY not in text and "sk-hygiene" not in text
+    assert "control character" in text or "line break or NUL" in text
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+@pytest.mark.parametrize("value", BAD_VALUES)
+async def test_an_auth_setting_an_unsendable_header_is_refused_on_every_transport(
+    value: str, transport: str, anyio_backend: Any
 ) -> None:
+    """Was a retried ``ConnectionError`` quoting ``b'Bearer sk-...\\n'`` (httpcore), a bare
+    ``ValueError`` (aiohttp)."""
     auth = NewlineAuth(value)
     async with chat_server() as (url, seen):
         options = {"base_url": url, "auth": auth}
-        async with lb.Client(providers={"openai-compatible": options}, retry=RETRY) as client:
-            with pytest.raises(lb.ConfigurationError) as caught:
+        async with (
+            _http(transport, anyio_backend) as http,
+            lb.Client(http_client=http, providers={"openai-compatible": options}, retry=RETRY) as client,
+        ):  # fmt: skip
+            with pytest.raises(lb.LLMBridgeError) as caught:
+                await client.complete("openai-compatible:m", MESSAGES)
+            with pytest.raises(lb.LLMBridgeError) as listing:
+                await client.list_models("openai-compatible")
+    assert not seen
+    assert auth.calls == 2  # once each: not retried
+    _assert_refused_unshown(caught.value)
+    _assert_refused_unshown(listing.value)
+    assert "'authorization'" in caught.value.message  # which header, never its value
+
+
+@pytest.mark.parametrize("transport", TRANSPORTS)
+async def test_an_unsendable_header_of_the_config_is_refused_on_every_transport(
+    transport: str, anyio_backend: Any
+) -> None:
+    async with chat_server() as (url, seen):
+        options = {"base_url": url, "api_key": KEY, "headers": {"x-team": "blue\r\nx-evil: 1"}}
+        async with (
+            _http(transport, anyio_backend) as http,
+            lb.Client(http_client=http, providers={"openai-compatible": options}, retry=RETRY) as client,
+        ):  # fmt: skip
+            with pytest.raises(lb.ConfigurationError, match="'x-team'") as caught:
                 await client.complete("openai-compatible:m", MESSAGES)
     assert not seen
-    assert auth.calls == 1  # not retried
-    assert not isinstance(caught.value, lb.TransportError)
-    assert caught.value.__cause__ is None  # httpx's message quotes the header: not chained
-    text = _shown(caught.value)
-    assert KEY not in text and "sk-hygiene" not in text
-    assert "line break or NUL" in text
+    _assert_refused_unshown(caught.value)
+
+
+async def test_httpx_refusing_a_header_is_a_configuration_error_without_its_value() -> None:
+    """The app's client's own default auth is not llmbridge's to check: h11 refuses the header,
+    and httpx's ``LocalProtocolError`` (was: a retried ``ConnectionError`` quoting it) becomes a
+    ``ConfigurationError`` whose cause is not chained (its message holds the value)."""
+    auth = NewlineAuth(KEY + "\n")
+    async with chat_server() as (url, seen):
+        async with (
+            httpx.AsyncClient(auth=auth) as http,
+            lb.Client(http_client=http, providers={"openai-compatible": {"base_url": url}}, retry=RETRY) as client,
+        ):  # fmt: skip
+            with pytest.raises(lb.ConfigurationError) as caught:
+                await client.complete("openai-compatible:m", MESSAGES)
+    assert not seen and auth.calls == 1
+    assert caught.value.__cause__ is None
+    _assert_refused_unshown(caught.value)
 
 
 @pytest.mark.parametrize("secret", [KEY + "\n", KEY + "\r\n", "sk-hygiene\x00KEY-0123456789"])
