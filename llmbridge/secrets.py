@@ -209,11 +209,15 @@ def json_strings(value: Any) -> Iterator[tuple[str, str]]:
 
 def secret_scrubber(secrets: Iterable[str], extra: Scrub | None = None) -> Scrub:
     """A ``Scrub`` replacing each secret (8+ characters, longest first; each of its
-    ``secret_forms``), then ``extra``."""
-    forms = {form for s in secrets if len(s) >= 8 for form in secret_forms(s)}
-    ordered = sorted({f for f in forms if len(f) >= 8}, key=len, reverse=True)
+    ``secret_forms``), then ``extra``. The forms are worked out at the first call (a request
+    builds one for its errors, which are rare)."""
+    given = {s for s in secrets if len(s) >= 8}
+    ordered: list[str] = []
 
     def scrub(text: str) -> str:
+        if given and not ordered:
+            forms = {form for secret in given for form in secret_forms(secret)}
+            ordered.extend(sorted({f for f in forms if len(f) >= 8}, key=len, reverse=True))
         for secret in ordered:
             if secret in text:
                 text = text.replace(secret, REDACTED)

@@ -180,15 +180,20 @@ def translate(provider: str, url: str, *, midway: bool) -> Iterator[None]:
         ) from exc
 
 
-_UNSENDABLE = re.compile("[\x00-\x08\x0a-\x1f\x7f]")
+_UNSENDABLE = re.compile(b"[\x00-\x08\x0a-\x1f\x7f]")
 """What no HTTP/1.1 header can hold (a tab and obs-text can)."""
 
 
-def check_headers(headers: Any, *, provider: str) -> None:
+def check_headers(headers: httpx.Headers, *, provider: str) -> None:
     """A ``ConfigurationError`` naming the first header whose name or value holds a control
     character (never showing the value)."""
-    for name, value in headers.items():
-        if _UNSENDABLE.search(value) or _UNSENDABLE.search(name):
+    search = _UNSENDABLE.search
+    raw = headers.raw
+    if search(b"".join([part for pair in raw for part in pair])) is None:
+        return  # the common case: one scan
+    for raw_name, raw_value in raw:
+        if search(raw_value) or search(raw_name):
+            name = raw_name.decode("latin-1")
             raise ConfigurationError(
                 f"the request header {name!r} holds a control character (a line break, NUL...) "
                 "no HTTP header can carry (a key or token read with its newline?); the value is "

@@ -28,6 +28,7 @@ KEY = "sk-hygiene-KEY-0123456789abcdef"
 MESSAGES = [lb.ChatMessage.user("hi")]
 RETRY = RetryPolicy(max_attempts=3, initial_delay=0.0, jitter=0.0)
 
+AWS = {"region": "us-east-1"}
 # name, model, the key variable it reads, the header its key is sent in, extra options
 PROVIDERS = [
     ("openai-compatible", "openai-compatible:m", None, "authorization", {}),
@@ -35,12 +36,13 @@ PROVIDERS = [
     ("anthropic", "anthropic:claude-sonnet-4-5", "ANTHROPIC_API_KEY", "", {}),
     ("gemini", "gemini:gemini-2.5-flash", "GEMINI_API_KEY", "x-goog-api-key", {}),
     ("azure", "azure:gpt-4o", "AZURE_OPENAI_API_KEY", "api-key", {"api_version": "2024-10-21"}),
+    ("bedrock", "bedrock:anthropic.claude", "AWS_BEARER_TOKEN_BEDROCK", "authorization", AWS),
     (
-        "bedrock",
-        "bedrock:anthropic.claude",
+        "anthropic-bedrock",
+        "anthropic-bedrock:anthropic.claude-sonnet-4-5",
         "AWS_BEARER_TOKEN_BEDROCK",
         "authorization",
-        {"region": "us-east-1"},
+        AWS,
     ),
 ]
 IDS = [p[0] for p in PROVIDERS]
