@@ -123,16 +123,18 @@ def clean_secret(value: Secret, *, what: str, provider: str | None = None) -> Se
     return value if cleaned == value.reveal() else Secret(cleaned)
 
 
-def clean_named(values: Mapping[str, Any]) -> dict[str, Any] | None:
-    """``values`` (options, headers) with each credential-named string or ``Secret`` cleaned
-    (``clean_credential``); ``None`` when nothing changed."""
+def clean_named(values: Mapping[str, Any], *, refuse: bool = True) -> dict[str, Any] | None:
+    """``values`` (headers, options) with each credential-named string or ``Secret`` stripped;
+    ``refuse``: one with a control character inside is a ``ConfigurationError``
+    (``clean_credential``; options are only stripped: a PEM or JSON credential holds line
+    breaks, and what reaches a header is checked when it is sent). ``None``: nothing changed."""
     cleaned: dict[str, Any] = {}
     for name, value in values.items():
-        if is_secret_name(name) and isinstance(value, Secret):
-            value = clean_secret(value, what=f"the {name!r} option")
-        elif is_secret_name(name) and isinstance(value, str):
-            fixed = clean_credential(value, what=f"the {name!r} value")
-            value = value if fixed == value else fixed
+        if is_secret_name(name) and isinstance(value, (str, Secret)):
+            text = value.reveal() if isinstance(value, Secret) else value
+            fixed = clean_credential(text, what=f"the {name!r} value") if refuse else text.strip()
+            if fixed != text:
+                value = Secret(fixed) if isinstance(value, Secret) else fixed
         cleaned[name] = value
     same = all(cleaned[name] is value for name, value in values.items())
     return None if same else cleaned

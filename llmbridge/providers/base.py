@@ -137,7 +137,7 @@ class ProviderConfig:
         if self.api_key is not None:
             object.__setattr__(self, "api_key", clean_secret(self.api_key, what="the api_key"))
         for name in ("options", "headers"):
-            cleaned = clean_named(getattr(self, name))
+            cleaned = clean_named(getattr(self, name), refuse=name == "headers")
             if cleaned is not None:
                 object.__setattr__(self, name, cleaned)
 

@@ -244,3 +244,20 @@ def test_the_scrubber_removes_every_escaped_form_of_a_secret(secret: str) -> Non
         cleaned = scrub(message)
         assert REDACTED in cleaned, form
         assert "sk-hygiene" not in cleaned, form
+
+
+async def test_a_credential_option_is_stripped_and_refused_when_sent_if_unsendable() -> None:
+    """Options are only stripped when loaded (a PEM or JSON credential holds line breaks); one
+    that reaches a header with a control character inside is refused as it is sent."""
+    pem = (
+        "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADANBgkqhkiG9w0BAQEFAASC\n-----END PRIVATE KEY-----\n"
+    )
+    config = lb.providers.base.ProviderConfig.from_mapping({"private_key": pem, "access_token": f" {KEY}\n"})  # fmt: skip
+    assert config.options == {"private_key": pem.strip(), "access_token": KEY}
+    async with chat_server() as (url, seen):
+        options = {"base_url": f"{url}/v1/projects/p/locations/global", "access_token": "ya29.abc\ndef-0123456789"}  # fmt: skip
+        async with lb.Client(providers={"vertex": options}, retry=RETRY) as client:
+            with pytest.raises(lb.ConfigurationError, match="'authorization'") as caught:
+                await client.complete("vertex:gemini-2.5-flash", MESSAGES)
+    assert not seen
+    assert "ya29" not in _shown(caught.value) and "0123456789" not in _shown(caught.value)
