@@ -143,7 +143,7 @@ def clean_named(values: Mapping[str, Any], *, refuse: bool = True) -> dict[str, 
 def secret_forms(secret: str) -> set[str]:
     """``secret`` as a message may hold it: as it is, stripped, escaped by ``repr`` (of the
     str, and of its UTF-8 bytes as h11 shows a refused header), by JSON and by URL quoting."""
-    forms = {secret, secret.strip(), repr(secret)[1:-1], quote(secret, safe="")}
+    forms = {secret, secret.strip(), repr(secret)[1:-1], quote(secret, safe=""), quote(secret)}
     forms.add(repr(secret.encode("utf-8", "surrogateescape"))[2:-1])
     try:
         forms.add(orjson.dumps(secret).decode()[1:-1])

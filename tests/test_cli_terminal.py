@@ -157,3 +157,13 @@ def test_demo_and_replay_lines_are_inert() -> None:
     described = [describe_event(e) for e in events]  # type: ignore[arg-type]
     assert all(inert(line) and "\n" not in line for line in lines + described)
     assert any("look\\x1b]52;c;ZXZpbA==\\x07up" in line for line in lines)
+
+
+def test_the_debug_traceback_is_inert(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("LLMBRIDGE_DEBUG", "1")
+    out = io.StringIO()
+    try:
+        raise ServerError(f"upstream said {HOSTILE}", provider="openai", status=500)
+    except ServerError as exc:
+        report(exc, out=out)
+    assert "Traceback" in out.getvalue() and inert(out.getvalue())

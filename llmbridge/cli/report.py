@@ -166,7 +166,7 @@ def report(
         if hint:
             out.write(terminal_text(f"hint: {hint}") + "\n")
     if os.environ.get("LLMBRIDGE_DEBUG") and exc.__traceback__ is not None:
-        traceback.print_exception(exc, file=out)
+        out.write(terminal_text("".join(traceback.format_exception(exc))))
     out.flush()
 
 
