@@ -269,3 +269,50 @@ def test_a_web_server_is_not_taken_for_an_llm_api(server: Any, capsys: Any) -> N
     assert err[1].startswith(
         "hint: the server at http://127.0.0.1:8098/v1 answered with a web page"
     )
+
+
+# -- the terminal and keys (issue 49, items 9 and 19) ---------------------------------------
+HOSTILE = "Hi\x1b]52;c;ZXZpbA==\x07\x1b]0;title\x07\x1b[2J\x9b31m\r\x7f there"
+RAW = ("\x1b", "\x07", "\x9b", "\r", "\x7f")
+
+
+def test_model_text_and_error_messages_reach_the_terminal_inert(server: Any, capsys: Any) -> None:
+    server(lambda r: _text(HOSTILE))
+    assert main(["chat", "openai:gpt-4.1-mini", "hi"]) == 0
+    out = capsys.readouterr().out
+    assert not any(c in out for c in RAW)
+    assert out.startswith("Hi\\x1b]52;c;ZXZpbA==\\x07\\x1b]0;title\\x07")
+    server(lambda r: httpx.Response(400, json={"error": {"message": HOSTILE}}))
+    for argv in ([], ["--json"]):
+        assert main(["chat", "openai:gpt-4.1-mini", "hi", *argv]) == 1
+        err = capsys.readouterr().err
+        assert "Hi" in err and not any(c in err for c in RAW)
+
+
+@pytest.mark.parametrize("key", ["sk-test-0123456789\n", "sk-test-0123456789\r\n", " sk-test-0123456789 "])  # fmt: skip
+def test_a_key_read_with_its_newline_works(
+    key: str, server: Any, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    seen = server(lambda r: _text("ok"))
+    monkeypatch.setenv("OPENAI_API_KEY", key)
+    assert main(["chat", "openai:gpt-4.1-mini", "hi"]) == 0
+    assert seen[0].headers["authorization"] == "Bearer sk-test-0123456789"
+
+
+@pytest.mark.parametrize("how", ["environment", "flag"])
+def test_a_key_with_a_control_character_inside_is_refused_on_stderr_unshown(
+    how: str, server: Any, monkeypatch: pytest.MonkeyPatch, capsys: Any
+) -> None:
+    seen = server(lambda r: _text("ok"))
+    key = "sk-test-ABCDEF\n0123456789" if how == "environment" else "sk-test-ABCDEF\x1b0123456789"
+    argv = ["chat", "openai:gpt-4.1-mini", "hi"]
+    if how == "environment":
+        monkeypatch.setenv("OPENAI_API_KEY", key)
+    else:
+        argv += ["--api-key", key]
+    assert main(argv) == 1
+    err = capsys.readouterr().err
+    assert not seen
+    assert err.startswith("error: ConfigurationError: ") and "control character" in err
+    assert "ABCDEF" not in err and "0123456789" not in err
+    assert ("$OPENAI_API_KEY" in err) == (how == "environment")

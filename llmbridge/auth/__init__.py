@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from .bearer import (
     REFRESH_MARGIN,
+    TOKEN_TIMEOUT,
     BearerAuth,
     Token,
     TokenProvider,
@@ -23,6 +24,7 @@ from .refresh import SharedRefresh
 
 __all__ = [
     "REFRESH_MARGIN",
+    "TOKEN_TIMEOUT",
     "BearerAuth",
     "SharedRefresh",
     "Token",

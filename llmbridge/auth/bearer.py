@@ -13,6 +13,13 @@ Rules:
   already fetched is taken) and the request is sent once more. A second 401 is the answer.
 * A provider that raises, or returns no token, is an ``AuthenticationError`` naming the
   provider's exception; the token never appears in a repr, log or error.
+* A call is bounded: a provider that gives no token within ``timeout`` seconds
+  (``TOKEN_TIMEOUT``, 30 s as google-auth bounds its token requests; the ``token_timeout``
+  provider option) is an ``AuthenticationError``, not retried, raised in every request waiting
+  for it; the next request calls it again. A sync provider still running in its worker thread
+  is left to finish there (a thread cannot be stopped), its result unused.
+* Tokens are stripped of surrounding whitespace; one with a control character inside is an
+  ``AuthenticationError`` that never shows it (no HTTP header can carry it).
 * Every auth here (and ``SigV4Auth``) is an ``AsyncOnlyAuth``: the sync flow is a
   ``UsageError``, llmbridge's IO being async.
 * ``config_auth(config)``: the ``httpx.Auth`` a ``ProviderConfig`` asks for, or ``None``.
@@ -26,14 +33,16 @@ from collections.abc import AsyncGenerator, Awaitable, Callable, Generator
 from dataclasses import dataclass, field
 from typing import Any, Protocol, TypeAlias
 
+import anyio
 import httpx
 
-from ..errors import AuthenticationError, LLMBridgeError, UsageError
-from ..secrets import Secret
+from ..errors import AuthenticationError, ConfigurationError, LLMBridgeError, UsageError
+from ..secrets import Secret, clean_credential
 from .refresh import SharedRefresh, in_thread
 
 __all__ = [
     "REFRESH_MARGIN",
+    "TOKEN_TIMEOUT",
     "BearerAuth",
     "Token",
     "TokenProvider",
@@ -45,6 +54,10 @@ __all__ = [
 REFRESH_MARGIN = 300.0
 """Seconds before its expiry that a cached token is refreshed (tokens are not used to the end:
 the request still has to reach the server, and clocks differ)."""
+
+TOKEN_TIMEOUT = 30.0
+"""Seconds a ``token_provider`` call may take before it is an ``AuthenticationError`` (the bound
+google-auth puts on its own token requests)."""
 
 TokenProvider: TypeAlias = Callable[[], Any]
 """A callable, sync or async, returning a bearer token (``str``) or an ``AccessToken``-like
@@ -89,7 +102,8 @@ class BearerAuth(AsyncOnlyAuth):
     """A fixed bearer token (``Authorization: Bearer <token>``), e.g. a Bedrock API key."""
 
     def __init__(self, token: Secret | str) -> None:
-        self._token = token if isinstance(token, Secret) else Secret(token)
+        value = token.reveal() if isinstance(token, Secret) else token
+        self._token = Secret(clean_credential(value, what="the bearer token"))
 
     def __repr__(self) -> str:
         return "BearerAuth(token=<redacted>)"
@@ -140,6 +154,11 @@ def _as_token(result: Any, *, name: str) -> Token:
         expires = getattr(result, "expires_on", None)
         if expires is None:
             expires = getattr(result, "expires_at", None)
+    if isinstance(value, str):
+        try:
+            value = clean_credential(value, what=f"the token of the token provider {name}")
+        except ConfigurationError as exc:
+            raise AuthenticationError(exc.message) from None
     if not isinstance(value, str) or not value:
         raise AuthenticationError(
             f"the token provider {name} returned no token (a {type(result).__name__}; expected a "
@@ -155,13 +174,24 @@ def _describe(fn: Callable[..., Any]) -> str:
 class TokenProviderAuth(RefreshingBearerAuth):
     """``Authorization: Bearer <token_provider()>``: see the module rules."""
 
-    def __init__(self, token_provider: TokenProvider, *, margin: float = REFRESH_MARGIN) -> None:
+    def __init__(
+        self,
+        token_provider: TokenProvider,
+        *,
+        margin: float = REFRESH_MARGIN,
+        timeout: float | None = TOKEN_TIMEOUT,
+    ) -> None:
         if not callable(token_provider):
             raise UsageError(
                 f"token_provider must be a callable returning a token, not a "
                 f"{type(token_provider).__name__}"
             )
+        number = isinstance(timeout, (int, float)) and not isinstance(timeout, bool)
+        if timeout is not None and not (number and timeout > 0):
+            raise UsageError(f"token_timeout takes seconds (a number over 0), not {timeout!r}")
         self.token_provider = token_provider
+        self.timeout = timeout
+        """Seconds one call may take (``None``: unbounded)."""
         self._name = _describe(token_provider)
         super().__init__(
             SharedRefresh(
@@ -175,6 +205,15 @@ class TokenProviderAuth(RefreshingBearerAuth):
         return f"TokenProviderAuth({self._name})"
 
     async def _call(self) -> Token:
+        with anyio.move_on_after(self.timeout) as scope:  # None: no bound
+            return await self._called()
+        assert scope.cancelled_caught
+        raise AuthenticationError(
+            f"the token provider {self._name} gave no token within {self.timeout:g} s "
+            "(token_timeout= sets the bound)"
+        )
+
+    async def _called(self) -> Token:
         provider = self.token_provider
         try:
             if inspect.iscoroutinefunction(provider) or inspect.iscoroutinefunction(
@@ -182,7 +221,7 @@ class TokenProviderAuth(RefreshingBearerAuth):
             ):
                 result = await provider()
             else:
-                result = await in_thread(provider)
+                result = await in_thread(provider, abandon_on_cancel=True)
                 if inspect.isawaitable(result):
                     result = await _await(result)
         except LLMBridgeError:

@@ -33,9 +33,11 @@ KEEP_SECRETS = 16
 """How many past secret values a ``SharedRefresh`` remembers for the scrubbers."""
 
 
-async def in_thread(fn: Callable[[], T]) -> T:
-    """Run the blocking ``fn`` in a worker thread (the loop keeps running meanwhile)."""
-    return await anyio.to_thread.run_sync(fn)
+async def in_thread(fn: Callable[[], T], *, abandon_on_cancel: bool = False) -> T:
+    """Run the blocking ``fn`` in a worker thread (the loop keeps running meanwhile).
+    ``abandon_on_cancel``: a cancelled wait (a timeout) returns at once, leaving ``fn`` to
+    finish in its thread, its result unused."""
+    return await anyio.to_thread.run_sync(fn, abandon_on_cancel=abandon_on_cancel)
 
 
 def _current_loop() -> object:

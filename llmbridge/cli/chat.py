@@ -3,6 +3,8 @@
 Rules: keys come from the environment; ``--replay`` serves fixtures instead of the network and
 ``--record`` saves live calls as fixtures; ``--tool module:function`` runs the tool loop. Output is
 readable text, colored only on a terminal and never when ``NO_COLOR`` is set, or JSON lines.
+Whatever a model, tool or server says is written inert (``terminal``: control characters
+escaped), so it cannot drive the terminal.
 """
 
 from __future__ import annotations
@@ -16,8 +18,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, TextIO
 
-import orjson
-
+from ..auth.bearer import auth_secrets
 from ..client import Client
 from ..errors import ConfigurationError, LLMBridgeError
 from ..events import (
@@ -29,6 +30,8 @@ from ..events import (
     event_to_dict,
 )
 from ..providers.base import ProviderConfig
+from ..providers.registry import split_model
+from ..terminal import json_line, terminal_text
 from ..testing.fixtures import Fixture, dump_json, load_fixture
 from ..testing.record import RecordingTransport, replayable_config
 from ..testing.redact import secret_scrubber
@@ -64,6 +67,8 @@ class ChatPrinter:
         self._inline: str | None = None  # "text" / "reasoning" while a line is open
 
     def _paint(self, kind: str, text: str) -> str:
+        """``text`` made inert (``terminal_text``), colored when colors are on."""
+        text = terminal_text(text)
         return f"\x1b[{_COLORS[kind]}m{text}\x1b[0m" if self.color else text
 
     def _line(self, kind: str, text: str) -> None:
@@ -76,11 +81,11 @@ class ChatPrinter:
         if self._inline not in (None, kind):
             self.out.write("\n")
         self._inline = kind
-        self.out.write(self._paint(kind, text) if kind != "text" else text)
+        self.out.write(self._paint(kind, text) if kind != "text" else terminal_text(text))
 
     def event(self, event: StreamEvent | ToolResult) -> None:
         if self.as_json:
-            self.out.write(orjson.dumps(_event_json(event)).decode() + "\n")
+            self.out.write(json_line(_event_json(event)) + "\n")
         elif isinstance(event, TextDelta):
             self._stream("text", event.text)
         elif isinstance(event, ReasoningDelta):
@@ -204,7 +209,10 @@ def save_recordings(
     assert args.record is not None
     starts = [i for i, m in enumerate(conversation) if m.role == "assistant"]
     count = len(recorder.recordings)
-    clean = secret_scrubber(recorder.secrets | ProviderConfig.from_mapping(options).secrets())
+    sent = auth_secrets(getattr(client.provider(split_model(args.model)[0]), "auth", None))
+    clean = secret_scrubber(
+        recorder.secrets | ProviderConfig.from_mapping(options).secrets() | sent
+    )
     for n, rec in enumerate(recorder.recordings):
         history = conversation[: starts[n]] if n < len(starts) else conversation
         request = client.build_request(

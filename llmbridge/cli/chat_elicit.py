@@ -13,7 +13,10 @@ Rules:
   said and the field asked again. An empty answer skips an optional field (or takes its
   default). ``!decline`` declines the whole form, ``!cancel`` or end of input (Ctrl-D)
   cancels it.
-* Prompts go to stderr, so stdout keeps only the chat.
+* Prompts go to stderr, so stdout keeps only the chat. Everything the server wrote (message,
+  titles, descriptions, choices) is shown inert (``llmbridge.terminal.terminal_text``) and the URL on one
+  line with every control character escaped (``llmbridge.terminal.terminal_url``): ``\r\x1b[2K`` cannot
+  show another address over the real one.
 """
 
 from __future__ import annotations
@@ -22,6 +25,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
+from ..terminal import terminal_text, terminal_url
 from ..tools.mcp_elicitation import (
     ElicitationAnswer,
     ElicitationContentError,
@@ -60,7 +64,7 @@ def _label(name: str, prop: Mapping[str, Any], required: bool) -> str:
         bits.append(f"default {prop['default']!r}")
     title = prop.get("title") or name
     about = f" — {prop['description']}" if prop.get("description") else ""
-    return f"{title}{about} ({'; '.join(bits)}): "
+    return terminal_text(f"{title}{about} ({'; '.join(bits)}): ".replace("\n", " "))
 
 
 def _typed(text: str, prop: Mapping[str, Any]) -> Any:
@@ -108,7 +112,7 @@ def _field(ask: Ask, out: TextIO, name: str, prop: Mapping[str, Any], required: 
         try:
             return validate_content(one, {name: _typed(text, prop)})[name]
         except ElicitationContentError as exc:
-            out.write("  " + "; ".join(exc.problems) + "\n")
+            out.write("  " + terminal_text("; ".join(exc.problems)) + "\n")
 
 
 def _form(ask: Ask, out: TextIO, request: ElicitationRequest) -> ElicitationAnswer:
@@ -129,10 +133,10 @@ def terminal_elicitor(
     def elicit(request: ElicitationRequest) -> ElicitationAnswer:
         stream = out or sys.stderr
         who = f"MCP server {request.server!r}" if request.server else "An MCP server"
-        stream.write(f"\n{who} asks: {request.message}\n")
+        stream.write(terminal_text(f"\n{who} asks: {request.message}") + "\n")
         try:
             if request.mode == "url":
-                stream.write(f"  URL: {request.url}\n")
+                stream.write(f"  URL: {terminal_url(request.url or '')}\n")
                 text = _read(ask, "Open it and continue? [y/N/c] ").lower()
                 if text in ("c", "cancel"):
                     return ElicitationAnswer("cancel")

@@ -1,7 +1,8 @@
 """``llmbridge demo`` and ``llmbridge replay``: recorded streams through the real client, offline.
 
 Rules: never touches the network (the replay transport serves the fixtures); one readable line
-per event (``describe_event``) or JSON lines.
+per event (``describe_event``) or JSON lines. A fixture is data from elsewhere: whatever it
+holds is printed inert (``terminal``: control characters escaped; text deltas as ``repr``).
 """
 
 from __future__ import annotations
@@ -29,6 +30,7 @@ from ..events import (
     event_to_dict,
 )
 from ..stream import RetryPolicy
+from ..terminal import json_line, terminal_text
 from ..testing.fixtures import Fixture, load_fixture
 from ..testing.replay import ReplayTransport
 from .report import CLIError, report
@@ -52,7 +54,11 @@ def bundled_fixtures_dir() -> Path:
 
 
 def describe_event(event: StreamEvent) -> str:
-    """One short human-readable line for an event."""
+    """One short human-readable line for an event, inert on a terminal."""
+    return terminal_text(_described(event))
+
+
+def _described(event: StreamEvent) -> str:
     if isinstance(event, TextDelta):
         return f"text      {event.text!r}"
     if isinstance(event, ReasoningDelta):
@@ -142,7 +148,7 @@ def merged_lines(events: list[StreamEvent]) -> list[str]:
             )
         else:
             lines.append(describe_event(event))
-    return [" ".join(line.split("\n")) for line in lines]
+    return [terminal_text(" ".join(line.split("\n"))) for line in lines]
 
 
 def _shown(value: object) -> str:
@@ -208,12 +214,13 @@ async def run_demo(fixtures_dir: Path, as_json: bool) -> int:
         events, error = await replay_fixture(fixture)
         if as_json:
             for event in events:
-                print(orjson.dumps({"fixture": fixture.name, **event_to_dict(event)}).decode())
+                print(json_line({"fixture": fixture.name, **event_to_dict(event)}))
             continue
         lines = merged_lines(events)
         if error is not None:
-            lines.append(f"error     {type(error).__name__}: {error.message}")
-        blocks.append((f"{fixture.model}  [{scenario.name}]", lines))
+            message = " ".join(error.message.split())
+            lines.append(terminal_text(f"error     {type(error).__name__}: {message}"))
+        blocks.append((terminal_text(f"{fixture.model}  [{scenario.name}]"), lines))
     if not as_json:
         if not blocks:
             report(CLIError(f"no fixtures found under {fixtures_dir}"), as_json=False)
@@ -229,7 +236,7 @@ async def run_replay(path: Path, as_json: bool) -> int:
         return 1
     events, error = await replay_fixture(fixture)
     for event in events:
-        print(orjson.dumps(event_to_dict(event)).decode() if as_json else describe_event(event))
+        print(json_line(event_to_dict(event)) if as_json else describe_event(event))
     if error is not None:
         report(error, as_json=as_json)
         return 1

@@ -3,17 +3,16 @@
 Rules: columns are the model string (ready for ``chat``), the context window and the display
 name (``-`` where the provider does not say); ``--json`` prints each ``ModelInfo`` as a JSON
 line instead. Errors print one line (and, for a server that is not running, where the CLI
-looked) and exit 1.
+looked) and exit 1. What the server names is printed inert (``terminal``).
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-import orjson
-
 from ..client import Client
 from ..errors import LLMBridgeError, NotFoundError
+from ..terminal import json_line, terminal_text, terminal_url
 from .report import HTML, report
 
 __all__ = ["run_models"]
@@ -41,8 +40,9 @@ async def run_models(
         if as_json:
             row = {"model": m.model, "display_name": m.display_name, "created": m.created}
             row |= {"context_window": m.context_window, "max_output_tokens": m.max_output_tokens}
-            print(orjson.dumps(row).decode())
+            print(json_line(row))
         else:
             window = f"{m.context_window:,}" if m.context_window else "-"
-            print(f"{m.model}\t{window}\t{m.display_name or '-'}")
+            name = terminal_text(m.display_name or "-").replace("\t", " ").replace("\n", " ")
+            print(f"{terminal_url(m.model)}\t{window}\t{name}")
     return 0

@@ -11,6 +11,8 @@ Rules:
   not an LLM API) is cut to its title; a failed connection says where the CLI looked.
 * ``retry_notes()`` prints "retrying in 2.0 s (429 from openai)" on stderr for each retry the
   transport makes (it listens to the ``llmbridge`` logger's retry records).
+* What is written is inert (``terminal``): a message quoting a server's or model's text cannot
+  drive the terminal; JSON lines escape DEL and C1 too.
 """
 
 from __future__ import annotations
@@ -25,7 +27,6 @@ from contextlib import contextmanager
 from typing import Any, TextIO
 
 import httpx
-import orjson
 
 from ..errors import (
     AuthenticationError,
@@ -34,6 +35,7 @@ from ..errors import (
     LLMBridgeError,
     NotFoundError,
 )
+from ..terminal import json_line, terminal_text
 
 __all__ = [
     "KEY_VARS",
@@ -156,15 +158,15 @@ def report(
             row |= {"provider": exc.provider, "status": exc.status}
         if hint:
             row["hint"] = hint
-        out.write(orjson.dumps(row).decode() + "\n")
+        out.write(json_line(row) + "\n")
     elif isinstance(exc, CLIError):
-        out.write(f"error: {text}\n")
+        out.write(terminal_text(f"error: {text}") + "\n")
     else:
-        out.write(f"error: {kind}: {text}\n")
+        out.write(terminal_text(f"error: {kind}: {text}") + "\n")
         if hint:
-            out.write(f"hint: {hint}\n")
+            out.write(terminal_text(f"hint: {hint}") + "\n")
     if os.environ.get("LLMBRIDGE_DEBUG") and exc.__traceback__ is not None:
-        traceback.print_exception(exc, file=out)
+        out.write(terminal_text("".join(traceback.format_exception(exc))))
     out.flush()
 
 
@@ -182,9 +184,9 @@ class _RetryNotes(logging.Handler):
         source = f" from {error.provider}" if error.provider else ""
         if self.as_json:
             row = {"type": "retry", "delay": round(delay, 1), "error": type(error).__name__}
-            self.out.write(orjson.dumps(row | {"status": error.status}).decode() + "\n")
+            self.out.write(json_line(row | {"status": error.status}) + "\n")
         else:
-            self.out.write(f"retrying in {delay:.1f} s ({cause}{source})\n")
+            self.out.write(terminal_text(f"retrying in {delay:.1f} s ({cause}{source})") + "\n")
         self.out.flush()
 
 

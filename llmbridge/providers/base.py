@@ -42,6 +42,9 @@ from ..secrets import (
     SECRET_QUERY_PARAMS,
     SENSITIVE_HEADERS,
     Secret,
+    clean_credential,
+    clean_named,
+    clean_secret,
     is_secret_name,
     named_secrets,
     secret_values,
@@ -72,6 +75,9 @@ __all__ = [
 ]
 
 
+_FIELDS = ("base_url", "headers", "env", "token_provider", "token_timeout")  # from_mapping's
+
+
 @dataclass(frozen=True, slots=True)
 class ProviderConfig:
     """Options a provider is built from (``Client(providers={name: {...}})``)."""
@@ -89,8 +95,11 @@ class ProviderConfig:
     token_provider: Callable[[], Any] | None = None
     """A callable, sync or async, returning a bearer token: becomes ``auth`` (a
     ``llmbridge.auth.TokenProviderAuth``)."""
+    token_timeout: float | None = None
+    """Seconds a ``token_provider`` call may take (``None``: ``auth.TOKEN_TIMEOUT``, 30 s)."""
 
     def __post_init__(self) -> None:
+        self._clean_credentials()
         options = dict(self.options)
         auth: Any = self.auth
         if isinstance(options.get("auth"), httpx.Auth) or "token_provider" in options:
@@ -113,13 +122,24 @@ class ProviderConfig:
             )
             if auth is not None and not wraps:
                 raise ConfigurationError("pass auth or token_provider, not both")
-            auth = auth if wraps else TokenProviderAuth(self.token_provider)
+            if not wraps:
+                bound = {} if self.token_timeout is None else {"timeout": self.token_timeout}
+                auth = TokenProviderAuth(self.token_provider, **bound)
         if auth is not None and not isinstance(auth, httpx.Auth):
             raise UsageError(
                 f"auth takes an httpx.Auth (or a header-style name such as 'x-api-key'), not a "
                 f"{type(auth).__name__}"
             )
         object.__setattr__(self, "auth", auth)
+
+    def _clean_credentials(self) -> None:
+        """Keys, credential options and headers cleaned (``secrets.clean_credential``)."""
+        if self.api_key is not None:
+            object.__setattr__(self, "api_key", clean_secret(self.api_key, what="the api_key"))
+        for name in ("options", "headers"):
+            cleaned = clean_named(getattr(self, name), refuse=name == "headers")
+            if cleaned is not None:
+                object.__setattr__(self, name, cleaned)
 
     def __repr__(self) -> str:
         def shown(name: str, value: Any) -> Any:
@@ -151,9 +171,7 @@ class ProviderConfig:
             return data
         data = dict(data or {})
         key = data.pop("api_key", None)
-        known: dict[str, Any] = {
-            k: data.pop(k) for k in ("base_url", "headers", "env", "token_provider") if k in data
-        }
+        known: dict[str, Any] = {k: data.pop(k) for k in _FIELDS if k in data}
         if isinstance(data.get("auth"), httpx.Auth):  # a str stays an option (header style)
             known["auth"] = data.pop("auth")
         return cls(
@@ -170,7 +188,7 @@ class ProviderConfig:
         env = os.environ if self.env is None else self.env
         for var in env_vars:
             if env.get(var):
-                return Secret(env[var])
+                return Secret(clean_credential(env[var], what=f"${var}", provider=provider))
         if required:
             where = " or ".join(env_vars) if env_vars else "api_key"
             raise ConfigurationError(

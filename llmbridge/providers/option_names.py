@@ -3,7 +3,7 @@
 Rules:
 
 * Every provider takes the common keys (``COMMON_OPTIONS``: ``api_key``, ``base_url``,
-  ``headers``, ``env``, ``auth``, ``token_provider``). A provider factory may also *declare* its own option names with
+  ``headers``, ``env``, ``auth``, ``token_provider``, ``token_timeout``). A provider factory may also *declare* its own option names with
   ``declare_options(factory, names)`` (it sets ``factory.option_names``; a plug-in may set that
   attribute itself, a frozenset of strings, on a function or a class).
 * ``check_options`` runs when a ``Client`` is made: a key that is neither common nor declared is
@@ -34,9 +34,12 @@ __all__ = [
     "unsupported_option",
 ]
 
-COMMON_OPTIONS = frozenset({"api_key", "base_url", "headers", "env", "auth", "token_provider"})
+COMMON_OPTIONS = frozenset(
+    {"api_key", "base_url", "headers", "env", "auth", "token_provider", "token_timeout"}
+)
 """The keys every provider takes (``ProviderConfig``'s own fields; ``auth`` is an
-``httpx.Auth`` or, for some providers, a header-style name such as ``"x-api-key"``)."""
+``httpx.Auth`` or, for some providers, a header-style name such as ``"x-api-key"``;
+``token_timeout``: seconds a ``token_provider`` call may take)."""
 
 OPTION_PROVIDERS: dict[str, tuple[str, ...]] = {
     # the Responses API's background mode (providers/openai_responses/resume.py)

@@ -2,8 +2,9 @@
 
 For the model list and token counts: the client from the pool, typed errors through the
 provider's ``map_error``, retries of retryable errors, the secrets of the request as sent
-scrubbed from errors (the app's own client's ``params`` and headers too), and a bounded body (``MAX_JSON_BODY``); an answer that is not JSON is a
-``MalformedStreamError`` naming what came.
+scrubbed from errors (the app's own client's ``params`` and headers too), a bounded body
+(``MAX_JSON_BODY``), and no redirect followed (``sending.SEND_OPTIONS``); an answer that is not
+JSON is a ``MalformedStreamError`` naming what came.
 """
 
 from __future__ import annotations
@@ -19,10 +20,13 @@ from ..providers.base import HttpRequest, Provider
 from .clients import HttpPool
 from .retry import RetryPolicy
 from .sending import (
+    SEND_OPTIONS,
     Sleep,
     auth_for,
+    check_headers,
     loop_guard,
     read_error_body,
+    redirect_error,
     request_scrubber,
     scrub_error,
     sent_scrubber,
@@ -68,8 +72,9 @@ async def fetch_json(
                 content=request.body_bytes() or None,
                 **extra,
             )
+            check_headers(built.headers, provider=provider.name)
             with translate(provider.name, request.url, midway=False), loop_guard(provider.name):
-                response = await shards.clients[shard].send(built, stream=True, **auth)
+                response = await shards.clients[shard].send(built, **SEND_OPTIONS, **auth)
                 # the app's client's secrets and the auth's tokens too
                 scrub = sent_scrubber(response, scrub, auth=auth.get("auth"))
                 try:
@@ -77,7 +82,7 @@ async def fetch_json(
                 finally:
                     await response.aclose()
             if not 200 <= response.status_code < 300:
-                raise provider.map_error(
+                raise redirect_error(provider.name, response) or provider.map_error(
                     status=response.status_code, headers=response.headers, body=body
                 )
             try:

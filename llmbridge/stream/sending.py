@@ -10,6 +10,18 @@ Rules:
   ``MalformedStreamError``; ``midway`` says whether events were already yielded.
 * ``auth_for``: the request's ``httpx.Auth``, else the provider's (``llmbridge.auth``), run by
   httpx on every attempt.
+* Redirects are never followed (``SEND_OPTIONS``), whatever the app's own client says: httpx
+  drops only ``Authorization`` on another origin, so ``x-api-key``, ``x-goog-api-key`` and
+  ``api-key`` would reach the host a 3xx names. A redirect answer is a ``ConfigurationError``
+  (``redirect_error``: not retried, the target's origin named) telling to fix ``base_url``.
+* A header value no HTTP/1.1 message can carry (a line break, NUL or other control character:
+  a key read with its newline) is refused before sending as a ``ConfigurationError`` naming
+  the header, never its value, on every transport (httpcore's h11 and aiohttp refuse it in
+  their own words, aiohttp as a bare ``ValueError``): ``check_headers`` on the request, and on
+  what an ``httpx.Auth`` sets (``auth_for`` wraps it in ``CheckedAuth``). httpx refusing a
+  request all the same (``LocalProtocolError``) is a ``ConfigurationError`` too, not a retried
+  connection error, with nothing of the refused value (the cause is not chained: its message
+  holds the header).
 * No error leaves with a secret in it: ``request_scrubber`` knows the request's sensitive
   headers and ``key=``-style query parameters, ``sent_scrubber`` adds those of the request as
   actually sent (the app's own client's default params and headers, an auth's tokens and
@@ -19,9 +31,10 @@ Rules:
 from __future__ import annotations
 
 import logging
+import re
 import ssl
 import sys
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncGenerator, Awaitable, Callable, Generator, Iterator
 from contextlib import contextmanager
 from typing import Any
 
@@ -36,16 +49,21 @@ from ..errors import (
     StreamTruncatedError,
     TimeoutError,
 )
+from ..http_headers import request_id_from
 from ..providers.base import HttpRequest, Provider
 from ..secrets import Scrub, named_secrets, scrub_json, secret_scrubber
 
 __all__ = [
     "MAX_ERROR_BODY",
+    "SEND_OPTIONS",
+    "CheckedAuth",
     "Sleep",
     "auth_for",
+    "check_headers",
     "exception_classes",
     "loop_guard",
     "read_error_body",
+    "redirect_error",
     "request_scrubber",
     "scrub_error",
     "sent_scrubber",
@@ -59,6 +77,9 @@ MAX_ERROR_BODY = 1024 * 1024
 
 Sleep = Callable[[float], Awaitable[None]]
 
+SEND_OPTIONS: dict[str, Any] = {"stream": True, "follow_redirects": False}
+"""How every provider request is sent: streamed, and never redirected (see the rules)."""
+
 
 def exception_classes(cls: type[BaseException]) -> tuple[type[BaseException], ...]:
     """An httpx exception class and its httpx2 twin, when an app's client uses httpx2."""
@@ -70,7 +91,10 @@ def exception_classes(cls: type[BaseException]) -> tuple[type[BaseException], ..
 
 
 def _exception_kind(exc: BaseException) -> str | None:
-    """'timeout' / 'connect' / 'read' / 'decode' for an httpx (or httpx2) exception."""
+    """'timeout' / 'connect' / 'read' / 'decode' / 'refused' for an httpx (or httpx2)
+    exception."""
+    if isinstance(exc, exception_classes(httpx.LocalProtocolError)):  # ours, before sending
+        return "refused"
     if isinstance(
         exc, exception_classes(httpx.DecodingError)
     ):  # a corrupt gzip/deflate/brotli body
@@ -117,6 +141,13 @@ def translate(provider: str, url: str, *, midway: bool) -> Iterator[None]:
         kind = _exception_kind(exc)
         if kind is None:
             raise
+        if kind == "refused":
+            raise ConfigurationError(
+                "the request could not be sent: httpx refused it as malformed "
+                f"({type(exc).__name__}), e.g. a header value with a line break or NUL inside "
+                "(a key or token read with its trailing newline?); the value is not shown",
+                provider=provider,
+            ) from None  # its message holds the refused header value
         where = _where(url)
         certificate = _certificate_problem(exc)
         if certificate is not None:
@@ -149,11 +180,89 @@ def translate(provider: str, url: str, *, midway: bool) -> Iterator[None]:
         ) from exc
 
 
+_UNSENDABLE = re.compile(b"[\x00-\x08\x0a-\x1f\x7f]")
+"""What no HTTP/1.1 header can hold (a tab and obs-text can)."""
+
+
+def check_headers(headers: httpx.Headers, *, provider: str) -> None:
+    """A ``ConfigurationError`` naming the first header whose name or value holds a control
+    character (never showing the value)."""
+    search = _UNSENDABLE.search
+    raw = headers.raw
+    if search(b"".join([part for pair in raw for part in pair])) is None:
+        return  # the common case: one scan
+    for raw_name, raw_value in raw:
+        if search(raw_value) or search(raw_name):
+            name = raw_name.decode("latin-1")
+            raise ConfigurationError(
+                f"the request header {name!r} holds a control character (a line break, NUL...) "
+                "no HTTP header can carry (a key or token read with its newline?); the value is "
+                "not shown",
+                provider=provider,
+            )
+
+
+class CheckedAuth(httpx.Auth):
+    """An ``httpx.Auth`` whose every request is checked (``check_headers``) before it is sent;
+    its ``secrets()`` are the wrapped auth's."""
+
+    def __init__(self, inner: httpx.Auth, *, provider: str) -> None:
+        self.inner, self.provider = inner, provider
+        self.requires_request_body = inner.requires_request_body
+        self.requires_response_body = inner.requires_response_body
+
+    def secrets(self) -> set[str]:
+        from ..auth.bearer import auth_secrets
+
+        return auth_secrets(self.inner)
+
+    def sync_auth_flow(
+        self, request: httpx.Request
+    ) -> Generator[httpx.Request, httpx.Response, None]:
+        return self.inner.sync_auth_flow(request)
+
+    async def async_auth_flow(
+        self, request: httpx.Request
+    ) -> AsyncGenerator[httpx.Request, httpx.Response]:
+        flow = self.inner.async_auth_flow(request)
+        try:
+            sent = await flow.__anext__()
+            while True:
+                check_headers(sent.headers, provider=self.provider)
+                response = yield sent
+                sent = await flow.asend(response)
+        except StopAsyncIteration:
+            return
+        finally:
+            await flow.aclose()
+
+
 def auth_for(provider: Provider, request: HttpRequest) -> dict[str, Any]:
-    """``send``'s ``auth=`` argument: the request's auth, else the provider's (none: the
-    client's own default stays in force)."""
+    """``send``'s ``auth=`` argument: the request's auth, else the provider's, checked
+    (``CheckedAuth``; none: the client's own default stays in force)."""
     auth = request.auth if request.auth is not None else getattr(provider, "auth", None)
-    return {} if auth is None else {"auth": auth}
+    return {} if auth is None else {"auth": CheckedAuth(auth, provider=provider.name)}
+
+
+def redirect_error(provider: str, response: Any) -> ConfigurationError | None:
+    """The error for a redirect answer (3xx with a ``Location``), or ``None`` for any other."""
+    status = response.status_code
+    location = response.headers.get("location") if 300 <= status < 400 else None
+    if location is None:
+        return None
+    try:
+        target = response.request.url.join(location)
+        origin = f"{target.scheme}://{target.host}" + (f":{target.port}" if target.port else "")
+    except (AttributeError, RuntimeError, httpx.InvalidURL, TypeError):
+        origin = "another address"
+    return ConfigurationError(
+        f"the server answered {status}, a redirect to {origin!r}: llmbridge never follows "
+        "redirects on provider calls (a key header would go along to wherever it points); "
+        "set base_url to the address that answers",
+        provider=provider,
+        status=status,
+        request_id=request_id_from(response.headers),
+    )
 
 
 @contextmanager

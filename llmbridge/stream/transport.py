@@ -60,10 +60,13 @@ from .ndjson import NdjsonBody
 from .record import DEFAULT_MAX_EVENTS, Record
 from .retry import RetryPolicy
 from .sending import (
+    SEND_OPTIONS,
     Sleep,
     auth_for,
+    check_headers,
     loop_guard,
     read_error_body,
+    redirect_error,
     request_scrubber,
     scrub_error,
     sent_scrubber,
@@ -111,15 +114,19 @@ async def _open(
         content=request.body_bytes(),
         **extra,
     )
+    check_headers(built.headers, provider=provider.name)
     log.debug("llmbridge: %s %s", request.method, request.url.partition("?")[0])  # no key=
     # One send, one attempt: no hidden resend, even on a broken or odd answer (a server that
     # closes before answering, a status line that is not HTTP): the retry policy decides, and
     # counts it. httpcore itself drops a pooled connection the server closed while it was idle
     # before writing a byte to it (the one resend that cannot run a request twice).
     with translate(provider.name, request.url, midway=False), loop_guard(provider.name):
-        response = await http.send(built, stream=True, **auth)
+        response = await http.send(built, **SEND_OPTIONS, **auth)
     try:
         if not 200 <= response.status_code < 300:
+            redirect = redirect_error(provider.name, response)
+            if redirect is not None:
+                raise redirect
             body = await read_error_body(response)
             raise provider.map_error(
                 status=response.status_code, headers=response.headers, body=body

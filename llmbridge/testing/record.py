@@ -15,7 +15,9 @@ gzip, deflate, and br / zstd where httpx can decode them) is decoded here, with 
 decoders, and handed on decoded (without ``content-encoding`` / ``content-length``): the
 recording holds the plain bytes, so redaction sees every key inside and a replay serves them
 as they were read. A ``Recording``'s repr scrubs the secrets its transport saw (its data stays
-exact: it is what tests compare).
+exact: it is what tests compare). ``record_fixture`` also scrubs what the provider's auth says
+it sent (``auth_secrets``: the access key id, secret and session token of SigV4 credentials
+from the environment, a token provider's tokens), as the error path does.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ from typing import Any
 import httpx
 import orjson
 
+from ..auth.bearer import auth_secrets
 from ..errors import LLMBridgeError
 from ..events import StreamEvent
 from ..providers.base import ProviderConfig
@@ -242,7 +245,10 @@ async def record_fixture(
     body, chunks = _joined_body(segments)
     last = segments[0]
     providers = (client_options or {}).get("providers") or {}
-    clean = secret_scrubber(recorder.secrets | known_secrets(client_options), scrub)
+    # the provider's own auth (SigV4 from the environment, ADC, a token provider) knows what
+    # it sent, as the error path asks it (``stream.sending.sent_scrubber``)
+    sent = auth_secrets(getattr(provider, "auth", None))
+    clean = secret_scrubber(recorder.secrets | known_secrets(client_options) | sent, scrub)
     fixture = Fixture(
         path=Path(path),
         model=model,

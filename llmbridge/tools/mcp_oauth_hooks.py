@@ -22,6 +22,7 @@ from urllib.parse import parse_qs, urlsplit
 import anyio
 from anyio.abc import SocketStream
 
+from ..terminal import terminal_url
 from .mcp_oauth import MCPAuthError, MCPOAuth
 from .mcp_oauth_store import FileTokenStore
 
@@ -88,7 +89,10 @@ async def browser_authorize(
     async with listener, anyio.create_task_group() as tg:
         tg.start_soon(listener.serve, answer)
         if announce:
-            print(f"\nAuthorize in your browser; if none opens, visit:\n  {url}\n", file=sys.stderr)
+            shown = terminal_url(url)  # the server's metadata made it: shown inert
+            print(
+                f"\nAuthorize in your browser; if none opens, visit:\n  {shown}\n", file=sys.stderr
+            )
         opener = _open_in_browser if open_browser is True else open_browser
         if callable(opener):
             await anyio.to_thread.run_sync(opener, url)
@@ -104,7 +108,8 @@ async def terminal_authorize(url: str) -> str:
     """An ``authorize`` hook for terminals without a browser on this machine: prints the URL,
     then reads the address the browser ended on from stdin (paste it, even if the page did not
     load)."""
-    print(f"\nAuthorize llmbridge: open this URL in a browser:\n\n  {url}\n", file=sys.stderr)
+    shown = terminal_url(url)  # the server's metadata made it: shown inert
+    print(f"\nAuthorize llmbridge: open this URL in a browser:\n\n  {shown}\n", file=sys.stderr)
 
     def ask() -> str:
         print("Then paste the address the browser ends on: ", end="", file=sys.stderr, flush=True)

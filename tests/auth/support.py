@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from anyio.abc import SocketStream
 
@@ -17,7 +17,16 @@ CHAT_SSE = (
     b'"delta":{},"finish_reason":"stop"}]}\n\n'
     b"data: [DONE]\n\n"
 )
-REASONS = {200: "OK", 401: "Unauthorized", 403: "Forbidden", 500: "Internal Server Error"}
+REASONS = {
+    200: "OK",
+    301: "Moved Permanently",
+    302: "Found",
+    307: "Temporary Redirect",
+    308: "Permanent Redirect",
+    401: "Unauthorized",
+    403: "Forbidden",
+    500: "Internal Server Error",
+}
 
 
 @dataclass
@@ -33,6 +42,8 @@ class Answer:
     status: int = 200
     body: bytes = CHAT_SSE
     content_type: str = "text/event-stream"
+    headers: dict[str, str] = field(default_factory=dict)
+    """More response headers (a redirect's ``location``)."""
 
 
 Answerer = Callable[[Seen], Awaitable[Answer] | Answer]
@@ -58,9 +69,12 @@ async def chat_server(answer: Answerer | None = None) -> AsyncIterator[tuple[str
             if not isinstance(result, Answer):
                 result = await result
             await stream.send(
-                f"HTTP/1.1 {result.status} {REASONS.get(result.status, 'X')}\r\n"
-                f"content-type: {result.content_type}\r\ncontent-length: {len(result.body)}\r\n"
-                "\r\n".encode()
+                (
+                    f"HTTP/1.1 {result.status} {REASONS.get(result.status, 'X')}\r\n"
+                    f"content-type: {result.content_type}\r\ncontent-length: {len(result.body)}\r\n"
+                    + "".join(f"{k}: {v}\r\n" for k, v in result.headers.items())
+                    + "\r\n"
+                ).encode()
                 + result.body
             )
 

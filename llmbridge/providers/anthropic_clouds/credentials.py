@@ -24,6 +24,7 @@ from typing import Any
 import httpx
 
 from ...errors import ConfigurationError
+from ...secrets import clean_credential
 from ..base import ProviderConfig, Secret
 from .base import Credential, env_of, first, required
 
@@ -42,7 +43,7 @@ def configured_auth(config: ProviderConfig) -> httpx.Auth | None:
 def _env_key(env: Mapping[str, str], names: tuple[str, ...]) -> Secret | None:
     for name in names:
         if env.get(name):
-            return Secret(env[name])
+            return Secret(clean_credential(env[name], what=f"${name}"))
     return None
 
 
