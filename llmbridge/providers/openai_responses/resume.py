@@ -19,6 +19,11 @@ Rules:
   it again), so the app sees each event once however many times the stream is resumed. An
   event without a number passes (an older server); a stream whose events came without numbers
   cannot be resumed (``resume_point`` is ``None``: a resume from the start would repeat them).
+* Once the response id is known, an event that carries a ``response`` with another id (a
+  resume answered with another response's events) is a ``MalformedStreamError``, checked
+  before the number (the other response's ``response.created`` carries number 0, which the
+  drop of repeats would otherwise hide); the decoder then refuses further input. Its events
+  are never merged into this response's.
 * It parses each event once and hands it to ``ResponsesDecoder``: the ordinary (non-background)
   decoder pays nothing for this.
 """
@@ -30,9 +35,11 @@ from urllib.parse import quote
 
 import orjson
 
+from ...errors import MalformedStreamError
 from ...events import StreamEvent, StreamStart
 from ..base import HttpRequest, ResumePoint
 from .decode import ResponsesDecoder
+from .messages import PROVIDER_NAME
 from .shapes import str_or_none
 
 __all__ = ["BackgroundDecoder", "cancel_request", "resume_request"]
@@ -87,6 +94,9 @@ class BackgroundDecoder(ResponsesDecoder):
         except _JSONDecodeError:
             return super().feed(event, data)  # skipped or refused as the decoder does
         if obj.__class__ is dict:
+            response = obj.get("response")
+            if response.__class__ is dict and self.response_id is not None:
+                self._same_response(response)  # before the number: another's starts at 0
             number = obj.get("sequence_number")
             if number.__class__ is int:
                 if self.after is not None and number <= self.after:
@@ -95,6 +105,18 @@ class BackgroundDecoder(ResponsesDecoder):
             if self.response_id is None:
                 self._read_id(obj)
         return self._decode(obj, data)
+
+    def _same_response(self, response: dict[str, Any]) -> None:
+        """Refuse an event of another response (a resume answered with someone else's)."""
+        other = response.get("id")
+        if other is not None and other != self.response_id:
+            error = MalformedStreamError(
+                f"the stream of response {self.response_id} sent an event of another response "
+                f"({str(other)[:80]!r}): its events are not this response's",
+                provider=PROVIDER_NAME,
+            )
+            self._error, self._done = error, True
+            raise error
 
     def _read_id(self, obj: dict[str, Any]) -> None:
         response = obj.get("response")
