@@ -23,7 +23,8 @@ Rules:
   resume answered with another response's events) is a ``MalformedStreamError``, checked
   before the number (the other response's ``response.created`` carries number 0, which the
   drop of repeats would otherwise hide); the decoder then refuses further input. Its events
-  are never merged into this response's.
+  are never merged into this response's. So is a response id that is a dot segment (``.``,
+  ``..``: the resume and cancel requests would go to another path; ``url_paths``).
 * It parses each event once and hands it to ``ResponsesDecoder``: the ordinary (non-background)
   decoder pays nothing for this.
 """
@@ -31,13 +32,13 @@ Rules:
 from __future__ import annotations
 
 from typing import Any
-from urllib.parse import quote
 
 import orjson
 
 from ...errors import MalformedStreamError
 from ...events import StreamEvent, StreamStart
 from ..base import HttpRequest, ResumePoint
+from ..url_paths import is_dot_segment, path_segment
 from .decode import ResponsesDecoder
 from .messages import PROVIDER_NAME
 from .shapes import str_or_none
@@ -48,18 +49,22 @@ _loads = orjson.loads
 _JSONDecodeError = orjson.JSONDecodeError
 
 
+def _segment(response_id: str) -> str:
+    return path_segment(response_id, provider=PROVIDER_NAME, what="response id")
+
+
 def resume_request(
     *, base_url: str, headers: dict[str, str], response_id: str, after: int | None
 ) -> HttpRequest:
     """``GET {base_url}/responses/{id}?starting_after={after}&stream=true``."""
     query = "stream=true" if after is None else f"starting_after={after}&stream=true"
-    url = f"{base_url}/responses/{quote(response_id, safe='')}?{query}"
+    url = f"{base_url}/responses/{_segment(response_id)}?{query}"
     return HttpRequest(method="GET", url=url, headers=headers, json=None)
 
 
 def cancel_request(*, base_url: str, headers: dict[str, str], response_id: str) -> HttpRequest:
     """``POST {base_url}/responses/{id}/cancel`` (no body)."""
-    url = f"{base_url}/responses/{quote(response_id, safe='')}/cancel"
+    url = f"{base_url}/responses/{_segment(response_id)}/cancel"
     return HttpRequest(method="POST", url=url, headers=headers, json=None)
 
 
@@ -110,18 +115,24 @@ class BackgroundDecoder(ResponsesDecoder):
         """Refuse an event of another response (a resume answered with someone else's)."""
         other = response.get("id")
         if other is not None and other != self.response_id:
-            error = MalformedStreamError(
+            raise self._fail(
                 f"the stream of response {self.response_id} sent an event of another response "
-                f"({str(other)[:80]!r}): its events are not this response's",
-                provider=PROVIDER_NAME,
+                f"({str(other)[:80]!r}): its events are not this response's"
             )
-            self._error, self._done = error, True
-            raise error
 
     def _read_id(self, obj: dict[str, Any]) -> None:
         response = obj.get("response")
         if isinstance(response, dict):
             self.response_id = str_or_none(response.get("id"))
+            if self.response_id is not None and is_dot_segment(self.response_id):
+                raise self._fail(  # resuming would request another URL path
+                    f"the response id {self.response_id!r} cannot be resumed or cancelled"
+                )
+
+    def _fail(self, message: str) -> MalformedStreamError:
+        self._error = error = MalformedStreamError(message, provider=PROVIDER_NAME)
+        self._done = True
+        return error
 
     def _start(self, obj: dict[str, Any], out: list[StreamEvent]) -> None:
         super()._start(obj, out)
