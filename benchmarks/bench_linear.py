@@ -8,6 +8,8 @@ Rows (issue 49):
   sans-IO by the ollama-native (one NDJSON line), openai-compatible and cohere decoders. Each
   copy of ``x`` once retried ``x, x_2 … x_k``: 8,000 calls took 120 s; linear means the
   8,000-call time is about 4× the 2,000-call time (quadratic: 16×).
+* **tool searches and their results** folded into one response (2,000 and 8,000 searches,
+  then a result for each, the first first): each result scanned every search (8,000: 1.8 s).
 * **prose before the JSON** of a structured reply: 250 KB and 1 MB of prose, then a small
   object, fed to ``PartialJson`` in 4-character deltas. The opener was looked for one
   character at a time in Python, again on every parse (~7 µs of CPU per character).
@@ -29,6 +31,7 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from harness import machine_note
 
+import llmbridge as lb
 from llmbridge.providers.cohere import CohereDecoder
 from llmbridge.providers.ollama_native import OllamaDecoder
 from llmbridge.providers.openai import ChatCompletionsDecoder
@@ -104,6 +107,19 @@ def decode_ids(provider: str, n: int, runs: int) -> float:
     return best(run, runs)
 
 
+def fold_searches(n: int, runs: int) -> float:
+    searches = [lb.ToolSearchCall(id=f"s{i}", query="q") for i in range(n)]
+    results = [lb.ToolSearchCall(id=f"s{i}", tools=["t"]) for i in range(n)]
+
+    def run() -> None:
+        acc = lb.Accumulator(provider="bench")
+        for event in searches + results:
+            acc.add(event)
+        assert len(acc.response().tool_searches) == n
+
+    return best(run, runs)
+
+
 def feed_prose(size: int, runs: int) -> float:
     text = ("Here is some prose about the weather. " * (size // 38 + 1))[:size] + '{"a": 1}'
 
@@ -120,8 +136,9 @@ def feed_prose(size: int, runs: int) -> float:
 def measure(*, quick: bool = False) -> dict[str, Any]:
     runs = 1 if quick else 3
     ids = {p: [decode_ids(p, n, runs) for n in CALLS] for p in DECODERS}
+    searches = [fold_searches(n, runs) for n in CALLS]
     prose = [feed_prose(size, runs) for size in PROSE]
-    return {"runs": runs, "ids": ids, "prose": prose}
+    return {"runs": runs, "ids": ids, "searches": searches, "prose": prose}
 
 
 def markdown(r: dict[str, Any]) -> str:
@@ -137,6 +154,11 @@ def markdown(r: dict[str, Any]) -> str:
             f"| one tool-call id repeated, {provider} decoder | {small * 1e3:.0f} ms "
             f"| {big * 1e3:.0f} ms | {big / small:.1f}× |"
         )
+    small, big = r["searches"]
+    lines.append(
+        f"| tool searches and their results, `Accumulator` | {small * 1e3:.0f} ms "
+        f"| {big * 1e3:.0f} ms | {big / small:.1f}× |"
+    )
     small, big = r["prose"]
     lines += [
         "",
