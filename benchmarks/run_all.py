@@ -7,8 +7,9 @@ Sections: per-event overhead (``bench_stream``), peers (``bench_peers``; peers n
 are skipped), prompt-fallback parser throughput (``bench_fallback``), 1,000 concurrent streams
 (``bench_concurrency``, in its own process so its peak RSS is its own), load (``bench_scale``:
 1,000 and 5,000 paced streams against the raw stack, each client in its own process), import time
-(``bench_import``), partial values (``bench_partial``), hostile sizes (``bench_linear``). Each script also runs on its own. ``--readme`` rewrites the part of the
-README between ``<!-- perf:start -->`` and ``<!-- perf:end -->`` from the same run.
+(``bench_import``), partial values (``bench_partial``), hostile sizes (``bench_linear``). Each
+script also runs on its own. ``--readme`` rewrites the part of the README between
+``<!-- perf:start -->`` and ``<!-- perf:end -->`` from the same run.
 """
 
 from __future__ import annotations

@@ -9,14 +9,15 @@ Rules:
   ``ToolRegistry.execute_all``), at most ``max_parallel_tools`` at once and at most
   ``max_tool_calls`` of them (later ones get an error result; ``llmbridge.tools.batch``: the
   loop's bounds, else the registry's); each result is yielded as a ``ToolResult`` event, in
-  the order of the calls, and appended to ``loop.messages``. Failures (bad arguments, unknown tool, the
-  tool raising, limits, timeouts) are ``is_error`` results the model reads, never exceptions.
+  the order of the calls, and appended to ``loop.messages``. Failures (bad arguments, unknown
+  tool, the tool raising, limits, timeouts) are ``is_error`` results the model reads, never
+  exceptions.
 * Calls that need approval (``@tool(approval=...)``, an MCP server's ``approval``) pause the
   loop while ``approve`` (or the registry's own approver) is asked; a denied call is an
   ``is_error`` result the model reads.
 * A client-executed ``ToolSearch`` (``client_search.py``): the turn's searches are answered
-  first (each a ``ToolResult`` whose ``value`` is the tools found), then its tool calls run;
-  a turn with searches is not final.
+  first (each a ``ToolResult`` whose ``value`` is the tools found; those past ``max_tool_calls``
+  find nothing, unsearched), then its tool calls run; a turn with searches is not final.
 * A turn without tool calls is the final answer: the loop ends, ``stop_reason == "final"``.
   With a ``response_format`` its ``response.parsed`` is the validated value (else the loop
   raises ``StructuredOutputError``, as ``complete()`` does); turns that call tools are not
@@ -158,8 +159,10 @@ class ToolLoop(Generic[ParsedT]):
                 specs = self.registry.specs()
                 searches, calls = self._search.split(self.response, specs)
                 provider = self.response.provider or self._provider
-                for search in searches:
-                    answer = await self._search.answer(search, specs, provider=provider)
+                cap = bound(self._bounds["max_tool_calls"], self.registry.max_tool_calls, "")
+                for i, search in enumerate(searches):
+                    within = cap is None or i < cap  # past it: answered, not run
+                    answer = await self._search.answer(search, specs, provider=provider, run=within)
                     self.messages.append(answer.message)
                     yield answer
                 if searches and not calls:

@@ -15,7 +15,7 @@ import pytest
 
 import llmbridge as lb
 from llmbridge.tools import ToolApprovalRequest, ToolRegistry, tool
-from tests.tools.scripted_model import Model, chat_chunks, said
+from tests.tools.scripted_model import Model, anthropic_turn, chat_chunks, said
 
 pytestmark = pytest.mark.anyio
 
@@ -169,3 +169,43 @@ def test_the_sync_client_takes_the_same_bounds() -> None:
         for _ in loop:
             pass
     assert (counted.peak, counted.ran) == (3, 12)
+
+
+async def test_client_searches_past_the_cap_find_nothing_without_searching() -> None:
+    """A turn of many client tool searches: the app's search function runs for the first
+    ``max_tool_calls`` only; every search still gets its answer (the conversation stays valid)."""
+    asked: list[str] = []
+
+    def mine(query: str, specs: list[lb.ToolSpec]) -> list[str]:
+        asked.append(query)
+        return ["lookup"]
+
+    @tool(defer_loading=True)
+    async def lookup(n: int) -> str:
+        """Look a number up."""
+        return str(n)
+
+    searches = [
+        {"type": "tool_use", "id": f"toolu_{i}", "name": "tool_search", "input": {"query": f"q{i}"}}
+        for i in range(7)
+    ]
+    bodies: list[dict[str, Any]] = []
+    answers = [anthropic_turn(*searches, stop="tool_use"), anthropic_turn(*[], stop="end_turn")]
+
+    def handle(request: httpx.Request) -> httpx.Response:
+        bodies.append(orjson.loads(request.content))
+        body = answers[len(bodies) - 1]
+        return httpx.Response(200, content=body, headers={"content-type": "text/event-stream"})
+
+    http = httpx.AsyncClient(transport=httpx.MockTransport(handle))
+    async with lb.Client(http_client=http, providers={"anthropic": {"api_key": "k"}}) as c:
+        tools = [lookup, lb.ToolSearch(execution="client", search=mine)]
+        loop = c.run("anthropic:claude-sonnet-4-6", "go", tools=tools, max_tool_calls=3)
+        async for _ in loop:
+            pass
+    assert asked == ["q0", "q1", "q2"]
+    blocks = [b for m in bodies[1]["messages"][-7:] for b in m["content"]]
+    answered = [b for b in blocks if b.get("type") == "tool_result"]
+    assert [b["tool_use_id"] for b in answered] == [f"toolu_{i}" for i in range(7)]
+    assert answered[0]["content"] == [{"type": "tool_reference", "tool_name": "lookup"}]
+    assert answered[6]["content"] == [{"type": "text", "text": "No tools matched the search."}]
