@@ -7,8 +7,9 @@ Sections: per-event overhead (``bench_stream``), peers (``bench_peers``; peers n
 are skipped), prompt-fallback parser throughput (``bench_fallback``), 1,000 concurrent streams
 (``bench_concurrency``, in its own process so its peak RSS is its own), load (``bench_scale``:
 1,000 and 5,000 paced streams against the raw stack, each client in its own process), import time
-(``bench_import``), partial values (``bench_partial``). Each script also runs on its own. ``--readme`` rewrites the part of the
-README between ``<!-- perf:start -->`` and ``<!-- perf:end -->`` from the same run.
+(``bench_import``), partial values (``bench_partial``), hostile sizes (``bench_linear``). Each
+script also runs on its own. ``--readme`` rewrites the part of the README between
+``<!-- perf:start -->`` and ``<!-- perf:end -->`` from the same run.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ import bench_concurrency
 import bench_fallback
 import bench_hostile
 import bench_import
+import bench_linear
 import bench_partial
 import bench_peers
 import bench_scale
@@ -66,6 +68,7 @@ def measure_all(*, quick: bool) -> dict[str, Any]:
     )
     data["import"] = bench_import.measure(runs["import"], peers=not quick)
     data["hostile"] = bench_hostile.measure()
+    data["linear"] = bench_linear.measure(quick=quick)
     runs["partial"] = 1 if quick else 5
     data["partial"] = bench_partial.measure(runs["partial"])
     return data
@@ -106,6 +109,10 @@ def report(data: dict[str, Any]) -> str:
         "## Hostile tool schemas and arguments",
         "",
         bench_hostile.markdown(data["hostile"]),
+        "",
+        "## Hostile sizes that once cost N² (repeated tool-call ids, prose before JSON)",
+        "",
+        bench_linear.markdown(data["linear"]),
         "",
         "## Partial values (structured output)",
         "",

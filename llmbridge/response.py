@@ -102,6 +102,12 @@ class Accumulator:
         self._start: StreamStart | None = None
         self._hosted: list[Citation | ApprovalRequest | CodeOutput | GeneratedImage] = []
         self._searches: list[ToolSearchCall] = []
+        # Searches still waiting for their result, by position: every one (for a result
+        # without an id) and per id. Answered ones are skipped when they reach the top, so
+        # each search is pushed and popped once (a scan of every search per result was
+        # quadratic: 8,000 searches and their results took 1.8 s).
+        self._waiting: list[int] = []
+        self._waiting_by_id: dict[str, list[int]] = {}
 
     @property
     def finished(self) -> bool:
@@ -204,20 +210,35 @@ class Accumulator:
         """A search, or the result of one: merged into the search it answers (same id; a
         result without an id answers the last search still waiting)."""
         if event.tools is not None or event.error is not None:
-            for i in range(len(self._searches) - 1, -1, -1):
+            waiting = self._waiting if event.id is None else self._waiting_by_id.get(event.id)
+            i = self._last_waiting(waiting)
+            if i is not None:
                 known = self._searches[i]
-                waiting = known.tools is None and known.error is None
-                if waiting and (event.id is None or known.id == event.id):
-                    self._searches[i] = ToolSearchCall(
-                        id=known.id,
-                        query=known.query,
-                        arguments=known.arguments,
-                        execution=known.execution,
-                        tools=event.tools,
-                        error=event.error,
-                    )
-                    return
+                self._searches[i] = ToolSearchCall(
+                    id=known.id,
+                    query=known.query,
+                    arguments=known.arguments,
+                    execution=known.execution,
+                    tools=event.tools,
+                    error=event.error,
+                )
+                return
+        else:
+            slot = len(self._searches)
+            self._waiting.append(slot)
+            if event.id is not None:
+                self._waiting_by_id.setdefault(event.id, []).append(slot)
         self._searches.append(event)
+
+    def _last_waiting(self, slots: list[int] | None) -> int | None:
+        """Take the last search of ``slots`` that still waits (answered ones are dropped)."""
+        searches = self._searches
+        while slots:
+            i = slots.pop()
+            known = searches[i]
+            if known.tools is None and known.error is None:
+                return i
+        return None
 
     def _open_text(self) -> list[str]:
         self._close_reasoning()

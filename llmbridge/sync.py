@@ -21,6 +21,7 @@ from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from .client import Client, EventStream, ModelRef, Models
 from .client.call_options import (
+    UNSET,
     CallOptions,
     CountOptions,
     FormatArg,
@@ -191,6 +192,8 @@ class SyncClient:
         context: Any = ...,
         approve: Approver | None = ...,
         rescue_tool_calls: bool | None = ...,
+        max_parallel_tools: int | None = ...,
+        max_tool_calls: int | None = ...,
         **options: Unpack[RunOptions],
     ) -> SyncToolLoop[T]: ...
     @overload
@@ -205,6 +208,8 @@ class SyncClient:
         context: Any = ...,
         approve: Approver | None = ...,
         rescue_tool_calls: bool | None = ...,
+        max_parallel_tools: int | None = ...,
+        max_tool_calls: int | None = ...,
         **options: Unpack[RunOptions],
     ) -> SyncToolLoop[Any]: ...
     @overload
@@ -219,6 +224,8 @@ class SyncClient:
         context: Any = ...,
         approve: Approver | None = ...,
         rescue_tool_calls: bool | None = ...,
+        max_parallel_tools: int | None = ...,
+        max_tool_calls: int | None = ...,
         **options: Unpack[RunOptions],
     ) -> SyncToolLoop[None]: ...
     def run(
@@ -232,6 +239,8 @@ class SyncClient:
         context: Any = None,
         approve: Approver | None = None,
         rescue_tool_calls: bool | None = None,
+        max_parallel_tools: int | None = UNSET,
+        max_tool_calls: int | None = UNSET,
         **options: Unpack[RunOptions],
     ) -> SyncToolLoop[Any]:
         """The tool loop (see ``Client.run``): iterate it for events and tool results."""
@@ -246,6 +255,8 @@ class SyncClient:
             context=context,
             approve=approve,
             rescue_tool_calls=rescue_tool_calls,
+            max_parallel_tools=max_parallel_tools,
+            max_tool_calls=max_tool_calls,
             **options,
         )
         return SyncToolLoop(self._portal, loop)

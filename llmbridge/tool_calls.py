@@ -24,9 +24,11 @@ everything else. Rules (DESIGN.md, invariants 1, 2 and 6):
   the exception: its arguments arrive as a protobuf ``Struct``, whose numbers are doubles.
 * Calls end only when the caller says so (block stop, item done, finish, end of stream),
   never because their text happens to parse; ``end_all`` ends the open ones in opening order.
-* ``unique_id`` is the one routine that makes a tool-call id unique among those taken: the
-  ledger's suffixes and generated ids, and the ids ``llmbridge.providers.history`` rewrites
-  for a provider that refuses the old ones.
+* ``unique_id`` (``first_free``) is the one routine that makes a tool-call id unique among
+  those taken: the ledger's suffixes and generated ids, and the ids
+  ``llmbridge.providers.history`` rewrites for a provider that refuses the old ones. The
+  ledger remembers where each search ended (per wire id, and for generated ids), so a wire
+  that repeats one id 8,000 times costs 8,000 look-ups, not 32 million (issue 49).
 """
 
 from __future__ import annotations
@@ -45,6 +47,7 @@ __all__ = [
     "ToolCall",
     "ToolCallLedger",
     "arguments_text",
+    "first_free",
     "parse_arguments",
     "unique_id",
 ]
@@ -64,10 +67,21 @@ def _no_constant(name: str) -> Any:
 
 def unique_id(candidate: Callable[[int], str], taken: Container[str], *, start: int = 0) -> str:
     """The first of ``candidate(start)``, ``candidate(start + 1)``, ... that is not ``taken``."""
+    return first_free(candidate, taken, start=start)[1]
+
+
+def first_free(
+    candidate: Callable[[int], str], taken: Container[str], *, start: int = 0
+) -> tuple[int, str]:
+    """``(n, candidate(n))`` for the first ``n >= start`` whose candidate is not ``taken``.
+
+    A caller whose ``taken`` only grows can start its next search for the same candidates at
+    ``n + 1``: every number before it stays taken, so each number is tried once in all.
+    """
     n = start
     while (new := candidate(n)) in taken:
         n += 1
-    return new
+    return n, new
 
 
 def parse_arguments(raw: str) -> tuple[dict[str, Any], str | None]:
@@ -121,7 +135,15 @@ class ToolCall:
 class ToolCallLedger:
     """Ids, positions, chunks and the one end of each tool call (see module docstring)."""
 
-    __slots__ = ("_ids", "_open", "count", "id_prefix", "next_index")
+    __slots__ = (
+        "_generated_from",
+        "_ids",
+        "_open",
+        "_suffix_from",
+        "count",
+        "id_prefix",
+        "next_index",
+    )
 
     def __init__(self, *, id_prefix: str = "call_") -> None:
         self.id_prefix = id_prefix
@@ -132,6 +154,11 @@ class ToolCallLedger:
         """``index`` of the next call."""
         self._ids: set[str] = set()
         self._open: dict[int, ToolCall] = {}  # by index, in opening order
+        # Where the next search for a free id starts (``_ids`` only grows, so every number
+        # before it is taken): per wire id its next suffix, and the next generated number
+        # (with ``id_prefix``). Each number is tried once in all: linear in the calls.
+        self._suffix_from: dict[str, int] = {}
+        self._generated_from = (id_prefix, 0)
 
     def __contains__(self, call_id: object) -> bool:
         """Whether ``call_id`` is already the id of a call in this response."""
@@ -146,15 +173,12 @@ class ToolCallLedger:
         provider_data: dict[str, Any] | None = None,
     ) -> ToolCall:
         """A new call (started at once when ``name`` is given, even ``""``)."""
-        ids = self._ids
         if call_id:
-            wire = call_id
-            unique = unique_id(lambda n: f"{wire}_{n}" if n > 1 else wire, ids, start=1)
+            unique = self._suffixed(call_id)
         else:
-            prefix = self.id_prefix
-            unique = unique_id(lambda n: f"{prefix}{n}", ids, start=self.count)
+            unique = self._generated()
             provider_data = {GENERATED_ID: True, **(provider_data or {})}
-        ids.add(unique)
+        self._ids.add(unique)
         call = ToolCall(unique, self.next_index, provider_data)
         self.count += 1
         self.next_index += 1
@@ -164,6 +188,22 @@ class ToolCallLedger:
             call.started = True
             out.append(ToolCallStart(unique, name, call.index))
         return call
+
+    def _suffixed(self, wire: str) -> str:
+        """``wire``, else ``wire_2``, ``wire_3``, ...: the first not taken."""
+        start = self._suffix_from.get(wire, 1)
+        n, unique = first_free(lambda n: f"{wire}_{n}" if n > 1 else wire, self._ids, start=start)
+        self._suffix_from[wire] = n + 1
+        return unique
+
+    def _generated(self) -> str:
+        """``{id_prefix}{n}`` for the first ``n`` from ``count`` not taken."""
+        prefix, start = self._generated_from
+        if prefix != self.id_prefix:  # a decoder may set the prefix once it knows it
+            prefix, start = self.id_prefix, 0
+        n, unique = first_free(lambda n: f"{prefix}{n}", self._ids, start=max(start, self.count))
+        self._generated_from = (prefix, n + 1)
+        return unique
 
     def name(self, call: ToolCall, name: str, out: list[StreamEvent]) -> None:
         """Name a call opened without one: it starts now, with any text held so far."""

@@ -9,11 +9,12 @@ was split never matters."""
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import httpx
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 
 import llmbridge as lb
@@ -131,6 +132,101 @@ def test_parsing_work_is_linear_in_the_text(monkeypatch: pytest.MonkeyPatch) -> 
         work.append(sum(parsed) / size)
         assert len(parsed) > 20  # still updating as it goes
     assert work[1] <= work[0] * 1.1  # per character, no more work for twice the text
+
+
+prose = st.text(st.characters(codec="utf-8", exclude_characters="{["), max_size=40)
+
+
+def _final(pieces: list[str]) -> tuple[Any, list[Any]]:
+    """The value after ``finish()`` and every value seen on the way."""
+    partial = PartialJson()
+    seen = [partial.value for piece in pieces if partial.feed(piece)]
+    partial.finish()
+    return partial.value, seen
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.too_slow])
+@given(
+    value=containers,
+    before=prose,
+    fence=st.sampled_from(["", "```json\n", "```\r\n"]),
+    after=prose,
+    cuts=st.lists(st.integers(0, 10**6), max_size=30),
+)
+def test_prose_and_fences_around_the_value_split_anywhere(
+    value: Any, before: str, fence: str, after: str, cuts: list[int]
+) -> None:
+    if before.lstrip()[:1] in tuple('"-0123456789'):  # a text that starts like a JSON value
+        before = "Here: " + before
+    text = before + fence + json.dumps(value) + ("\n```" if fence else "") + after
+    final, seen = _final(splits(text, cuts))
+    assert final == _final([text])[0] == value
+    assert all(consistent(v, value) for v in seen)
+
+
+def _reference_start(text: str) -> int | None:
+    """Where the value starts, as the per-character scan before issue 49 found it."""
+    stripped = text.lstrip()
+    if not stripped:
+        return None
+    if stripped[0] in '{["-0123456789':
+        return len(text) - len(stripped)
+    fence = re.search(r"```[a-zA-Z0-9_-]*[ \t]*\r?\n", text)
+    after = fence.end() if fence is not None else 0
+    for i in range(after, len(text)):
+        if text[i] in "{[":
+            return i
+    return None
+
+
+@settings(max_examples=500)
+@given(
+    words=st.lists(
+        st.sampled_from(["{", "[", "`", "```", "json", "\n", "\r", " ", "\t", "a", "1", "-"]),
+        max_size=24,
+    ),
+    cuts=st.lists(st.integers(0, 10**6), max_size=12),
+)
+@example(words=["``", "`json\n", "a{", " ", "```", "\n", "{"], cuts=[2, 8])  # a fence split
+@example(words=["```js", "on\r", "\n", "a{"], cuts=[5, 8, 9])
+def test_the_start_is_found_where_the_character_scan_found_it(
+    words: list[str], cuts: list[int]
+) -> None:
+    """Asked again as the text grows (as parses do), the C-speed search that resumes where it
+    stopped gives the start the old scan of the whole text gave, every time."""
+    from llmbridge.structured.partial_json import _Opening
+
+    text = "".join(words)
+    opening = _Opening()
+    grown = ""
+    for piece in splits(text, cuts):
+        grown += piece
+        found = opening.find(grown)
+        assert found == _reference_start(grown)
+        if found is not None:
+            break
+
+
+def test_prose_before_the_value_is_scanned_once(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A megabyte of prose before the ``{`` cost 7 s of Python per-character scanning, again on
+    every parse: each character is now looked at once, by ``str.find``."""
+    from llmbridge.structured import partial_json
+
+    scanned: list[int] = []
+    opener = partial_json._opener
+
+    def counting(text: str, start: int) -> int:
+        scanned.append(len(text) - start)
+        return opener(text, start)
+
+    monkeypatch.setattr(partial_json, "_opener", counting)
+    text = "The weather, in words. " * 40_000 + WEATHER
+    partial = PartialJson()
+    for i in range(0, len(text), 7):
+        partial.feed(text[i : i + 7])
+    partial.finish()
+    assert partial.value == json.loads(WEATHER)
+    assert sum(scanned) <= len(text)  # was about 144 times the prose, in Python
 
 
 # -- through the client ------------------------------------------------------------------

@@ -38,6 +38,12 @@ def test_import_benchmark_loads_no_provider() -> None:
     assert "Provider modules loaded by `import llmbridge`: none." in out
 
 
+def test_linear_benchmark_reports_every_hostile_size() -> None:
+    out = _run("bench_linear.py", "--quick", "--markdown")
+    for case in ("ollama-native decoder", "cohere decoder", "`Accumulator`", "`PartialJson`"):
+        assert case in out, out
+
+
 @pytest.mark.skipif(sys.platform == "win32", reason="loopback subprocess server")
 def test_concurrency_benchmark_streams_are_exact() -> None:
     for transport, loop in [("httpx", "trio"), ("aiohttp", "uvloop")]:

@@ -43,7 +43,7 @@ from .call_options import (
     Messages,
 )
 from .event_stream import EventStream
-from .loop_methods import ToolLoopMethods
+from .loop_methods import ToolLoopMethods, tool_bounds
 from .model_chain import ModelRef, is_chain, open_chain
 from .pipeline import open_events, open_resumed
 from .query_methods import QueryMethods
@@ -79,6 +79,8 @@ class Client(ToolLoopMethods, QueryMethods):
         max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
         max_events: int = DEFAULT_MAX_EVENTS,
         telemetry: bool | Telemetry = False,
+        max_parallel_tools: int | None = UNSET,
+        max_tool_calls: int | None = UNSET,
     ) -> None:
         """``timeout``: the default total time of a call in seconds (its retries included;
         ``stream``, ``complete`` and ``run`` take their own ``timeout=``; ``None``: no total
@@ -91,7 +93,12 @@ class Client(ToolLoopMethods, QueryMethods):
         ``max_response_bytes`` a response's decompressed bytes, ``max_events`` its events
         (each a ``MalformedStreamError`` with the partial response; docs/streaming.md).
         ``telemetry``: OpenTelemetry GenAI spans and metrics (``True``, or an ``lb.Telemetry``;
-        the ``otel`` extra)."""
+        the ``otel`` extra). ``max_parallel_tools`` / ``max_tool_calls``: the bounds of ``run``'s
+        tool calls per turn (not given: the registry's, 16 at once and 256 per turn; ``None``:
+        no bound; ``llmbridge.tools.batch``)."""
+        self._tool_bounds = tool_bounds(
+            max_parallel_tools=max_parallel_tools, max_tool_calls=max_tool_calls
+        )
         self._http = HttpPool(http_client, transport=transport, limits=limits, shards=shards)
         self.telemetry = telemetry_from(telemetry)
         self._closed = False

@@ -31,9 +31,16 @@ if TYPE_CHECKING:
     from .call_options import CallOptions
     from .event_stream import EventStream
 
-__all__ = ["ToolLoopMethods"]
+__all__ = ["ToolLoopMethods", "tool_bounds"]
 
 T = TypeVar("T")
+
+
+def tool_bounds(**given: Any) -> dict[str, int | None]:
+    """The tool-loop bounds given (``UNSET`` left out), checked: ``llmbridge.tools.batch``."""
+    from ..tools.batch import check_bound
+
+    return {name: check_bound(v, name) for name, v in given.items() if v is not UNSET}
 
 
 class ToolLoopMethods:
@@ -41,6 +48,7 @@ class ToolLoopMethods:
 
     if TYPE_CHECKING:
         telemetry: Telemetry | None
+        _tool_bounds: dict[str, int | None]
 
         def provider(self, name: str) -> Provider: ...
         def resolve(self, model: ModelRef) -> tuple[Provider, str]: ...
@@ -68,6 +76,8 @@ class ToolLoopMethods:
         context: Any = ...,
         approve: Approver | None = ...,
         rescue_tool_calls: bool | None = ...,
+        max_parallel_tools: int | None = ...,
+        max_tool_calls: int | None = ...,
         **options: Unpack[RunOptions],
     ) -> ToolLoop[T]: ...
     @overload
@@ -82,6 +92,8 @@ class ToolLoopMethods:
         context: Any = ...,
         approve: Approver | None = ...,
         rescue_tool_calls: bool | None = ...,
+        max_parallel_tools: int | None = ...,
+        max_tool_calls: int | None = ...,
         **options: Unpack[RunOptions],
     ) -> ToolLoop[Any]: ...
     @overload
@@ -96,6 +108,8 @@ class ToolLoopMethods:
         context: Any = ...,
         approve: Approver | None = ...,
         rescue_tool_calls: bool | None = ...,
+        max_parallel_tools: int | None = ...,
+        max_tool_calls: int | None = ...,
         **options: Unpack[RunOptions],
     ) -> ToolLoop[None]: ...
     def run(
@@ -109,6 +123,8 @@ class ToolLoopMethods:
         context: Any = None,
         approve: Approver | None = None,
         rescue_tool_calls: bool | None = None,
+        max_parallel_tools: int | None = UNSET,
+        max_tool_calls: int | None = UNSET,
         **options: Unpack[RunOptions],
     ) -> ToolLoop[Any]:
         """The tool loop: stream, run the tools the model called, feed results back, repeat.
@@ -120,6 +136,9 @@ class ToolLoopMethods:
         ``timeout``: the total time of the whole loop (every turn's requests; tools run on its
         clock but are not cut short by it): the turn that runs past it ends with
         ``TimeoutError``.
+        ``max_parallel_tools``: tool bodies running at once (default: the ``Client``'s, else the
+        registry's, 16); ``max_tool_calls``: calls run per turn (default likewise, 256), later
+        ones get an error result the model reads; ``None``: no bound.
         The tools are read from the registry every turn (MCP servers' lists may change).
         ``tools`` may also be a list of one ``ToolRegistry`` (an MCP servers' registry) and
         provider-run specs: ``[servers.registry, lb.ToolSearch()]``.
@@ -127,6 +146,10 @@ class ToolLoopMethods:
         from ..tools.loop import run_tool_loop
 
         conversation = as_messages(messages)
+        bounds = {  # run's, else the client's, else the registry's
+            **self._tool_bounds,
+            **tool_bounds(max_parallel_tools=max_parallel_tools, max_tool_calls=max_tool_calls),
+        }
         given: dict[str, Any] = dict(options)
         if rescue_tool_calls is not None:
             given["rescue_tool_calls"] = rescue_tool_calls
@@ -163,6 +186,7 @@ class ToolLoopMethods:
             response_format=fmt,
             telemetry=self.telemetry,
             client_search=searcher,
+            **bounds,
         )
 
     def _provider_of(self, default: Provider) -> Any:

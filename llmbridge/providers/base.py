@@ -126,10 +126,7 @@ class ProviderConfig:
                 bound = {} if self.token_timeout is None else {"timeout": self.token_timeout}
                 auth = TokenProviderAuth(self.token_provider, **bound)
         if auth is not None and not isinstance(auth, httpx.Auth):
-            raise UsageError(
-                f"auth takes an httpx.Auth (or a header-style name such as 'x-api-key'), not a "
-                f"{type(auth).__name__}"
-            )
+            raise UsageError(_auth_refused(auth))
         object.__setattr__(self, "auth", auth)
 
     def _clean_credentials(self) -> None:
@@ -197,6 +194,17 @@ class ProviderConfig:
                 provider=provider,
             )
         return None
+
+
+def _auth_refused(auth: Any) -> str:
+    """Why ``auth`` is refused; a function was most likely meant as a ``token_provider``."""
+    takes = "auth takes an httpx.Auth (or a header-style name such as 'x-api-key')"
+    if callable(auth):
+        return (
+            f"{takes}, not a function: a function that returns a token (sync or async) is a "
+            "token_provider: pass {'token_provider': fn} instead of {'auth': fn}"
+        )
+    return f"{takes}, not a {type(auth).__name__}"
 
 
 def _holds_big_int(value: Any) -> bool:

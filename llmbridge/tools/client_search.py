@@ -14,8 +14,10 @@ Rules:
   namespaces=...)``: a
   message holding its raw answer, e.g. a ``tool_search_output`` item or a ``tool_result`` of
   ``tool_reference`` blocks). The loop appends it and yields a ``ToolResult`` whose
-  ``value`` is the names found. A provider with no such method cannot have been asked (the
-  request refused the ``ToolSearch``), so it is a ``UsageError``.
+  ``value`` is the names found. The searches of a turn past its ``max_tool_calls`` (the tool
+  loop's bound, ``llmbridge.tools.batch``) are answered as finding nothing, without running
+  the search (the app's own search function may be costly). A provider with no such method
+  cannot have been asked (the request refused the ``ToolSearch``), so it is a ``UsageError``.
 """
 
 from __future__ import annotations
@@ -89,10 +91,16 @@ class ClientSearch:
         return out[: spec.max_results]
 
     async def answer(
-        self, search: ToolSearchCall, specs: Sequence[ToolSpec], *, provider: str | None
+        self,
+        search: ToolSearchCall,
+        specs: Sequence[ToolSpec],
+        *,
+        provider: str | None,
+        run: bool = True,
     ) -> ToolResult:
-        """Run ``search`` over ``specs`` and build its answer message."""
-        found = await self.find(search.query or "", specs)
+        """Run ``search`` over ``specs`` and build its answer message (``run=False``: a search
+        past the turn's cap, answered as finding nothing without searching)."""
+        found = await self.find(search.query or "", specs) if run else []
         target = self._provider_of(provider)
         build = getattr(target, "tool_search_answer", None)
         if build is None:

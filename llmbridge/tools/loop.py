@@ -6,15 +6,18 @@ Rules:
   event is yielded as it arrives; the turn is folded with ``llmbridge.response.Accumulator``
   (the one fold, not a copy of it) and its assistant message appended to ``loop.messages``.
 * A turn whose message holds tool calls has them executed concurrently (anyio task group, via
-  ``ToolRegistry.execute_all``); each result is yielded as a ``ToolResult`` event, in the order
-  of the calls, and appended to ``loop.messages``. Failures (bad arguments, unknown tool, the
-  tool raising, limits, timeouts) are ``is_error`` results the model reads, never exceptions.
+  ``ToolRegistry.execute_all``), at most ``max_parallel_tools`` at once and at most
+  ``max_tool_calls`` of them (later ones get an error result; ``llmbridge.tools.batch``: the
+  loop's bounds, else the registry's); each result is yielded as a ``ToolResult`` event, in
+  the order of the calls, and appended to ``loop.messages``. Failures (bad arguments, unknown
+  tool, the tool raising, limits, timeouts) are ``is_error`` results the model reads, never
+  exceptions.
 * Calls that need approval (``@tool(approval=...)``, an MCP server's ``approval``) pause the
   loop while ``approve`` (or the registry's own approver) is asked; a denied call is an
   ``is_error`` result the model reads.
 * A client-executed ``ToolSearch`` (``client_search.py``): the turn's searches are answered
-  first (each a ``ToolResult`` whose ``value`` is the tools found), then its tool calls run;
-  a turn with searches is not final.
+  first (each a ``ToolResult`` whose ``value`` is the tools found; those past ``max_tool_calls``
+  find nothing, unsearched), then its tool calls run; a turn with searches is not final.
 * A turn without tool calls is the final answer: the loop ends, ``stop_reason == "final"``.
   With a ``response_format`` its ``response.parsed`` is the validated value (else the loop
   raises ``StructuredOutputError``, as ``complete()`` does); turns that call tools are not
@@ -46,6 +49,7 @@ from ..stream.loop_end import close_dropped, trio_token
 from ..structured import parse_response
 from ..telemetry import Telemetry
 from .approval import Approver
+from .batch import INHERIT, bound
 from .client_search import ClientSearch
 from .registry import ToolRegistry
 from .results import ToolResult
@@ -76,6 +80,8 @@ class ToolLoop(Generic[ParsedT]):
         response_format: ResponseFormat | None = None,
         telemetry: Telemetry | None = None,
         client_search: ClientSearch | None = None,
+        max_parallel_tools: int | None = INHERIT,
+        max_tool_calls: int | None = INHERIT,
     ) -> None:
         if max_steps < 1:
             raise UsageError(f"max_steps must be at least 1, got {max_steps}")
@@ -98,6 +104,10 @@ class ToolLoop(Generic[ParsedT]):
         self._format = response_format
         self._telemetry = telemetry
         self._search = client_search
+        self._bounds = {  # checked now: a bad bound fails before the first turn
+            "max_parallel_tools": bound(max_parallel_tools, INHERIT, "max_parallel_tools"),
+            "max_tool_calls": bound(max_tool_calls, INHERIT, "max_tool_calls"),
+        }
         # The generators see the loop through a weak proxy: no cycle loop -> generator ->
         # loop, so a loop dropped mid-turn is collected at once and closed by ``__del__``.
         self._events = ToolLoop._run(weakref.proxy(self))
@@ -149,8 +159,10 @@ class ToolLoop(Generic[ParsedT]):
                 specs = self.registry.specs()
                 searches, calls = self._search.split(self.response, specs)
                 provider = self.response.provider or self._provider
-                for search in searches:
-                    answer = await self._search.answer(search, specs, provider=provider)
+                cap = bound(self._bounds["max_tool_calls"], self.registry.max_tool_calls, "")
+                for i, search in enumerate(searches):
+                    within = cap is None or i < cap  # past it: answered, not run
+                    answer = await self._search.answer(search, specs, provider=provider, run=within)
                     self.messages.append(answer.message)
                     yield answer
                 if searches and not calls:
@@ -167,7 +179,11 @@ class ToolLoop(Generic[ParsedT]):
                     )
                 return
             results = await self.registry.execute_all(
-                calls, context=self.context, approve=self.approve, telemetry=self._telemetry
+                calls,
+                context=self.context,
+                approve=self.approve,
+                telemetry=self._telemetry,
+                **self._bounds,
             )
             for result in results:
                 self.messages.append(result.message)
@@ -189,6 +205,8 @@ def run_tool_loop(
     response_format: ResponseFormat | None = None,
     telemetry: Telemetry | None = None,
     client_search: ClientSearch | None = None,
+    max_parallel_tools: int | None = INHERIT,
+    max_tool_calls: int | None = INHERIT,
 ) -> ToolLoop[Any]:
     """Run the tool loop; iterate the result with ``async for`` (see module rules)."""
     return ToolLoop(
@@ -202,4 +220,6 @@ def run_tool_loop(
         response_format=response_format,
         telemetry=telemetry,
         client_search=client_search,
+        max_parallel_tools=max_parallel_tools,
+        max_tool_calls=max_tool_calls,
     )

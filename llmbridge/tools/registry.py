@@ -16,6 +16,9 @@ Rules:
   call; the failure becomes an ``is_error`` ``ToolResult`` the model can read. They also apply
   approval rules (``llmbridge.tools.approval``): ``execute_all`` asks the approver about each
   call that needs it, one at a time in call order, before running the approved calls.
+* Bounds per turn (``llmbridge.tools.batch``): ``max_parallel_tools`` tool bodies at once
+  (default 16), ``max_tool_calls`` calls run (default 256; later calls get an error result
+  the model reads); ``None``: no bound. ``Client`` and ``client.run`` may override them.
 * Every tool may carry the MCP ``server`` it came from (``describe()`` shows it).
   ``subset(servers=..., tools=...)`` is a live *view*: it shares the tool entries (so limits
   and counts are shared: a tool called through a view counts once, everywhere) and follows
@@ -41,6 +44,14 @@ from ..messages import ToolCallPart
 from ..request import ToolSpec
 from ..telemetry import Telemetry
 from .approval import ApprovalRule, Approver, check_rule
+from .batch import (
+    DEFAULT_MAX_PARALLEL_TOOLS,
+    DEFAULT_MAX_TOOL_CALLS,
+    INHERIT,
+    bound,
+    check_bound,
+    run_batch,
+)
 from .decorator import tool_spec_of
 from .entry import ToolEntry, every_entry, spec_for_object
 from .errors import ToolTimeoutError
@@ -65,9 +76,15 @@ class ToolRegistry:
         max_exceptions: int | None = None,
         run_sync_in_thread: bool = True,
         approve: Approver | None = None,
+        max_parallel_tools: int | None = DEFAULT_MAX_PARALLEL_TOOLS,
+        max_tool_calls: int | None = DEFAULT_MAX_TOOL_CALLS,
     ) -> None:
         """``approve``: the app's approver for calls that need approval (``Client.run``'s
-        ``approve=`` takes precedence for its loop)."""
+        ``approve=`` takes precedence for its loop). ``max_parallel_tools``: tool bodies
+        running at once in a turn (16); ``max_tool_calls``: calls run per turn (256), later
+        ones get an error result; ``None``: no bound (``llmbridge.tools.batch``)."""
+        self.max_parallel_tools = check_bound(max_parallel_tools, "max_parallel_tools")
+        self.max_tool_calls = check_bound(max_tool_calls, "max_tool_calls")
         self.timeout = timeout
         self.max_invocations = max_invocations
         self.max_exceptions = max_exceptions
@@ -182,6 +199,8 @@ class ToolRegistry:
             max_exceptions=self.max_exceptions,
             run_sync_in_thread=self.run_sync_in_thread,
             approve=approve or self.approve,
+            max_parallel_tools=self.max_parallel_tools,
+            max_tool_calls=self.max_tool_calls,
         )
         view._parent, view._pick = self._parent or self, pick
         view._servers = self._servers if everything else wanted_servers
@@ -326,24 +345,33 @@ class ToolRegistry:
         context: Any = None,
         approve: Approver | None = None,
         telemetry: Telemetry | None = None,
+        max_parallel_tools: int | None = INHERIT,
+        max_tool_calls: int | None = INHERIT,
     ) -> list[ToolResult]:
-        """Run calls concurrently after asking approvals one by one, in call order; results
-        come back in the order of ``calls``. ``telemetry``: an ``execute_tool`` span per run."""
-        results: list[ToolResult | None] = [await self._gate(call, approve) for call in calls]
+        """Run one turn's calls: approvals asked one by one in call order, then the calls
+        concurrently, at most ``max_parallel_tools`` at once; calls past ``max_tool_calls``
+        get an error result (not given: the registry's bounds; ``llmbridge.tools.batch``).
+        Results come back in the order of ``calls``. ``telemetry``: an ``execute_tool`` span
+        per run."""
         if telemetry is not None:  # on: OpenTelemetry loads with the first call it traces
             from ..telemetry.otel import traced_tool_call
 
-        async def one(i: int, call: ToolCallPart) -> None:
-            run = self._run_call(call, context)
-            results[i] = await (
-                run if telemetry is None else traced_tool_call(telemetry, call, run)
+        async def gated(call: ToolCallPart) -> ToolResult | None:
+            return await self._gate(call, approve)
+
+        async def run(call: ToolCallPart) -> ToolResult:
+            running = self._run_call(call, context)
+            return await (
+                running if telemetry is None else traced_tool_call(telemetry, call, running)
             )
 
-        async with anyio.create_task_group() as tg:
-            for i, call in enumerate(calls):
-                if results[i] is None:
-                    tg.start_soon(one, i, call)
-        return [r for r in results if r is not None]
+        return await run_batch(
+            calls,
+            gate=gated,
+            run=run,
+            max_parallel=bound(max_parallel_tools, self.max_parallel_tools, "max_parallel_tools"),
+            max_calls=bound(max_tool_calls, self.max_tool_calls, "max_tool_calls"),
+        )
 
 
 def _unknown(kind: str, names: set[str], known: set[str], where: str) -> str:  # for subset

@@ -111,6 +111,22 @@ def test_config_tells_auth_objects_from_header_style_strings() -> None:
         ProviderConfig.from_mapping({"auth": auth, "token_provider": lambda: "t"})
 
 
+@pytest.mark.parametrize("how", ["lambda", "async def", "method"])
+def test_a_function_given_as_auth_is_told_to_be_a_token_provider(how: str) -> None:
+    """The slip users make (issue 49): ``{"auth": lambda: token}``."""
+
+    async def fetch() -> str:
+        return "tok"
+
+    function = {"lambda": lambda: "tok", "async def": fetch, "method": "tok".strip}[how]
+    with pytest.raises(lb.UsageError, match="not a function") as caught:
+        lb.Client(providers={"openai-compatible": {"base_url": "http://x", "auth": function}})
+    assert "token_provider" in str(caught.value)
+    assert "tok" not in str(caught.value).replace("token", "")
+    with pytest.raises(lb.UsageError, match="not a int"):  # not a function: the type, as before
+        ProviderConfig.from_mapping({"auth": 42})
+
+
 def test_auth_never_shows_in_reprs() -> None:
     config = ProviderConfig.from_mapping({"token_provider": lambda: "tok-secret-0123456789"})
     request = HttpRequest("POST", "http://x", {}, None, auth=config.auth)

@@ -8,6 +8,7 @@ a real recorded background stream (``../shared/corpus``). ``breaks`` says how ea
 answer, in order, ends early: ``("drop", k)`` sends ``k`` events then resets the connection
 mid-chunk, ``("end", k)`` sends ``k`` events then ends the body cleanly (no terminal event),
 ``("stall", k)`` sends ``k`` events then goes silent; an answer without a break sends the rest.
+``imposter`` answers every resume with another response's whole stream instead (issue 49).
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from anyio.abc import SocketStream
 from tests.corpus import CORPUS
 from tests.loopback import chunk, http_error, read_request
 
-__all__ = ["RECORDING", "BackgroundServer", "Break", "recorded_events"]
+__all__ = ["RECORDING", "BackgroundServer", "Break", "other_response", "recorded_events"]
 
 RECORDING = CORPUS / "B_openai" / "test_background_mode_streaming_vcr__i0.sse"
 
@@ -39,6 +40,12 @@ def recorded_events() -> list[bytes]:
     """The recorded stream's SSE events, each with its blank line."""
     blocks = RECORDING.read_bytes().replace(b"\r\n", b"\n").split(b"\n\n")
     return [block + b"\n\n" for block in blocks if block.strip()]
+
+
+def other_response(response_id: str, text: bytes = b" INJECTED") -> list[bytes]:
+    """The recorded stream as another response's: its id and one word of its text changed."""
+    other = [e.replace(response_id.encode(), b"resp_OTHER") for e in recorded_events()]
+    return [e.replace(b'"delta":" equals"', b'"delta":"' + text + b'"') for e in other]
 
 
 def _number(event: bytes) -> int:
@@ -65,6 +72,9 @@ class BackgroundServer:
     """How many events at or before ``starting_after`` a resumed answer sends again."""
     refuse: int | None = None
     """The status every resume request gets (``None``: resumes are served)."""
+    imposter: list[bytes] | None = None
+    """Another response's events: every resume is answered with all of them, from its
+    ``response.created`` (number 0) on, whatever ``starting_after`` says."""
     seen: list[Seen] = field(default_factory=list)
     cancelled: bool = False
 
@@ -88,7 +98,7 @@ class BackgroundServer:
             assert query.get("stream") == ["true"]
             after = int(query["starting_after"][0]) if "starting_after" in query else -1
             rest = [e for e in self.events if _number(e) > after - self.resend]
-            await self._stream(stream, rest)
+            await self._stream(stream, rest if self.imposter is None else self.imposter)
         elif method == "POST" and path == f"/v1/responses/{self.response_id}/cancel":
             self.cancelled = True
             answer = orjson.dumps({"id": self.response_id, "status": "cancelled"})

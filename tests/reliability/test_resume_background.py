@@ -27,6 +27,7 @@ from tests.reliability.background_server import (
     RECORDING,
     BackgroundServer,
     Break,
+    other_response,
     recorded_events,
 )
 
@@ -377,3 +378,24 @@ async def test_a_resumed_stream_records_as_the_one_stream_the_app_read(
         client = lb.Client(http_client=http, providers={"openai-responses": replay})
         replayed = [e async for e in client.stream(MODEL, PROMPT, background=True)]
     assert replayed == whole
+
+
+@pytest.mark.parametrize("k", [3, 8, 12])
+async def test_a_resume_answered_with_another_responses_events_is_refused(k: int) -> None:
+    """Issue 49: a resume answered with ``resp_OTHER``'s stream ended OK with its text merged
+    in ("2 + 2 INJECTED 4."): its ``response.created`` carries number 0, which the drop of
+    repeated events hid. It is a ``MalformedStreamError``, with this response's events."""
+    bg = server(("drop", k), imposter=other_response(RESPONSE_ID))
+    seen: list[lb.StreamEvent] = []
+    async with running(bg) as client:
+        with anyio.fail_after(10), pytest.raises(lb.MalformedStreamError) as caught:
+            async with client.stream(MODEL, PROMPT, background=True) as stream:
+                async for event in stream:
+                    seen.append(event)
+    assert "resp_OTHER" in str(caught.value)
+    text = "".join(e.text for e in seen if isinstance(e, lb.TextDelta))
+    assert "INJECTED" not in text and TEXT.startswith(text)
+    partial = caught.value.partial
+    assert partial is not None and partial.text == text
+    assert bg.requests()[1] == f"GET /v1/responses/{RESPONSE_ID}?starting_after={k - 1}&stream=true"
+    assert len(bg.requests()) == 2  # not resumed again: the server would send the same

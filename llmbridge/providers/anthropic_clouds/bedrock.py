@@ -6,7 +6,8 @@ Rules:
 
 * ``POST https://bedrock-runtime.{region}.amazonaws.com/model/{id}/invoke-with-response-stream``
   (the id URL-quoted as the SDK does, ``:`` kept: foundation ids, inference profiles
-  ``us.anthropic.…``, profile ARNs); ``base_url`` or ``ANTHROPIC_BEDROCK_BASE_URL`` replace the host.
+  ``us.anthropic.…``, profile ARNs; empty, ``.`` and ``..`` refused: ``url_paths``); ``base_url``
+  or ``ANTHROPIC_BEDROCK_BASE_URL`` replace the host.
 * The Messages body without ``model`` and ``stream``, with ``anthropic_version`` (the SDK's
   ``2026-10-21``; ``api_version="bedrock-2023-05-31"`` for the older docs' value) and the beta
   flags twice, as the SDK sends them: ``anthropic-beta`` header and ``anthropic_beta`` field.
@@ -27,18 +28,18 @@ from __future__ import annotations
 from base64 import b64encode
 from collections.abc import Mapping
 from typing import Any
-from urllib.parse import quote
 
 import orjson
 
 from ...auth.aws import AWS_OPTIONS
-from ...errors import APIError, UsageError
+from ...errors import APIError
 from ...types import ChatRequest
 from ..base import HttpRequest, ProviderConfig, read_token_count
 from ..bedrock.errors import map_http_error
 from ..bedrock.models import base_id
 from ..bedrock.provider import model_path
 from ..option_names import declare_options
+from ..url_paths import path_segment
 from .base import CLOUD_OPTIONS, AnthropicCloudProvider, env_of, first
 from .bedrock_stream import BedrockAnthropicDecoder
 from .credentials import aws_credential, aws_region
@@ -69,9 +70,8 @@ class AnthropicBedrockProvider(AnthropicCloudProvider):
         super().__init__(config, name=name, base_url=base_url, credential=credential)
 
     def messages_url(self, model: str) -> str:
-        if not model.partition(";")[0] or model.partition(";")[0] in (".", ".."):
-            raise UsageError(f"{self.name}: {model!r} is not a Bedrock model id")
-        return f"{self.base_url}/model/{quote(model, safe=':;')}/invoke-with-response-stream"
+        segment = path_segment(model, provider=self.name, what="Bedrock model id", safe=":;")
+        return f"{self.base_url}/model/{segment}/invoke-with-response-stream"
 
     def adapt_body(self, body: dict[str, Any], *, betas: list[str], count: bool) -> dict[str, Any]:
         body.pop("model", None)
@@ -86,7 +86,7 @@ class AnthropicBedrockProvider(AnthropicCloudProvider):
         headers = self._request_headers(accept="application/json", betas=[])
         return HttpRequest(
             method="POST",
-            url=f"{self.base_url}{model_path(model)}/count-tokens",
+            url=f"{self.base_url}{model_path(model, provider=self.name)}/count-tokens",
             headers=headers,
             json={"input": {"invokeModel": {"body": b64encode(orjson.dumps(invoke)).decode()}}},
             auth=self._credential.auth,

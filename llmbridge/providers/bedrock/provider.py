@@ -7,7 +7,9 @@ Rules:
 
 * The model id is put in the path as botocore does for a URI label: percent-encoded with only
   ``-_.~`` left as they are, so an ARN's ``:`` and ``/`` and a version's ``:`` travel encoded
-  (``…-v1%3A0``).
+  (``…-v1%3A0``). An id that is empty, ``.`` or ``..`` (also once ``count_tokens`` drops a
+  profile's geography: ``us..``) is refused before sending (``url_paths``): httpx would drop
+  the segment, sending the signed request to another operation (``/converse-stream``).
 * Credentials and region come once, when the provider is built, from
   ``llmbridge.auth.aws.aws_auth`` (service ``bedrock``): a Bedrock API key (``api_key`` or
   ``AWS_BEARER_TOKEN_BEDROCK``) as a bearer token, else botocore's credential chain and SigV4;
@@ -31,7 +33,7 @@ import os
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
-from urllib.parse import quote, urlencode
+from urllib.parse import urlencode
 
 import httpx
 
@@ -41,6 +43,7 @@ from ...model_info import ModelInfo
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, read_token_count
 from ..option_names import declare_options
+from ..url_paths import path_segment
 from .decode import BedrockDecoder
 from .errors import map_http_error
 from .hosted import hosted_kinds
@@ -71,9 +74,11 @@ features" table: no tool use, or tool use in ``Converse`` only — Llama 3.x, Mi
 _COUNT_FIELDS = ("messages", "system", "toolConfig", "additionalModelRequestFields")
 
 
-def model_path(model: str) -> str:
-    """``/model/{modelId}`` with the id encoded as botocore encodes a URI label."""
-    return "/model/" + quote(model, safe="-_.~")
+def model_path(model: str, *, provider: str = "bedrock") -> str:
+    """``/model/{modelId}`` with the id encoded as botocore encodes a URI label; an id that is
+    empty or a dot segment (``.``, ``..``: httpx would drop it, and ``/model`` with ``..``) is
+    refused (``url_paths``)."""
+    return "/model/" + path_segment(model, provider=provider, what="Bedrock model id", safe="-_.~")
 
 
 class BedrockProvider:
@@ -125,7 +130,7 @@ class BedrockProvider:
 
     def build_request(self, request: ChatRequest) -> HttpRequest:
         body = build_body(request, provider=self.name, options=self._options)
-        url = f"{self._base}{model_path(request.model)}/converse-stream"
+        url = f"{self._base}{model_path(request.model, provider=self.name)}/converse-stream"
         return self._post(url, body, "application/vnd.amazon.eventstream")
 
     def new_decoder(self, request: ChatRequest) -> BedrockDecoder:
@@ -139,7 +144,7 @@ class BedrockProvider:
         built = build_body(request, provider=self.name, options=self._options)
         converse = {k: built[k] for k in _COUNT_FIELDS if k in built}
         model = request.model if request.model.startswith("arn:") else base_id(request.model)
-        url = f"{self._base}{model_path(model)}/count-tokens"
+        url = f"{self._base}{model_path(model, provider=self.name)}/count-tokens"
         return self._post(url, {"input": {"converse": converse}}, "application/json")
 
     def parse_token_count(self, data: Any) -> int:

@@ -30,6 +30,7 @@ from ...model_info import ModelInfo
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, Secret, read_token_count
 from ..option_names import declare_options
+from ..url_paths import path_segments
 from .decode import GeminiDecoder
 from .errors import map_http_error
 from .hosted import GEMINI_TOOLS, VERTEX_TOOLS
@@ -55,9 +56,12 @@ change the count; Vertex takes these fields at the top level, the Gemini API ins
 ``generateContentRequest``)."""
 
 
-def _model_path(model: str) -> str:
-    """``gemini-2.5-flash`` → ``models/gemini-2.5-flash``; ``tunedModels/x`` stays as is."""
-    return model if "/" in model else f"models/{quote(model, safe='.-_')}"
+def _model_path(model: str, provider: str) -> str:
+    """``gemini-2.5-flash`` → ``models/gemini-2.5-flash``; ``tunedModels/x`` stays as is (once
+    no segment of it is empty, ``.`` or ``..``: ``url_paths``)."""
+    if "/" in model:
+        return path_segments(model, provider=provider)
+    return f"models/{quote(model, safe='.-_')}"
 
 
 class GeminiProvider:
@@ -93,7 +97,7 @@ class GeminiProvider:
         return Capabilities(native_tools=True, reasoning=thinking, images=True, hosted_tools=hosted)
 
     def _url(self, model: str) -> str:
-        return f"{self._base}/{_model_path(model)}:streamGenerateContent?alt=sse"
+        return f"{self._base}/{_model_path(model, self.name)}:streamGenerateContent?alt=sse"
 
     def _auth(self) -> dict[str, str]:
         return {} if self._key is None else {"x-goog-api-key": self._key.reveal()}
@@ -115,7 +119,9 @@ class GeminiProvider:
         )
         body = {k: v for k, v in body.items() if k in _COUNT_FIELDS}
         if not self._vertex:  # the Gemini API counts a whole generateContent request
-            body = {"generateContentRequest": {"model": _model_path(request.model), **body}}
+            body = {
+                "generateContentRequest": {"model": _model_path(request.model, self.name), **body}
+            }
         headers = {"content-type": "application/json", **self._headers, **self._auth()}
         url = self._url(request.model).replace(":streamGenerateContent?alt=sse", ":countTokens")
         return HttpRequest(method="POST", url=url, headers=headers, json=body)
@@ -162,7 +168,10 @@ class VertexProvider(GeminiProvider):
         return {} if self._key is None else {"authorization": f"Bearer {self._key.reveal()}"}
 
     def _url(self, model: str) -> str:
-        path = model if "/" in model else f"publishers/google/models/{quote(model, safe='.-_@')}"
+        if "/" in model:
+            path = path_segments(model, provider=self.name)
+        else:
+            path = f"publishers/google/models/{quote(model, safe='.-_@')}"
         return f"{self._base}/{path}:streamGenerateContent?alt=sse"
 
 

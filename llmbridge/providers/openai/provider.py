@@ -17,7 +17,6 @@ import os
 from collections.abc import Mapping
 from dataclasses import replace
 from typing import Any
-from urllib.parse import quote
 
 import httpx
 
@@ -28,6 +27,7 @@ from ...model_info import ModelInfo
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, ProviderFactory, Secret
 from ..option_names import declare_options
+from ..url_paths import path_segment
 from .decode import ChatCompletionsDecoder
 from .endpoints import AZURE_API_VERSION, resolve_endpoint
 from .errors import map_http_error
@@ -127,7 +127,7 @@ class OpenAIChatProvider:
     def _url(self, model: str) -> str:
         if self._api_version is None:  # every preset, and Azure's v1 API
             return f"{self.base_url}/chat/completions"
-        deployment = quote(model, safe="")
+        deployment = path_segment(model, provider=self.name, what="deployment name")
         return (
             f"{self.base_url}/openai/deployments/{deployment}/chat/completions"
             f"?api-version={self._api_version}"

@@ -27,6 +27,7 @@ from tests.sdk_requests import check_body
 MODEL = "openai-responses:gpt-4o"
 PROMPT = [lb.ChatMessage.user("What is 2 + 2?")]
 TEXT = "2 + 2 equals 4."
+RESPONSE_ID = "resp_0da443d9ee8333600069950a0635d88196b2d9243b08e8cc01"
 BACKGROUND = sorted((CORPUS / "B_openai").glob("test_background_mode_streaming_*.sse"))
 VCR = CORPUS / "B_openai" / "test_background_mode_streaming_vcr__i0.sse"
 corpus_present = pytest.mark.skipif(not VCR.exists(), reason="../shared/corpus is absent")
@@ -272,12 +273,56 @@ def test_the_resume_point_follows_the_stream_and_repeats_are_dropped() -> None:
 @corpus_present
 def test_a_resume_decoder_starts_anywhere_with_the_known_id() -> None:
     events = sse_events(VCR)
-    decoder = provider().resume_decoder(response_id="resp_given", after=6)
-    out = decode(decoder, events[4:])  # the server may send a few before starting_after
+    decoder = provider().resume_decoder(response_id=RESPONSE_ID, after=6)
+    out = decode(decoder, events[5:])  # the server may send a few before starting_after
     start = out[0]
-    assert isinstance(start, lb.StreamStart) and start.response_id == "resp_given"
+    assert isinstance(start, lb.StreamStart) and start.response_id == RESPONSE_ID
     assert "".join(e.text for e in out if isinstance(e, lb.TextDelta)) == " 2 equals 4."
     assert [type(e) for e in out].count(lb.Finish) == 1
+
+
+def _other_response(events: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The recording as another response's stream: its id and its text changed."""
+    return [
+        (name, data.replace(RESPONSE_ID, "resp_OTHER").replace(" equals", " INJECTED"))
+        for name, data in events
+    ]
+
+
+@corpus_present
+@pytest.mark.parametrize("after", [None, 0, 4, 8, 12])
+def test_another_responses_events_are_refused_not_merged(after: int | None) -> None:
+    """A resume answered with another response's stream (from its start: its
+    ``response.created`` carries number 0, below where this one stands)."""
+    events = sse_events(VCR)
+    decoder = BackgroundDecoder()
+    seen: list[lb.StreamEvent] = []
+    for name, data in events[: 0 if after is None else after + 1]:
+        seen.extend(decoder.feed(name, data))
+    if after is None:  # Client.resume: the id is given, no event read yet
+        decoder = provider().resume_decoder(response_id=RESPONSE_ID, after=None)
+    with pytest.raises(lb.MalformedStreamError, match="resp_OTHER") as caught:
+        for name, data in _other_response(events):
+            seen.extend(decoder.feed(name, data))
+    assert "another response" in str(caught.value)
+    assert "INJECTED" not in "".join(e.text for e in seen if isinstance(e, lb.TextDelta))
+    with pytest.raises(lb.MalformedStreamError):  # refused from then on
+        decoder.feed(*events[-1])
+
+
+@corpus_present
+def test_another_responses_events_after_the_resume_point_are_refused_at_its_end() -> None:
+    """A server that honours ``starting_after`` with another response's events: the deltas
+    carry no response id, the terminal event does: the stream never ends OK."""
+    events = sse_events(VCR)
+    decoder = BackgroundDecoder()
+    for name, data in events[:6]:
+        decoder.feed(name, data)
+    with pytest.raises(lb.MalformedStreamError, match="resp_OTHER"):
+        for name, data in _other_response(events)[6:]:
+            decoder.feed(name, data)
+        decoder.close()
+    assert decoder.resume_point() == ResumePoint(RESPONSE_ID, 15, complete=False)
 
 
 def test_a_body_that_ends_early_is_truncated_and_its_point_incomplete() -> None:
@@ -329,7 +374,7 @@ def test_the_sync_client_resumes_and_resumes_from_elsewhere() -> None:
         http_client=http, providers=keys, retry=lb.RetryPolicy(initial_delay=0)
     ) as c:
         events = list(c.stream(MODEL, PROMPT, background=True))
-        again = list(c.resume(MODEL, "resp_x", after=6))
+        again = list(c.resume(MODEL, RESPONSE_ID, after=6))
     assert "".join(e.text for e in events if isinstance(e, lb.TextDelta)) == TEXT
     assert [type(e) for e in events].count(lb.Finish) == 1
     assert "".join(e.text for e in again if isinstance(e, lb.TextDelta)) == " 2 equals 4."
@@ -462,11 +507,11 @@ async def test_a_resumed_stream_is_one_chat_span_with_the_whole_usage() -> None:
     )
     async with client:
         response = await client.complete(MODEL, PROMPT, background=True)
-        async for _ in client.resume(MODEL, "resp_y", after=10):
+        async for _ in client.resume(MODEL, RESPONSE_ID, after=10):
             pass
     assert response.text == TEXT and len(server.requests) == 3
     first, second = spans.get_finished_spans()
     attrs = dict(first.attributes or {})
     assert attrs["gen_ai.usage.output_tokens"] == 9
     assert attrs["gen_ai.response.finish_reasons"] == ("completed",)
-    assert dict(second.attributes or {})["gen_ai.response.id"] == "resp_y"
+    assert dict(second.attributes or {})["gen_ai.response.id"] == RESPONSE_ID
