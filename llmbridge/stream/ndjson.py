@@ -3,8 +3,11 @@
 Rules:
 
 * Framing is lines: a body is split at ``\\n`` (a ``\\r`` before it is dropped); every
-  non-blank line is one frame. The text is decoded as UTF-8 (a character split across chunks is
-  kept whole; bytes that are not UTF-8 are ``MalformedStreamError``). No JSON is parsed here.
+  non-blank line is one frame. Each line is decoded as UTF-8 on its own (a character split
+  across chunks is kept whole; a line that is not UTF-8 is ``MalformedStreamError``, after the
+  lines before it). No JSON is parsed here. The body comes in pieces of at most 64 KiB
+  (``framed.FramedBody`` over ``pieces.Pieces``: a gzip body inflated a piece at a time), so
+  one call makes at most one piece's lines.
 * Decoders get the same ``feed(event, data)`` as for SSE, one call per line: ``("", line)``. A
   last line the body ends without a ``\\n`` after is given as ``("unterminated", line)``: the
   decoder reads it if it is whole and says the stream was cut (``StreamTruncatedError``) if not.
@@ -15,7 +18,6 @@ Rules:
 
 from __future__ import annotations
 
-import codecs
 from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
@@ -36,11 +38,10 @@ UNTERMINATED = "unterminated"
 class _Lines:
     """Bytes in, ``Frame``s out: lines, the bound and the error mapping."""
 
-    __slots__ = ("_decoder", "_failure", "_pending", "_rest", "limit", "provider")
+    __slots__ = ("_failure", "_pending", "_rest", "limit", "provider")
 
     def __init__(self, *, limit: int, provider: str | None) -> None:
-        self._decoder = codecs.getincrementaldecoder("utf-8")()
-        self._rest: list[str] = []  # the line still open, in pieces (no quadratic joins)
+        self._rest: list[bytes] = []  # the line still open, in pieces (no quadratic joins)
         self._pending = 0
         self._failure: MalformedStreamError | None = None
         self.limit = limit
@@ -51,9 +52,9 @@ class _Lines:
         if self._failure is not None:
             raise self._failure
 
-    def _text(self, data: bytes, final: bool = False) -> str:
+    def _text(self, line: bytes) -> str:
         try:
-            return self._decoder.decode(data, final)
+            return line.decode("utf-8")
         except UnicodeDecodeError as exc:
             raise MalformedStreamError(
                 f"an NDJSON line is not UTF-8: {exc}", provider=self.provider
@@ -62,21 +63,21 @@ class _Lines:
     def feed(self, data: bytes) -> list[Frame]:
         """The lines ``data`` completes; an error after some of them waits for ``check``."""
         self.check()
-        try:
-            text = self._text(data)
-        except MalformedStreamError as exc:
-            self._failure = exc
-            raise
-        if "\n" not in text:
-            self._rest.append(text)
-            self._pending += len(text)
+        if b"\n" not in data:
+            self._rest.append(data)
+            self._pending += len(data)
             self._bound()
             return []
-        lines = ("".join(self._rest) + text).split("\n")
+        lines = data.split(b"\n")  # one piece's lines at most (``pieces.PIECE_BYTES``)
         last = lines.pop()
+        if self._rest:
+            lines[0] = b"".join(self._rest) + lines[0]
         self._rest, self._pending = [last], len(last)
-        frames = [Frame("", line.rstrip("\r")) for line in lines if line.strip()]
+        frames: list[Frame] = []
         try:
+            for line in lines:
+                if line.strip():
+                    frames.append(Frame("", self._text(line.rstrip(b"\r"))))
             self._bound()
         except MalformedStreamError as exc:
             self._failure = exc
@@ -95,9 +96,9 @@ class _Lines:
     def close(self) -> list[Frame]:
         """The unterminated last line, if the body ended inside one."""
         self.check()
-        rest = ("".join(self._rest) + self._text(b"", final=True)).rstrip("\r")
+        rest = b"".join(self._rest).rstrip(b"\r")
         self._rest, self._pending = [], 0
-        return [Frame(UNTERMINATED, rest)] if rest.strip() else []
+        return [Frame(UNTERMINATED, self._text(rest))] if rest.strip() else []
 
 
 class NdjsonBody(FramedBody):
