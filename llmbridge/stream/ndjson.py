@@ -11,9 +11,9 @@ Rules:
 * Decoders get the same ``feed(event, data)`` as for SSE, one call per line: ``("", line)``. A
   last line the body ends without a ``\\n`` after is given as ``("unterminated", line)``: the
   decoder reads it if it is whole and says the stream was cut (``StreamTruncatedError``) if not.
-* Bound: once more than ``limit`` bytes arrive without a line end (one endless line, a gzip
-  bomb), reading stops with ``MalformedStreamError``; memory stays within ``limit`` plus one
-  chunk. Raised after the lines before it were yielded, so the transport attaches the partial.
+* Bound: a line of more than ``limit`` bytes, or once more than ``limit`` bytes arrive without
+  a line end (one endless line, a gzip bomb), stops reading with ``MalformedStreamError``;
+  memory stays within ``limit`` plus one piece. Raised after the lines before it were yielded, so the transport attaches the partial.
 """
 
 from __future__ import annotations
@@ -76,6 +76,9 @@ class _Lines:
         frames: list[Frame] = []
         try:
             for line in lines:
+                if len(line) > self.limit:
+                    self._pending = len(line)
+                    self._bound()
                 if line.strip():
                     frames.append(Frame("", self._text(line.rstrip(b"\r"))))
             self._bound()
