@@ -1,8 +1,11 @@
 """The NDJSON framing (``llmbridge.stream.ndjson``): lines split anywhere, UTF-8 split across
-chunks, blank lines and CRLF, the unterminated last line, the byte bound, bad UTF-8."""
+chunks, blank lines and CRLF, the unterminated last line, the byte bound, bad UTF-8 (one line
+at a time: the good lines before a bad one reach the partial, issue 49 item 16)."""
 
 from __future__ import annotations
 
+import httpx
+import orjson
 import pytest
 
 import llmbridge as lb
@@ -47,3 +50,34 @@ def test_bytes_that_are_not_utf8_are_malformed() -> None:
 def test_a_body_cut_inside_a_character_is_malformed() -> None:
     with pytest.raises(lb.MalformedStreamError):
         list(iter_ndjson(b'{"a":"\xc3'))
+
+
+# -- through the transport: what a bad line leaves in the partial ---------------------------
+
+
+def _line(**fields: object) -> bytes:
+    return orjson.dumps({"model": "m", "created_at": "2026-01-02T03:04:05Z", **fields}) + b"\n"
+
+
+@pytest.mark.anyio
+async def test_a_line_that_is_not_utf8_keeps_the_good_lines_before_it_in_the_partial() -> None:
+    good = _line(message={"role": "assistant", "content": "kept "}, done=False)
+    bad = b'{"message":{"role":"assistant","content":"\xff"}}\n'
+    one_chunk = good + good + bad + good  # the good lines and the bad one in one read
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        headers = {"content-type": "application/x-ndjson"}
+        return httpx.Response(200, headers=headers, content=one_chunk)
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
+        client = lb.Client(http_client=http, providers={"ollama-native": {"base_url": "http://o"}})
+        with pytest.raises(lb.MalformedStreamError, match="UTF-8") as info:
+            await client.complete("ollama-native:m", [lb.ChatMessage.user("hi")])
+    assert info.value.partial is not None and info.value.partial.text == "kept kept "
+
+
+def test_a_bad_line_fails_after_the_lines_before_it_in_the_same_chunk() -> None:
+    frames = iter_ndjson(b'{"a":1}\n{"b":"\xff"}\n{"c":3}\n')
+    assert next(frames) == ("", '{"a":1}')
+    with pytest.raises(lb.MalformedStreamError, match="UTF-8"):
+        next(frames)
