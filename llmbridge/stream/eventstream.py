@@ -77,6 +77,11 @@ class _Framer:
         self.provider = provider
         self._failure: MalformedStreamError | None = None
 
+    waiting = False  # a piece's frames come out at once (4,096 at most: 16 bytes each)
+
+    def more(self) -> list[Frame]:
+        return []
+
     @property
     def pending(self) -> int:
         """Bytes buffered that no complete frame has consumed yet."""
