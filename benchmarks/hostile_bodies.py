@@ -33,9 +33,9 @@ import orjson
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from harness import machine_note
-from tests.providers.bedrock.frames import event, raw_frame
 
 import llmbridge as lb
+from tests.providers.bedrock.frames import event, raw_frame
 
 MiB = 1024 * 1024
 EMPTY_FRAME = raw_frame(b"", b"")  # 16 bytes, no message type: skipped
@@ -49,7 +49,9 @@ def _line(**fields: object) -> bytes:
     return orjson.dumps({"model": "m", "created_at": "2026-01-02T03:04:05Z", **fields}) + b"\n"
 
 
-SSE_END = _sse({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}) + b"data: [DONE]\n\n"
+SSE_END = (
+    _sse({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]}) + b"data: [DONE]\n\n"
+)
 ES_START = event("messageStart", {"role": "assistant"})
 ES_END = event("contentBlockStop", {"contentBlockIndex": 0}) + event("messageStop", {})
 ND_END = _line(message={"role": "assistant", "content": ""}, done=True, done_reason="stop")
@@ -131,7 +133,9 @@ async def _one(model: str, content_type: bytes, body: bytes, case: str) -> tuple
         tg.start_soon(ticker.run)
         await anyio.sleep(0.02)
         client = lb.Client(
-            http_client=http, providers=PROVIDERS, max_event_bytes=64 * MiB  # type: ignore[arg-type]
+            http_client=http,
+            providers=PROVIDERS,
+            max_event_bytes=64 * MiB,  # type: ignore[arg-type]
         )
         start = time.perf_counter()
         async for _ in client.stream(model, [lb.ChatMessage.user("hi")]):
@@ -164,7 +168,9 @@ def measure(sizes: list[float]) -> list[dict[str, Any]]:
                         "framing": framing,
                         "case": case,
                         "MB": mb,
-                        "wire_KB": len(gzip.compress(body)) / 1e3 if case == "gzip-tiny" else mb * 1e3,
+                        "wire_KB": len(gzip.compress(body)) / 1e3
+                        if case == "gzip-tiny"
+                        else mb * 1e3,
                         "s": took,
                         "s_per_MB": took / mb,
                         "stall_ms": stall * 1e3,

@@ -175,6 +175,7 @@ async def _leave_early(wire: Wire, ending: str) -> None:
 
     async with serve(script) as url, _client(url, max_event_bytes=4096) as client:
         texts: list[str] = []
+        failed: lb.LLMBridgeError | None = None
         try:
             async with client.stream(wire.model, [lb.ChatMessage.user("hi")]) as stream:
                 async for ev in stream:
@@ -183,11 +184,13 @@ async def _leave_early(wire: Wire, ending: str) -> None:
                         if ending == "break":
                             break
         except lb.LLMBridgeError as exc:
-            assert ending != "break"
-            assert exc.partial is not None and exc.partial.text == "partial "
-        else:
-            assert ending == "break"
+            failed = exc
         assert texts[0] == "partial "
+        if ending == "break":
+            assert failed is None
+        else:
+            assert failed is not None and failed.partial is not None
+            assert failed.partial.text == "partial "
 
 
 @pytest.mark.parametrize("ending", ENDINGS)

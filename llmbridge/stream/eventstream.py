@@ -169,7 +169,9 @@ class _Framer:
             frames.append(Frame("exception:" + _header(headers, ":exception-type"), payload))
         elif kind == "error":
             frames.append(
-                Frame("error:" + _header(headers, ":error-code"), _header(headers, ":error-message"))
+                Frame(
+                    "error:" + _header(headers, ":error-code"), _header(headers, ":error-message")
+                )
             )
 
     def _malformed(self, message: str) -> MalformedStreamError:

@@ -56,9 +56,11 @@ class Framer(Protocol):
 
     provider: str | None
 
-    waiting: bool
-    """Whether frames of the last piece wait for ``more()`` (a framer may hand a piece's
-    frames out in batches)."""
+    @property
+    def waiting(self) -> bool:
+        """Whether frames of the last piece wait for ``more()`` (a framer may hand a piece's
+        frames out in batches)."""
+        ...
 
     def feed(self, data: bytes) -> list[Frame]: ...
 

@@ -54,9 +54,7 @@ def _frames_companion(body: bytes) -> bytes:
                 value: Any = orjson.loads(data)
             except orjson.JSONDecodeError:
                 value = data
-            lines.append(
-                orjson.dumps({"event": event, "data": value}, option=orjson.OPT_SORT_KEYS)
-            )
+            lines.append(orjson.dumps({"event": event, "data": value}, option=orjson.OPT_SORT_KEYS))
     except LLMBridgeError as exc:
         lines.append(orjson.dumps({"error": f"{type(exc).__name__}: {exc.message}"}))
     return b"\n".join(lines) + b"\n"

@@ -58,6 +58,7 @@ def shown(text: str) -> str:
     text = _CONTROL.sub(_escape, text[:MAX_SHOWN])[:MAX_SHOWN]
     return text + " …" if cut else text
 
+
 ERRORS: dict[str, type[APIError]] = {
     "throttling": RateLimitError,
     "servicequotaexceeded": RateLimitError,

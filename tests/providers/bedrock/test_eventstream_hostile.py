@@ -103,7 +103,9 @@ payloads = st.one_of(
         st.dictionaries(st.sampled_from(["type", "index", "delta"]), st.text(max_size=6)),
     ),
 )
-frames = st.builds(lambda hs, p: raw_frame(b"".join(hs), p), st.lists(headers, max_size=4), payloads)
+frames = st.builds(
+    lambda hs, p: raw_frame(b"".join(hs), p), st.lists(headers, max_size=4), payloads
+)
 
 
 @settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -153,7 +155,8 @@ def test_an_exception_frame_shows_16_kib_escaped_and_keeps_its_payload(decoder: 
 
 def test_an_error_frame_message_is_escaped_too() -> None:
     body = START + frame(
-        {":message-type": "error", ":error-code": "Internal\x1b[2J", ":error-message": "a\x1bb"}, b""
+        {":message-type": "error", ":error-code": "Internal\x1b[2J", ":error-message": "a\x1bb"},
+        b"",
     )
     decoder = BedrockDecoder(provider="bedrock")
     with pytest.raises(LLMBridgeError) as info:
