@@ -4,11 +4,15 @@ at a time: the good lines before a bad one reach the partial, issue 49 item 16).
 
 from __future__ import annotations
 
+import anyio
 import httpx
 import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import llmbridge as lb
+from llmbridge.providers.ollama_native import OllamaDecoder
 from llmbridge.stream.ndjson import UNTERMINATED, iter_ndjson
 
 BODY = '{"a":1}\n\n{"b":"é€😀"}\r\n{"c":3}\n'.encode()
@@ -81,3 +85,54 @@ def test_a_bad_line_fails_after_the_lines_before_it_in_the_same_chunk() -> None:
     assert next(frames) == ("", '{"a":1}')
     with pytest.raises(lb.MalformedStreamError, match="UTF-8"):
         next(frames)
+
+
+_pieces = st.one_of(
+    st.binary(max_size=12),
+    st.sampled_from([b"\n", b"\r\n", b"{}", b'{"error":"x"}', b'{"done":true}', b"\xff", b"\xc3"]),
+    st.builds(lambda t: orjson.dumps({"message": {"content": t}}), st.text(max_size=5)),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=st.lists(_pieces, max_size=12).map(b"".join), cut=st.integers(0, 80))
+def test_random_bodies_let_only_llmbridge_errors_out(body: bytes, cut: int) -> None:
+    decoder = OllamaDecoder()
+    try:
+        for kind, data in iter_ndjson([body[:cut], body[cut:]], limit=64):
+            decoder.feed(kind, data)
+        decoder.close()
+    except lb.LLMBridgeError:
+        pass
+
+
+@pytest.mark.anyio
+async def test_a_piece_of_many_tiny_lines_lets_the_loop_turn_between_batches() -> None:
+    from tests.heartbeat import Heartbeat
+
+    done = _line(message={"role": "assistant", "content": ""}, done=True, done_reason="stop")
+    one_piece = _nd_text("a") + b"{}\n" * 20_000 + done  # 60 KB: one piece, 20,002 frames
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            200, headers={"content-type": "application/x-ndjson"}, content=one_piece
+        )
+
+    heartbeat = Heartbeat()
+    async with (
+        httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http,
+        anyio.create_task_group() as tg,
+    ):
+        tg.start_soon(heartbeat.spin)
+        client = lb.Client(http_client=http, providers={"ollama-native": {"base_url": "http://o"}})
+        turns = -1
+        async for ev in client.stream("ollama-native:m", [lb.ChatMessage.user("hi")]):
+            if isinstance(ev, lb.TextDelta):
+                turns = heartbeat.turns
+        turns = heartbeat.turns - turns
+        tg.cancel_scope.cancel()
+    assert turns >= 20_000 // 512 // 2, f"the loop turned {turns} times in 20,000 lines"
+
+
+def _nd_text(text: str) -> bytes:
+    return _line(message={"role": "assistant", "content": text}, done=False)

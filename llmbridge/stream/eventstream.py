@@ -1,4 +1,5 @@
-"""The response body as botocore reads AWS event streams (its framing, not ours), bounded.
+"""The response body as an AWS event stream: frames cut here in one linear buffer, their headers
+parsed by botocore, bounded.
 
 Rules:
 
