@@ -12,7 +12,8 @@ figures are the framing's and the decoder's work):
 * ``huge-frame``: one frame (an event, a frame, a line) of the size given, sent in 1 KiB
   pieces (the event stream took 115 s for 8 MiB).
 
-A task ticking every 10 ms records its longest gap: the worst time the loop was held. Linear
+A task ticking every 10 ms (``tests.heartbeat.Heartbeat.run``) records its longest gap: the
+worst time the loop was held. Linear
 means the ``s/MB`` column stays flat as the size doubles. One run per row (CPU-bound, seconds).
 """
 
@@ -35,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 from harness import machine_note
 
 import llmbridge as lb
+from tests.heartbeat import Heartbeat
 from tests.providers.bedrock.frames import event, raw_frame
 
 MiB = 1024 * 1024
@@ -99,21 +101,6 @@ PROVIDERS = {
 }
 
 
-class Ticker:
-    """A task ticking every 10 ms; ``longest`` is its longest gap (the loop held that long)."""
-
-    def __init__(self) -> None:
-        self.longest = 0.0
-
-    async def run(self) -> None:
-        last = time.perf_counter()
-        while True:
-            await anyio.sleep(0.01)
-            now = time.perf_counter()
-            self.longest = max(self.longest, now - last)
-            last = now
-
-
 async def _one(model: str, content_type: bytes, body: bytes, case: str) -> tuple[float, float]:
     if case == "gzip-tiny":
         wire, headers = gzip.compress(body), {"content-encoding": "gzip"}
@@ -125,7 +112,7 @@ async def _one(model: str, content_type: bytes, body: bytes, case: str) -> tuple
         head = {"content-type": content_type.decode(), **headers}
         return httpx.Response(200, headers=head, stream=_Chunks(chunks))
 
-    ticker = Ticker()
+    ticker = Heartbeat(interval=0.01)
     async with (
         httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http,
         anyio.create_task_group() as tg,
@@ -143,7 +130,7 @@ async def _one(model: str, content_type: bytes, body: bytes, case: str) -> tuple
         took = time.perf_counter() - start
         await anyio.sleep(0.02)
         tg.cancel_scope.cancel()
-    return took, ticker.longest
+    return took, ticker.longest_gap
 
 
 class _Chunks(httpx.AsyncByteStream):
@@ -157,6 +144,8 @@ class _Chunks(httpx.AsyncByteStream):
 
 def measure(sizes: list[float]) -> list[dict[str, Any]]:
     rows = []
+    for model, content_type, cases in FRAMINGS.values():  # warm up: imports, first client
+        anyio.run(_one, model, content_type, cases["gzip-tiny"](4096), "gzip-tiny")
     for framing, (model, content_type, cases) in FRAMINGS.items():
         for case, build in cases.items():
             for size in sizes:
