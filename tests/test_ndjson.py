@@ -1,11 +1,18 @@
 """The NDJSON framing (``llmbridge.stream.ndjson``): lines split anywhere, UTF-8 split across
-chunks, blank lines and CRLF, the unterminated last line, the byte bound, bad UTF-8."""
+chunks, blank lines and CRLF, the unterminated last line, the byte bound, bad UTF-8 (one line
+at a time: the good lines before a bad one reach the partial, issue 49 item 16)."""
 
 from __future__ import annotations
 
+import anyio
+import httpx
+import orjson
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import llmbridge as lb
+from llmbridge.providers.ollama_native import OllamaDecoder
 from llmbridge.stream.ndjson import UNTERMINATED, iter_ndjson
 
 BODY = '{"a":1}\n\n{"b":"é€😀"}\r\n{"c":3}\n'.encode()
@@ -47,3 +54,85 @@ def test_bytes_that_are_not_utf8_are_malformed() -> None:
 def test_a_body_cut_inside_a_character_is_malformed() -> None:
     with pytest.raises(lb.MalformedStreamError):
         list(iter_ndjson(b'{"a":"\xc3'))
+
+
+# -- through the transport: what a bad line leaves in the partial ---------------------------
+
+
+def _line(**fields: object) -> bytes:
+    return orjson.dumps({"model": "m", "created_at": "2026-01-02T03:04:05Z", **fields}) + b"\n"
+
+
+@pytest.mark.anyio
+async def test_a_line_that_is_not_utf8_keeps_the_good_lines_before_it_in_the_partial() -> None:
+    good = _line(message={"role": "assistant", "content": "kept "}, done=False)
+    bad = b'{"message":{"role":"assistant","content":"\xff"}}\n'
+    one_chunk = good + good + bad + good  # the good lines and the bad one in one read
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        headers = {"content-type": "application/x-ndjson"}
+        return httpx.Response(200, headers=headers, content=one_chunk)
+
+    async with httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http:
+        client = lb.Client(http_client=http, providers={"ollama-native": {"base_url": "http://o"}})
+        with pytest.raises(lb.MalformedStreamError, match="UTF-8") as info:
+            await client.complete("ollama-native:m", [lb.ChatMessage.user("hi")])
+    assert info.value.partial is not None and info.value.partial.text == "kept kept "
+
+
+def test_a_bad_line_fails_after_the_lines_before_it_in_the_same_chunk() -> None:
+    frames = iter_ndjson(b'{"a":1}\n{"b":"\xff"}\n{"c":3}\n')
+    assert next(frames) == ("", '{"a":1}')
+    with pytest.raises(lb.MalformedStreamError, match="UTF-8"):
+        next(frames)
+
+
+_pieces = st.one_of(
+    st.binary(max_size=12),
+    st.sampled_from([b"\n", b"\r\n", b"{}", b'{"error":"x"}', b'{"done":true}', b"\xff", b"\xc3"]),
+    st.builds(lambda t: orjson.dumps({"message": {"content": t}}), st.text(max_size=5)),
+)
+
+
+@settings(max_examples=300, deadline=None)
+@given(body=st.lists(_pieces, max_size=12).map(b"".join), cut=st.integers(0, 80))
+def test_random_bodies_let_only_llmbridge_errors_out(body: bytes, cut: int) -> None:
+    decoder = OllamaDecoder()
+    try:
+        for kind, data in iter_ndjson([body[:cut], body[cut:]], limit=64):
+            decoder.feed(kind, data)
+        decoder.close()
+    except lb.LLMBridgeError:
+        pass
+
+
+@pytest.mark.anyio
+async def test_a_piece_of_many_tiny_lines_lets_the_loop_turn_between_batches() -> None:
+    from tests.heartbeat import Heartbeat
+
+    done = _line(message={"role": "assistant", "content": ""}, done=True, done_reason="stop")
+    one_piece = _nd_text("a") + b"{}\n" * 20_000 + done  # 60 KB: one piece, 20,002 frames
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(
+            200, headers={"content-type": "application/x-ndjson"}, content=one_piece
+        )
+
+    heartbeat = Heartbeat()
+    async with (
+        httpx.AsyncClient(transport=httpx.MockTransport(handler)) as http,
+        anyio.create_task_group() as tg,
+    ):
+        tg.start_soon(heartbeat.spin)
+        client = lb.Client(http_client=http, providers={"ollama-native": {"base_url": "http://o"}})
+        turns = -1
+        async for ev in client.stream("ollama-native:m", [lb.ChatMessage.user("hi")]):
+            if isinstance(ev, lb.TextDelta):
+                turns = heartbeat.turns
+        turns = heartbeat.turns - turns
+        tg.cancel_scope.cancel()
+    assert turns >= 20_000 // 512 // 2, f"the loop turned {turns} times in 20,000 lines"
+
+
+def _nd_text(text: str) -> bytes:
+    return _line(message={"role": "assistant", "content": text}, done=False)

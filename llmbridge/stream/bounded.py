@@ -6,9 +6,9 @@ Rules:
   UTF-8, an event still open at the end of the body is discarded). The text is decoded as
   UTF-8 whatever the ``charset`` says, as the spec requires, with a leading BOM dropped.
 * ``BoundedBody`` is what httpx-sse reads: the response's text in pieces of at most
-  ``PIECE_BYTES`` (64 KiB). A gzip or deflate body is inflated here a piece at a time (zlib's
-  ``max_length``), never a whole network read at once (65 KB of gzip is 64 MB of text); other
-  encodings (br, zstd) are decoded by httpx, then cut into pieces. So httpx-sse never holds
+  ``PIECE_BYTES`` (64 KiB) from ``pieces.Pieces``, the byte reader every framing shares (gzip
+  and deflate inflated a piece at a time, the loop given a turn between two pieces of one
+  read, httpx's generators ended on close). So httpx-sse never holds
   more than one piece's lines, and the reader holds at most one piece besides httpx-sse's own
   buffer of the event in progress.
 * Bounds, each a ``MalformedStreamError`` (with the partial response, from the client):
@@ -32,15 +32,14 @@ Rules:
 from __future__ import annotations
 
 import codecs
-import zlib
 from collections.abc import AsyncIterator, Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
-import anyio
 import httpx
 from httpx_sse import EventSource, ServerSentEvent
 
 from ..errors import MalformedStreamError
+from .pieces import PIECE_BYTES, Pieces
 
 if TYPE_CHECKING:
     from .record import Record
@@ -55,55 +54,17 @@ __all__ = [
 
 DEFAULT_MAX_EVENT_BYTES = 16 * 1024 * 1024
 DEFAULT_MAX_RESPONSE_BYTES = 256 * 1024 * 1024
-PIECE_BYTES = 64 * 1024
-"""Decoded bytes handed to httpx-sse at once, at most."""
 ENCODING = "utf-8-sig"  # UTF-8, a leading byte-order mark dropped (even split across chunks)
 _DENSE_FROM = 8 * 1024
 _ONE_LINE_END = frozenset({"", "\n", "\r", "\r\n"})
-_INFLATED = {"gzip": zlib.MAX_WBITS | 16, "x-gzip": zlib.MAX_WBITS | 16, "deflate": zlib.MAX_WBITS}
-
-
-class _Inflate:
-    """A gzip or deflate body undone a piece at a time (httpx's decoders take a whole read)."""
-
-    __slots__ = ("_raw_deflate", "_z")
-
-    def __init__(self, wbits: int) -> None:
-        self._z = zlib.decompressobj(wbits)
-        self._raw_deflate = wbits == zlib.MAX_WBITS  # deflate: zlib-wrapped, else raw (as httpx)
-
-    def take(self, data: bytes) -> tuple[bytes, bytes, bool]:
-        """At most ``PIECE_BYTES`` of output, the input left, and whether output may still wait
-        inside zlib with no input left (a full piece came out)."""
-        try:
-            out = self._z.decompress(data, PIECE_BYTES)
-        except zlib.error as exc:
-            if not self._raw_deflate:
-                raise httpx.DecodingError(str(exc)) from exc
-            self._raw_deflate = False  # deflate without its zlib header, as some servers send
-            self._z = zlib.decompressobj(-zlib.MAX_WBITS)
-            return self.take(data)
-        self._raw_deflate = False
-        rest = self._z.unconsumed_tail
-        return out, rest, not rest and len(out) == PIECE_BYTES and not self._z.eof
-
-    def flush(self) -> bytes:
-        try:
-            return self._z.flush()
-        except zlib.error as exc:  # pragma: no cover - zlib reports corruption in take()
-            raise httpx.DecodingError(str(exc)) from exc
 
 
 class BoundedBody:
     """The response as httpx-sse reads it (``headers``, ``aiter_text()``), counted."""
 
     __slots__ = (
-        "_inflate",
-        "_left",
-        "_more",
         "_open",
-        "_raw",
-        "_response",
+        "_pieces",
         "_run",
         "_utf8",
         "headers",
@@ -124,11 +85,7 @@ class BoundedBody:
         provider: str | None = None,
         record: Record | None = None,
     ) -> None:
-        self._response = response
-        self._raw: AsyncIterator[bytes] | None = None
-        self._inflate: _Inflate | None = None
-        self._left = b""
-        self._more = False  # inflated output may still wait inside zlib
+        self._pieces = Pieces(response)
         self._utf8 = codecs.getincrementaldecoder(ENCODING)(errors="replace")
         self.headers = response.headers
         self.limit = limit
@@ -146,17 +103,7 @@ class BoundedBody:
         return EventSource(self).aiter_sse()  # type: ignore[arg-type]  # duck-typed response
 
     def aiter_text(self) -> BoundedBody:
-        encodings = self._response.headers.get_list("content-encoding", split_commas=True)
-        codings = [c.strip().lower() for c in encodings if c.strip().lower() != "identity"]
-        if getattr(self._response, "is_stream_consumed", False):  # read already (mocks)
-            self._raw = self._response.aiter_bytes()  # decoded in memory: cut into pieces
-        elif not codings:
-            self._raw = self._response.aiter_raw()
-        elif len(codings) == 1 and codings[0] in _INFLATED:
-            self._raw = self._response.aiter_raw()
-            self._inflate = _Inflate(_INFLATED[codings[0]])
-        else:  # br, zstd, several: httpx decodes (a whole read at once), cut into pieces here
-            self._raw = self._response.aiter_bytes()
+        self._pieces.open()
         return self
 
     def __aiter__(self) -> BoundedBody:
@@ -164,28 +111,12 @@ class BoundedBody:
 
     async def __anext__(self) -> str:
         while True:
-            data = self._left
-            if not data and not self._more:
-                raw = self._raw
-                if raw is None:  # read to the end, or closed
-                    raise StopAsyncIteration
-                try:
-                    self._left = await raw.__anext__()
-                except StopAsyncIteration:
-                    self._raw = None  # read to the end: nothing left to close but the response
-                    tail = self._inflate.flush() if self._inflate is not None else b""
-                    text = self._decode(tail, final=True)
-                    if text:
-                        return self._measure(text)
-                    raise
-                continue
-            if self._inflate is not None:
-                piece, self._left, self._more = self._inflate.take(data)
-            else:
-                piece, self._left = data[:PIECE_BYTES], data[PIECE_BYTES:]
-            text = self._decode(piece, final=False)
+            piece = await self._pieces.next()
+            text = self._decode(piece, final=not piece)
             if text:
                 return self._measure(text)
+            if not piece:
+                raise StopAsyncIteration
 
     def _decode(self, piece: bytes, *, final: bool) -> str:
         self.read += len(piece)
@@ -279,23 +210,8 @@ class BoundedBody:
         self._open = True
 
     async def aclose(self) -> None:
-        """Close the response, then end its reader: httpx reads through a chain of async
-        generators, and one abandoned mid-way warns under trio (ResourceWarning). One more
-        step on the closed response ends the chain; a body that would wait instead is
-        cancelled at once (a deadline of zero), which ends it too."""
-        texts, self._raw = self._raw, None
-        self._left, self._more = b"", False
-        await self._response.aclose()
-        if texts is None:
-            return
-        with anyio.move_on_after(0):
-            try:
-                await texts.__anext__()
-            except Exception:  # the end, or the closed stream's error: either way it is over
-                return
-        aclose = getattr(texts, "aclose", None)
-        if aclose is not None:
-            await aclose()
+        """Close the response and end its reader (``pieces.Pieces.aclose``). Idempotent."""
+        await self._pieces.aclose()
 
 
 def _blank_end(text: str) -> int:

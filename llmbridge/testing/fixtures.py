@@ -22,6 +22,7 @@ from typing import Any
 
 import orjson
 
+from ..errors import LLMBridgeError
 from ..events import StreamEvent, StreamStart, event_from_dict, event_to_dict
 from ..types import ChatRequest
 from .redact import Scrub, scrub_bytes, scrub_json
@@ -42,16 +43,20 @@ def body_file(path: Path) -> Path:
 
 
 def _frames_companion(body: bytes) -> bytes:
-    """``response.frames.jsonl``: each frame of an event-stream body as one JSON line."""
+    """``response.frames.jsonl``: each frame of an event-stream body as one JSON line; a body
+    the framing refuses ends with ``{"error": ...}`` (the frames before it are kept)."""
     from ..stream.eventstream import iter_eventstream
 
     lines = []
-    for event, data in iter_eventstream(body):
-        try:
-            value: Any = orjson.loads(data)
-        except orjson.JSONDecodeError:
-            value = data
-        lines.append(orjson.dumps({"event": event, "data": value}, option=orjson.OPT_SORT_KEYS))
+    try:
+        for event, data in iter_eventstream(body):
+            try:
+                value: Any = orjson.loads(data)
+            except orjson.JSONDecodeError:
+                value = data
+            lines.append(orjson.dumps({"event": event, "data": value}, option=orjson.OPT_SORT_KEYS))
+    except LLMBridgeError as exc:
+        lines.append(orjson.dumps({"error": f"{type(exc).__name__}: {exc.message}"}))
     return b"\n".join(lines) + b"\n"
 
 

@@ -13,10 +13,15 @@ the part before ``:``), else in the body's ``__type`` / ``code``; the body is
   phrases (``CONTEXT_PHRASES``) make that a ``ContextLengthError``. This table is the one place
   llmbridge reads Bedrock's message text.
 * ``Retry-After`` is honoured on retryable errors; the request id is ``x-amzn-RequestId``.
+* The message an error shows (``str()``, ``provider_message``) is the provider's with control
+  characters escaped (``\\x1b``, ``\\n``: a hostile frame cannot write to a terminal or forge
+  log lines) and cut to ``MAX_SHOWN`` characters (an exception frame may hold megabytes); the
+  whole parsed payload stays on the error's ``body``.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -34,7 +39,25 @@ from ...errors import (
 )
 from ..http_errors import STATUS_ERRORS, parse_retry_after, request_id_from
 
-__all__ = ["CONTEXT_PHRASES", "ERRORS", "map_http_error", "stream_error"]
+__all__ = ["CONTEXT_PHRASES", "ERRORS", "MAX_SHOWN", "map_http_error", "stream_error"]
+
+MAX_SHOWN = 16_000
+"""Characters of the provider's message an error shows, at most (``str()`` stays within 16 KiB)."""
+_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
+_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
+
+
+def _escape(match: re.Match[str]) -> str:
+    char = match.group()
+    return _NAMED.get(char) or f"\\x{ord(char):02x}"
+
+
+def shown(text: str) -> str:
+    """``text`` as an error shows it: control characters escaped, cut to ``MAX_SHOWN``."""
+    cut = len(text) > MAX_SHOWN
+    text = _CONTROL.sub(_escape, text[:MAX_SHOWN])[:MAX_SHOWN]
+    return text + " …" if cut else text
+
 
 ERRORS: dict[str, type[APIError]] = {
     "throttling": RateLimitError,
@@ -104,6 +127,7 @@ def bedrock_error(
     elif isinstance(body, str):
         message = body
     message = str(message) if message is not None else None
+    kind = shown(kind) if kind else kind
     cls: type[APIError] | None = ERRORS.get(_key(kind)) if kind else None
     if cls is None:
         if status in STATUS_ERRORS:
@@ -118,14 +142,14 @@ def bedrock_error(
         "provider": provider,
         "status": status,
         "request_id": request_id_from(headers),
-        "provider_message": message,
+        "provider_message": shown(message) if message else message,
         "error_type": kind,
         "body": body,
     }
     if issubclass(cls, RateLimitError | ServerError):
         kwargs["retry_after"] = parse_retry_after(headers)
     text = message or fallback or (f"HTTP {status}" if status else f"Bedrock {kind or 'error'}")
-    return cls(text, **kwargs)
+    return cls(shown(text), **kwargs)
 
 
 def map_http_error(

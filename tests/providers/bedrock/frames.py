@@ -15,20 +15,27 @@ from typing import Any
 import orjson
 
 
-def frame(headers: dict[str, str], payload: bytes) -> bytes:
-    head = b"".join(
-        bytes([len(n.encode())])
-        + n.encode()
-        + b"\x07"
-        + struct.pack(">H", len(v.encode()))
-        + v.encode()
-        for n, v in headers.items()
-    )
+def raw_frame(head: bytes, payload: bytes) -> bytes:
+    """A frame around ``head`` (the encoded headers, any bytes) and ``payload``, both CRCs right."""
     total = 12 + len(head) + len(payload) + 4
     prelude = struct.pack(">II", total, len(head))
     prelude += struct.pack(">I", zlib.crc32(prelude))
     body = prelude + head + payload
     return body + struct.pack(">I", zlib.crc32(body))
+
+
+def string_header(name: str, value: str) -> bytes:
+    return (
+        bytes([len(name.encode())])
+        + name.encode()
+        + b"\x07"
+        + struct.pack(">H", len(value.encode()))
+        + value.encode()
+    )
+
+
+def frame(headers: dict[str, str], payload: bytes) -> bytes:
+    return raw_frame(b"".join(string_header(n, v) for n, v in headers.items()), payload)
 
 
 def event(kind: str, payload: Any) -> bytes:
