@@ -7,7 +7,8 @@ Sections: per-event overhead (``bench_stream``), peers (``bench_peers``; peers n
 are skipped), prompt-fallback parser throughput (``bench_fallback``), 1,000 concurrent streams
 (``bench_concurrency``, in its own process so its peak RSS is its own), load (``bench_scale``:
 1,000 and 5,000 paced streams against the raw stack, each client in its own process), import time
-(``bench_import``), partial values (``bench_partial``), hostile sizes (``bench_linear``). Each
+(``bench_import``), partial values (``bench_partial``), hostile sizes (``bench_linear``), hostile bodies per framing
+(``bench_hostile_bodies``). Each
 script also runs on its own. ``--readme`` rewrites the part of the README between
 ``<!-- perf:start -->`` and ``<!-- perf:end -->`` from the same run.
 """
@@ -25,6 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_concurrency
 import bench_fallback
 import bench_hostile
+import bench_hostile_bodies
 import bench_import
 import bench_linear
 import bench_partial
@@ -69,6 +71,7 @@ def measure_all(*, quick: bool) -> dict[str, Any]:
     data["import"] = bench_import.measure(runs["import"], peers=not quick)
     data["hostile"] = bench_hostile.measure()
     data["linear"] = bench_linear.measure(quick=quick)
+    data["hostile_bodies"] = bench_hostile_bodies.measure([1, 2] if quick else [1, 2, 4])
     runs["partial"] = 1 if quick else 5
     data["partial"] = bench_partial.measure(runs["partial"])
     return data
@@ -113,6 +116,7 @@ def report(data: dict[str, Any]) -> str:
         "## Hostile sizes that once cost N² (repeated tool-call ids, prose before JSON)",
         "",
         bench_linear.markdown(data["linear"]),
+        bench_hostile_bodies.markdown(data["hostile_bodies"]),
         "",
         "## Partial values (structured output)",
         "",

@@ -1,7 +1,7 @@
 """Hostile bodies through every framing (SSE, AWS event stream, NDJSON): time per MB and the
 worst loop stall, at growing sizes (issue 49, items 1 and 2).
 
-    python benchmarks/hostile_bodies.py [--markdown] [--sizes 1,2,4]
+    python benchmarks/bench_hostile_bodies.py [--markdown] [--sizes 1,2,4]
 
 Cases, each through ``Client.stream`` over an in-process transport (no socket, so the
 figures are the framing's and the decoder's work):
