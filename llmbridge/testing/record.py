@@ -36,6 +36,7 @@ from ..errors import LLMBridgeError
 from ..events import StreamEvent
 from ..providers.base import ProviderConfig
 from ..secrets import is_secret_name, json_strings, named_secrets
+from ..stream.pieces import Pieces
 from ..types import ChatMessage
 from .fixtures import Fixture, dump_json
 from .redact import (
@@ -77,20 +78,23 @@ class Recording:
 
 
 class _Tee(httpx.AsyncByteStream):
-    """The body of ``response`` as its decoder reads it (content-encoding undone by httpx),
-    each chunk also kept in ``into``."""
+    """The body of ``response`` as its decoder reads it (content-encoding undone a piece at a
+    time by ``stream.pieces``, as the live readers do: a gzip bomb is no worse recorded), each
+    piece also kept in ``into``."""
 
     def __init__(self, response: httpx.Response, into: list[bytes]) -> None:
-        self._response = response
+        self._pieces = Pieces(response)
         self._into = into
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        async for chunk in self._response.aiter_bytes():
-            self._into.append(chunk)
-            yield chunk
+        pieces = self._pieces
+        pieces.open()
+        while piece := await pieces.next():
+            self._into.append(piece)
+            yield piece
 
     async def aclose(self) -> None:
-        await self._response.aclose()
+        await self._pieces.aclose()
 
 
 _ENCODING_HEADERS = frozenset({"content-encoding", "content-length"})

@@ -119,3 +119,41 @@ async def test_the_recording_holds_what_the_decoder_read_at_its_boundaries() -> 
     shown = repr(recording) + repr(recorder.recordings)
     assert KEY not in shown, shown  # item 13: echoed header and body scrubbed in the repr
     assert "<redacted>" in shown and "your key is" in shown
+
+
+def _bomb_server(decoded: bytes):  # type: ignore[no-untyped-def]
+    """One small gzip chunk that inflates to all of ``decoded`` (a bomb, in one network read)."""
+
+    async def script(stream: SocketStream) -> None:
+        await read_request(stream)
+        data = gzip.compress(decoded, compresslevel=9)
+        await stream.send(
+            b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\ncontent-encoding: gzip\r\n"
+            + f"content-length: {len(data)}\r\n\r\n".encode()
+            + data
+        )
+
+    return script
+
+
+async def test_a_gzip_bomb_is_recorded_a_piece_at_a_time_with_the_loop_turning() -> None:
+    """Issue 49, item 1 for the recorder: a gzip read that inflates to megabytes is inflated a
+    piece at a time (as the live readers do), never whole, and the loop turns between pieces."""
+    from llmbridge.stream.pieces import PIECE_BYTES
+    from tests.heartbeat import Heartbeat
+
+    body = b": keep-alive\n\n" * (4 * 1024 * 1024 // 14) + _sse(["done"])
+    beat = Heartbeat()
+    with anyio.fail_after(60):
+        async with serve(_bomb_server(body)) as url, anyio.create_task_group() as tg:
+            tg.start_soon(beat.spin)
+            recorder = RecordingTransport()
+            async with httpx.AsyncClient(transport=recorder) as http:
+                client = lb.Client(http_client=http, **_options(url))  # type: ignore[arg-type]
+                response = await client.complete("openai-compatible:m", [lb.ChatMessage.user("x")])
+            tg.cancel_scope.cancel()
+    assert response.text == "done"
+    chunks = recorder.recordings[-1].chunks
+    assert b"".join(chunks) == body  # decompressed, exact
+    assert max(map(len, chunks)) <= PIECE_BYTES  # never the whole inflated read at once
+    assert beat.turns >= len(body) // PIECE_BYTES // 2  # the loop ran between pieces
