@@ -4,7 +4,8 @@ and ``connect_http`` (``llmbridge.tools.mcp``, which exports both).
 
 Rules:
 
-* ``list_tools()`` follows pagination cursors to the end and gives ``MCPTool`` objects: each
+* ``list_tools()`` follows pagination cursors to the end (``llmbridge.tools.mcp_paging``: a
+  server paging in a circle is an ``MCPError``) and gives ``MCPTool`` objects: each
   has ``name``, ``tool_spec`` (from the server's ``inputSchema``) and ``async call(arguments)``,
   so ``ToolRegistry.register`` takes them as they are.
 * A call's result becomes a ``ToolOutput`` (an ``MCPToolOutput``, which also keeps the
@@ -27,7 +28,6 @@ Rules:
 from __future__ import annotations
 
 import contextlib
-import functools
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -48,6 +48,7 @@ from .mcp_errors import (
     _from_the_sdk,
     _sdk_error_class,
 )
+from .mcp_paging import all_pages
 from .mcp_person_clock import pausable
 from .mcp_progress import current_span, progress_reporter
 from .mcp_resource_requests import ResourceRequests
@@ -240,16 +241,19 @@ class MCPConnection(ResourceRequests):
     async def tool_definitions(self) -> list[Any]:
         """Every tool definition as the server sent it (the SDK's ``Tool`` objects), across
         pages: unlike ``list_tools``, nothing is built from their schemas yet."""
-        definitions: list[Any] = []
-        cursor: str | None = None
-        while True:
-            page = await self._request(
-                "tools/list", functools.partial(self._page, "list_tools", cursor)
-            )
-            definitions.extend(page.tools)
-            cursor = field_of(page, "nextCursor", "next_cursor")
-            if not cursor:
-                return definitions
+        return await self._all_pages("list_tools", "tools/list", "tools")
+
+    async def _all_pages(self, method: str, what: str, attribute: str) -> list[Any]:
+        """Every item of a paged listing (``llmbridge.tools.mcp_paging``)."""
+        return await all_pages(
+            self._request,
+            self._page,
+            method=method,
+            what=what,
+            attribute=attribute,
+            server=self.name,
+            where=self.where,
+        )
 
     async def _page(self, method: str, cursor: str | None) -> Any:
         mcp = _import_mcp()
@@ -293,15 +297,7 @@ class MCPConnection(ResourceRequests):
         for a server that did not announce the prompts capability."""
         if self.capabilities is not None and field_of(self.capabilities, "prompts") is None:
             return []
-        prompts: list[Any] = []
-        cursor: str | None = None
-        while True:
-            listing = functools.partial(self._page, "list_prompts", cursor)
-            page = await self._request("prompts/list", listing)
-            prompts.extend(page.prompts)
-            cursor = field_of(page, "nextCursor", "next_cursor")
-            if not cursor:
-                return prompts
+        return await self._all_pages("list_prompts", "prompts/list", "prompts")
 
     async def get_prompt(
         self, name: str, arguments: Mapping[str, str] | None = None
