@@ -3,6 +3,8 @@ that forge lines, tool calls that never answer. Each ends in a typed error or st
 
 from __future__ import annotations
 
+import sys
+from pathlib import Path
 from types import SimpleNamespace
 from typing import Any
 
@@ -11,6 +13,7 @@ import pytest
 
 pytest.importorskip("mcp")
 
+import llmbridge as lb
 from llmbridge.tools.mcp import MCPError
 from llmbridge.tools.mcp_connection import MCPConnection
 
@@ -79,3 +82,52 @@ async def test_a_listing_that_ends_keeps_every_page_in_order() -> None:
     )
     conn = MCPConnection(session, where="fake", name="fine")
     assert [d["name"] for d in await conn.tool_definitions()] == ["t1", "t2", "t3"]
+
+
+HOSTILE = str(Path(__file__).with_name("mcp_hostile_server.py"))
+
+
+def _hostile(state: Path, **entry: Any) -> dict[str, Any]:
+    return {"h": {"command": sys.executable, "args": [HOSTILE, str(state)], **entry}}
+
+
+def _listings(state: Path) -> int:
+    return len(state.read_text().split())
+
+
+async def _settled(condition: Any) -> None:
+    """Wait (bounded by the caller's fail_after) until ``condition()`` holds."""
+    while not condition():  # noqa: ASYNC110 - polling another process's file and the loop
+        await anyio.sleep(0.05)
+
+
+async def test_a_list_changed_flood_costs_one_refresh_not_one_task_each(tmp_path: Path) -> None:
+    state = tmp_path / "lists"
+    with anyio.fail_after(60):
+        async with lb.connect_mcp_servers(_hostile(state)) as servers:
+            before = len(anyio.get_running_tasks())
+            await servers.registry.acall("flood", {"count": 2000})
+            await _settled(lambda: _listings(state) >= 2)
+            # the SDK hands each notification to a short task: give those time to finish
+            with anyio.move_on_after(20):
+                await _settled(lambda: len(anyio.get_running_tasks()) <= before + 1)
+            assert len(anyio.get_running_tasks()) <= before + 1  # the one refresh
+            assert _listings(state) == 2  # the start's, then one refresh (it never answers)
+            refresh = servers.servers["h"].refresh
+            assert refresh.running and refresh.again and refresh.runs == 1
+            assert "flood" in servers.registry  # the old list stays meanwhile
+
+
+async def test_a_refresh_that_never_answers_times_out_and_keeps_the_tools(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    state = tmp_path / "lists"
+    with anyio.fail_after(60):
+        async with lb.connect_mcp_servers(_hostile(state)) as servers:
+            refresh = servers.servers["h"].refresh
+            refresh.timeout = 0.2
+            await servers.registry.acall("flood", {"count": 1})
+            await _settled(lambda: refresh.runs == 1 and not refresh.running)
+            assert _listings(state) == 2 and "hang" in servers.registry
+    [record] = [r for r in caplog.records if "listing its tools again" in r.getMessage()]
+    assert "'h'" in record.getMessage() and "within 0.2 s" in record.getMessage()
