@@ -33,6 +33,7 @@ import anyio
 
 from .mcp_content import field_of
 from .mcp_errors import MCPError, _leaves
+from .mcp_log_text import MAX_LOG_CHARS, log_text
 from .mcp_resource_watch import MCPResourceSubscription, ResourceWatch, UpdateCallback
 from .mcp_resources import (
     DEFAULT_MAX_RESOURCE_BYTES,
@@ -192,4 +193,5 @@ class ResourceRequests:
                     try:
                         await self._subscription_request("unsubscribe", uri)
                     except MCPError as exc:  # gone meanwhile: nothing left to unsubscribe
-                        _log.debug("MCP server %r: unsubscribe %r failed: %s", self.name, uri, exc)
+                        why = log_text(exc, limit=MAX_LOG_CHARS)
+                        _log.debug("MCP server %r: unsubscribe %r failed: %s", self.name, uri, why)

@@ -45,16 +45,18 @@ from anyio.abc import TaskGroup
 from ..errors import LLMBridgeError, UsageError
 from ..messages import ChatMessage
 from ..request import TOOL_NAME_PATTERN
-from .approval import ApprovalRule, Approver, check_rule
+from .approval import ApprovalRule, Approver
 from .mcp import DEFAULT_TIMEOUT
 from .mcp_catalog import MCPPrompt, ServerResources
-from .mcp_config import MCPConfigError, MCPServerConfig, load_mcp_config
+from .mcp_config import MCPServerConfig, load_mcp_config
 from .mcp_connection import MCPConnection, MCPTool, _import_mcp
 from .mcp_elicitation import ElicitOption
 from .mcp_errors import MCPError, _leaves
 from .mcp_interact import Interaction
+from .mcp_log_text import MAX_LOG_CHARS, MAX_NAME_CHARS, log_text
 from .mcp_names import assign_tool_names
 from .mcp_oauth import MCPOAuth
+from .mcp_options import checked_options
 from .mcp_progress import LogLevel, ProgressCallback
 from .mcp_roots import MCPRoots, RootLike
 from .mcp_sampling_context import ContextGrant, SamplingContext
@@ -197,9 +199,9 @@ class MCPServers(ServerResources):
                 try:
                     tool = MCPTool(server, definition, name=name, server=server_name)
                 except LLMBridgeError as exc:  # a schema no provider accepts: leave it out
-                    _log.warning(
-                        "MCP server %r: tool %r left out: %s", server_name, definition.name, exc
-                    )
+                    shown = log_text(definition.name, limit=MAX_NAME_CHARS)  # the server's
+                    why = log_text(exc, limit=MAX_LOG_CHARS)  # own words: one bounded line
+                    _log.warning("MCP server %r: tool '%s' left out: %s", server_name, shown, why)
                     continue
                 tool.approval = server.approval_for(tool.remote_name)
                 if self._deferred(server_name):  # grouped by server where names allow
@@ -233,7 +235,8 @@ class MCPServers(ServerResources):
             await self.refresh(server)
         except MCPError as exc:  # gone meanwhile: its next call restarts and relists it
             if not self.closed:  # (once the block has ended, there is nothing to tell)
-                _log.warning("MCP server %r: listing its tools again failed: %s", server, exc)
+                why = log_text(exc, limit=MAX_LOG_CHARS)  # the server's own words, one line
+                _log.warning("MCP server %r: listing its tools again failed: %s", server, why)
 
     def roots(self, server: str | None = None) -> list[str]:
         """The root URIs every server follows (or ``server``'s own, when its config has
@@ -349,26 +352,7 @@ async def connect_mcp_servers(
         elicit=elicit, roots=roots, on_progress=on_progress, log_level=log_level
     )
     _import_mcp()  # without the extra: one clear error, before anything starts
-    unknown = set(approval or {}) - set(configs)
-    if unknown:
-        raise MCPConfigError(
-            f"approval= names server(s) {sorted(unknown)} that the config does not enable "
-            f"(enabled: {sorted(configs)})"
-        )
-    if defer_loading is not None and not isinstance(defer_loading, bool):
-        defer_loading = [defer_loading] if isinstance(defer_loading, str) else list(defer_loading)
-        stray = set(defer_loading) - set(configs)
-        if stray:
-            raise MCPConfigError(
-                f"defer_loading= names server(s) {sorted(stray)} that the config does not "
-                f"enable (enabled: {sorted(configs)})"
-            )
-    for name, rule in (approval or {}).items():  # checked now, not once servers are up
-        if isinstance(rule, Mapping):
-            for tool, one in rule.items():
-                check_rule(one, where=f"{name}/{tool}")
-        elif not isinstance(rule, (list, tuple, set, frozenset)):
-            check_rule(rule, where=f"MCP server {name!r}")
+    defer_loading = checked_options(configs, approval=approval, defer_loading=defer_loading)
     servers = MCPServers(
         configs,
         approve=approve,

@@ -3,6 +3,7 @@ that forge lines, tool calls that never answer. Each ends in a typed error or st
 
 from __future__ import annotations
 
+import logging
 import sys
 from pathlib import Path
 from types import SimpleNamespace
@@ -131,3 +132,47 @@ async def test_a_refresh_that_never_answers_times_out_and_keeps_the_tools(
             assert _listings(state) == 2 and "hang" in servers.registry
     [record] = [r for r in caplog.records if "listing its tools again" in r.getMessage()]
     assert "'h'" in record.getMessage() and "within 0.2 s" in record.getMessage()
+
+
+FORGED = "ok\nCRITICAL llmbridge: the app's key is sk-FAKE\x1b]0;owned\x07\x1b[2J\x9b\u2028"
+
+
+def _forged_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
+    records = [r for r in caplog.records if r.name == "llmbridge.mcp" and "shout" not in r.msg]
+    return [logging.Formatter("%(levelname)s %(name)s: %(message)s").format(r) for r in records]
+
+
+async def test_a_log_record_cannot_forge_lines_or_grow_without_bound(
+    caplog: pytest.LogCaptureFixture,
+) -> None:
+    from llmbridge.tools.mcp_progress import logging_callback
+
+    log = logging_callback(server="s", scrub=lambda text: text)
+    huge = SimpleNamespace(level="info", logger="x" * 4_194_304 + FORGED, data=FORGED * 500_000)
+    with caplog.at_level(logging.DEBUG, logger="llmbridge.mcp"):
+        await log(SimpleNamespace(level="info", logger=FORGED, data=FORGED))
+        await log(huge)
+    short, long = _forged_lines(caplog)
+    for line in (short, long):
+        assert "\n" not in line and "\x1b" not in line and "\x07" not in line
+        assert "\x9b" not in line and "\u2028" not in line
+        assert line.startswith("INFO llmbridge.mcp: MCP server 's' [")
+    assert "\\nCRITICAL llmbridge:" in short and "\\x1b]0;owned\\x07" in short
+    assert len(long) < 4_500 and long.endswith("...")
+    given = caplog.records[-1].mcp_logger  # type: ignore[attr-defined]
+    assert len(given) <= 200 and "\n" not in given  # for handlers that print extra fields
+
+
+async def test_a_real_servers_log_record_is_one_escaped_line(
+    tmp_path: Path, caplog: pytest.LogCaptureFixture
+) -> None:
+    config = _hostile(tmp_path / "lists", log_level="debug")
+    with caplog.at_level(logging.DEBUG, logger="llmbridge.mcp"), anyio.fail_after(60):
+        async with lb.connect_mcp_servers(config) as servers:
+            logger = "db\nCRITICAL llmbridge: forged" + "y" * 100_000
+            shout = {"level": "warning", "logger": logger, "data": FORGED}
+            await servers.registry.acall("shout", shout)
+            await _settled(lambda: any("[db" in r.getMessage() for r in caplog.records))
+    [line] = [x for x in _forged_lines(caplog) if "[db" in x]
+    assert line.startswith("WARNING llmbridge.mcp: MCP server 'h' [db\\nCRITICAL llmbridge: forg")
+    assert "\n" not in line and "\x1b" not in line and len(line) < 4_500
