@@ -17,7 +17,10 @@ Rules:
   ``is_error`` result. A call on a connection that is gone (the process died, the HTTP session
   dropped or was forgotten by a restarted server: a failed request is followed by a ping to
   tell) raises ``MCPConnectionLostError``; other protocol errors (an answer the SDK cannot
-  read included) ``MCPError``. ``timeout=`` bounds one call (``MCPTimeoutError``).
+  read included) ``MCPError``. A call is bounded by ``timeout=``, else the connection's
+  ``tool_timeout`` (``DEFAULT_TOOL_TIMEOUT``, 60 s, unless set; ``None``: the request
+  ``timeout``): one that takes longer is an ``MCPTimeoutError`` (the tool loop gives the model
+  an ``is_error`` result saying so). The SDK sends the server a cancellation for it.
 * Every request runs in a cancel scope the server's process exit cancels (stdio: see
   ``_watch_exit`` in ``llmbridge.tools.mcp``): it then ends at once with
   ``MCPConnectionLostError`` naming the exit status and stderr tail, and later requests fail
@@ -56,7 +59,10 @@ from .mcp_resource_watch import ResourceWatch
 from .mcp_resources import MCPToolOutput, tool_resources
 from .results import ToolOutput
 
-__all__ = ["MCPConnection", "MCPTool"]
+__all__ = ["DEFAULT_TOOL_TIMEOUT", "MCPConnection", "MCPTool"]
+
+DEFAULT_TOOL_TIMEOUT = 60.0
+"""Seconds an MCP tool call may take unless the app says otherwise (``tool_timeout``)."""
 
 _PING_TIMEOUT = 5.0
 """Seconds a server has to answer the ping that follows a failed request."""
@@ -145,6 +151,9 @@ class MCPConnection(ResourceRequests):
         self.timeout: float | None = None
         """Seconds any request may take when the caller gives no ``timeout`` (``None``: no
         limit)."""
+        self.tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT
+        """Seconds a tool call may take when the caller gives no ``timeout`` (``None``: the
+        request ``timeout``; ``math.inf``: no limit)."""
         self.exited = False
         """True once the server's process (stdio) has exited."""
         self.on_progress: Any = None
@@ -278,7 +287,7 @@ class MCPConnection(ResourceRequests):
         result = await self._request(
             f"tools/call {name!r}",
             lambda: self.session.call_tool(name, dict(arguments), **progress),
-            timeout,
+            timeout if timeout is not None else self.tool_timeout,
         )
         blocks, links, resources = tool_resources(  # bounded, before any base64 is decoded
             field_of(result, "content") or [], server=self.name

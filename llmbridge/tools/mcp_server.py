@@ -28,6 +28,7 @@ from ..secrets import secret_scrubber
 from .approval import ApprovalRule, Approver, check_rule
 from .mcp import DEFAULT_TIMEOUT, MCPConnection, connect_http, connect_stdio
 from .mcp_config import MCPHttpServerConfig, MCPServerConfig, MCPSseServerConfig
+from .mcp_connection import DEFAULT_TOOL_TIMEOUT
 from .mcp_content import field_of
 from .mcp_errors import MCPError, MCPTimeoutError, MCPToolError
 from .mcp_interact import Interaction
@@ -65,6 +66,8 @@ class ServerHub(Protocol):
     def timeout(self) -> float | None: ...
     @property
     def startup_timeout(self) -> float | None: ...
+    @property
+    def tool_timeout(self) -> float | None: ...
     @property
     def failures(self) -> dict[str, MCPError]: ...
     @property
@@ -193,6 +196,7 @@ class MCPServer:
         try:
             async with self._connect() as connection:
                 connection.timeout = self.config.timeout or self._hub.timeout
+                connection.tool_timeout = self._tool_timeout()
                 self.connection = connection
                 task_status.started()
                 await stop.wait()
@@ -244,6 +248,13 @@ class MCPServer:
             )
             error.server, error.where = self.name, self.config.where
             raise error
+
+    def _tool_timeout(self) -> float:
+        """Seconds one of its tool calls may take: the entry's ``tool_timeout``, the app's,
+        then the request timeouts, then ``DEFAULT_TOOL_TIMEOUT``."""
+        cfg, hub = self.config, self._hub
+        given = cfg.tool_timeout or hub.tool_timeout or cfg.timeout or hub.timeout
+        return given or DEFAULT_TOOL_TIMEOUT
 
     def stop(self) -> None:
         self._stop.set()

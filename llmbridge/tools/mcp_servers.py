@@ -14,7 +14,8 @@ Rules:
   servers, within provider rules, and stable: a tool keeps its name for the life of the
   ``async with`` block, and a newcomer that clashes gets the prefixed name);
   ``allowed_tools`` hides the rest; ``approval`` and
-  ``timeout`` come from the server's entry (``timeout`` also from ``connect_mcp_servers``).
+  ``timeout`` / ``tool_timeout`` come from the server's entry (also from
+  ``connect_mcp_servers``; a tool call gets 60 s when neither says).
 * A call to a server whose connection is gone is an ``MCPConnectionLostError`` (the tool loop
   turns it into an ``is_error`` result); the next call starts it again (stdio: a new process;
   HTTP: a new session) and lists its tools again. If that restart fails (listing its tools
@@ -92,6 +93,7 @@ class MCPServers(ServerResources):
         sampling_model: Any,
         timeout: float | None,
         startup_timeout: float | None,
+        tool_timeout: float | None = None,
         sampling_models: Iterable[Any] = (),
         interaction: Interaction | None = None,
         oauth: MCPOAuth | None = None,
@@ -116,6 +118,7 @@ class MCPServers(ServerResources):
         self.sampling_model = sampling_model
         self.timeout = timeout
         self.startup_timeout = startup_timeout
+        self.tool_timeout = tool_timeout
         self.registry = ToolRegistry(approve=approve)
         """Every tool of every running server (``registry.subset(...)`` for one agent's)."""
         self.failures: dict[str, MCPError] = {}
@@ -311,6 +314,7 @@ async def connect_mcp_servers(
     sampling_model: Any = None,
     timeout: float | None = None,
     startup_timeout: float | None = DEFAULT_TIMEOUT,
+    tool_timeout: float | None = None,
     environ: Mapping[str, str] | None = None,
     sampling_models: Iterable[Any] = (),
     elicit: ElicitOption = None,
@@ -333,7 +337,9 @@ async def connect_mcp_servers(
     ``client`` + ``sampling_model`` (``"provider:model"`` or any model reference the client
     takes): answer servers' sampling requests with that model.
     ``timeout``: seconds per request unless a server's entry says otherwise;
-    ``startup_timeout``: seconds to answer ``initialize``. ``environ``: where ``${VAR}`` is
+    ``tool_timeout``: seconds per tool call (default ``timeout``, else
+    ``DEFAULT_TOOL_TIMEOUT``, 60 s; a call that takes longer is an ``MCPTimeoutError``, an
+    ``is_error`` result for the model); ``startup_timeout``: seconds to answer ``initialize``. ``environ``: where ``${VAR}`` is
     looked up (default ``os.environ``).
     ``sampling_models``: models sampling requests choose from by their ``modelPreferences``,
     cheapest first (``llmbridge.tools.mcp_sampling_models``). ``sampling_context``: how much
@@ -362,6 +368,7 @@ async def connect_mcp_servers(
         sampling_model=sampling_model,
         timeout=timeout,
         startup_timeout=startup_timeout,
+        tool_timeout=tool_timeout,
         sampling_models=sampling_models,
         interaction=interaction,
         oauth=oauth,

@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("mcp")
 
 import llmbridge as lb
-from llmbridge.tools.mcp import MCPError
+from llmbridge.tools.mcp import MCPError, MCPTimeoutError
 from llmbridge.tools.mcp_connection import MCPConnection
 
 pytestmark = pytest.mark.anyio
@@ -176,3 +176,44 @@ async def test_a_real_servers_log_record_is_one_escaped_line(
     [line] = [x for x in _forged_lines(caplog) if "[db" in x]
     assert line.startswith("WARNING llmbridge.mcp: MCP server 'h' [db\\nCRITICAL llmbridge: forg")
     assert "\n" not in line and "\x1b" not in line and len(line) < 4_500
+
+
+async def test_a_tool_call_that_never_answers_is_a_timeout_the_model_reads(tmp_path: Path) -> None:
+    from llmbridge.messages import ToolCallPart
+
+    config = _hostile(tmp_path / "lists", tool_timeout=0.5)
+    with anyio.fail_after(60):
+        async with lb.connect_mcp_servers(config) as servers:
+            call = ToolCallPart(id="c1", name="hang", arguments={})
+            result = await servers.registry.execute(call)
+            assert result.is_error and isinstance(result.exception, MCPTimeoutError)
+            [part] = result.message.content  # what the model reads
+            text = "".join(getattr(p, "text", "") for p in part.content)  # type: ignore[union-attr]
+            assert "'h'" in text and "tools/call 'hang'" in text and "within 0.5 s" in text
+            with pytest.raises(MCPTimeoutError):
+                await servers.registry.acall("hang", {})
+            # the server is not taken for gone: the next call goes to the same process
+            assert (await servers.registry.acall("flood", {"count": 0})).content[0].text
+            assert servers.servers["h"].starts == 1
+
+
+def test_tool_calls_get_60_seconds_unless_an_entry_or_the_app_says_otherwise() -> None:
+    from llmbridge.tools.mcp_config import load_mcp_config
+    from llmbridge.tools.mcp_connection import DEFAULT_TOOL_TIMEOUT
+    from llmbridge.tools.mcp_interact import Interaction
+    from llmbridge.tools.mcp_server import MCPServer
+
+    async def refresh(name: str) -> None: ...
+
+    def timeout_of(entry: dict[str, Any], **hub: Any) -> float:
+        cfg = load_mcp_config({"s": {"command": "x", **entry}})["s"]
+        given = {"timeout": None, "tool_timeout": None, "startup_timeout": None, **hub}
+        owner = SimpleNamespace(interaction=Interaction(), _refresh_quietly=refresh, **given)
+        return MCPServer("s", cfg, owner)._tool_timeout()  # type: ignore[arg-type]
+
+    assert DEFAULT_TOOL_TIMEOUT == 60.0 and timeout_of({}) == 60.0
+    assert MCPConnection(SimpleNamespace()).tool_timeout == 60.0  # connect_stdio / _http too
+    assert timeout_of({"tool_timeout": 5}) == 5 and timeout_of({}, tool_timeout=7) == 7
+    assert timeout_of({"tool_timeout": 5}, tool_timeout=7) == 5  # the entry first
+    assert timeout_of({"timeout": 120}) == 120 and timeout_of({}, timeout=90) == 90
+    assert timeout_of({"timeout": 120}, tool_timeout=7) == 7
