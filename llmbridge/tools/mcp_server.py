@@ -37,6 +37,7 @@ from .mcp_refresh import RefreshLoop
 from .mcp_roots import MCPRoots
 from .mcp_sampling import sampling_callback, sampling_capabilities
 from .mcp_sampling_context import SamplingContext
+from .mcp_sampling_policy import MCPSamplingPolicy
 from .mcp_transports import connect_remote, connect_sse
 
 __all__ = ["MCPServer", "ServerHub"]
@@ -62,6 +63,8 @@ class ServerHub(Protocol):
     def oauth(self) -> Any: ...
     @property
     def sampling_context(self) -> SamplingContext: ...
+    @property
+    def sampling_policy(self) -> MCPSamplingPolicy | None: ...
     @property
     def timeout(self) -> float | None: ...
     @property
@@ -136,6 +139,7 @@ class MCPServer:
                 approve=hub.approve,
                 models=hub.sampling_models,
                 exchanges=hub.sampling_context,
+                policy=hub.sampling_policy,
             )
             options["sampling_capabilities"] = sampling_capabilities(hub.sampling_context.grant)
         return options

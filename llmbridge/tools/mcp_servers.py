@@ -61,6 +61,7 @@ from .mcp_options import checked_options
 from .mcp_progress import LogLevel, ProgressCallback
 from .mcp_roots import MCPRoots, RootLike
 from .mcp_sampling_context import ContextGrant, SamplingContext
+from .mcp_sampling_policy import MCPSamplingPolicy
 from .mcp_server import MCPServer
 from .registry import ToolRegistry
 
@@ -98,8 +99,11 @@ class MCPServers(ServerResources):
         interaction: Interaction | None = None,
         oauth: MCPOAuth | None = None,
         sampling_context: ContextGrant = "thisServer",
+        sampling_policy: MCPSamplingPolicy | None = None,
     ) -> None:
         self.approve = approve
+        self.sampling_policy = sampling_policy
+        """The app's limits on sampling requests (``None``: the defaults)."""
         self.sampling_context = SamplingContext(sampling_context)
         """Each server's recent exchanges, for sampling requests' ``includeContext``
         (``llmbridge.tools.mcp_sampling_context``)."""
@@ -323,6 +327,7 @@ async def connect_mcp_servers(
     log_level: LogLevel | None = None,
     oauth: MCPOAuth | None = None,
     sampling_context: ContextGrant = "thisServer",
+    sampling_policy: MCPSamplingPolicy | None = None,
 ) -> AsyncIterator[MCPServers]:
     """Start every enabled server of an ``mcpServers`` config (a dict or a JSON file path).
 
@@ -345,7 +350,9 @@ async def connect_mcp_servers(
     cheapest first (``llmbridge.tools.mcp_sampling_models``). ``sampling_context``: how much
     of this session's exchanges a sampling request's ``includeContext`` may add
     (``"thisServer"``, the default: the asking server's own; ``"allServers"``; ``"none"``;
-    ``llmbridge.tools.mcp_sampling_context``). ``elicit``: the app's callback
+    ``llmbridge.tools.mcp_sampling_context``). ``sampling_policy``: an ``MCPSamplingPolicy``
+    (token ceiling, default 8,192; the app's system prompt, the server's quoted as its own;
+    temperature range). ``elicit``: the app's callback
     for servers asking the user (``llmbridge.tools.mcp_elicitation``; ``None``: every request
     declined; ``False``: elicitation not offered). ``roots``: the roots
     every server without its own config ``roots`` gets (``set_roots`` changes them).
@@ -373,6 +380,7 @@ async def connect_mcp_servers(
         interaction=interaction,
         oauth=oauth,
         sampling_context=sampling_context,
+        sampling_policy=sampling_policy,
     )
     try:
         async with anyio.create_task_group() as tg:
