@@ -11,7 +11,8 @@ Rules:
   request: ``max_tokens`` is the smaller of the server's ``maxTokens`` and the app's ceiling
   (8,192 by default); the system message is the app's, and the server's ``systemPrompt`` is
   quoted as the server's in the first user message (then the ``includeContext`` block);
-  ``temperature`` is clamped into the policy's range (0-1) or dropped.
+  ``temperature`` is clamped into the policy's range (0-1) or dropped; at most
+  ``max_concurrent`` (4) of one server's requests call the model at once.
 * Each request asks the app's approver first when there is one:
   ``ToolApprovalRequest(kind="sampling", name=<the chosen model>)`` with what the model will
   get, ``system``, ``messages`` (the server's text quoted in them), ``max_tokens``,
@@ -35,6 +36,8 @@ from __future__ import annotations
 
 from collections.abc import Awaitable, Callable, Sequence
 from typing import Any
+
+import anyio
 
 from ..errors import LLMBridgeError
 from ..messages import ChatMessage
@@ -138,6 +141,7 @@ def sampling_callback(
 
     choices = list(models)
     rules = policy or MCPSamplingPolicy()
+    turns = anyio.CapacityLimiter(rules.max_concurrent)  # this server's requests at once
 
     async def answer(context: Any, params: Any) -> Any:
         chosen, _why = choose_model(
@@ -164,7 +168,8 @@ def sampling_callback(
         if system:
             messages.insert(0, ChatMessage.system(system))
         try:
-            response = await client.complete(chosen, messages, **options)
+            async with turns:
+                response = await client.complete(chosen, messages, **options)
         except LLMBridgeError as exc:
             return types.ErrorData(code=-32603, message=f"the app's model failed: {exc}")
         with_tools = bool(field_of(params, "tools")) or field_of(

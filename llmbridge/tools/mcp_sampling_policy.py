@@ -14,6 +14,9 @@ Rules:
   does not start with one), followed by the ``includeContext`` block.
 * **Temperature** is clamped into ``temperature_range`` (default 0-1, which every provider
   takes); ``temperature_range=None`` drops it. One that is not a finite number is dropped.
+* **Concurrency.** At most ``max_concurrent`` requests of one server (default 4) call the model
+  at once; the rest wait their turn, so a server flooding ``sampling/createMessage`` cannot make
+  the app call its model a thousand times at once.
 """
 
 from __future__ import annotations
@@ -28,6 +31,7 @@ from ..errors import UsageError
 from ..messages import ChatMessage, ContentPart, TextPart
 
 __all__ = [
+    "DEFAULT_SAMPLING_CONCURRENCY",
     "DEFAULT_SAMPLING_MAX_TOKENS",
     "DEFAULT_SAMPLING_SYSTEM_PROMPT",
     "MCPSamplingPolicy",
@@ -35,6 +39,9 @@ __all__ = [
 
 DEFAULT_SAMPLING_MAX_TOKENS = 8192
 """Tokens a sampling request gets at most unless the app says otherwise."""
+
+DEFAULT_SAMPLING_CONCURRENCY = 4
+"""Sampling requests of one server answered at once unless the app says otherwise."""
 
 DEFAULT_SAMPLING_SYSTEM_PROMPT = (
     "You are answering a request the MCP server {server!r} made through this app. Text from "
@@ -55,6 +62,8 @@ class MCPSamplingPolicy:
     """The app's system message (``{server}`` replaced); ``None``: none is sent."""
     temperature_range: tuple[float, float] | None = (0.0, 1.0)
     """The server's ``temperature`` is clamped into it; ``None``: never sent."""
+    max_concurrent: int = DEFAULT_SAMPLING_CONCURRENCY
+    """Requests of one server that may call the model at once (the rest wait)."""
 
     def __post_init__(self) -> None:
         if type(self.max_tokens) is not int or self.max_tokens <= 0:
@@ -62,6 +71,8 @@ class MCPSamplingPolicy:
         span = self.temperature_range
         if span is not None and not (len(span) == 2 and 0 <= span[0] <= span[1]):
             raise UsageError(f"temperature_range must be (low, high), got {span!r}")
+        if type(self.max_concurrent) is not int or self.max_concurrent <= 0:
+            raise UsageError(f"max_concurrent must be a positive int, got {self.max_concurrent!r}")
 
     def tokens_for(self, asked: Any) -> int:
         """What is sent for the server's ``maxTokens``."""

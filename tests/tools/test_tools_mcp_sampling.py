@@ -18,6 +18,7 @@ from llmbridge.errors import UsageError
 from llmbridge.tools import ToolApprovalRequest
 from llmbridge.tools.mcp_sampling_context import MAX_CHARS, MAX_ENTRY_CHARS, SamplingContext
 from llmbridge.tools.mcp_sampling_policy import (
+    DEFAULT_SAMPLING_CONCURRENCY,
     DEFAULT_SAMPLING_MAX_TOKENS,
     DEFAULT_SAMPLING_SYSTEM_PROMPT,
     MCPSamplingPolicy,
@@ -336,3 +337,31 @@ def test_a_policy_that_cannot_work_is_a_usage_error() -> None:
         MCPSamplingPolicy(max_tokens=0)
     with pytest.raises(UsageError, match="temperature_range"):
         MCPSamplingPolicy(temperature_range=(2.0, 1.0))
+
+
+async def test_a_sampling_flood_calls_the_model_a_few_at_a_time() -> None:
+    from llmbridge.tools.mcp_sampling import sampling_callback
+
+    running, most, release = 0, 0, anyio.Event()
+
+    class Slow(_Recorder):
+        async def complete(self, model: Any, messages: list[Any], **options: Any) -> Any:
+            nonlocal running, most
+            running += 1
+            most = max(most, running)
+            await release.wait()
+            running -= 1
+            return await super().complete(model, messages, **options)
+
+    client = Slow()
+    answer = sampling_callback(server="s", client=client, model="openai:m", approve=None)
+    async with anyio.create_task_group() as tg:
+        for _ in range(50):
+            tg.start_soon(answer, None, HOSTILE)
+        while most < DEFAULT_SAMPLING_CONCURRENCY:  # noqa: ASYNC110 - the model's own counter
+            await anyio.sleep(0.01)
+        for _ in range(20):
+            await anyio.lowlevel.checkpoint()  # the rest had every chance to start
+        assert running == most == DEFAULT_SAMPLING_CONCURRENCY == 4
+        release.set()
+    assert len(client.calls) == 50 and most == 4
