@@ -42,6 +42,7 @@ if TYPE_CHECKING:
         resource_parts,
     )
     from .mcp_roots import MCPRoots
+    from .mcp_sampling_policy import MCPSamplingPolicy
     from .mcp_server import MCPServer
     from .mcp_servers import MCPPrompt, MCPServers, connect_mcp_servers
     from .mcp_transports import connect_remote, connect_sse
@@ -69,6 +70,7 @@ __all__ = [
     "MCPResourceTooLargeError",
     "MCPResourceUpdate",
     "MCPRoots",
+    "MCPSamplingPolicy",
     "MCPServer",
     "MCPServerCatalog",
     "MCPServers",
@@ -131,6 +133,7 @@ _LAZY = {
     "load_mcp_config": "mcp_config",
     "MCPPrompt": "mcp_servers",
     "MCPServer": "mcp_server",
+    "MCPSamplingPolicy": "mcp_sampling_policy",
     "MCPServers": "mcp_servers",
     "connect_mcp_servers": "mcp_servers",
     "MCPServerCatalog": "mcp_catalog",

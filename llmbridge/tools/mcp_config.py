@@ -19,6 +19,7 @@ Rules:
   (unchecked). llmbridge's own keys:
   ``allowed_tools`` (only these tools of the server), ``approval`` (``"always"``, ``"never"`` or a
   list of tool names that need approval), ``timeout`` (seconds per request),
+  ``tool_timeout`` (seconds per tool call; default ``timeout``, else 60),
   ``startup_timeout`` (seconds to answer ``initialize``), ``roots`` (paths or ``file://`` URIs,
   or ``{"path"|"uri", "name"}`` objects: this server's roots, instead of
   ``connect_mcp_servers(roots=)``), ``log_level`` (an MCP level the server is asked to log
@@ -77,6 +78,9 @@ class _Common(BaseModel):
     approval: Literal["always", "never"] | list[str] = "never"
     timeout: float | None = Field(default=None, gt=0)
     """Seconds one request (a tool call) may take; ``None``: the connect-time default."""
+    tool_timeout: float | None = Field(default=None, gt=0)
+    """Seconds one tool call may take; ``None``: ``connect_mcp_servers(tool_timeout=)``, else
+    ``timeout``, else ``DEFAULT_TOOL_TIMEOUT`` (60 s)."""
     startup_timeout: float | None = Field(default=None, gt=0)
     roots: list[str | dict[str, str]] | None = None
     """This server's roots (``llmbridge.tools.mcp_roots``); ``None``: the connect-time ones."""

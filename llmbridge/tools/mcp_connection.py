@@ -4,7 +4,8 @@ and ``connect_http`` (``llmbridge.tools.mcp``, which exports both).
 
 Rules:
 
-* ``list_tools()`` follows pagination cursors to the end and gives ``MCPTool`` objects: each
+* ``list_tools()`` follows pagination cursors to the end (``llmbridge.tools.mcp_paging``: a
+  server paging in a circle is an ``MCPError``) and gives ``MCPTool`` objects: each
   has ``name``, ``tool_spec`` (from the server's ``inputSchema``) and ``async call(arguments)``,
   so ``ToolRegistry.register`` takes them as they are.
 * A call's result becomes a ``ToolOutput`` (an ``MCPToolOutput``, which also keeps the
@@ -16,7 +17,10 @@ Rules:
   ``is_error`` result. A call on a connection that is gone (the process died, the HTTP session
   dropped or was forgotten by a restarted server: a failed request is followed by a ping to
   tell) raises ``MCPConnectionLostError``; other protocol errors (an answer the SDK cannot
-  read included) ``MCPError``. ``timeout=`` bounds one call (``MCPTimeoutError``).
+  read included) ``MCPError``. A call is bounded by ``timeout=``, else the connection's
+  ``tool_timeout`` (``DEFAULT_TOOL_TIMEOUT``, 60 s, unless set; ``None``: the request
+  ``timeout``): one that takes longer is an ``MCPTimeoutError`` (the tool loop gives the model
+  an ``is_error`` result saying so). The SDK sends the server a cancellation for it.
 * Every request runs in a cancel scope the server's process exit cancels (stdio: see
   ``_watch_exit`` in ``llmbridge.tools.mcp``): it then ends at once with
   ``MCPConnectionLostError`` naming the exit status and stderr tail, and later requests fail
@@ -27,7 +31,6 @@ Rules:
 from __future__ import annotations
 
 import contextlib
-import functools
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -48,6 +51,7 @@ from .mcp_errors import (
     _from_the_sdk,
     _sdk_error_class,
 )
+from .mcp_paging import all_pages
 from .mcp_person_clock import pausable
 from .mcp_progress import current_span, progress_reporter
 from .mcp_resource_requests import ResourceRequests
@@ -55,7 +59,10 @@ from .mcp_resource_watch import ResourceWatch
 from .mcp_resources import MCPToolOutput, tool_resources
 from .results import ToolOutput
 
-__all__ = ["MCPConnection", "MCPTool"]
+__all__ = ["DEFAULT_TOOL_TIMEOUT", "MCPConnection", "MCPTool"]
+
+DEFAULT_TOOL_TIMEOUT = 60.0
+"""Seconds an MCP tool call may take unless the app says otherwise (``tool_timeout``)."""
 
 _PING_TIMEOUT = 5.0
 """Seconds a server has to answer the ping that follows a failed request."""
@@ -144,6 +151,9 @@ class MCPConnection(ResourceRequests):
         self.timeout: float | None = None
         """Seconds any request may take when the caller gives no ``timeout`` (``None``: no
         limit)."""
+        self.tool_timeout: float | None = DEFAULT_TOOL_TIMEOUT
+        """Seconds a tool call may take when the caller gives no ``timeout`` (``None``: the
+        request ``timeout``; ``math.inf``: no limit)."""
         self.exited = False
         """True once the server's process (stdio) has exited."""
         self.on_progress: Any = None
@@ -240,16 +250,19 @@ class MCPConnection(ResourceRequests):
     async def tool_definitions(self) -> list[Any]:
         """Every tool definition as the server sent it (the SDK's ``Tool`` objects), across
         pages: unlike ``list_tools``, nothing is built from their schemas yet."""
-        definitions: list[Any] = []
-        cursor: str | None = None
-        while True:
-            page = await self._request(
-                "tools/list", functools.partial(self._page, "list_tools", cursor)
-            )
-            definitions.extend(page.tools)
-            cursor = field_of(page, "nextCursor", "next_cursor")
-            if not cursor:
-                return definitions
+        return await self._all_pages("list_tools", "tools/list", "tools")
+
+    async def _all_pages(self, method: str, what: str, attribute: str) -> list[Any]:
+        """Every item of a paged listing (``llmbridge.tools.mcp_paging``)."""
+        return await all_pages(
+            self._request,
+            self._page,
+            method=method,
+            what=what,
+            attribute=attribute,
+            server=self.name,
+            where=self.where,
+        )
 
     async def _page(self, method: str, cursor: str | None) -> Any:
         mcp = _import_mcp()
@@ -274,7 +287,7 @@ class MCPConnection(ResourceRequests):
         result = await self._request(
             f"tools/call {name!r}",
             lambda: self.session.call_tool(name, dict(arguments), **progress),
-            timeout,
+            timeout if timeout is not None else self.tool_timeout,
         )
         blocks, links, resources = tool_resources(  # bounded, before any base64 is decoded
             field_of(result, "content") or [], server=self.name
@@ -293,15 +306,7 @@ class MCPConnection(ResourceRequests):
         for a server that did not announce the prompts capability."""
         if self.capabilities is not None and field_of(self.capabilities, "prompts") is None:
             return []
-        prompts: list[Any] = []
-        cursor: str | None = None
-        while True:
-            listing = functools.partial(self._page, "list_prompts", cursor)
-            page = await self._request("prompts/list", listing)
-            prompts.extend(page.prompts)
-            cursor = field_of(page, "nextCursor", "next_cursor")
-            if not cursor:
-                return prompts
+        return await self._all_pages("list_prompts", "prompts/list", "prompts")
 
     async def get_prompt(
         self, name: str, arguments: Mapping[str, str] | None = None

@@ -23,6 +23,7 @@ import anyio
 
 from .mcp_content import field_of
 from .mcp_elicitation import ElicitOption, elicitation_callback
+from .mcp_log_text import MAX_LOG_CHARS, log_text
 from .mcp_progress import LogLevel, ProgressCallback, check_log_level, logging_callback
 from .mcp_roots import MCPRoots, RootLike, quiet_deprecations
 
@@ -88,7 +89,8 @@ class Interaction:
             with anyio.move_on_after(timeout) as scope, quiet_deprecations():
                 await session.set_logging_level(self.log_level)
         except Exception as exc:
-            _log.warning("MCP server %r refused log level %r: %s", server, self.log_level, exc)
+            why = log_text(exc, limit=MAX_LOG_CHARS)  # the server's words: one bounded line
+            _log.warning("MCP server %r refused log level %r: %s", server, self.log_level, why)
             return
         if scope.cancelled_caught:
             _log.warning(

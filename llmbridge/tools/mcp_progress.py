@@ -17,7 +17,9 @@ Rules:
   CRITICAL), with ``extra`` fields ``mcp_server``, ``mcp_level`` and ``mcp_logger``. The text
   (``data`` as sent: a string, or JSON) is scrubbed of the connection's secrets (the values
   ``${VAR}`` became, secret-named ``env`` and ``headers`` values, ``secrets=``) as the
-  stderr tail is, and cut at ``MAX_LOG_CHARS``.
+  stderr tail is, then cut at ``MAX_LOG_CHARS`` with its control characters escaped; the
+  ``logger`` name likewise, at ``MAX_NAME_CHARS`` (``llmbridge.tools.mcp_log_text``): one
+  record is one bounded line, and a server cannot forge another.
 * ``log_level=`` (one of the MCP levels) asks the server for that level and above
   (``logging/setLevel`` right after ``initialize``, when the server announced logging).
 """
@@ -35,6 +37,7 @@ import orjson
 
 from ..errors import UsageError
 from .mcp_content import field_of
+from .mcp_log_text import MAX_LOG_CHARS, MAX_NAME_CHARS, log_text
 
 __all__ = [
     "LEVELS",
@@ -65,9 +68,6 @@ LEVELS: dict[str, int] = {
     "emergency": logging.CRITICAL,
 }
 """MCP log level → ``logging`` level."""
-
-MAX_LOG_CHARS = 4000
-"""Characters of one server log message kept (the rest is cut, marked ``...``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -159,17 +159,15 @@ def logging_callback(
     label = repr(server) if server else "(unnamed)"
 
     async def log(params: Any) -> None:
-        level = str(field_of(params, "level") or "info")
-        logger = field_of(params, "logger")
-        text = scrub(_text(field_of(params, "data")))
-        if len(text) > MAX_LOG_CHARS:
-            text = text[: MAX_LOG_CHARS - 3] + "..."
-        where = f" [{scrub(str(logger))}]" if logger else ""
+        level = log_text(field_of(params, "level") or "info", limit=MAX_NAME_CHARS)
+        given = field_of(params, "logger")
+        logger = log_text(scrub(str(given)), limit=MAX_NAME_CHARS) if given else None
+        text = log_text(scrub(_text(field_of(params, "data"))), limit=MAX_LOG_CHARS)
         _log.log(
             LEVELS.get(level, logging.INFO),
             "MCP server %s%s: %s",
             label,
-            where,
+            f" [{logger}]" if logger else "",
             text,
             extra={"mcp_server": server, "mcp_level": level, "mcp_logger": logger},
         )

@@ -3,9 +3,9 @@ made through the ``mcp`` package's ``ClientSession``.
 
 Rules:
 
-* ``list_resources`` / ``list_resource_templates`` follow pagination cursors to the end (a
-  cursor that comes back, or more than ``_MAX_PAGES`` pages, is an ``MCPError``) and
-  cache the result; a ``notifications/resources/list_changed`` from the server drops the cache,
+* ``list_resources`` / ``list_resource_templates`` follow pagination cursors to the end
+  (``llmbridge.tools.mcp_paging``: a cursor that comes back, or too many pages, is an
+  ``MCPError``) and cache the result; a ``notifications/resources/list_changed`` from the server drops the cache,
   so the next call lists again (``refresh=True`` always does). A server that did not announce
   the resources capability has none (no request is sent).
 * ``read_resource(uri)`` returns the contents as ``MCPResourceContents`` (a read may return
@@ -24,7 +24,6 @@ Rules:
 from __future__ import annotations
 
 import contextlib
-import functools
 import logging
 import sys
 from collections.abc import AsyncIterator
@@ -34,6 +33,7 @@ import anyio
 
 from .mcp_content import field_of
 from .mcp_errors import MCPError, _leaves
+from .mcp_log_text import MAX_LOG_CHARS, log_text
 from .mcp_resource_watch import MCPResourceSubscription, ResourceWatch, UpdateCallback
 from .mcp_resources import (
     DEFAULT_MAX_RESOURCE_BYTES,
@@ -53,9 +53,6 @@ if sys.version_info < (3, 11):  # pragma: no cover
 
 _log = logging.getLogger("llmbridge.mcp")
 
-_MAX_PAGES = 10_000
-"""Pages one listing may take (and a cursor may not come back): a server paging in a circle
-is an error, not a hang."""
 _UNSUBSCRIBE_TIMEOUT = 5.0
 """Seconds ``resources/unsubscribe`` may take when a subscription ends."""
 
@@ -76,7 +73,7 @@ class ResourceRequests:
         lost: bool
 
         async def _request(self, what: str, make: Any, timeout: float | None = None) -> Any: ...
-        async def _page(self, method: str, cursor: str | None) -> Any: ...
+        async def _all_pages(self, method: str, what: str, attribute: str) -> list[Any]: ...
 
     def _init_resources(self, watch: ResourceWatch | None) -> None:
         self.watch = watch or ResourceWatch(self.name)
@@ -93,25 +90,6 @@ class ResourceRequests:
         if resources is None:
             return False
         return what is None or bool(field_of(resources, what))
-
-    async def _all_pages(self, method: str, what: str, attribute: str) -> list[Any]:
-        items: list[Any] = []
-        cursor: str | None = None
-        seen: set[str] = set()
-        while True:
-            page = await self._request(what, functools.partial(self._page, method, cursor))
-            items.extend(getattr(page, attribute))
-            cursor = field_of(page, "nextCursor", "next_cursor")
-            if not cursor:
-                return items
-            if cursor in seen or len(seen) >= _MAX_PAGES:  # a server paging in a circle
-                error = MCPError(
-                    f"MCP server {self.name!r}: {what} did not end after {len(seen) + 1} pages "
-                    "(a cursor came back, or too many pages)"
-                )
-                error.server, error.where = self.name, self.where
-                raise error
-            seen.add(cursor)
 
     async def list_resources(self, *, refresh: bool = False) -> list[MCPResource]:
         """Every resource the server lists (all pages; cached until the server says the list
@@ -215,4 +193,5 @@ class ResourceRequests:
                     try:
                         await self._subscription_request("unsubscribe", uri)
                     except MCPError as exc:  # gone meanwhile: nothing left to unsubscribe
-                        _log.debug("MCP server %r: unsubscribe %r failed: %s", self.name, uri, exc)
+                        why = log_text(exc, limit=MAX_LOG_CHARS)
+                        _log.debug("MCP server %r: unsubscribe %r failed: %s", self.name, uri, why)

@@ -28,6 +28,7 @@ from typing import Any, TypeAlias
 import anyio
 
 from .mcp_errors import MCPError
+from .mcp_log_text import MAX_NAME_CHARS, log_text
 from .mcp_resources import MCPResourceUpdate
 
 __all__ = ["MAX_PENDING", "MCPResourceSubscription", "ResourceWatch", "UpdateCallback"]
@@ -64,10 +65,10 @@ class _Queue:
             self.dropped += 1
             if self.dropped == 1:  # once: a flood would otherwise flood the log too
                 _log.warning(
-                    "%s: more than %d updates waiting; dropping the oldest (first: %r)",
+                    "%s: more than %d updates waiting; dropping the oldest (first: %s)",
                     self._label,
                     MAX_PENDING,
-                    dropped,
+                    log_text(repr(dropped), limit=MAX_NAME_CHARS),  # the server's URI
                 )
         self._pending[update.uri] = update
         self._wake.set()

@@ -31,6 +31,7 @@ from typing import Any, TypeAlias
 from urllib.parse import urlsplit
 
 from ..errors import UsageError
+from .mcp_log_text import MAX_LOG_CHARS, log_text
 
 __all__ = ["MCPRoots", "RootLike", "quiet_deprecations", "root_entries"]
 
@@ -154,7 +155,8 @@ class MCPRoots:
                 with quiet_deprecations():
                     await session.send_roots_list_changed()
             except Exception as exc:  # gone: it will list roots again when it comes back
-                _log.debug("roots/list_changed not delivered: %s: %s", type(exc).__name__, exc)
+                why = log_text(exc, limit=MAX_LOG_CHARS)
+                _log.debug("roots/list_changed not delivered: %s: %s", type(exc).__name__, why)
         for child in self._children:
             if child.follows_parent:
                 await child._changed()

@@ -7,7 +7,8 @@ replaced on the next use, under a lock so concurrent calls restart it once (the 
 waited for a restart that failed get its error). Each incarnation has its own stop event: a
 restart lets the old one shut down (process killed) on its own. A start that fails after
 connecting (its tools cannot be listed) stops what it started and waits until that is shut
-down before raising: no half-started connection is kept. A failed restart is reported in the
+down before raising: no half-started connection is kept. A ``tools/list_changed`` flood costs
+one listing at a time (``RefreshLoop``: one in flight, at most one follow-up, each bounded). A failed restart is reported in the
 hub's ``failures`` (and its error says the restart failed) until a later call restarts the
 server.
 """
@@ -15,6 +16,7 @@ server.
 from __future__ import annotations
 
 import contextlib
+import functools
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -24,15 +26,18 @@ from anyio.abc import TaskGroup, TaskStatus
 from ..errors import LLMBridgeError
 from ..secrets import secret_scrubber
 from .approval import ApprovalRule, Approver, check_rule
-from .mcp import MCPConnection, connect_http, connect_stdio
+from .mcp import DEFAULT_TIMEOUT, MCPConnection, connect_http, connect_stdio
 from .mcp_config import MCPHttpServerConfig, MCPServerConfig, MCPSseServerConfig
+from .mcp_connection import DEFAULT_TOOL_TIMEOUT
 from .mcp_content import field_of
 from .mcp_errors import MCPError, MCPTimeoutError, MCPToolError
 from .mcp_interact import Interaction
 from .mcp_oauth import entry_oauth
+from .mcp_refresh import RefreshLoop
 from .mcp_roots import MCPRoots
 from .mcp_sampling import sampling_callback, sampling_capabilities
 from .mcp_sampling_context import SamplingContext
+from .mcp_sampling_policy import MCPSamplingPolicy
 from .mcp_transports import connect_remote, connect_sse
 
 __all__ = ["MCPServer", "ServerHub"]
@@ -59,9 +64,13 @@ class ServerHub(Protocol):
     @property
     def sampling_context(self) -> SamplingContext: ...
     @property
+    def sampling_policy(self) -> MCPSamplingPolicy | None: ...
+    @property
     def timeout(self) -> float | None: ...
     @property
     def startup_timeout(self) -> float | None: ...
+    @property
+    def tool_timeout(self) -> float | None: ...
     @property
     def failures(self) -> dict[str, MCPError]: ...
     @property
@@ -96,6 +105,13 @@ class MCPServer:
         )
         """Its roots: the config's, else following the connect-time ones (``None``: no roots
         capability announced)."""
+        self.refresh = RefreshLoop(
+            functools.partial(hub._refresh_quietly, name),
+            server=name,
+            timeout=config.startup_timeout or hub.startup_timeout or DEFAULT_TIMEOUT,
+        )
+        """Listing its tools again on ``tools/list_changed`` (``llmbridge.tools.mcp_refresh``;
+        bounded by its start-up timeout, 30 s when none is given)."""
         self._failed_restarts = 0
         self._restart_error: MCPError | None = None
         """Why the last restart failed (what the calls that waited for it are told)."""
@@ -123,6 +139,7 @@ class MCPServer:
                 approve=hub.approve,
                 models=hub.sampling_models,
                 exchanges=hub.sampling_context,
+                policy=hub.sampling_policy,
             )
             options["sampling_capabilities"] = sampling_capabilities(hub.sampling_context.grant)
         return options
@@ -143,7 +160,7 @@ class MCPServer:
         if method == "notifications/tools/list_changed" and self.connection is not None:
             # (while it starts, connection is None: its start lists the tools anyway, and a
             # refresh then would take the connection for gone and start the server again)
-            self._hub._tg.start_soon(self._hub._refresh_quietly, self.name)
+            self.refresh.changed(self._hub._tg)  # coalesced: one listing at a time
 
     def _connect(self) -> contextlib.AbstractAsyncContextManager[MCPConnection]:
         cfg, hub = self.config, self._hub
@@ -183,6 +200,7 @@ class MCPServer:
         try:
             async with self._connect() as connection:
                 connection.timeout = self.config.timeout or self._hub.timeout
+                connection.tool_timeout = self._tool_timeout()
                 self.connection = connection
                 task_status.started()
                 await stop.wait()
@@ -234,6 +252,13 @@ class MCPServer:
             )
             error.server, error.where = self.name, self.config.where
             raise error
+
+    def _tool_timeout(self) -> float:
+        """Seconds one of its tool calls may take: the entry's ``tool_timeout``, the app's,
+        then the request timeouts, then ``DEFAULT_TOOL_TIMEOUT``."""
+        cfg, hub = self.config, self._hub
+        given = cfg.tool_timeout or hub.tool_timeout or cfg.timeout or hub.timeout
+        return given or DEFAULT_TOOL_TIMEOUT
 
     def stop(self) -> None:
         self._stop.set()

@@ -14,7 +14,8 @@ Rules:
   servers, within provider rules, and stable: a tool keeps its name for the life of the
   ``async with`` block, and a newcomer that clashes gets the prefixed name);
   ``allowed_tools`` hides the rest; ``approval`` and
-  ``timeout`` come from the server's entry (``timeout`` also from ``connect_mcp_servers``).
+  ``timeout`` / ``tool_timeout`` come from the server's entry (also from
+  ``connect_mcp_servers``; a tool call gets 60 s when neither says).
 * A call to a server whose connection is gone is an ``MCPConnectionLostError`` (the tool loop
   turns it into an ``is_error`` result); the next call starts it again (stdio: a new process;
   HTTP: a new session) and lists its tools again. If that restart fails (listing its tools
@@ -45,19 +46,22 @@ from anyio.abc import TaskGroup
 from ..errors import LLMBridgeError, UsageError
 from ..messages import ChatMessage
 from ..request import TOOL_NAME_PATTERN
-from .approval import ApprovalRule, Approver, check_rule
+from .approval import ApprovalRule, Approver
 from .mcp import DEFAULT_TIMEOUT
 from .mcp_catalog import MCPPrompt, ServerResources
-from .mcp_config import MCPConfigError, MCPServerConfig, load_mcp_config
+from .mcp_config import MCPServerConfig, load_mcp_config
 from .mcp_connection import MCPConnection, MCPTool, _import_mcp
 from .mcp_elicitation import ElicitOption
 from .mcp_errors import MCPError, _leaves
 from .mcp_interact import Interaction
+from .mcp_log_text import MAX_LOG_CHARS, MAX_NAME_CHARS, log_text
 from .mcp_names import assign_tool_names
 from .mcp_oauth import MCPOAuth
+from .mcp_options import checked_options
 from .mcp_progress import LogLevel, ProgressCallback
 from .mcp_roots import MCPRoots, RootLike
 from .mcp_sampling_context import ContextGrant, SamplingContext
+from .mcp_sampling_policy import MCPSamplingPolicy
 from .mcp_server import MCPServer
 from .registry import ToolRegistry
 
@@ -90,12 +94,16 @@ class MCPServers(ServerResources):
         sampling_model: Any,
         timeout: float | None,
         startup_timeout: float | None,
+        tool_timeout: float | None = None,
         sampling_models: Iterable[Any] = (),
         interaction: Interaction | None = None,
         oauth: MCPOAuth | None = None,
         sampling_context: ContextGrant = "thisServer",
+        sampling_policy: MCPSamplingPolicy | None = None,
     ) -> None:
         self.approve = approve
+        self.sampling_policy = sampling_policy
+        """The app's limits on sampling requests (``None``: the defaults)."""
         self.sampling_context = SamplingContext(sampling_context)
         """Each server's recent exchanges, for sampling requests' ``includeContext``
         (``llmbridge.tools.mcp_sampling_context``)."""
@@ -114,6 +122,7 @@ class MCPServers(ServerResources):
         self.sampling_model = sampling_model
         self.timeout = timeout
         self.startup_timeout = startup_timeout
+        self.tool_timeout = tool_timeout
         self.registry = ToolRegistry(approve=approve)
         """Every tool of every running server (``registry.subset(...)`` for one agent's)."""
         self.failures: dict[str, MCPError] = {}
@@ -197,9 +206,9 @@ class MCPServers(ServerResources):
                 try:
                     tool = MCPTool(server, definition, name=name, server=server_name)
                 except LLMBridgeError as exc:  # a schema no provider accepts: leave it out
-                    _log.warning(
-                        "MCP server %r: tool %r left out: %s", server_name, definition.name, exc
-                    )
+                    shown = log_text(definition.name, limit=MAX_NAME_CHARS)  # the server's
+                    why = log_text(exc, limit=MAX_LOG_CHARS)  # own words: one bounded line
+                    _log.warning("MCP server %r: tool '%s' left out: %s", server_name, shown, why)
                     continue
                 tool.approval = server.approval_for(tool.remote_name)
                 if self._deferred(server_name):  # grouped by server where names allow
@@ -233,7 +242,8 @@ class MCPServers(ServerResources):
             await self.refresh(server)
         except MCPError as exc:  # gone meanwhile: its next call restarts and relists it
             if not self.closed:  # (once the block has ended, there is nothing to tell)
-                _log.warning("MCP server %r: listing its tools again failed: %s", server, exc)
+                why = log_text(exc, limit=MAX_LOG_CHARS)  # the server's own words, one line
+                _log.warning("MCP server %r: listing its tools again failed: %s", server, why)
 
     def roots(self, server: str | None = None) -> list[str]:
         """The root URIs every server follows (or ``server``'s own, when its config has
@@ -308,6 +318,7 @@ async def connect_mcp_servers(
     sampling_model: Any = None,
     timeout: float | None = None,
     startup_timeout: float | None = DEFAULT_TIMEOUT,
+    tool_timeout: float | None = None,
     environ: Mapping[str, str] | None = None,
     sampling_models: Iterable[Any] = (),
     elicit: ElicitOption = None,
@@ -316,6 +327,7 @@ async def connect_mcp_servers(
     log_level: LogLevel | None = None,
     oauth: MCPOAuth | None = None,
     sampling_context: ContextGrant = "thisServer",
+    sampling_policy: MCPSamplingPolicy | None = None,
 ) -> AsyncIterator[MCPServers]:
     """Start every enabled server of an ``mcpServers`` config (a dict or a JSON file path).
 
@@ -330,13 +342,17 @@ async def connect_mcp_servers(
     ``client`` + ``sampling_model`` (``"provider:model"`` or any model reference the client
     takes): answer servers' sampling requests with that model.
     ``timeout``: seconds per request unless a server's entry says otherwise;
-    ``startup_timeout``: seconds to answer ``initialize``. ``environ``: where ``${VAR}`` is
+    ``tool_timeout``: seconds per tool call (default ``timeout``, else
+    ``DEFAULT_TOOL_TIMEOUT``, 60 s; a call that takes longer is an ``MCPTimeoutError``, an
+    ``is_error`` result for the model); ``startup_timeout``: seconds to answer ``initialize``. ``environ``: where ``${VAR}`` is
     looked up (default ``os.environ``).
     ``sampling_models``: models sampling requests choose from by their ``modelPreferences``,
     cheapest first (``llmbridge.tools.mcp_sampling_models``). ``sampling_context``: how much
     of this session's exchanges a sampling request's ``includeContext`` may add
     (``"thisServer"``, the default: the asking server's own; ``"allServers"``; ``"none"``;
-    ``llmbridge.tools.mcp_sampling_context``). ``elicit``: the app's callback
+    ``llmbridge.tools.mcp_sampling_context``). ``sampling_policy``: an ``MCPSamplingPolicy``
+    (token ceiling, default 8,192; the app's system prompt, the server's quoted as its own;
+    temperature range). ``elicit``: the app's callback
     for servers asking the user (``llmbridge.tools.mcp_elicitation``; ``None``: every request
     declined; ``False``: elicitation not offered). ``roots``: the roots
     every server without its own config ``roots`` gets (``set_roots`` changes them).
@@ -349,26 +365,7 @@ async def connect_mcp_servers(
         elicit=elicit, roots=roots, on_progress=on_progress, log_level=log_level
     )
     _import_mcp()  # without the extra: one clear error, before anything starts
-    unknown = set(approval or {}) - set(configs)
-    if unknown:
-        raise MCPConfigError(
-            f"approval= names server(s) {sorted(unknown)} that the config does not enable "
-            f"(enabled: {sorted(configs)})"
-        )
-    if defer_loading is not None and not isinstance(defer_loading, bool):
-        defer_loading = [defer_loading] if isinstance(defer_loading, str) else list(defer_loading)
-        stray = set(defer_loading) - set(configs)
-        if stray:
-            raise MCPConfigError(
-                f"defer_loading= names server(s) {sorted(stray)} that the config does not "
-                f"enable (enabled: {sorted(configs)})"
-            )
-    for name, rule in (approval or {}).items():  # checked now, not once servers are up
-        if isinstance(rule, Mapping):
-            for tool, one in rule.items():
-                check_rule(one, where=f"{name}/{tool}")
-        elif not isinstance(rule, (list, tuple, set, frozenset)):
-            check_rule(rule, where=f"MCP server {name!r}")
+    defer_loading = checked_options(configs, approval=approval, defer_loading=defer_loading)
     servers = MCPServers(
         configs,
         approve=approve,
@@ -378,10 +375,12 @@ async def connect_mcp_servers(
         sampling_model=sampling_model,
         timeout=timeout,
         startup_timeout=startup_timeout,
+        tool_timeout=tool_timeout,
         sampling_models=sampling_models,
         interaction=interaction,
         oauth=oauth,
         sampling_context=sampling_context,
+        sampling_policy=sampling_policy,
     )
     try:
         async with anyio.create_task_group() as tg:
