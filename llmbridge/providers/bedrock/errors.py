@@ -21,7 +21,6 @@ the part before ``:``), else in the body's ``__type`` / ``code``; the body is
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import Any
 
@@ -37,26 +36,18 @@ from ...errors import (
     RateLimitError,
     ServerError,
 )
+from ...terminal import one_line
 from ..http_errors import STATUS_ERRORS, parse_retry_after, request_id_from
 
 __all__ = ["CONTEXT_PHRASES", "ERRORS", "MAX_SHOWN", "map_http_error", "stream_error"]
 
 MAX_SHOWN = 16_000
 """Characters of the provider's message an error shows, at most (``str()`` stays within 16 KiB)."""
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
-_NAMED = {"\n": "\\n", "\r": "\\r", "\t": "\\t"}
-
-
-def _escape(match: re.Match[str]) -> str:
-    char = match.group()
-    return _NAMED.get(char) or f"\\x{ord(char):02x}"
 
 
 def shown(text: str) -> str:
-    """``text`` as an error shows it: control characters escaped, cut to ``MAX_SHOWN``."""
-    cut = len(text) > MAX_SHOWN
-    text = _CONTROL.sub(_escape, text[:MAX_SHOWN])[:MAX_SHOWN]
-    return text + " …" if cut else text
+    """``text`` as an error shows it: on one line, cut to ``MAX_SHOWN`` (``terminal.one_line``)."""
+    return one_line(text, limit=MAX_SHOWN)
 
 
 ERRORS: dict[str, type[APIError]] = {
