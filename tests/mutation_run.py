@@ -37,7 +37,7 @@ TARGETS: dict[str, tuple[str, list[str]]] = {
             "tests/fallback/test_fallback_decoder.py",
             "tests/fallback/test_fallback_properties.py",
         ],
-    ),  # fmt: skip
+    ),
     "fallback_body": ("llmbridge/fallback/body.py", ["tests/fallback/"]),
     "openai": ("llmbridge/providers/openai/decode.py", ["tests/providers/openai/", *DECODE_TESTS]),
     "anthropic": (
