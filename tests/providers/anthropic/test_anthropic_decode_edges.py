@@ -85,34 +85,38 @@ def test_a_cut_stream_is_truncated(events: list[dict[str, Any]], where: str) -> 
     decoder = AnthropicDecoder()
     for e in events:
         decoder.feed(e["type"], json.dumps(e))
-    with pytest.raises(StreamTruncatedError, match=f"the stream ended before {where}"):
+    with pytest.raises(StreamTruncatedError, match=f"the stream ended before {where}") as info:
         decoder.close()
+    assert info.value.provider == "anthropic"
     assert decoder.close() == []  # failed: nothing more
 
 
 def test_a_repeated_message_start_is_ignored_and_another_while_open_is_malformed() -> None:
     events = _run(_start(), _start(), *_text(0, "Hi"), _delta(), STOP)
     assert [type(e) for e in events].count(lb.StreamStart) == 1
-    with pytest.raises(MalformedStreamError, match="'msg_2' while message 'msg_1'"):
+    with pytest.raises(MalformedStreamError, match="'msg_2' while message 'msg_1'") as info:
         _run(_start(), _start("msg_2"))
+    assert info.value.provider == "anthropic"
 
 
 def test_a_second_message_continues_the_response_and_sums_usage() -> None:
     events = _run(_start(), *_text(0, "one "), _delta("tool_use", 3), STOP,
-                  _start("msg_2", cache_read_input_tokens=4), *_text(0, "two"), _delta(output=7),
+                  _start("msg_2", cache_read_input_tokens=4, cache_creation_input_tokens=6),
+                  *_text(0, "two"), _delta(output=7),
                   STOP)  # fmt: skip
     assert "".join(e.text for e in events if isinstance(e, lb.TextDelta)) == "one two"
     finish = _finish(events)
     assert finish.raw_reason == "end_turn"
     assert finish.usage is not None
-    assert (finish.usage.input_tokens, finish.usage.output_tokens) == (24, 10)
-    assert finish.usage.cached_input_tokens == 4
+    assert (finish.usage.input_tokens, finish.usage.output_tokens) == (30, 10)
+    assert (finish.usage.cached_input_tokens, finish.usage.cache_write_tokens) == (4, 6)
     assert finish.provider_data == {"anthropic": {"message_ids": ["msg_1", "msg_2"]}}
 
 
 def test_a_block_after_message_stop_is_malformed() -> None:
-    with pytest.raises(MalformedStreamError, match="content_block_start after message_stop"):
+    with pytest.raises(MalformedStreamError, match="^content_block_start after message_stop") as e:
         _run(_start(), _delta(), STOP, *_text(0, "late"))
+    assert e.value.provider == "anthropic"
 
 
 def test_content_given_in_message_start_is_decoded_as_if_streamed() -> None:
@@ -122,6 +126,27 @@ def test_content_given_in_message_start_is_decoded_as_if_streamed() -> None:
     events = _run(start, STOP)
     assert [e.text for e in events if isinstance(e, lb.TextDelta)] == ["up front"]
     assert _finish(events).raw_reason == "end_turn"
+
+
+def test_a_named_event_without_a_type_field_is_read_by_its_name() -> None:
+    start = _start(mid=123)  # type: ignore[arg-type]  # and an id that is not a string
+    del start["type"]
+    got = AnthropicDecoder().feed("message_start", json.dumps(start))
+    assert got == [lb.StreamStart(response_id=None, model="claude-x", warnings=[])]
+    start["message"]["model"] = 7
+    got = AnthropicDecoder().feed("message_start", json.dumps(start))
+    assert got == [lb.StreamStart(response_id=None, model=None, warnings=[])]
+
+
+def test_errors_name_the_provider_the_decoder_serves() -> None:
+    decoder = AnthropicDecoder(provider="anthropic-vertex")
+    error = {"type": "error", "error": {"type": "overloaded_error", "message": "busy"}}
+    with pytest.raises(lb.LLMBridgeError) as info:
+        decoder.feed("error", json.dumps(error))
+    assert info.value.provider == "anthropic-vertex"
+    with pytest.raises(MalformedStreamError) as bad:
+        AnthropicDecoder(provider="anthropic-vertex").feed("message_start", "[1]")
+    assert bad.value.provider == "anthropic-vertex"
 
 
 def test_odd_events() -> None:
