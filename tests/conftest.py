@@ -9,6 +9,8 @@ from typing import Any
 
 import pytest
 
+from tests import corpus
+
 _real_connect = socket.socket.connect
 
 
@@ -31,6 +33,14 @@ def _block_network(request: pytest.FixtureRequest) -> Iterator[None]:
         yield
     finally:
         socket.socket.connect = _real_connect  # type: ignore[method-assign]
+
+
+def pytest_runtest_setup(item: pytest.Item) -> None:
+    corpus.gate(item)  # a test marked corpus.needed: skipped locally, failed under CI
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    corpus.summary(terminalreporter)  # one loud line: how many tests the absent corpus skipped
 
 
 LOOPS: dict[str, Any] = {

@@ -137,7 +137,7 @@ def _repo_turn(name: str) -> tuple[str, lb.ChatMessage]:
 def _corpus_turn(file: str) -> tuple[str, lb.ChatMessage]:
     path = corpus.CORPUS / file
     if not path.exists():
-        pytest.skip("../shared/corpus is absent")
+        corpus.missing()
     name = CORPUS_SOURCES[file]
     request = lb.ChatRequest(model="m", messages=[lb.ChatMessage.user("hi")])
     return name, _decode(name, path.read_bytes(), request)

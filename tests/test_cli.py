@@ -44,6 +44,20 @@ def test_demo_json_lines(capsys: pytest.CaptureFixture[str]) -> None:
     assert any(line["type"] == "finish" for line in lines)
 
 
+def test_demo_json_prints_every_event_of_each_stream(capsys: pytest.CaptureFixture[str]) -> None:
+    """Each fixture's lines are its whole stream, in order: what ``replay --json`` prints."""
+    assert main(["demo", "--json"]) == 0
+    shown: dict[str, list[dict[str, Any]]] = {}
+    for line in capsys.readouterr().out.splitlines():
+        event = json.loads(line)
+        shown.setdefault(event.pop("fixture"), []).append(event)
+    assert len(shown) == len([p for p in FIXTURES.iterdir() if p.is_dir()])
+    for name, events in shown.items():
+        assert main(["replay", str(FIXTURES / name), "--json"]) == 0
+        assert events == [json.loads(x) for x in capsys.readouterr().out.splitlines()], name
+        assert events[0]["type"] == "stream_start" and events[-1]["type"] == "finish", name
+
+
 def test_replay_prints_a_fixture(capsys: pytest.CaptureFixture[str]) -> None:
     fixture = next(
         p.parent

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import llmbridge as lb
 from llmbridge import testing
 from llmbridge.stream.bounded import BoundedBody, iter_sse
-from tests.corpus import CORPUS
+from tests.corpus import CORPUS, missing
 
 Events = list[tuple[str, str]]
 
@@ -232,7 +232,7 @@ def test_provider_like_streams_any_split(body: bytes, data: st.DataObject) -> No
 def _recordings() -> list[bytes]:
     manifest = CORPUS / "manifest.json"
     if not manifest.exists():
-        pytest.skip("../shared/corpus is absent")
+        missing()
     entries = json.loads(manifest.read_text())
     return [(CORPUS / e["file"]).read_bytes() for e in entries if e["file"].endswith(".sse")]
 

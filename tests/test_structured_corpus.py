@@ -19,8 +19,8 @@ from pydantic import BaseModel, Field
 
 import llmbridge as lb
 from llmbridge.testing import iter_sse, load_fixture
-from tests.corpus import CORPUS, entries, request_body
 from tests.corpus import body as corpus_body
+from tests.corpus import entries, missing, present, request_body
 from tests.test_partial_values import consistent
 
 pytestmark = pytest.mark.anyio
@@ -151,8 +151,8 @@ async def test_recorded_structured_streams_parse_as_the_sdks_parse_them(
 
 
 def test_the_corpus_has_structured_recordings_of_three_apis() -> None:
-    if not CORPUS.exists():
-        pytest.skip("../shared/corpus is absent")
+    if not present():
+        missing()
     providers = {p.values[0]["provider"] for p in structured_recordings()}
     assert providers == {"anthropic", "openai", "gemini"}
 

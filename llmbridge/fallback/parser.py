@@ -433,6 +433,7 @@ class ToolCallParser:
         self._raw.append(s[start:i])
         if c == "]":  # the array ends; a close marker may still follow
             self._raw.append(c)
+            self._post = []  # whitespace held before it (an earlier chunk's) is markup
             self._in_array = False
             return i + 1
         dialect = self._dialect

@@ -10,13 +10,11 @@ import pytest
 
 import llmbridge as lb
 from llmbridge.testing import iter_sse
-from tests.corpus import CORPUS
+from tests.corpus import CORPUS, needed
 
 __all__ = ["CORPUS", "body_of", "of_type", "payloads", "recorded_request", "skip_without_corpus"]
 
-skip_without_corpus = pytest.mark.skipif(
-    not (CORPUS / "manifest.json").exists(), reason="../shared/corpus is absent"
-)
+skip_without_corpus = needed
 
 
 def body_of(name: str) -> bytes:

@@ -20,7 +20,7 @@ from llmbridge.providers.anthropic.decode import AnthropicDecoder
 from llmbridge.providers.openai_responses.decode import ResponsesDecoder
 from llmbridge.response import accumulate
 from llmbridge.testing import assert_split_invariant, decode_collect
-from tests.corpus import CORPUS
+from tests.corpus import CORPUS, params
 from tests.providers.hosted_corpus import body_of, payloads, recorded_request, skip_without_corpus
 from tests.sdk_requests import check_body
 
@@ -66,7 +66,7 @@ def _first_output(body: bytes) -> list[Any]:
     return list(adapter.validate_python(final["response"]["output"]))
 
 
-@pytest.mark.parametrize("name", RESPONSES)
+@pytest.mark.parametrize("name", params(RESPONSES))
 def test_responses_searches_are_the_sdks_items(name: str) -> None:
     body = body_of(name)
     events, error = decode_collect(ResponsesDecoder(), [body])
@@ -90,7 +90,7 @@ def test_responses_searches_are_the_sdks_items(name: str) -> None:
     assert raw == [i.type for i in output if i.type.startswith("tool_search")]
 
 
-@pytest.mark.parametrize("name", RESPONSES)
+@pytest.mark.parametrize("name", params(RESPONSES))
 def test_responses_follow_up_is_sdk_typed(name: str) -> None:
     events, _ = decode_collect(ResponsesDecoder(), [body_of(name)])
     resp = accumulate(events, provider="openai-responses")
@@ -126,7 +126,7 @@ def test_responses_follow_up_is_sdk_typed(name: str) -> None:
     check_body("responses", body)
 
 
-@pytest.mark.parametrize("name", RESPONSES[:3])
+@pytest.mark.parametrize("name", params(RESPONSES[:3]))
 def test_responses_views_do_not_depend_on_chunking(name: str) -> None:
     events, error = assert_split_invariant(ResponsesDecoder, body_of(name), max_splits=200)
     assert error is None
@@ -199,7 +199,7 @@ def _tool_inputs(body: bytes) -> list[Any]:
     return done
 
 
-@pytest.mark.parametrize("name", ANTHROPIC)
+@pytest.mark.parametrize("name", params(ANTHROPIC))
 def test_anthropic_searches_are_the_recorded_blocks(name: str) -> None:
     body = body_of(name)
     events, error = decode_collect(AnthropicDecoder(provider="anthropic"), [body])
@@ -227,7 +227,7 @@ def test_anthropic_searches_are_the_recorded_blocks(name: str) -> None:
         assert search.query and search.execution == "server"
 
 
-@pytest.mark.parametrize("name", ANTHROPIC)
+@pytest.mark.parametrize("name", params(ANTHROPIC))
 def test_anthropic_follow_up_is_sdk_typed(name: str) -> None:
     events, _ = decode_collect(AnthropicDecoder(provider="anthropic"), [body_of(name)])
     resp = accumulate(events, provider="anthropic")
@@ -275,7 +275,7 @@ def test_anthropic_round_trip_is_what_pydantic_ai_sent() -> None:
     check_body("anthropic", body)
 
 
-@pytest.mark.parametrize("name", [n for n in ANTHROPIC if "__i1" not in n][:2])
+@pytest.mark.parametrize("name", params([n for n in ANTHROPIC if "__i1" not in n][:2]))
 def test_anthropic_views_do_not_depend_on_chunking(name: str) -> None:
     events, error = assert_split_invariant(
         lambda: AnthropicDecoder(provider="anthropic"), body_of(name), max_splits=200

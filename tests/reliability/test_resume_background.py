@@ -22,9 +22,9 @@ import pytest
 import llmbridge as lb
 from llmbridge.testing.record import record_fixture
 from llmbridge.testing.replay import replay_client
+from tests.corpus import needed
 from tests.loopback import serve
 from tests.reliability.background_server import (
-    RECORDING,
     BackgroundServer,
     Break,
     other_response,
@@ -33,7 +33,7 @@ from tests.reliability.background_server import (
 
 pytestmark = [
     pytest.mark.anyio,
-    pytest.mark.skipif(not RECORDING.exists(), reason="../shared/corpus is absent"),
+    needed,
 ]
 
 MODEL = "openai-responses:gpt-4o"

@@ -14,7 +14,7 @@ import pytest
 
 import llmbridge as lb
 from llmbridge.tools.results import ToolResult
-from tests.corpus import CORPUS
+from tests.corpus import CORPUS, needed
 from tests.sdk_requests import check_body
 from tests.tools.scripted_model import anthropic_turn, named_sse
 
@@ -255,7 +255,7 @@ RECORDED = [
 ]
 
 
-@pytest.mark.skipif(not (CORPUS / RECORDED[0]).exists(), reason="../shared/corpus is absent")
+@needed
 @pytest.mark.anyio
 async def test_responses_client_search_loop_on_the_recordings() -> None:
     answers = [(CORPUS / name).read_bytes() for name in RECORDED]

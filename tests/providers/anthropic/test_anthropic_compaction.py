@@ -35,7 +35,7 @@ def _entry() -> dict[str, Any]:
     for param in corpus.entries("C"):
         entry = param.values[0]
         if entry is None:
-            pytest.skip("../shared/corpus is absent")
+            corpus.missing()
         if entry["file"] == RECORDING:
             return entry  # type: ignore[no-any-return]
     pytest.skip(f"{RECORDING} is not in the corpus")

@@ -26,7 +26,7 @@ from llmbridge.providers.anthropic.finish_reasons import map_finish_reason
 from llmbridge.response import accumulate
 from llmbridge.testing import assert_split_invariant, check_invariants, decode_collect
 from llmbridge.types import RawPart
-from tests.corpus import body, entries, expected
+from tests.corpus import body, entries, expected, missing
 
 ENTRIES = entries("C")
 
@@ -102,7 +102,7 @@ def test_recording_matches_sdk_accumulation(entry: dict[str, Any]) -> None:
 def test_sequential_messages_recording_continues_one_response() -> None:
     entry = next((e.values[0] for e in ENTRIES if "sequential-messages" in str(e.values[0])), None)
     if entry is None:
-        pytest.skip("corpus absent")
+        missing()
     events, error = decode_collect(AnthropicDecoder(), [body(entry)])
     assert error is None  # the SDK fails on this body with an AttributeError
     resp = accumulate(events)

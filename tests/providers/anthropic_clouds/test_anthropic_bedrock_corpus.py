@@ -26,7 +26,7 @@ from llmbridge.providers.anthropic_clouds.bedrock_stream import BedrockAnthropic
 from llmbridge.response import accumulate
 from llmbridge.testing import check_invariants
 from llmbridge.testing.invariants import merge_deltas
-from tests.corpus import body, entries, expected
+from tests.corpus import body, entries, expected, missing
 
 pytest.importorskip("botocore")
 from llmbridge.stream.eventstream import iter_eventstream
@@ -89,5 +89,5 @@ def test_anthropic_recording_decodes_like_the_sdk(entry: dict[str, Any]) -> None
 def test_corpus_has_anthropic_recordings() -> None:
     found = [e for p in ENTRIES for e in p.values if e and _family(e) == "anthropic.messages"]
     if not ENTRIES or ENTRIES[0].values[0] is None:
-        pytest.skip("../shared/corpus is absent")
+        missing()
     assert len(found) >= 200

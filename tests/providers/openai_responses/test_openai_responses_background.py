@@ -21,7 +21,7 @@ from llmbridge.providers.openai_responses.provider import OpenAIResponsesProvide
 from llmbridge.providers.openai_responses.resume import BackgroundDecoder
 from llmbridge.testing.record import record_fixture
 from llmbridge.testing.replay import replay_client
-from tests.corpus import CORPUS
+from tests.corpus import CORPUS, needed, params
 from tests.sdk_requests import check_body
 
 MODEL = "openai-responses:gpt-4o"
@@ -30,7 +30,7 @@ TEXT = "2 + 2 equals 4."
 RESPONSE_ID = "resp_0da443d9ee8333600069950a0635d88196b2d9243b08e8cc01"
 BACKGROUND = sorted((CORPUS / "B_openai").glob("test_background_mode_streaming_*.sse"))
 VCR = CORPUS / "B_openai" / "test_background_mode_streaming_vcr__i0.sse"
-corpus_present = pytest.mark.skipif(not VCR.exists(), reason="../shared/corpus is absent")
+corpus_present = needed
 
 
 def sse_events(path: Path) -> list[tuple[str, str]]:
@@ -232,7 +232,7 @@ async def test_the_cancel_request_is_the_sdks_cancel() -> None:
 
 
 @corpus_present
-@pytest.mark.parametrize("path", BACKGROUND, ids=[p.name for p in BACKGROUND])
+@pytest.mark.parametrize("path", params([pytest.param(p, id=p.name) for p in BACKGROUND]))
 def test_every_background_recording_decodes(path: Path) -> None:
     events = sse_events(path)
     decoder = BackgroundDecoder()

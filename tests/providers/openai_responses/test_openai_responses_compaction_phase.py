@@ -32,7 +32,7 @@ def _entry(name: str) -> dict[str, Any]:
     for param in corpus.entries("B"):
         entry = param.values[0]
         if entry is None:
-            pytest.skip("../shared/corpus is absent")
+            corpus.missing()
         if entry["file"] == name:
             return entry  # type: ignore[no-any-return]
     pytest.skip(f"{name} is not in the corpus")
