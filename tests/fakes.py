@@ -6,6 +6,7 @@ Wire format of the fake provider: each SSE ``data:`` is JSON ``{"text": ...}``,
 
 from __future__ import annotations
 
+import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
@@ -137,3 +138,21 @@ class RecordingServer:
     def __call__(self, request: httpx.Request) -> httpx.Response:
         self.sent.append(orjson.loads(request.content))
         return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=self.body)
+
+
+class FakeClock:
+    """Wall-clock time that a test moves on by hand, in place of a module's ``time``:
+    ``monkeypatch.setattr("llmbridge.auth.bearer.time", clock)``. ``time()`` is the fake
+    (starting at the real now); every other ``time`` function is the real one."""
+
+    def __init__(self, now: float | None = None) -> None:
+        self.now = time.time() if now is None else now
+
+    def time(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)
