@@ -33,6 +33,16 @@ def _block_network(request: pytest.FixtureRequest) -> Iterator[None]:
         socket.socket.connect = _real_connect  # type: ignore[method-assign]
 
 
+@pytest.fixture
+def fake_registered() -> None:
+    """The fake provider of ``tests/fakes.py`` under the name ``fake`` (``fake:model``); a module
+    uses it with ``pytestmark = pytest.mark.usefixtures("fake_registered")``."""
+    from llmbridge.providers import register_provider
+    from tests.fakes import FakeProvider
+
+    register_provider("fake", FakeProvider, replace=True)
+
+
 LOOPS: dict[str, Any] = {
     "asyncio": "asyncio",
     "uvloop": ("asyncio", {"use_uvloop": True}),

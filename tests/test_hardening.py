@@ -13,15 +13,10 @@ import httpx
 import pytest
 
 import llmbridge as lb
-from llmbridge.providers import register_provider
-from tests.fakes import FakeProvider, mock_client, sse_body, sse_response
+from tests.fakes import mock_client, sse_body, sse_response
 
+pytestmark = pytest.mark.usefixtures("fake_registered")
 MESSAGES = [lb.ChatMessage.user("hi")]
-
-
-@pytest.fixture(autouse=True)
-def _fake_registered() -> None:
-    register_provider("fake", FakeProvider, replace=True)
 
 
 def _ok(request: httpx.Request) -> httpx.Response:

@@ -18,20 +18,14 @@ import pytest
 from anyio.abc import SocketStream
 
 import llmbridge as lb
-from llmbridge.providers import register_provider
 from llmbridge.stream.clients import DEFAULT_LIMITS, HttpPool, _share
-from tests.fakes import ChunkedBody, FakeProvider, mock_client, sse_body
+from tests.fakes import ChunkedBody, mock_client, sse_body
 from tests.loopback import SSE_HEAD, chunk, read_request, serve
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("fake_registered")]
 
 MESSAGES = [lb.ChatMessage.user("hi")]
 EVENTS = [{"text": "Hel"}, {"text": "lo"}, {"finish": "stop"}]
-
-
-@pytest.fixture(autouse=True)
-def _fake_registered() -> None:
-    register_provider("fake", FakeProvider, replace=True)
 
 
 @pytest.fixture(autouse=True)

@@ -29,10 +29,10 @@ import pytest
 from anyio.abc import SocketStream
 
 import llmbridge as lb
-from llmbridge.providers import register_provider
-from tests.fakes import FakeProvider, sse_body
+from tests.fakes import sse_body
 from tests.loopback import SSE_HEAD, Script, chunk, read_request, serve
 
+pytestmark = pytest.mark.usefixtures("fake_registered")
 MESSAGES = [lb.ChatMessage.user("hi")]
 BODY = SSE_HEAD + chunk(sse_body({"text": "ok"}, {"finish": "stop"})) + b"0\r\n\r\n"
 RUNS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -40,11 +40,6 @@ RUNS: dict[str, tuple[str, dict[str, Any]]] = {
     "uvloop": ("asyncio", {"use_uvloop": True}),
     "trio": ("trio", {}),
 }
-
-
-@pytest.fixture(autouse=True)
-def _fake_registered() -> None:
-    register_provider("fake", FakeProvider, replace=True)
 
 
 class ThreadServer:

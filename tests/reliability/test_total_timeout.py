@@ -21,15 +21,10 @@ from llmbridge.providers import register_provider
 from tests.fakes import FakeProvider, sse_body
 from tests.loopback import SSE_HEAD, chunk, read_request, serve
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("fake_registered")]
 
 MESSAGES = [lb.ChatMessage.user("hi")]
 FAST_RETRY = lb.RetryPolicy(max_attempts=10, initial_delay=0.2, max_delay=0.2, jitter=0)
-
-
-@pytest.fixture(autouse=True)
-def _fake_registered() -> None:
-    register_provider("fake", FakeProvider, replace=True)
 
 
 async def trickle(stream: SocketStream) -> None:
