@@ -17,6 +17,7 @@ pytest.importorskip("mcp")
 
 from llmbridge.cli import main
 from llmbridge.tools.mcp_oauth_hooks import cli_oauth
+from tests.fakes import chat_sse, sse_response
 from tests.tools.mcp_helpers import free_port, http_server
 
 SERVER = str(Path(__file__).with_name("mcp_remote_server.py"))
@@ -30,12 +31,7 @@ def oauth_server() -> Iterator[str]:
 
 
 def _answer(request: httpx.Request) -> httpx.Response:
-    chunks = [{"id": "c", "choices": [{"index": 0, "delta": {"content": "ok"}}]}]
-    chunks.append({"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-    body = b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks)
-    return httpx.Response(
-        200, headers={"content-type": "text/event-stream"}, content=body + b"data: [DONE]\n\n"
-    )
+    return sse_response(chat_sse({"content": "ok"}))
 
 
 def test_chat_authorizes_once_and_keeps_the_tokens(
