@@ -89,7 +89,7 @@ class ThreadServer:
         with self.lock:
             self.open -= 1
 
-    def wait_all_closed(self, timeout: float = 2.0) -> int:
+    def wait_all_closed(self, timeout: float = 30.0) -> int:  # (returns once all closed)
         deadline = time.monotonic() + timeout
         while self.open and time.monotonic() < deadline:
             time.sleep(0.01)
