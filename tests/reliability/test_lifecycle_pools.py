@@ -19,7 +19,6 @@ import gc
 import socket
 import sys
 import threading
-import time
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -30,7 +29,15 @@ from anyio.abc import SocketStream
 
 import llmbridge as lb
 from tests.fakes import sse_body
-from tests.loopback import SSE_HEAD, Script, chunk, read_request, serve
+from tests.loopback import (
+    SSE_HEAD,
+    Script,
+    ThreadedServer,
+    chunk,
+    read_request,
+    read_requests,
+    serve,
+)
 
 pytestmark = pytest.mark.usefixtures("fake_registered")
 MESSAGES = [lb.ChatMessage.user("hi")]
@@ -42,68 +49,15 @@ RUNS: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 
-class ThreadServer:
-    """Plain sockets in threads (outside every event loop under test): answers each request
-    with a short stream, keeps connections alive, counts those the client still holds open."""
-
-    def __init__(self) -> None:
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
-        self.open = 0
-        self.lock = threading.Lock()
-        self.sockets: list[socket.socket] = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self.listener.accept()
-            except OSError:
-                return
-            with self.lock:
-                self.open += 1
-                self.sockets.append(conn)
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
-
-    def _serve(self, conn: socket.socket) -> None:
-        data = b""
-        try:
-            while True:
-                piece = conn.recv(65536)
-                if not piece:
-                    break
-                data += piece
-                while b"\r\n\r\n" in data:
-                    head, _, data = data.partition(b"\r\n\r\n")
-                    length = 0
-                    for line in head.split(b"\r\n")[1:]:
-                        name, _, value = line.partition(b":")
-                        if name.strip().lower() == b"content-length":
-                            length = int(value)
-                    while len(data) < length:
-                        data += conn.recv(65536)
-                    data = data[length:]
-                    conn.sendall(BODY)
-        except OSError:
-            pass
-        with self.lock:
-            self.open -= 1
-
-    def wait_all_closed(self, timeout: float = 30.0) -> int:  # (returns once all closed)
-        deadline = time.monotonic() + timeout
-        while self.open and time.monotonic() < deadline:
-            time.sleep(0.01)
-        return self.open
-
-    def close(self) -> None:
-        self.listener.close()
-        for conn in self.sockets:
-            conn.close()
+def _answer_each(conn: socket.socket) -> None:
+    """A short stream for every request, the connection kept alive."""
+    for _ in read_requests(conn):
+        conn.sendall(BODY)
 
 
 @pytest.fixture
-def server() -> Iterator[ThreadServer]:
-    srv = ThreadServer()
+def server() -> Iterator[ThreadedServer]:
+    srv = ThreadedServer(_answer_each)
     yield srv
     srv.close()
 
@@ -135,7 +89,7 @@ def _transport_warnings(caught: list[warnings.WarningMessage]) -> list[str]:
     ids="-".join,
 )
 def test_one_client_on_several_loops_leaves_no_connection_open(
-    server: ThreadServer, runs: tuple[str, ...]
+    server: ThreadedServer, runs: tuple[str, ...]
 ) -> None:
     client = lb.Client(providers={"fake": {"base_url": server.url}})
 
@@ -159,7 +113,7 @@ def test_one_client_on_several_loops_leaves_no_connection_open(
 
 @pytest.mark.parametrize("other", ["asyncio", "trio"])
 def test_aclose_closes_the_pool_of_a_loop_alive_in_another_thread(
-    server: ThreadServer, other: str
+    server: ThreadedServer, other: str
 ) -> None:
     client = lb.Client(providers={"fake": {"base_url": server.url}})
     used, stop = threading.Event(), threading.Event()
@@ -190,7 +144,7 @@ def test_aclose_closes_the_pool_of_a_loop_alive_in_another_thread(
     assert _transport_warnings(caught) == []
 
 
-def test_a_loop_closed_without_finalizing_leaves_no_noise(server: ThreadServer) -> None:
+def test_a_loop_closed_without_finalizing_leaves_no_noise(server: ThreadedServer) -> None:
     client = lb.Client(providers={"fake": {"base_url": server.url}})
     loop = asyncio.new_event_loop()
     loop.run_until_complete(client.complete("fake:m", MESSAGES))
