@@ -79,6 +79,14 @@ async def serve(script: Script, *, tls: ssl.SSLContext | None = None) -> AsyncIt
             tg.cancel_scope.cancel()
 
 
+async def closed_port_url() -> str:
+    """``http://127.0.0.1:PORT`` of a port just listened on and closed: connecting is refused."""
+    listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
+    port = listener.extra(anyio.abc.SocketAttribute.local_port)
+    await listener.aclose()
+    return f"http://127.0.0.1:{port}"
+
+
 class ThreadedServer:
     """The same on plain sockets in threads, outside every event loop (for the sync client and
     for checks across loops): ``handler(conn)`` runs per connection in its own thread; counts the

@@ -20,7 +20,7 @@ from anyio.abc import SocketStream
 import llmbridge as lb
 from llmbridge.stream.clients import DEFAULT_LIMITS, HttpPool, _share
 from tests.fakes import ChunkedBody, mock_client, sse_body
-from tests.loopback import SSE_HEAD, chunk, read_request, serve
+from tests.loopback import SSE_HEAD, chunk, closed_port_url, read_request, serve
 
 pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("fake_registered")]
 
@@ -140,13 +140,9 @@ async def test_proxy_variables_route_requests_and_no_proxy_bypasses(
 
 
 async def test_connection_refused_names_host_and_port() -> None:
-    listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
-    port = listener.extra(anyio.abc.SocketAttribute.local_port)
-    await listener.aclose()
-    async with fake_client(
-        f"http://127.0.0.1:{port}", retry=lb.RetryPolicy(max_attempts=1)
-    ) as client:
-        with pytest.raises(lb.ConnectionError, match=f"127.0.0.1:{port}"):
+    url = await closed_port_url()
+    async with fake_client(url, retry=lb.RetryPolicy(max_attempts=1)) as client:
+        with pytest.raises(lb.ConnectionError, match=url.removeprefix("http://")):
             await client.complete("fake:m", MESSAGES)
 
 
