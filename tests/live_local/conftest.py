@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Iterator
 
 import pytest
@@ -14,6 +15,15 @@ def llama() -> Iterator[Server]:
     server = start_server()
     yield server
     server.kill()
+
+
+@pytest.fixture
+def npx() -> str:
+    """The ``npx`` that runs ``EVERYTHING`` (MCP's reference server); skips without node."""
+    found = shutil.which("npx")
+    if found is None:
+        pytest.skip("npx (node) is not installed")
+    return found
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
