@@ -195,9 +195,26 @@ async def test_a_stream_made_before_aclose_and_read_after_it_is_a_usage_error() 
         assert client._http._by_loop == {} and requests == 0
 
 
+def _held(go_on: anyio.Event) -> Script:
+    """``_slow`` with the rest of the body held back until ``go_on`` is set."""
+
+    async def script(stream: SocketStream) -> None:
+        await read_request(stream)
+        await stream.send(SSE_HEAD + chunk(sse_body({"text": "first"})))
+        await go_on.wait()
+        await stream.send(chunk(sse_body({"text": "second"}, {"finish": "stop"})) + b"0\r\n\r\n")
+        await anyio.sleep(10)
+
+    return script
+
+
 @pytest.mark.anyio
 async def test_aclose_from_a_second_task_while_the_first_reads_is_a_usage_error() -> None:
-    async with serve(_slow) as url, lb.Client(providers={"fake": {"base_url": url}}) as client:
+    go_on = anyio.Event()  # the reader is mid-read until the aclose was tried, however slow
+    async with (
+        serve(_held(go_on)) as url,
+        lb.Client(providers={"fake": {"base_url": url}}) as client,
+    ):
         stream = client.stream("fake:m", MESSAGES)
         assert isinstance(await stream.__anext__(), lb.TextDelta)  # "first"
         seen: list[Any] = []
@@ -210,9 +227,10 @@ async def test_aclose_from_a_second_task_while_the_first_reads_is_a_usage_error(
         async with anyio.create_task_group() as tg:
             tg.start_soon(reader)
             await waiting.wait()
-            await anyio.sleep(0.05)  # the reader awaits the next event now
+            await anyio.sleep(0.05)  # the reader awaits the next event now (none comes yet)
             with pytest.raises(lb.UsageError, match="another task"):
                 await stream.aclose()
+            go_on.set()
         assert [type(e) for e in seen] == [lb.TextDelta, lb.Finish]
         await stream.aclose()  # once the read ended, closing is fine
 
@@ -265,7 +283,7 @@ async def test_closing_a_tool_loop_mid_turn_closes_that_turns_response() -> None
                 async for _event in loop:
                     break
                 await loop.aclose()
-                with anyio.fail_after(2):
+                with anyio.fail_after(30):
                     await hung_up.wait()  # closed now, not when the turn is collected
                 del loop
                 gc.collect()
@@ -285,7 +303,7 @@ async def test_a_tool_loop_dropped_mid_turn_is_closed_quietly() -> None:
                     break
                 del loop  # never closed
                 gc.collect()
-                with anyio.fail_after(2):
+                with anyio.fail_after(30):
                     await hung_up.wait()
                 gc.collect()
                 await anyio.sleep(0.02)
