@@ -30,3 +30,5 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "live_local" in str(item.fspath):
             item.add_marker(pytest.mark.live_local)
+        if "live_local/test_llama" in str(item.fspath):  # one llama-server, on one worker
+            item.add_marker(pytest.mark.xdist_group("llama-server"))
