@@ -61,6 +61,8 @@ LOOPS: dict[str, Any] = {
 #   ``@pytest.mark.loops``.
 # * everything else, a sans-IO test that is ``async`` only because the API is (a replay through
 #   ``httpx.MockTransport``, a decoder fed bytes), runs once, on asyncio.
+# * ``@pytest.mark.loops("asyncio")`` (names given): those loops only, e.g. a real model's
+#   answer in an IO module, whose IO path other tests of the module run on every loop.
 # * a test that parametrizes ``anyio_backend`` itself chooses its own loops (e.g. every
 #   provider on asyncio, one provider per wire family on every loop).
 IO_MODULES = (
@@ -104,9 +106,12 @@ TWO_LOOPS = ("asyncio", "trio")
 
 def loops_for(node: pytest.Function | pytest.Module, module: str) -> tuple[str, ...]:
     """The names of the loops a test (or every test of a module) runs on, by the rule above."""
+    marker = node.get_closest_marker("loops")
+    if marker is not None and marker.args:  # @pytest.mark.loops("asyncio"): these loops only
+        return tuple(marker.args)
     if node.get_closest_marker("io") or any(m in module for m in IO_MODULES):
         return tuple(LOOPS)
-    if node.get_closest_marker("loops") or any(m in module for m in LOOP_MODULES):
+    if marker is not None or any(m in module for m in LOOP_MODULES):
         return TWO_LOOPS
     return ONE_LOOP
 

@@ -77,14 +77,15 @@ def test_the_rule_by_module(module: str, loops: tuple[str, ...]) -> None:
     assert loops_for(_Node(), str(TESTS.parent / module)) == loops  # type: ignore[arg-type]
 
 
-def test_markers_widen_the_rule() -> None:
+def test_markers_widen_or_name_the_loops() -> None:
     class Marked(_Node):
-        def __init__(self, name: str) -> None:
-            self.name = name
+        def __init__(self, mark: pytest.MarkDecorator) -> None:
+            self.mark = mark.mark
 
-        def get_closest_marker(self, name: str) -> object | None:
-            return object() if name == self.name else None
+        def get_closest_marker(self, name: str) -> pytest.Mark | None:  # type: ignore[override]
+            return self.mark if name == self.mark.name else None
 
-    module = str(TESTS / "test_fixtures.py")
-    assert loops_for(Marked("loops"), module) == ("asyncio", "trio")  # type: ignore[arg-type]
-    assert loops_for(Marked("io"), module) == tuple(LOOPS)  # type: ignore[arg-type]
+    sans_io, io = str(TESTS / "test_fixtures.py"), str(TESTS / "test_http_stack.py")
+    assert loops_for(Marked(pytest.mark.loops), sans_io) == ("asyncio", "trio")  # type: ignore[arg-type]
+    assert loops_for(Marked(pytest.mark.io), sans_io) == tuple(LOOPS)  # type: ignore[arg-type]
+    assert loops_for(Marked(pytest.mark.loops("asyncio")), io) == ("asyncio",)  # type: ignore[arg-type]

@@ -95,6 +95,7 @@ async def test_everything_with_two_mcp_package_servers_in_one_config(npx: str) -
         assert descendants(exclude={web_pid}) == before  # npx and node are gone too
 
 
+@pytest.mark.loops("asyncio")  # the model's answer (the MCP IO: on every loop above)
 async def test_sampling_is_answered_by_the_real_llama_server(llama: Any) -> None:
     """A server's ``sampling/createMessage`` answered by a real model (llama-server), after the
     app approved it."""
