@@ -43,22 +43,87 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
     corpus.summary(terminalreporter)  # one loud line: how many tests the absent corpus skipped
 
 
+@pytest.fixture
+def fake_registered() -> None:
+    """The fake provider of ``tests/fakes.py`` under the name ``fake`` (``fake:model``); a module
+    uses it with ``pytestmark = pytest.mark.usefixtures("fake_registered")``."""
+    from llmbridge.providers import register_provider
+    from tests.fakes import FakeProvider
+
+    register_provider("fake", FakeProvider, replace=True)
+
+
 LOOPS: dict[str, Any] = {
     "asyncio": "asyncio",
     "uvloop": ("asyncio", {"use_uvloop": True}),
     "trio": "trio",
 }
-"""Every event loop users run: the IO suite (real sockets) runs on each."""
+"""Every event loop users run."""
+
+# Which loops an async test runs on (``pytest_generate_tests`` below; the rule is checked by
+# ``tests/test_loop_rule.py``):
+#
+# * ``io``: real sockets, subprocesses, servers -- asyncio, uvloop and trio. The modules whose
+#   path contains a name in ``IO_MODULES``, and any test marked ``@pytest.mark.io``.
+# * ``loops``: code whose behaviour depends on the loop without a socket: cancellation,
+#   timeouts, task groups, worker threads, the pytest plug-in, the sync client's loop --
+#   asyncio and trio. The modules in ``LOOP_MODULES``, and any test marked
+#   ``@pytest.mark.loops``.
+# * everything else, a sans-IO test that is ``async`` only because the API is (a replay through
+#   ``httpx.MockTransport``, a decoder fed bytes), runs once, on asyncio.
+# * ``@pytest.mark.loops("asyncio")`` (names given): those loops only, e.g. a real model's
+#   answer in an IO module, whose IO path other tests of the module run on every loop.
+# * a test that parametrizes ``anyio_backend`` itself chooses its own loops (e.g. every
+#   provider on asyncio, one provider per wire family on every loop).
 IO_MODULES = (
     "test_http_stack",
     "test_loopback_io",
-    "reliability",
     "live_local",
+    "reliability/test_bounds",
+    "reliability/test_fallback_models_io",
+    "reliability/test_faults_providers",
+    "reliability/test_lifecycle_pools",
+    "reliability/test_load_concurrent_streams",
+    "reliability/test_mcp_descendants",
+    "reliability/test_recording_encoded",
+    "reliability/test_request_count",
+    "reliability/test_resume_background",
+    "reliability/test_secret_leaks_",
+    "reliability/test_sse_empty_and_nul",
+    "reliability/test_total_timeout",
     "mcp_servers",
     "mcp_interact",
     "mcp_resources",
     "mcp_remote",
 )
+LOOP_MODULES = (
+    "/test_client.py",  # the one IO path: retry sleeps, cancellation, closing a stream
+    "/test_model_chain.py",  # a switch closes the failed stream, closing early
+    "test_openai_responses_background",  # cancelled and resumed streams
+    "/test_telemetry.py",  # spans of cancelled streams
+    "/tools/test_tools_loop.py",  # one turn's calls run concurrently
+    "test_tools_registry",  # timeouts, task groups, worker threads
+    "test_tools_approval",  # the approver runs in a worker thread
+    "/tools/test_tools_mcp.py",  # MCP servers: subprocesses and HTTP
+    "test_tools_mcp_failures",
+    "test_tools_mcp_interact_units",
+    "test_tools_mcp_review",
+    "test_tools_mcp_sampling",
+)
+ONE_LOOP = ("asyncio",)
+TWO_LOOPS = ("asyncio", "trio")
+
+
+def loops_for(node: pytest.Function | pytest.Module, module: str) -> tuple[str, ...]:
+    """The names of the loops a test (or every test of a module) runs on, by the rule above."""
+    marker = node.get_closest_marker("loops")
+    if marker is not None and marker.args:  # @pytest.mark.loops("asyncio"): these loops only
+        return tuple(marker.args)
+    if node.get_closest_marker("io") or any(m in module for m in IO_MODULES):
+        return tuple(LOOPS)
+    if marker is not None or any(m in module for m in LOOP_MODULES):
+        return TWO_LOOPS
+    return ONE_LOOP
 
 
 @pytest.fixture
@@ -68,10 +133,19 @@ def anyio_backend(request: pytest.FixtureRequest) -> Any:
     return request.param
 
 
+def _parametrizes_the_loop(metafunc: pytest.Metafunc) -> bool:
+    for mark in metafunc.definition.iter_markers("parametrize"):
+        names = mark.args[0] if mark.args else mark.kwargs.get("argnames", ())
+        if isinstance(names, str):
+            names = [n.strip() for n in names.split(",")]
+        if "anyio_backend" in names:
+            return True
+    return False
+
+
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """``anyio_backend``: asyncio and trio everywhere, uvloop too for the IO suite."""
-    if "anyio_backend" not in metafunc.fixturenames:
+    """``anyio_backend``: the loops of the rule above."""
+    if "anyio_backend" not in metafunc.fixturenames or _parametrizes_the_loop(metafunc):
         return
-    module = str(metafunc.module.__file__)
-    names = list(LOOPS) if any(m in module for m in IO_MODULES) else ["asyncio", "trio"]
-    metafunc.parametrize("anyio_backend", [LOOPS[n] for n in names], ids=names)
+    names = loops_for(metafunc.definition, str(metafunc.module.__file__))
+    metafunc.parametrize("anyio_backend", [LOOPS[n] for n in names], ids=list(names))

@@ -6,6 +6,8 @@ Wire format of the fake provider: each SSE ``data:`` is JSON ``{"text": ...}``,
 
 from __future__ import annotations
 
+import json
+import time
 from collections.abc import AsyncIterator, Callable, Mapping
 from typing import Any
 
@@ -91,8 +93,45 @@ class FakeProvider:
         )
 
 
-def sse_body(*objs: Any) -> bytes:
-    return b"".join(b"data: " + orjson.dumps(o) + b"\n\n" for o in objs)
+def _json(value: Any) -> bytes:
+    try:
+        return orjson.dumps(value)
+    except orjson.JSONEncodeError:  # an integer past 64 bits, say: what the stdlib writes
+        return json.dumps(value).encode()
+
+
+def sse_body(*events: Any, named: bool = False, done: bool = False, crlf: bool = False) -> bytes:
+    """The one SSE body builder: an event per item, a JSON object as ``data: <json>`` (after
+    ``event: <its "type">`` when ``named``: the Anthropic and Responses framing) and ``bytes`` as
+    they are; then ``data: [DONE]`` when ``done``; ``crlf``: CRLF line ends (Gemini's)."""
+    end = b"\r\n" if crlf else b"\n"
+    out = []
+    for event in events:
+        if isinstance(event, bytes):
+            out.append(event)
+            continue
+        head = b"event: " + str(event.get("type")).encode() + end if named else b""
+        out.append(head + b"data: " + _json(event) + end + end)
+    if done:
+        out.append(b"data: [DONE]" + end + end)
+    return b"".join(out)
+
+
+def named_sse(*events: dict[str, Any]) -> bytes:
+    """SSE events named by their ``type`` (the Anthropic and Responses framing)."""
+    return sse_body(*events, named=True)
+
+
+def chat_sse(*deltas: dict[str, Any], finish: str = "stop", **fields: Any) -> bytes:
+    """An OpenAI Chat Completions stream: a chunk per ``delta``, a chunk with ``finish`` as its
+    reason, then ``[DONE]``; ``fields`` go into every chunk (``model``, ``usage``, ...)."""
+
+    def chunk(delta: dict[str, Any], reason: str | None) -> dict[str, Any]:
+        choice = {"index": 0, "delta": delta, "finish_reason": reason}
+        return {"id": "c", "object": "chat.completion.chunk", **fields, "choices": [choice]}
+
+    chunks = [chunk(d, None) for d in deltas] + [chunk({}, finish)]
+    return sse_body(*chunks, done=True)
 
 
 class ChunkedBody(httpx.AsyncByteStream):
@@ -137,3 +176,21 @@ class RecordingServer:
     def __call__(self, request: httpx.Request) -> httpx.Response:
         self.sent.append(orjson.loads(request.content))
         return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=self.body)
+
+
+class FakeClock:
+    """Wall-clock time that a test moves on by hand, in place of a module's ``time``:
+    ``monkeypatch.setattr("llmbridge.auth.bearer.time", clock)``. ``time()`` is the fake
+    (starting at the real now); every other ``time`` function is the real one."""
+
+    def __init__(self, now: float | None = None) -> None:
+        self.now = time.time() if now is None else now
+
+    def time(self) -> float:
+        return self.now
+
+    def advance(self, seconds: float) -> None:
+        self.now += seconds
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(time, name)

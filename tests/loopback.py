@@ -1,9 +1,13 @@
-"""A tiny HTTP/1.1 server on 127.0.0.1 for tests that need a real socket (stalls, resets)."""
+"""A tiny HTTP/1.1 server on 127.0.0.1 for tests that need a real socket (stalls, resets):
+``serve`` on the loop under test, ``ThreadedServer`` in threads outside every loop."""
 
 from __future__ import annotations
 
+import socket
 import ssl
-from collections.abc import AsyncIterator, Awaitable, Callable
+import threading
+import time
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import asynccontextmanager
 from typing import Any
 
@@ -73,6 +77,79 @@ async def serve(script: Script, *, tls: ssl.SSLContext | None = None) -> AsyncIt
             yield f"https://localhost:{port}" if tls else f"http://127.0.0.1:{port}"
         finally:
             tg.cancel_scope.cancel()
+
+
+async def closed_port_url() -> str:
+    """``http://127.0.0.1:PORT`` of a port just listened on and closed: connecting is refused."""
+    listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
+    port = listener.extra(anyio.abc.SocketAttribute.local_port)
+    await listener.aclose()
+    return f"http://127.0.0.1:{port}"
+
+
+class ThreadedServer:
+    """The same on plain sockets in threads, outside every event loop (for the sync client and
+    for checks across loops): ``handler(conn)`` runs per connection in its own thread; counts the
+    connections still open."""
+
+    def __init__(self, handler: Callable[[socket.socket], None]) -> None:
+        self.handler = handler
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
+        self.open = 0
+        self.lock = threading.Lock()
+        self.sockets: list[socket.socket] = []
+        threading.Thread(target=self._accept, daemon=True).start()
+
+    def _accept(self) -> None:
+        while True:
+            try:
+                conn, _ = self.listener.accept()
+            except OSError:
+                return
+            with self.lock:
+                self.open += 1
+                self.sockets.append(conn)
+            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
+
+    def _serve(self, conn: socket.socket) -> None:
+        try:
+            with conn:
+                self.handler(conn)
+        except OSError:
+            pass
+        with self.lock:
+            self.open -= 1
+
+    def wait_all_closed(self, timeout: float = 30.0) -> int:
+        """Wait until no connection is open (at most ``timeout`` s); return how many are."""
+        deadline = time.monotonic() + timeout
+        while self.open and time.monotonic() < deadline:
+            time.sleep(0.01)
+        return self.open
+
+    def close(self) -> None:
+        self.listener.close()
+        for conn in self.sockets:
+            conn.close()
+
+
+def read_requests(conn: socket.socket) -> Iterator[bytes]:
+    """The heads of the HTTP/1.1 requests on a blocking socket, bodies read past, until EOF."""
+    data = b""
+    while piece := conn.recv(65536):
+        data += piece
+        while b"\r\n\r\n" in data:
+            head, _, data = data.partition(b"\r\n\r\n")
+            length = 0
+            for line in head.split(b"\r\n")[1:]:
+                name, _, value = line.partition(b":")
+                if name.strip().lower() == b"content-length":
+                    length = int(value)
+            while len(data) < length:
+                data += conn.recv(65536)
+            data = data[length:]
+            yield head
 
 
 async def fails_midway(

@@ -19,21 +19,15 @@ import pytest
 from llmbridge.cli import bundled_fixtures_dir, entry, main
 from llmbridge.cli.demo import merged_lines
 from llmbridge.testing import load_fixture
+from tests.fakes import chat_sse
 
 _AsyncClient = httpx.AsyncClient
 TOOLS = Path(__file__).resolve().parent / "tools"
 
 
-def _sse(*deltas: dict[str, Any], finish: str = "stop") -> bytes:
-    chunks = [{"id": "c", "choices": [{"index": 0, "delta": d}]} for d in deltas]
-    chunks.append({"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": finish}]})
-    body = b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks)
-    return body + b"data: [DONE]\n\n"
-
-
 def _text(text: str) -> httpx.Response:
     return httpx.Response(
-        200, headers={"content-type": "text/event-stream"}, content=_sse({"content": text})
+        200, headers={"content-type": "text/event-stream"}, content=chat_sse({"content": text})
     )
 
 
@@ -126,7 +120,7 @@ def test_mcp_tools_from_a_config_file(server: Any, capsys: Any, tmp_path: Path) 
         return httpx.Response(
             200,
             headers={"content-type": "text/event-stream"},
-            content=_sse({"tool_calls": [call]}, finish="tool_calls"),
+            content=chat_sse({"tool_calls": [call]}, finish="tool_calls"),
         )
 
     seen = server(first, lambda r: _text("Found it."))

@@ -12,19 +12,13 @@ import httpx
 import pytest
 
 import llmbridge as lb
-from llmbridge.providers import register_provider
 from llmbridge.stream import RetryPolicy, stream_events
 from tests.fakes import ChunkedBody, FakeProvider, mock_client, sse_body, sse_response
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("fake_registered")]
 
 BODY = sse_body({"text": "Hel"}, {"text": "lo"}, {"finish": "stop"})
 USER = [lb.ChatMessage.user("hi")]
-
-
-@pytest.fixture(autouse=True)
-def _fake_registered() -> None:
-    register_provider("fake", FakeProvider, replace=True)
 
 
 def fast_retry(attempts: int = 3) -> RetryPolicy:

@@ -21,6 +21,7 @@ from llmbridge.providers.history import (
 )
 from llmbridge.response import accumulate
 from llmbridge.testing import decode_collect
+from tests.fakes import sse_body
 
 LONG = "toolu_" + "x" * 60
 ODD = "call:1/ä"
@@ -108,7 +109,7 @@ def _chat_body(model: str, messages: list[lb.ChatMessage], provider: str) -> dic
 
 
 def _decoded(provider: str, *chunks: dict[str, Any]) -> lb.ChatMessage:
-    body = b"".join(b"data: " + orjson.dumps(c) + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
+    body = sse_body(*chunks, done=True)
     target = create_provider(
         provider, ProviderConfig.from_mapping({"api_key": "k", "base_url": "http://h/v1"})
     )

@@ -18,20 +18,14 @@ import pytest
 from anyio.abc import SocketStream
 
 import llmbridge as lb
-from llmbridge.providers import register_provider
 from llmbridge.stream.clients import DEFAULT_LIMITS, HttpPool, _share
-from tests.fakes import ChunkedBody, FakeProvider, mock_client, sse_body
-from tests.loopback import SSE_HEAD, chunk, read_request, serve
+from tests.fakes import ChunkedBody, mock_client, sse_body
+from tests.loopback import SSE_HEAD, chunk, closed_port_url, read_request, serve
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("fake_registered")]
 
 MESSAGES = [lb.ChatMessage.user("hi")]
 EVENTS = [{"text": "Hel"}, {"text": "lo"}, {"finish": "stop"}]
-
-
-@pytest.fixture(autouse=True)
-def _fake_registered() -> None:
-    register_provider("fake", FakeProvider, replace=True)
 
 
 @pytest.fixture(autouse=True)
@@ -146,13 +140,9 @@ async def test_proxy_variables_route_requests_and_no_proxy_bypasses(
 
 
 async def test_connection_refused_names_host_and_port() -> None:
-    listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
-    port = listener.extra(anyio.abc.SocketAttribute.local_port)
-    await listener.aclose()
-    async with fake_client(
-        f"http://127.0.0.1:{port}", retry=lb.RetryPolicy(max_attempts=1)
-    ) as client:
-        with pytest.raises(lb.ConnectionError, match=f"127.0.0.1:{port}"):
+    url = await closed_port_url()
+    async with fake_client(url, retry=lb.RetryPolicy(max_attempts=1)) as client:
+        with pytest.raises(lb.ConnectionError, match=url.removeprefix("http://")):
             await client.complete("fake:m", MESSAGES)
 
 
@@ -162,11 +152,15 @@ async def test_rejected_certificate_is_a_certificate_error_and_not_retried() -> 
     server_ctx = ssl.create_default_context(ssl.Purpose.CLIENT_AUTH)
     ca.issue_cert("localhost").configure_cert(server_ctx)
     server = Server()
-    async with serve(server.script, tls=server_ctx) as url, fake_client(url) as client:
+    patient = lb.RetryPolicy(max_attempts=3, initial_delay=30, max_delay=30)  # a retry: 30 s
+    async with (
+        serve(server.script, tls=server_ctx) as url,
+        fake_client(url, retry=patient) as client,
+    ):
         start = time.monotonic()
         with pytest.raises(lb.CertificateError, match="certificate") as info:
             await client.complete("fake:m", MESSAGES)
-        assert time.monotonic() - start < 2  # no backoff: a certificate does not heal
+        assert time.monotonic() - start < 10  # no retry: a certificate does not heal
     assert not info.value.retryable
     assert "localhost" in str(info.value)
 

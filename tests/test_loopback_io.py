@@ -8,16 +8,10 @@ import pytest
 from anyio.abc import SocketStream
 
 import llmbridge as lb
-from llmbridge.providers import register_provider
-from tests.fakes import FakeProvider, sse_body
+from tests.fakes import sse_body
 from tests.loopback import SSE_HEAD, chunk, read_request, serve
 
-pytestmark = pytest.mark.anyio
-
-
-@pytest.fixture(autouse=True)
-def _fake_registered() -> None:
-    register_provider("fake", FakeProvider, replace=True)
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("fake_registered")]
 
 
 async def test_idle_timeout_between_chunks_raises_with_partial() -> None:

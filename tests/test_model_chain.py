@@ -16,12 +16,11 @@ import pytest
 
 import llmbridge as lb
 from llmbridge.events import event_from_dict, event_to_dict
-from llmbridge.providers import register_provider
 from llmbridge.stream import RetryPolicy
 from llmbridge.testing import check_invariants, load_fixture
-from tests.fakes import ChunkedBody, FakeProvider, mock_client, sse_body, sse_response
+from tests.fakes import ChunkedBody, mock_client, sse_body, sse_response
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("fake_registered")]
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 USER = [lb.ChatMessage.user("hi")]
@@ -44,11 +43,6 @@ SCRIPTS: dict[str, Any] = {
     ),
     "cut": lambda: sse_response(sse_body({"text": "par"})),  # no finish: truncated
 }
-
-
-@pytest.fixture(autouse=True)
-def _fake_registered() -> None:
-    register_provider("fake", FakeProvider, replace=True)
 
 
 class Server:

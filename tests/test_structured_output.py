@@ -12,6 +12,7 @@ from pydantic import BaseModel
 
 import llmbridge as lb
 from tests.fakes import RecordingServer as Server
+from tests.fakes import chat_sse
 
 pytestmark = pytest.mark.anyio
 
@@ -25,29 +26,8 @@ class Item(BaseModel):
     name: str
 
 
-def sse(*deltas: dict[str, Any], finish: str = "stop") -> bytes:
-    chunks = [
-        {
-            "id": "c",
-            "object": "chat.completion.chunk",
-            "choices": [{"index": 0, "delta": d, "finish_reason": None}],
-        }
-        for d in deltas
-    ]
-    chunks.append(
-        {
-            "id": "c",
-            "object": "chat.completion.chunk",
-            "choices": [{"index": 0, "delta": {}, "finish_reason": finish}],
-        }
-    )
-    return (
-        b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks) + b"data: [DONE]\n\n"
-    )
-
-
 def text_stream(text: str, finish: str = "stop") -> bytes:
-    return sse(
+    return chat_sse(
         {"content": text[: len(text) // 2]}, {"content": text[len(text) // 2 :]}, finish=finish
     )
 
@@ -104,7 +84,7 @@ async def test_invalid_replies_raise_with_the_raw_text_and_the_response() -> Non
 
 
 async def test_a_refusal_is_reported_as_one() -> None:
-    server = Server(sse({"refusal": "I can't help with that."}))
+    server = Server(chat_sse({"refusal": "I can't help with that."}))
     with pytest.raises(lb.StructuredOutputError, match="refused") as caught:
         await complete(server, Weather)
     assert caught.value.refusal == "I can't help with that."
@@ -116,7 +96,7 @@ def test_types_pydantic_cannot_describe_are_a_usage_error() -> None:
 
 
 async def test_run_gives_the_final_answer_typed_after_tool_turns() -> None:
-    call = sse(
+    call = chat_sse(
         {"tool_calls": [{"index": 0, "id": "call_1", "type": "function",
                          "function": {"name": "temperature", "arguments": '{"city": "Oslo"}'}}]},
         finish="tool_calls",

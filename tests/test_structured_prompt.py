@@ -16,6 +16,7 @@ from pydantic import BaseModel
 
 import llmbridge as lb
 from tests.fakes import RecordingServer as Server
+from tests.fakes import chat_sse, named_sse
 
 pytestmark = pytest.mark.anyio
 
@@ -29,18 +30,12 @@ PROSE_REPLY = 'Sure! Here is the weather:\n\n```json\n{"city": "Oslo", "celsius"
 
 
 def openai_body(text: str) -> bytes:
-    def chunk(delta: dict[str, Any], finish: str | None = None) -> bytes:
-        choice = {"index": 0, "delta": delta, "finish_reason": finish}
-        obj = {"id": "c", "object": "chat.completion.chunk", "choices": [choice]}
-        return b"data: " + json.dumps(obj).encode() + b"\n\n"
-
-    pieces = [chunk({"content": text[i : i + 11]}) for i in range(0, len(text), 11)]
-    return b"".join([*pieces, chunk({}, "stop"), b"data: [DONE]\n\n"])
+    return chat_sse(*({"content": text[i : i + 11]} for i in range(0, len(text), 11)))
 
 
 def anthropic_body(text: str) -> bytes:
     def event(name: str, data: dict[str, Any]) -> bytes:
-        return f"event: {name}\ndata: {json.dumps({'type': name, **data})}\n\n".encode()
+        return named_sse({"type": name, **data})
 
     message = {
         "id": "msg_1",

@@ -9,17 +9,13 @@ import httpx
 import pytest
 
 import llmbridge as lb
-from llmbridge.providers import register_provider
 from llmbridge.testing import ReplayMismatch, ReplayTransport, load_fixture, record_fixture
 from tests.fakes import FakeProvider, sse_body, sse_response
 
+pytestmark = pytest.mark.usefixtures("fake_registered")
+
 BODY = sse_body({"text": "Hi "}, {"text": "there"}, {"finish": "stop"})
 SECRET = "sk-live-abcdefghijklmnop1234"
-
-
-@pytest.fixture(autouse=True)
-def _fake_registered() -> None:
-    register_provider("fake", FakeProvider, replace=True)
 
 
 def _upstream(request: httpx.Request) -> httpx.Response:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator, Awaitable, Callable
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
+from typing import Any
 
 from anyio.abc import SocketStream
 
@@ -88,3 +89,20 @@ def unauthorized(message: str = "invalid token") -> Answer:
         b'{"error":{"message":"' + message.encode() + b'","type":"invalid_request_error"}}',
         "application/json",
     )
+
+
+def on_get(tokens: Any, calls: int, then: Callable[[], object]) -> None:
+    """Call ``then()`` when the ``calls``-th call of ``tokens.get`` (a ``SharedRefresh``,
+    patched on the instance) begins. ``get`` runs to its wait without yielding, so whoever
+    ``then`` wakes runs only once that caller waits on the fetch in flight (no timing)."""
+    get = tokens.get
+    seen = 0
+
+    async def counted(**kwargs: Any) -> Any:
+        nonlocal seen
+        seen += 1
+        if seen == calls:
+            then()
+        return await get(**kwargs)
+
+    tokens.get = counted

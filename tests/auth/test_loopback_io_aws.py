@@ -304,7 +304,8 @@ async def test_an_expiring_credential_is_refreshed_once_for_50_concurrent_reques
                 tg.cancel_scope.cancel()
     assert len(refreshes) == 1 and auth.refreshes == 2
     assert threading.get_ident() not in refreshes  # the blocking refresh ran in a worker thread
-    assert ticked_during_refresh == [5]  # the loop kept running while the refresh blocked
+    # the loop kept running while the refresh blocked (it may tick again before the wait sees it)
+    assert len(ticked_during_refresh) == 1 and ticked_during_refresh[0] >= 5
     assert "Credential=ASIAINITIAL000000001/" in seen[0].headers["authorization"]
     assert all("Credential=ASIAREFRESHED0000001/" in s.headers["authorization"] for s in seen[1:])
     assert {s.headers["x-amz-security-token"] for s in seen[1:]} == {"refreshed-session-token-0001"}

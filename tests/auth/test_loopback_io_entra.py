@@ -21,7 +21,8 @@ import pytest
 import llmbridge as lb
 from llmbridge.auth import REFRESH_MARGIN, TokenProviderAuth
 from llmbridge.stream import RetryPolicy
-from tests.auth.support import Answer, Seen, chat_server, unauthorized
+from tests.auth.support import Answer, Seen, chat_server, on_get, unauthorized
+from tests.fakes import FakeClock
 
 pytestmark = pytest.mark.anyio
 
@@ -37,9 +38,9 @@ class AccessToken(NamedTuple):  # azure.core.credentials.AccessToken's shape
 class SyncProvider:
     """Like ``get_bearer_token_provider(credential, scope)``: blocking, returns a str."""
 
-    def __init__(self, *, delay: float = 0.0) -> None:
+    def __init__(self, *, gate: threading.Event | None = None) -> None:
         self.calls = 0
-        self.delay = delay
+        self.gate = gate
         self.threads: set[int] = set()
         self._lock = threading.Lock()
 
@@ -48,7 +49,8 @@ class SyncProvider:
             self.calls += 1
             n = self.calls
         self.threads.add(threading.get_ident())
-        time.sleep(self.delay)
+        if self.gate is not None:
+            assert self.gate.wait(timeout=60), "the gate never opened"
         return f"entra-sync-token-{n:04d}-abcdef"
 
 
@@ -72,11 +74,14 @@ async def test_sync_provider_sends_a_bearer_token_not_an_api_key() -> None:
     assert threading.get_ident() not in provider.threads  # never on the event loop's thread
 
 
-async def test_async_provider_with_expiry_is_cached_until_shortly_before_it() -> None:
+async def test_async_provider_with_expiry_is_cached_until_shortly_before_it(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     calls = 0
-    start = time.time()
+    clock = FakeClock()
+    monkeypatch.setattr("llmbridge.auth.bearer.time", clock)
     # the first token is fresh for two seconds (REFRESH_MARGIN before its end), the next for long
-    expiries = iter([start + REFRESH_MARGIN + 2, start + 3600])
+    expiries = iter([clock.now + REFRESH_MARGIN + 2, clock.now + 3600])
 
     async def provider() -> AccessToken:
         nonlocal calls
@@ -88,8 +93,7 @@ async def test_async_provider_with_expiry_is_cached_until_shortly_before_it() ->
         async with lb.Client(providers={"azure": azure(url, provider)}) as client:
             for _ in range(3):
                 await client.complete("azure:gpt-4o", MESSAGES)
-            assert time.time() < start + 2, "the machine is too slow for this test"
-            await anyio.sleep(start + 2.2 - time.time())
+            clock.advance(2.2)
             await client.complete("azure:gpt-4o", MESSAGES)  # refreshed before it is sent
             await client.complete("azure:gpt-4o", MESSAGES)
     assert calls == 2
@@ -102,9 +106,13 @@ async def test_async_provider_with_expiry_is_cached_until_shortly_before_it() ->
 
 
 async def test_concurrent_requests_share_one_call_in_flight() -> None:
-    provider = SyncProvider(delay=0.2)
+    gate = threading.Event()  # the call returns once all twenty requests wait for it
+    provider = SyncProvider(gate=gate)
     async with chat_server() as (url, seen):
         async with lb.Client(providers={"azure": azure(url, provider)}) as client:
+            auth = client.provider("azure").auth
+            assert isinstance(auth, TokenProviderAuth)
+            on_get(auth.tokens, 20, gate.set)
             async with anyio.create_task_group() as tg:
                 for _ in range(20):
                     tg.start_soon(client.complete, "azure:gpt-4o", MESSAGES)
@@ -206,15 +214,18 @@ async def test_a_provider_returning_nothing_is_a_typed_error() -> None:
 async def test_a_failed_call_fails_every_waiter_once_and_the_next_request_calls_again() -> None:
     calls = 0
 
+    everyone_waits = anyio.Event()
+
     async def provider() -> str:
         nonlocal calls
         calls += 1
-        await anyio.sleep(0.05)
         if calls == 1:
+            await everyone_waits.wait()
             raise OSError("identity endpoint down")
         return "entra-token-after-failure-0001"
 
     auth = TokenProviderAuth(provider)
+    on_get(auth.tokens, 5, everyone_waits.set)
     errors: list[BaseException] = []
 
     async def one() -> None:
@@ -234,14 +245,20 @@ async def test_a_failed_call_fails_every_waiter_once_and_the_next_request_calls_
 async def test_a_cancelled_caller_does_not_fail_the_others() -> None:
     calls = 0
 
+    never = anyio.Event()
+
     async def provider() -> str:
         nonlocal calls
         calls += 1
-        await anyio.sleep(0.1)
+        if calls == 1:
+            await never.wait()  # the first call is still running when its caller goes away
         return f"entra-token-{calls:04d}-abcdef"
 
     auth = TokenProviderAuth(provider)
     got: list[str] = []
+    leading, joined = anyio.Event(), anyio.Event()
+    on_get(auth.tokens, 1, leading.set)
+    on_get(auth.tokens, 2, joined.set)
 
     async def waiter() -> None:
         got.append((await auth.tokens.get()).value.reveal())
@@ -249,9 +266,9 @@ async def test_a_cancelled_caller_does_not_fail_the_others() -> None:
     async with anyio.create_task_group() as tg:
         async with anyio.create_task_group() as leader:
             leader.start_soon(auth.tokens.get)  # starts the call
-            await anyio.sleep(0.02)
+            await leading.wait()
             tg.start_soon(waiter)  # joins the call in flight
-            await anyio.sleep(0.02)
+            await joined.wait()
             leader.cancel_scope.cancel()  # the calling task goes away mid-call
     assert got and got[0].startswith("entra-token-")
     assert calls == 2  # the waiter fetched again instead of failing

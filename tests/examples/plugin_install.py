@@ -4,8 +4,9 @@ The package is copied first (so the build leaves nothing in the checkout) and in
 ``pip install --no-deps --target <tmp>``: the repo's own environment and dependencies stay
 untouched. Subprocesses given that folder on ``PYTHONPATH`` see the distribution's metadata,
 entry points included, exactly as if it were installed in site-packages. The build runs
-without isolation when the local setuptools can build wheels offline, else pip fetches the
-build backend as usual.
+without isolation when the local setuptools can build wheels offline (setuptools >= 70.1, or
+an older one with ``wheel``: the dev extras bring it), a few seconds; else pip fetches the build
+backend as usual (about a minute on a machine with no pip cache).
 """
 
 from __future__ import annotations

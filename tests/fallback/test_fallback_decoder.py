@@ -26,6 +26,7 @@ from llmbridge.events import StreamEvent, ToolCallChunk
 from llmbridge.fallback import TOOL_CALL, PromptToolDecoder
 from llmbridge.providers.openai.decode import ChatCompletionsDecoder
 from llmbridge.testing import assert_split_invariant, check_invariants, decode_body
+from tests.fakes import sse_body
 
 TOOLS = [
     ToolSpec.from_json_schema(
@@ -284,7 +285,7 @@ def test_prompt_mode_extraction_is_not_a_rescue_warning() -> None:
 
 def _chunks(*texts: str) -> bytes:
     rows = [{"choices": [{"index": 0, "delta": {"content": t}}]} for t in texts]
-    return b"".join(b"data: " + json.dumps(r).encode() + b"\n\n" for r in rows)
+    return sse_body(*rows)
 
 
 class _Broken(httpx.AsyncByteStream):

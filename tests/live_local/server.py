@@ -18,6 +18,10 @@ import pytest
 SERVE = Path(__file__).resolve().parents[3] / "shared" / "tools" / "llama-server" / "serve"
 
 
+EVERYTHING = ["-y", "@modelcontextprotocol/server-everything"]
+"""``npx`` arguments of MCP's reference test server (stdio)."""
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))

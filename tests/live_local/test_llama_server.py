@@ -17,6 +17,9 @@ from llmbridge.tools import ToolOutput, ToolResult
 from tests.live_local.server import Server, start_server
 
 pytestmark = pytest.mark.anyio
+MODEL_ONLY = pytest.mark.loops("asyncio")
+"""What the model answers, not how the bytes arrive: once (the streams, the server's errors and
+its death mid-stream run on every loop here; the IO path is the loopback suite's)."""
 
 GREETING = [lb.ChatMessage.user("Hi")]
 
@@ -77,6 +80,7 @@ async def berlin_weather(server: Server, **options: Any) -> list[lb.StreamEvent]
         return [e async for e in stream]
 
 
+@MODEL_ONLY
 async def test_native_tool_call_streams_start_chunks_end(llama: Server) -> None:
     events = await berlin_weather(llama, max_tokens=60)
     check_invariants(events)
@@ -93,6 +97,7 @@ async def test_native_tool_call_streams_start_chunks_end(llama: Server) -> None:
     )  # streamed in fragments, as the server sends them
 
 
+@MODEL_ONLY
 async def test_tool_loop_second_turn_is_accepted(llama: Server) -> None:
     async with client_for(llama) as client:
         loop = client.run(
@@ -147,6 +152,7 @@ async def test_server_killed_midway_is_truncation_with_the_partial() -> None:
     assert info.value.partial is not None and info.value.partial.text == text != ""
 
 
+@MODEL_ONLY
 async def test_a_real_stream_records_and_replays_to_the_same_events(
     llama: Server, tmp_path: Path
 ) -> None:
@@ -183,6 +189,7 @@ def screenshot(city: str) -> ToolOutput:
     )
 
 
+@MODEL_ONLY
 async def test_image_results_reach_a_text_only_server_as_a_note(llama: Server) -> None:
     """llama-server without a vision projector answers 500 to images: with ``images: False``
     the image result is a short note and the tool loop goes on to its second turn."""
@@ -228,6 +235,7 @@ async def test_an_image_to_a_text_only_server_fails_at_once_with_its_reason(
     assert "image input is not supported" in (error.provider_message or "")
 
 
+@MODEL_ONLY
 async def test_prompt_fallback_calls_a_tool_and_stops_before_a_made_up_result(
     llama: Server,
 ) -> None:
@@ -248,6 +256,7 @@ THINK_THEN_ANSWER = 'root ::= "<think>" [a-z ]{5,40} "</think>" [a-z ]{3,20}'
 """A GBNF grammar that makes the base model reason first (the Qwen3 template's <think>)."""
 
 
+@MODEL_ONLY
 async def test_reasoning_streams_apart_and_the_next_turn_is_accepted(llama: Server) -> None:
     messages = [lb.ChatMessage.user("What is two plus two?")]
     async with client_for(llama) as client:
@@ -271,6 +280,7 @@ async def test_reasoning_streams_apart_and_the_next_turn_is_accepted(llama: Serv
     assert second.reasoning.strip() and second.finish_reason in ("stop", "length")
 
 
+@MODEL_ONLY
 async def test_reasoning_sent_back_within_a_tool_turn_is_accepted(llama: Server) -> None:
     call = lb.ToolCallPart(id="call_0", name="get_weather", arguments={"city": "Oslo"})
     thought = lb.ReasoningPart(text="the user wants the weather", provider="llamacpp")
@@ -286,6 +296,7 @@ async def test_reasoning_sent_back_within_a_tool_turn_is_accepted(llama: Server)
     assert response.finish_reason in ("stop", "length", "tool_calls")
 
 
+@MODEL_ONLY
 async def test_the_same_seed_gives_the_same_sampled_answer(llama: Server) -> None:
     """``seed`` and ``top_k`` reach llama-server (it takes both): hot sampling with one seed
     answers the same twice (its prompt cache off, whose reuse changes the numbers slightly),
@@ -313,6 +324,7 @@ async def test_the_server_lists_its_model_with_its_context_window(llama: Server)
     assert response.usage is not None and response.usage.output_tokens > 0
 
 
+@MODEL_ONLY
 async def test_a_typed_response_format_comes_back_validated(llama: Server) -> None:
     """llama-server turns the JSON schema into a grammar, which holds once the template's
     thinking is off (the llamacpp preset does that): even the tiny model's reply parses."""
@@ -333,6 +345,7 @@ async def test_a_typed_response_format_comes_back_validated(llama: Server) -> No
     assert isinstance(response.parsed, City) and response.parsed.name
 
 
+@MODEL_ONLY
 async def test_partial_objects_stream_from_the_real_server(llama: Server) -> None:
     """Each partial value is a prefix-consistent shape of the final one, which is the reply's
     JSON; the last partial value and the validated value agree."""
@@ -362,6 +375,7 @@ async def test_partial_objects_stream_from_the_real_server(llama: Server) -> Non
     assert City.model_validate(final).name
 
 
+@MODEL_ONLY
 async def test_telemetry_on_a_real_stream(llama: Server) -> None:
     """The span and metrics of a real stream: the server's host and port, its model name,
     real token counts, a first chunk before the end; no cost for a self-hosted server."""

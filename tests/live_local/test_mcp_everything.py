@@ -4,7 +4,6 @@ through npx), on every loop: tool list, echo, sums, image results, a long-runnin
 from __future__ import annotations
 
 import contextlib
-import shutil
 from typing import Any
 
 import anyio
@@ -17,18 +16,9 @@ from llmbridge.fallback.dialects import FUNCTION_CALL
 from llmbridge.fallback.instructions import instructions_size
 from llmbridge.tools import ToolRegistry
 from llmbridge.tools.mcp import MCPError, MCPToolError, connect_stdio
+from tests.live_local.server import EVERYTHING
 
 pytestmark = pytest.mark.anyio
-
-SERVER = ("npx", ["-y", "@modelcontextprotocol/server-everything"])
-
-
-@pytest.fixture
-def npx() -> str:
-    found = shutil.which("npx")
-    if found is None:
-        pytest.skip("npx (node) is not installed")
-    return found
 
 
 async def test_server_everything_round_trip(npx: str) -> None:
@@ -37,7 +27,7 @@ async def test_server_everything_round_trip(npx: str) -> None:
             # elicit=False: the two tools server-everything adds when elicitation is offered
             # (~1,500 characters of instructions) do not fit the budget below (docs/tools.md)
             server = await stack.enter_async_context(
-                connect_stdio(npx, SERVER[1], timeout=120, elicit=False)
+                connect_stdio(npx, EVERYTHING, timeout=120, elicit=False)
             )
         except MCPError as exc:
             pytest.skip(f"server-everything could not be started here: {exc}")
@@ -74,7 +64,7 @@ async def test_everything_with_two_mcp_package_servers_in_one_config(npx: str) -
     with http_app_server("web") as (url, web_pid):
         config = {
             "mcpServers": {
-                "everything": {"command": npx, "args": SERVER[1], "startup_timeout": 120},
+                "everything": {"command": npx, "args": EVERYTHING, "startup_timeout": 120},
                 "alpha": {"command": sys.executable, "args": [APP_SERVER, "alpha", "stdio"]},
                 "web": {"url": url, "allowed_tools": ["search"]},
             }
@@ -105,6 +95,7 @@ async def test_everything_with_two_mcp_package_servers_in_one_config(npx: str) -
         assert descendants(exclude={web_pid}) == before  # npx and node are gone too
 
 
+@pytest.mark.loops("asyncio")  # the model's answer (the MCP IO: on every loop above)
 async def test_sampling_is_answered_by_the_real_llama_server(llama: Any) -> None:
     """A server's ``sampling/createMessage`` answered by a real model (llama-server), after the
     app approved it."""

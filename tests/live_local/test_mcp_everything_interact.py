@@ -7,7 +7,6 @@ re-listing after ``roots/list_changed``), ``trigger-long-running-operation``,
 from __future__ import annotations
 
 import logging
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -21,19 +20,10 @@ pytest.importorskip("mcp")
 import llmbridge as lb
 from llmbridge.tools.mcp_elicitation import ElicitationRequest
 from llmbridge.tools.mcp_progress import ProgressUpdate
+from tests.live_local.server import EVERYTHING
 from tests.tools.mcp_helpers import descendants
 
 pytestmark = pytest.mark.anyio
-
-ARGS = ["-y", "@modelcontextprotocol/server-everything"]
-
-
-@pytest.fixture
-def npx() -> str:
-    found = shutil.which("npx")
-    if found is None:
-        pytest.skip("npx (node) is not installed")
-    return found
 
 
 def _answer(request: ElicitationRequest) -> Any:
@@ -99,7 +89,9 @@ async def test_everything_elicits_lists_roots_reports_progress_logs_and_samples(
             200, headers={"content-type": "text/event-stream"}, content=_said("42")
         )
 
-    config = {"mcpServers": {"everything": {"command": npx, "args": ARGS, "startup_timeout": 120}}}
+    config = {
+        "mcpServers": {"everything": {"command": npx, "args": EVERYTHING, "startup_timeout": 120}}
+    }
     http = httpx.AsyncClient(transport=httpx.MockTransport(model))
     before = descendants()
     with caplog.at_level(logging.DEBUG, logger="llmbridge.mcp"), anyio.fail_after(180):
@@ -176,7 +168,9 @@ async def test_everything_elicits_lists_roots_reports_progress_logs_and_samples(
 async def test_without_elicit_everything_is_declined_and_with_false_not_offered(
     npx: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    config = {"mcpServers": {"everything": {"command": npx, "args": ARGS, "startup_timeout": 120}}}
+    config = {
+        "mcpServers": {"everything": {"command": npx, "args": EVERYTHING, "startup_timeout": 120}}
+    }
     before = descendants()
     with caplog.at_level(logging.INFO, logger="llmbridge.mcp"), anyio.fail_after(180):
         async with lb.connect_mcp_servers(config) as servers:  # no elicit=: offered, declined

@@ -6,7 +6,6 @@ reads as message parts, resource links and embedded resources in tool results, a
 from __future__ import annotations
 
 import contextlib
-import shutil
 from typing import Any
 
 import anyio
@@ -17,19 +16,10 @@ pytest.importorskip("mcp")
 import llmbridge as lb
 from llmbridge.tools import MCPError, MCPResourceUpdate, MCPToolOutput, resource_parts
 from llmbridge.tools.mcp import connect_stdio
+from tests.live_local.server import EVERYTHING
 from tests.tools.mcp_helpers import descendants
 
 pytestmark = pytest.mark.anyio
-
-ARGS = ["-y", "@modelcontextprotocol/server-everything"]
-
-
-@pytest.fixture
-def npx() -> str:
-    found = shutil.which("npx")
-    if found is None:
-        pytest.skip("npx (node) is not installed")
-    return found
 
 
 async def test_server_everything_resources(npx: str) -> None:
@@ -38,7 +28,7 @@ async def test_server_everything_resources(npx: str) -> None:
     async with contextlib.AsyncExitStack() as stack:
         try:  # npx fetches the package from the npm registry: a machine without it skips
             conn = await stack.enter_async_context(
-                connect_stdio(npx, ARGS, timeout=120, name="everything")
+                connect_stdio(npx, EVERYTHING, timeout=120, name="everything")
             )
         except MCPError as exc:
             pytest.skip(f"server-everything could not be started here: {exc}")
@@ -86,7 +76,9 @@ async def test_server_everything_resources(npx: str) -> None:
 
 
 async def test_server_everything_in_the_servers_catalog(npx: str) -> None:
-    config = {"mcpServers": {"everything": {"command": npx, "args": ARGS, "startup_timeout": 120}}}
+    config = {
+        "mcpServers": {"everything": {"command": npx, "args": EVERYTHING, "startup_timeout": 120}}
+    }
     with anyio.fail_after(150):
         async with lb.connect_mcp_servers(config) as servers:
             if servers.failures:

@@ -13,6 +13,7 @@ import pytest
 from anyio.abc import SocketStream
 
 import llmbridge as lb
+from tests.fakes import named_sse
 from tests.loopback import SSE_HEAD, chunk, fails_midway, http_error, read_request, serve
 
 pytestmark = pytest.mark.anyio
@@ -51,7 +52,7 @@ DONE = _line(
 
 
 def _sse(kind: str, **data: object) -> bytes:
-    return b"event: " + kind.encode() + b"\ndata: " + orjson.dumps({"type": kind, **data}) + b"\n\n"
+    return named_sse({"type": kind, **data})
 
 
 C_START = _sse("message-start", id="r-1", delta={"message": {"role": "assistant"}}) + _sse(

@@ -23,20 +23,14 @@ import orjson
 import pytest
 
 import llmbridge as lb
-from llmbridge.providers import register_provider
 from llmbridge.stream.bounded import DEFAULT_MAX_RESPONSE_BYTES, PIECE_BYTES
 from llmbridge.stream.record import DEFAULT_MAX_EVENTS, FOLD_EVERY
-from tests.fakes import ChunkedBody, FakeProvider, mock_client, sse_body
+from tests.fakes import ChunkedBody, mock_client, sse_body
 from tests.loopback import SSE_HEAD, chunk, read_request, serve
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("fake_registered")]
 MESSAGES = [lb.ChatMessage.user("hi")]
 MiB = 1024 * 1024
-
-
-@pytest.fixture(autouse=True)
-def _fake_registered() -> None:
-    register_provider("fake", FakeProvider, replace=True)
 
 
 def _gzip(*pieces: bytes) -> list[bytes]:

@@ -12,7 +12,7 @@ import llmbridge as lb
 from llmbridge.providers import ProviderConfig
 from llmbridge.stream import RetryPolicy
 from tests.fakes import FakeProvider, sse_body
-from tests.loopback import SSE_HEAD, chunk, read_request, serve
+from tests.loopback import SSE_HEAD, chunk, closed_port_url, read_request, serve
 
 pytestmark = pytest.mark.anyio
 USER = [lb.ChatMessage.user("hi")]
@@ -35,15 +35,8 @@ def _model(url: str) -> tuple[FakeProvider, str]:
     return FakeProvider(ProviderConfig(base_url=url)), "m"
 
 
-async def _closed_port_url() -> str:
-    listener = await anyio.create_tcp_listener(local_host="127.0.0.1", local_port=0)
-    port = listener.extra(anyio.abc.SocketAttribute.local_port)
-    await listener.aclose()
-    return f"http://127.0.0.1:{port}"
-
-
 async def test_a_refused_connection_falls_back_after_its_retries() -> None:
-    refused = await _closed_port_url()
+    refused = await closed_port_url()
     async with serve(_answer) as url, lb.Client(retry=FAST) as client:
         with anyio.fail_after(10):
             response = await client.complete([_model(refused), _model(url)], USER)

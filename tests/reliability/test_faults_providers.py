@@ -19,6 +19,7 @@ import pytest
 
 import llmbridge as lb
 from llmbridge.testing import check_invariants, merge_deltas
+from tests.conftest import LOOPS
 from tests.fakes import mock_client, sse_response
 from tests.reliability.reliability_support import (
     FAMILY,
@@ -38,9 +39,22 @@ from tests.reliability.reliability_support import (
 from tests.reliability.wire_builders import BUILDERS
 
 pytestmark = pytest.mark.anyio
-every_provider = pytest.mark.parametrize("name", PROVIDERS)
 # The heaviest cases run once per wire family (presets share their family's decoder and IO).
 FAMILY_REPRESENTATIVES = ["anthropic", "gemini", "mistral", "openai", "openai-responses"]
+
+
+def on_loops(names: list[str]) -> pytest.MarkDecorator:
+    """Each provider's case on asyncio, and one provider per wire family on every loop too:
+    the IO path is one for all providers, only the decoders (sans-IO) differ between them."""
+    cases = [
+        pytest.param(LOOPS[loop], name, id=f"{loop}-{name}")
+        for name in names
+        for loop in (LOOPS if name in FAMILY_REPRESENTATIVES else ["asyncio"])
+    ]
+    return pytest.mark.parametrize(("anyio_backend", "name"), cases)
+
+
+every_provider = on_loops(PROVIDERS)
 
 HTML = b"<html><body><h1>Corporate proxy: please log in</h1></body></html>"
 JSON_ERRORS: dict[str, dict[str, Any]] = {
@@ -191,7 +205,7 @@ async def test_multibyte_characters_split_across_chunks(name: str) -> None:
     assert merge_deltas(events) == expected
 
 
-@pytest.mark.parametrize("name", FAMILY_REPRESENTATIVES)
+@on_loops(FAMILY_REPRESENTATIVES)
 async def test_ten_megabyte_single_event(name: str) -> None:
     fx = base_fixture(name)
     unit = "lorem ipsum é 日本 🎉 "
@@ -226,7 +240,7 @@ async def test_keepalive_comment_flood(name: str) -> None:
     assert merge_deltas(events) == merge_deltas(fx.events or [])
 
 
-@pytest.mark.parametrize("name", FAMILY_REPRESENTATIVES)
+@on_loops(FAMILY_REPRESENTATIVES)
 async def test_whole_stream_one_byte_per_socket_write_is_exact(name: str) -> None:
     fx = base_fixture(name)
     events, error = await _run_scene(name, Scene(split_every(fx.body, 1)))
@@ -234,7 +248,7 @@ async def test_whole_stream_one_byte_per_socket_write_is_exact(name: str) -> Non
     assert merge_deltas(events) == merge_deltas(fx.events or [])
 
 
-@every_provider
+@pytest.mark.parametrize("name", PROVIDERS)
 def test_every_provider_has_a_base_fixture_with_a_delta(name: str) -> None:
     fx = base_fixture(name)
     assert fx.status == 200 and fx.events and isinstance(fx.events[-1], lb.Finish)

@@ -181,6 +181,7 @@ async def test_never_a_retry_once_an_event_was_yielded(name: str) -> None:
 
 
 @pytest.mark.anyio
+@pytest.mark.loops  # the real clock and a cancellation: on asyncio and trio
 @pytest.mark.parametrize("name", ["anthropic", "gemini", "openai", "openai-responses"])
 async def test_cancellation_during_backoff_stops_at_once(name: str) -> None:
     fx = base_fixture(name)
@@ -193,7 +194,7 @@ async def test_cancellation_during_backoff_stops_at_once(name: str) -> None:
             pytest.fail("no event can arrive before the retry")
     elapsed = time.monotonic() - started
     assert scope.cancelled_caught
-    assert elapsed < 1.5, f"cancellation took {elapsed:.2f}s"
+    assert elapsed < 10, f"cancellation took {elapsed:.2f}s"  # not the 30 s Retry-After
     assert script.calls == 1
 
 

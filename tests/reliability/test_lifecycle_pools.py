@@ -19,7 +19,6 @@ import gc
 import socket
 import sys
 import threading
-import time
 import warnings
 from collections.abc import Iterator
 from typing import Any
@@ -29,10 +28,18 @@ import pytest
 from anyio.abc import SocketStream
 
 import llmbridge as lb
-from llmbridge.providers import register_provider
-from tests.fakes import FakeProvider, sse_body
-from tests.loopback import SSE_HEAD, Script, chunk, read_request, serve
+from tests.fakes import sse_body
+from tests.loopback import (
+    SSE_HEAD,
+    Script,
+    ThreadedServer,
+    chunk,
+    read_request,
+    read_requests,
+    serve,
+)
 
+pytestmark = pytest.mark.usefixtures("fake_registered")
 MESSAGES = [lb.ChatMessage.user("hi")]
 BODY = SSE_HEAD + chunk(sse_body({"text": "ok"}, {"finish": "stop"})) + b"0\r\n\r\n"
 RUNS: dict[str, tuple[str, dict[str, Any]]] = {
@@ -42,73 +49,15 @@ RUNS: dict[str, tuple[str, dict[str, Any]]] = {
 }
 
 
-@pytest.fixture(autouse=True)
-def _fake_registered() -> None:
-    register_provider("fake", FakeProvider, replace=True)
-
-
-class ThreadServer:
-    """Plain sockets in threads (outside every event loop under test): answers each request
-    with a short stream, keeps connections alive, counts those the client still holds open."""
-
-    def __init__(self) -> None:
-        self.listener = socket.create_server(("127.0.0.1", 0))
-        self.url = f"http://127.0.0.1:{self.listener.getsockname()[1]}"
-        self.open = 0
-        self.lock = threading.Lock()
-        self.sockets: list[socket.socket] = []
-        threading.Thread(target=self._accept, daemon=True).start()
-
-    def _accept(self) -> None:
-        while True:
-            try:
-                conn, _ = self.listener.accept()
-            except OSError:
-                return
-            with self.lock:
-                self.open += 1
-                self.sockets.append(conn)
-            threading.Thread(target=self._serve, args=(conn,), daemon=True).start()
-
-    def _serve(self, conn: socket.socket) -> None:
-        data = b""
-        try:
-            while True:
-                piece = conn.recv(65536)
-                if not piece:
-                    break
-                data += piece
-                while b"\r\n\r\n" in data:
-                    head, _, data = data.partition(b"\r\n\r\n")
-                    length = 0
-                    for line in head.split(b"\r\n")[1:]:
-                        name, _, value = line.partition(b":")
-                        if name.strip().lower() == b"content-length":
-                            length = int(value)
-                    while len(data) < length:
-                        data += conn.recv(65536)
-                    data = data[length:]
-                    conn.sendall(BODY)
-        except OSError:
-            pass
-        with self.lock:
-            self.open -= 1
-
-    def wait_all_closed(self, timeout: float = 2.0) -> int:
-        deadline = time.monotonic() + timeout
-        while self.open and time.monotonic() < deadline:
-            time.sleep(0.01)
-        return self.open
-
-    def close(self) -> None:
-        self.listener.close()
-        for conn in self.sockets:
-            conn.close()
+def _answer_each(conn: socket.socket) -> None:
+    """A short stream for every request, the connection kept alive."""
+    for _ in read_requests(conn):
+        conn.sendall(BODY)
 
 
 @pytest.fixture
-def server() -> Iterator[ThreadServer]:
-    srv = ThreadServer()
+def server() -> Iterator[ThreadedServer]:
+    srv = ThreadedServer(_answer_each)
     yield srv
     srv.close()
 
@@ -140,7 +89,7 @@ def _transport_warnings(caught: list[warnings.WarningMessage]) -> list[str]:
     ids="-".join,
 )
 def test_one_client_on_several_loops_leaves_no_connection_open(
-    server: ThreadServer, runs: tuple[str, ...]
+    server: ThreadedServer, runs: tuple[str, ...]
 ) -> None:
     client = lb.Client(providers={"fake": {"base_url": server.url}})
 
@@ -164,7 +113,7 @@ def test_one_client_on_several_loops_leaves_no_connection_open(
 
 @pytest.mark.parametrize("other", ["asyncio", "trio"])
 def test_aclose_closes_the_pool_of_a_loop_alive_in_another_thread(
-    server: ThreadServer, other: str
+    server: ThreadedServer, other: str
 ) -> None:
     client = lb.Client(providers={"fake": {"base_url": server.url}})
     used, stop = threading.Event(), threading.Event()
@@ -195,7 +144,7 @@ def test_aclose_closes_the_pool_of_a_loop_alive_in_another_thread(
     assert _transport_warnings(caught) == []
 
 
-def test_a_loop_closed_without_finalizing_leaves_no_noise(server: ThreadServer) -> None:
+def test_a_loop_closed_without_finalizing_leaves_no_noise(server: ThreadedServer) -> None:
     client = lb.Client(providers={"fake": {"base_url": server.url}})
     loop = asyncio.new_event_loop()
     loop.run_until_complete(client.complete("fake:m", MESSAGES))
@@ -246,9 +195,26 @@ async def test_a_stream_made_before_aclose_and_read_after_it_is_a_usage_error() 
         assert client._http._by_loop == {} and requests == 0
 
 
+def _held(go_on: anyio.Event) -> Script:
+    """``_slow`` with the rest of the body held back until ``go_on`` is set."""
+
+    async def script(stream: SocketStream) -> None:
+        await read_request(stream)
+        await stream.send(SSE_HEAD + chunk(sse_body({"text": "first"})))
+        await go_on.wait()
+        await stream.send(chunk(sse_body({"text": "second"}, {"finish": "stop"})) + b"0\r\n\r\n")
+        await anyio.sleep(10)
+
+    return script
+
+
 @pytest.mark.anyio
 async def test_aclose_from_a_second_task_while_the_first_reads_is_a_usage_error() -> None:
-    async with serve(_slow) as url, lb.Client(providers={"fake": {"base_url": url}}) as client:
+    go_on = anyio.Event()  # the reader is mid-read until the aclose was tried, however slow
+    async with (
+        serve(_held(go_on)) as url,
+        lb.Client(providers={"fake": {"base_url": url}}) as client,
+    ):
         stream = client.stream("fake:m", MESSAGES)
         assert isinstance(await stream.__anext__(), lb.TextDelta)  # "first"
         seen: list[Any] = []
@@ -261,9 +227,10 @@ async def test_aclose_from_a_second_task_while_the_first_reads_is_a_usage_error(
         async with anyio.create_task_group() as tg:
             tg.start_soon(reader)
             await waiting.wait()
-            await anyio.sleep(0.05)  # the reader awaits the next event now
+            await anyio.sleep(0.05)  # the reader awaits the next event now (none comes yet)
             with pytest.raises(lb.UsageError, match="another task"):
                 await stream.aclose()
+            go_on.set()
         assert [type(e) for e in seen] == [lb.TextDelta, lb.Finish]
         await stream.aclose()  # once the read ended, closing is fine
 
@@ -316,7 +283,7 @@ async def test_closing_a_tool_loop_mid_turn_closes_that_turns_response() -> None
                 async for _event in loop:
                     break
                 await loop.aclose()
-                with anyio.fail_after(2):
+                with anyio.fail_after(30):
                     await hung_up.wait()  # closed now, not when the turn is collected
                 del loop
                 gc.collect()
@@ -336,7 +303,7 @@ async def test_a_tool_loop_dropped_mid_turn_is_closed_quietly() -> None:
                     break
                 del loop  # never closed
                 gc.collect()
-                with anyio.fail_after(2):
+                with anyio.fail_after(30):
                     await hung_up.wait()
                 gc.collect()
                 await anyio.sleep(0.02)

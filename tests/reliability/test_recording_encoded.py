@@ -17,11 +17,16 @@ from anyio.abc import SocketStream
 
 import llmbridge as lb
 from llmbridge.testing import RecordingTransport, record_fixture, replay_client
+from tests.fakes import chat_sse
 from tests.loopback import chunk, read_request, serve
 
 pytestmark = pytest.mark.anyio
 
 KEY = "sk-proj-ECHOED-key-0123456789abcdef"
+
+
+def _deltas(key: str) -> list[dict[str, str]]:  # the streamed text, the key echoed in it
+    return [{"content": t} for t in ["Hello, ", f"your key is {key}", "."]]
 
 
 def _bearer(head: bytes) -> str:
@@ -30,17 +35,6 @@ def _bearer(head: bytes) -> str:
         if name.strip().lower() == b"authorization":
             return value.strip().decode().partition(" ")[2]
     return ""
-
-
-def _sse(text_parts: list[str]) -> bytes:
-    out = b""
-    for text in text_parts:
-        delta = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m"}
-        delta["choices"] = [{"index": 0, "delta": {"content": text}}]  # type: ignore[assignment]
-        out += b"data: " + orjson.dumps(delta) + b"\n\n"
-    end = {"id": "c1", "object": "chat.completion.chunk", "created": 1, "model": "m"}
-    end["choices"] = [{"index": 0, "delta": {}, "finish_reason": "stop"}]  # type: ignore[assignment]
-    return out + b"data: " + orjson.dumps(end) + b"\n\ndata: [DONE]\n\n"
 
 
 def _encoder(encoding: str) -> zlib._Compress:
@@ -52,7 +46,7 @@ def _encoded_server(encoding: str):  # type: ignore[no-untyped-def]
     async def script(stream: SocketStream) -> None:
         head, _ = await read_request(stream)
         key = _bearer(head)
-        body = _sse(["Hello, ", f"your key is {key}", "."])
+        body = chat_sse(*_deltas(key), model="m")
         encoder = _encoder(encoding)
         await stream.send(
             b"HTTP/1.1 200 OK\r\ncontent-type: text/event-stream\r\n"
@@ -113,7 +107,7 @@ async def test_the_recording_holds_what_the_decoder_read_at_its_boundaries() -> 
     assert response.text == f"Hello, your key is {KEY}."  # the app itself sees the real text
     recording = recorder.recordings[-1]
     body = b"".join(recording.chunks)
-    assert body == _sse(["Hello, ", f"your key is {KEY}", "."])  # decompressed, exact
+    assert body == chat_sse(*_deltas(KEY), model="m")  # decompressed, exact
     assert len(recording.chunks) >= 2  # the boundaries it arrived in, not one blob
     assert gzip.compress(body) != body
     shown = repr(recording) + repr(recorder.recordings)
@@ -142,7 +136,7 @@ async def test_a_gzip_bomb_is_recorded_a_piece_at_a_time_with_the_loop_turning()
     from llmbridge.stream.pieces import PIECE_BYTES
     from tests.heartbeat import Heartbeat
 
-    body = b": keep-alive\n\n" * (4 * 1024 * 1024 // 14) + _sse(["done"])
+    body = b": keep-alive\n\n" * (4 * 1024 * 1024 // 14) + chat_sse({"content": "done"}, model="m")
     beat = Heartbeat()
     with anyio.fail_after(60):
         async with serve(_bomb_server(body)) as url, anyio.create_task_group() as tg:

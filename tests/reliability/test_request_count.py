@@ -17,19 +17,13 @@ import pytest
 from anyio.abc import SocketStream
 
 import llmbridge as lb
-from llmbridge.providers import register_provider
-from tests.fakes import FakeProvider, sse_body
+from tests.fakes import sse_body
 from tests.loopback import SSE_HEAD, chunk, read_request, serve
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("fake_registered")]
 
 MESSAGES = [lb.ChatMessage.user("hi")]
 Answer = Callable[[SocketStream], Awaitable[None]]
-
-
-@pytest.fixture(autouse=True)
-def _fake_registered() -> None:
-    register_provider("fake", FakeProvider, replace=True)
 
 
 class CountingServer:

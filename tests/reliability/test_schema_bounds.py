@@ -55,12 +55,14 @@ def build(provider: str, **options: Any) -> dict[str, Any]:
 
 
 def _timed_build(provider: str, **options: Any) -> tuple[dict[str, Any] | None, float]:
-    start = time.perf_counter()
+    """The body (``None``: refused) and the CPU seconds it took this process (another process
+    keeping the machine busy does not count: the bounds hold on a loaded machine too)."""
+    start = time.process_time()
     try:
         body = build(provider, **options)
     except lb.ToolSchemaError:
         body = None
-    return body, time.perf_counter() - start
+    return body, time.process_time() - start
 
 
 @pytest.mark.parametrize("provider", PROVIDERS)
@@ -113,10 +115,10 @@ def test_gemini_conversion_counts_what_it_builds(monkeypatch: pytest.MonkeyPatch
     import llmbridge.providers.gemini.schema as gemini_schema
 
     monkeypatch.setattr(gemini_schema, "check_schema_bounds", lambda *a, **k: None)
-    start = time.perf_counter()
+    start = time.process_time()
     with pytest.raises(lb.ToolSchemaError, match=f"{MAX_INLINED_SCHEMAS:,} subschemas"):
         gemini_schema.to_gemini_schema(laughs(20), what="tool 't'")
-    assert time.perf_counter() - start < 2.0
+    assert time.process_time() - start < 2.0
 
 
 def test_dense_reference_cycles_are_bounded_for_gemini() -> None:

@@ -137,6 +137,7 @@ async def test_errors_never_carry_the_key_even_when_the_server_echoes_it(name: s
 
 
 @pytest.mark.anyio
+@pytest.mark.io  # httpcore's debug records of a real connection
 @pytest.mark.parametrize("name", PROVIDERS)
 async def test_log_records_at_debug_never_carry_the_key(
     name: str, caplog: pytest.LogCaptureFixture

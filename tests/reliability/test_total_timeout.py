@@ -21,15 +21,13 @@ from llmbridge.providers import register_provider
 from tests.fakes import FakeProvider, sse_body
 from tests.loopback import SSE_HEAD, chunk, read_request, serve
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("fake_registered")]
 
 MESSAGES = [lb.ChatMessage.user("hi")]
 FAST_RETRY = lb.RetryPolicy(max_attempts=10, initial_delay=0.2, max_delay=0.2, jitter=0)
-
-
-@pytest.fixture(autouse=True)
-def _fake_registered() -> None:
-    register_provider("fake", FakeProvider, replace=True)
+LATE = 5.0
+"""Seconds a call cut by its deadline may take on a loaded machine: far less than what the
+deadline saves here (a 30 s stall, an endless trickle, a 15 s wait for a Retry-After)."""
 
 
 async def trickle(stream: SocketStream) -> None:
@@ -82,7 +80,7 @@ async def test_a_trickling_stream_ends_at_the_deadline_with_its_partial() -> Non
             async for event in client.stream("fake:m", MESSAGES, timeout=0.6):
                 events.append(event)
         elapsed = time.monotonic() - started
-    assert 0.5 <= elapsed < 1.5, elapsed
+    assert 0.5 <= elapsed < LATE, elapsed
     assert [e.text for e in events if isinstance(e, lb.TextDelta)] == ["first"]
     error = caught.value
     assert isinstance(error, TimeoutError)  # the builtin one too
@@ -118,7 +116,7 @@ async def test_a_server_that_never_answers_is_cut_at_the_deadline() -> None:
         started = time.monotonic()
         with anyio.fail_after(10), pytest.raises(lb.TimeoutError) as caught:
             await client.complete("fake:m", MESSAGES, timeout=0.3)
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < LATE
     assert caught.value.partial is None and not caught.value.__cause__
 
 
@@ -129,7 +127,7 @@ async def test_retries_and_their_waits_are_inside_the_budget() -> None:
         with anyio.fail_after(10), pytest.raises(lb.TimeoutError) as caught:
             await client.complete("fake:m", MESSAGES, timeout=0.7)
         elapsed = time.monotonic() - started
-    assert elapsed < 1.5, elapsed  # not 10 attempts: the retry ending past it is not waited for
+    assert elapsed < LATE, elapsed  # the retry ending past it is not waited for
     assert 2 <= busy.requests <= 4, busy.requests  # not 10
     assert isinstance(caught.value.__cause__, lb.ServerError)
 
@@ -138,9 +136,9 @@ async def test_a_retry_after_longer_than_the_budget_ends_at_once() -> None:
     busy = Busy(b"retry-after: 20\r\n")
     async with serve(busy.script) as url, _client(url, retry=FAST_RETRY) as client:
         started = time.monotonic()
-        with anyio.fail_after(10), pytest.raises(lb.TimeoutError) as caught:
-            await client.complete("fake:m", MESSAGES, timeout=5)
-    assert time.monotonic() - started < 1.0 and busy.requests == 1
+        with anyio.fail_after(30), pytest.raises(lb.TimeoutError) as caught:
+            await client.complete("fake:m", MESSAGES, timeout=15)
+    assert time.monotonic() - started < LATE and busy.requests == 1
     assert isinstance(caught.value.__cause__, lb.ServerError)
 
 
@@ -191,4 +189,4 @@ async def test_list_models_keeps_the_clients_default() -> None:
             started = time.monotonic()
             with anyio.fail_after(10), pytest.raises(lb.TimeoutError, match="listing models"):
                 await client.list_models("openai-compatible")
-    assert time.monotonic() - started < 1.0
+    assert time.monotonic() - started < LATE

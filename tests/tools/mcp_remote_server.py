@@ -4,7 +4,7 @@ Written with the ``mcp`` package's ``MCPServer`` and its own auth pieces (``mcp.
 MODE is ``oauth`` (streamable HTTP at ``/mcp``, protected by an in-memory OAuth authorization
 server on the same origin: dynamic client registration, PKCE, authorization codes the
 ``/authorize`` endpoint grants at once, refresh tokens; access tokens live ``EXPIRES`` seconds,
-env, default 3600), ``oauth-sse`` (the same over the legacy SSE transport at ``/sse``), ``sse``
+env, default 3600, on the clock of the ``CLOCK`` file if set: see ``now``), ``oauth-sse`` (the same over the legacy SSE transport at ``/sse``), ``sse``
 (SSE, no auth), ``sse-events`` (SSE at ``/events``), ``bearer`` (streamable HTTP taking only ``Authorization: Bearer s3cr3t-static``)
 or ``oauth-echo`` (``oauth`` whose token endpoint refuses every request, echoing its body in
 the error). Tools: ``add``, ``who`` (the client id the call was authorized for), ``stats``
@@ -37,6 +37,19 @@ from starlette.responses import JSONResponse
 
 MODE, PORT = sys.argv[1], int(sys.argv[3])
 EXPIRES = int(os.environ.get("EXPIRES", "3600"))
+CLOCK = os.environ.get("CLOCK")
+BOOT = time.time()
+
+
+def now() -> float:
+    """The time tokens expire by: with ``CLOCK`` (a file holding seconds) the boot time plus
+    those seconds, so only the test moves it on; else the real time."""
+    if CLOCK is None:
+        return time.time()
+    with open(CLOCK) as file:
+        return BOOT + float(file.read() or 0)
+
+
 BASE = f"http://127.0.0.1:{PORT}"
 STATS = {"authorize": 0, "code": 0, "refresh": 0, "register": 0}
 
@@ -82,7 +95,7 @@ class Provider:
         self.access[access] = AccessToken(
             token=access, client_id=client_id, scopes=scopes, resource=resource
         )
-        self.expiry[access] = time.time() + EXPIRES  # (AccessToken.expires_at: whole seconds)
+        self.expiry[access] = now() + EXPIRES  # (AccessToken.expires_at: whole seconds)
         self.refresh[refresh] = RefreshToken(
             token=refresh, client_id=client_id, scopes=scopes, resource=resource
         )
@@ -110,7 +123,7 @@ class Provider:
         return self._issue(client.client_id, scopes or refresh_token.scopes, refresh_token.resource)
 
     async def load_access_token(self, token: str) -> AccessToken | None:
-        if self.expiry.get(token, 0) < time.time():
+        if self.expiry.get(token, 0) < now():
             return None
         return self.access[token]
 

@@ -10,14 +10,15 @@ import httpx
 import orjson
 
 import llmbridge as lb
+from tests.fakes import named_sse, sse_body
+
+__all__ = ["Model", "anthropic_turn", "chat_chunks", "named_sse", "said", "tool_call"]
 
 
 def chat_chunks(*chunks: dict[str, Any]) -> bytes:
-    body = b"".join(
-        b"data: " + orjson.dumps({"id": "c", "object": "chat.completion.chunk", **c}) + b"\n\n"
-        for c in chunks
+    return sse_body(
+        *({"id": "c", "object": "chat.completion.chunk", **c} for c in chunks), done=True
     )
-    return body + b"data: [DONE]\n\n"
 
 
 def tool_call(name: str, arguments: dict[str, Any], call_id: str = "call_1") -> bytes:
@@ -55,13 +56,6 @@ class Model:
     def client(self, **options: Any) -> lb.Client:
         http = httpx.AsyncClient(transport=httpx.MockTransport(self))
         return lb.Client(http_client=http, providers={"openai": {"api_key": "sk-x"}}, **options)
-
-
-def named_sse(*events: dict[str, Any]) -> bytes:
-    """SSE events named by their ``type`` (the Anthropic and Responses framing)."""
-    return b"".join(
-        b"event: " + e["type"].encode() + b"\ndata: " + orjson.dumps(e) + b"\n\n" for e in events
-    )
 
 
 def anthropic_turn(*blocks: dict[str, Any], stop: str) -> bytes:

@@ -30,10 +30,10 @@ def test_a_catastrophic_pattern_validates_in_linear_time() -> None:
         "",
         {"type": "object", "properties": {"email": {"type": "string", "pattern": CATASTROPHIC}}},
     )
-    start = time.perf_counter()
+    start = time.process_time()  # CPU time: the machine's other load does not count
     with pytest.raises(lb.ToolArgumentsError, match="pattern"):
         spec.validate_arguments({"email": "a" * 10_000 + "!"})
-    assert time.perf_counter() - start < 1.0
+    assert time.process_time() - start < 1.0
     assert spec.validate_arguments({"email": "bob@example.com"}) == {"email": "bob@example.com"}
     assert spec.schema_warnings == ()
 
@@ -48,9 +48,9 @@ def test_patterns_only_a_backtracking_engine_runs_are_skipped_with_a_warning(pat
 
 
 def test_references_to_union_definitions_load_in_polynomial_time() -> None:
-    start = time.perf_counter()
+    start = time.process_time()
     spec = lb.ToolSpec.from_json_schema("t", "", nested_defs(20))  # 38 s before
-    assert time.perf_counter() - start < 5
+    assert time.process_time() - start < 5
     assert spec.validate_arguments({"x": [["a"], "b"]}) == {"x": [["a"], "b"]}
     with pytest.raises(lb.ToolArgumentsError):
         spec.validate_arguments({"x": [[1]]})

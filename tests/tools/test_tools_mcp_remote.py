@@ -37,6 +37,7 @@ from llmbridge.tools import (
     connect_http,
     connect_sse,
 )
+from tests.fakes import FakeClock
 from tests.tools.mcp_helpers import descendants, free_port, http_server
 
 pytestmark = pytest.mark.anyio
@@ -70,10 +71,39 @@ def oauth_http() -> Iterator[tuple[str, int]]:
         yield server
 
 
+class Clocks:
+    """One fake time for both sides of the OAuth exchange: the server's token expiry (its
+    ``CLOCK`` file) and the client's (mcp's and llmbridge's ``time``, patched)."""
+
+    CLIENT_MODULES = (
+        "mcp.client.auth.oauth2",
+        "mcp.shared.auth_utils",
+        "llmbridge.tools.mcp_oauth",
+        "llmbridge.tools.mcp_oauth_store",
+    )
+
+    def __init__(self, file: Path) -> None:
+        self.file = file
+        self.advanced = 0.0
+        self.client = FakeClock()
+        file.write_text("0")
+
+    def patch(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.client = FakeClock()
+        for module in self.CLIENT_MODULES:
+            monkeypatch.setattr(f"{module}.time", self.client)
+
+    def advance(self, seconds: float) -> None:
+        self.advanced += seconds
+        self.file.write_text(str(self.advanced))
+        self.client.advance(seconds)
+
+
 @pytest.fixture(scope="module")
-def oauth_short() -> Iterator[tuple[str, int]]:
-    with remote("oauth", EXPIRES="2") as server:  # access tokens live two seconds
-        yield server
+def oauth_short(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[str, int, Clocks]]:
+    clocks = Clocks(tmp_path_factory.mktemp("clock") / "seconds")
+    with remote("oauth", EXPIRES="2", CLOCK=str(clocks.file)) as (url, pid):  # two seconds
+        yield url, pid, clocks
 
 
 @pytest.fixture(scope="module")
@@ -189,20 +219,21 @@ async def test_connections_starting_together_ask_the_person_once(
 
 
 async def test_tokens_are_refreshed_within_and_across_connections(
-    oauth_short: tuple[str, int],
+    oauth_short: tuple[str, int, Clocks], monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    url, pid = oauth_short
+    url, pid, clocks = oauth_short
+    clocks.patch(monkeypatch)
     browser = Browser()
     store = InMemoryTokenStore()
     with nothing_left(pid), anyio.fail_after(30):
         async with connect_http(url, auth=MCPOAuth(authorize=browser, store=store)) as connection:
             first = await stats(connection)
-            await anyio.sleep(2.1)  # the access token expired: refreshed, not authorized again
+            clocks.advance(2.1)  # the access token expired: refreshed, not authorized again
             assert (await connection.call_tool("add", {"a": 1, "b": 2})).data == {"result": 3}
             second = await stats(connection)
         assert second["refresh"] == first["refresh"] + 1
         assert second["authorize"] == first["authorize"]
-        await anyio.sleep(2.1)
+        clocks.advance(2.1)
         # a later connection finds the stored token expired: it refreshes it (the expiry is
         # stored beside it), the user is not asked again
         async with connect_http(url, auth=MCPOAuth(authorize=browser, store=store)) as connection:

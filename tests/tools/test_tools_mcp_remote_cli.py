@@ -8,6 +8,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qs, urlsplit
 
 import httpx
 import pytest
@@ -16,7 +17,8 @@ pytest.importorskip("mcp")
 
 from llmbridge.cli import main
 from llmbridge.tools.mcp_oauth_hooks import cli_oauth
-from tests.tools.mcp_helpers import http_server
+from tests.fakes import chat_sse, sse_response
+from tests.tools.mcp_helpers import free_port, http_server
 
 SERVER = str(Path(__file__).with_name("mcp_remote_server.py"))
 _AsyncClient = httpx.AsyncClient
@@ -29,12 +31,7 @@ def oauth_server() -> Iterator[str]:
 
 
 def _answer(request: httpx.Request) -> httpx.Response:
-    chunks = [{"id": "c", "choices": [{"index": 0, "delta": {"content": "ok"}}]}]
-    chunks.append({"id": "c", "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
-    body = b"".join(b"data: " + json.dumps(c).encode() + b"\n\n" for c in chunks)
-    return httpx.Response(
-        200, headers={"content-type": "text/event-stream"}, content=body + b"data: [DONE]\n\n"
-    )
+    return sse_response(chat_sse({"content": "ok"}))
 
 
 def test_chat_authorizes_once_and_keeps_the_tokens(
@@ -54,7 +51,7 @@ def test_chat_authorizes_once_and_keeps_the_tokens(
 
     def browser(url: str) -> bool:  # the user's browser: follows the redirects back home
         opened.append(url)
-        assert httpx.get(url, follow_redirects=True).status_code == 200
+        assert httpx.get(url, follow_redirects=True, timeout=60).status_code == 200
         return True
 
     tokens = tmp_path / "state" / "mcp-oauth.json"
@@ -63,11 +60,17 @@ def test_chat_authorizes_once_and_keeps_the_tokens(
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("LLMBRIDGE_MCP_TOKENS", str(tokens))
     config = tmp_path / "mcp.json"
-    config.write_text(json.dumps({"mcpServers": {"remote": {"url": oauth_server}}}))
+    # a free port for the browser to come back to (the default one may be another run's)
+    port = free_port()
+    entry = {"url": oauth_server, "oauth": {"callbackPort": port}}
+    config.write_text(json.dumps({"mcpServers": {"remote": entry}}))
     argv = ["chat", "openai:gpt-4.1-mini", "hi", "--mcp", str(config)]
     assert main(argv) == 0
     assert main(argv) == 0  # the stored tokens: no browser the second time
     assert len(opened) == 1
+    assert parse_qs(urlsplit(opened[0]).query)["redirect_uri"] == [
+        f"http://localhost:{port}/callback"
+    ]
     assert "Authorize in your browser" in capsys.readouterr().err
     for request in requests:
         names = {t["function"]["name"] for t in json.loads(request.content)["tools"]}

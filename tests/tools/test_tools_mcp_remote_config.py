@@ -215,4 +215,4 @@ async def test_a_sync_hook_runs_in_a_thread() -> None:
         tg.start_soon(heartbeat.run)
         await _Hook(blocking, "s", "https://h/mcp", set()).redirect("https://as/authorize")
         tg.cancel_scope.cancel()
-    assert seen == [False] and ticked == [5]
+    assert seen == [False] and len(ticked) == 1 and ticked[0] >= 5  # (or more: see heartbeat)

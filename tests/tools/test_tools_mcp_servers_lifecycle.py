@@ -49,16 +49,18 @@ async def test_a_call_in_flight_ends_when_its_server_exits_though_a_child_holds_
     state = tmp_path / "starts"
     config = {"life": {"command": sys.executable, "args": [LIFECYCLE, str(state)]}}
     try:
-        with anyio.fail_after(30):
+        with anyio.fail_after(90):
             async with lb.connect_mcp_servers(config) as servers:
                 first = (await servers.registry.acall("pid", {})).content[0].text
                 started = anyio.current_time()
-                with anyio.move_on_after(3) as hung:
+                with anyio.move_on_after(30) as hung:
                     with pytest.raises(MCPConnectionLostError) as info:
                         await servers.registry.acall("orphan_and_die", {})
                 took = anyio.current_time() - started
-                assert not hung.cancelled_caught, "the call still hangs 3 s after its server exited"
-                assert took < 1.0
+                assert not hung.cancelled_caught, (
+                    "the call still hangs 30 s after its server exited"
+                )
+                assert took < 10  # (at once: room for a loaded machine, far from the hang)
                 error = info.value
                 assert error.server == "life" and error.exit_status == 1
                 assert "'life'" in str(error) and "status 1" in str(error)
@@ -81,14 +83,14 @@ async def test_a_server_that_exits_before_initialize_is_not_waited_for(tmp_path:
     script = f"exec 3<&0; sleep 30 <&3 & echo $! > {child}; echo 'no config' >&2; exit 3"
     started = anyio.current_time()
     try:
-        with anyio.fail_after(5), pytest.raises(MCPError) as info:
-            async with connect_stdio("sh", ["-c", script], timeout=4, name="early"):
+        with anyio.fail_after(60), pytest.raises(MCPError) as info:
+            async with connect_stdio("sh", ["-c", script], timeout=30, name="early"):
                 pass
     finally:
         for pid in _pids(child):
             if alive(pid):
                 os.kill(pid, signal.SIGKILL)
-    assert anyio.current_time() - started < 2  # not the 4 s of the initialize timeout
+    assert anyio.current_time() - started < 10  # not the 30 s of the initialize timeout
     assert "stopped before answering 'initialize'; it exited with status 3" in str(info.value)
     assert info.value.exit_status == 3 and info.value.stderr_tail == "no config"
 

@@ -24,6 +24,7 @@ from llmbridge.response import accumulate
 from llmbridge.testing import check_invariants, decode_collect
 from llmbridge.types import ChatMessage, ChatRequest, RawPart, TextPart
 from tests import corpus
+from tests.fakes import named_sse
 
 pytestmark = pytest.mark.anyio
 
@@ -105,10 +106,6 @@ def expected_usage(sdk: dict[str, Any]) -> Usage:
     )
 
 
-def _sse(*payloads: dict[str, Any]) -> bytes:
-    return b"".join(f"event: {p['type']}\ndata: {json.dumps(p)}\n\n".encode() for p in payloads)
-
-
 def test_iterations_repeated_in_every_report_are_counted_once() -> None:
     iterations = [
         {"type": "compaction", "input_tokens": 50, "output_tokens": 10,
@@ -117,7 +114,7 @@ def test_iterations_repeated_in_every_report_are_counted_once() -> None:
          "cache_read_input_tokens": 0, "cache_creation_input_tokens": 0},
     ]  # fmt: skip
     usage = {"input_tokens": 20, "output_tokens": 4, "iterations": iterations}
-    body = _sse(
+    body = named_sse(
         {"type": "message_start", "message": {"id": "msg_1", "model": "claude", "usage": usage}},
         {"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}},
         {"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "ok"}},
@@ -136,7 +133,7 @@ def test_iterations_repeated_in_every_report_are_counted_once() -> None:
 
 def test_a_pause_after_compaction_finishes_as_other() -> None:
     block = {"type": "compaction", "content": None}
-    body = _sse(
+    body = named_sse(
         {"type": "message_start", "message": {"id": "msg_1", "model": "claude"}},
         {"type": "content_block_start", "index": 0, "content_block": block},
         {"type": "content_block_delta", "index": 0,

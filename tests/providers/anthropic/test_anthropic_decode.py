@@ -31,14 +31,7 @@ from llmbridge.providers.anthropic import AnthropicDecoder
 from llmbridge.response import accumulate
 from llmbridge.testing import assert_split_invariant, check_invariants, decode_body, decode_collect
 from llmbridge.types import RawPart
-
-
-def sse(*events: dict[str, Any], named: bool = True) -> bytes:
-    out = []
-    for ev in events:
-        head = f"event: {ev['type']}\n" if named else ""
-        out.append(f"{head}data: {json.dumps(ev)}\n\n")
-    return "".join(out).encode()
+from tests.fakes import named_sse, sse_body
 
 
 def start(mid: str = "msg_1", usage: dict[str, Any] | None = None, **msg: Any) -> dict[str, Any]:
@@ -88,7 +81,7 @@ def text_stream(*parts: str) -> list[dict[str, Any]]:
 
 
 def decode(*events: dict[str, Any]) -> list[Any]:
-    return decode_body(AnthropicDecoder(), [sse(*events)])
+    return decode_body(AnthropicDecoder(), [named_sse(*events)])
 
 
 def test_text_stream_gives_start_text_and_one_finish() -> None:
@@ -101,7 +94,7 @@ def test_text_stream_gives_start_text_and_one_finish() -> None:
 
 def test_streams_without_event_lines_decode_the_same() -> None:
     body = text_stream("a", "b")
-    assert decode_body(AnthropicDecoder(), [sse(*body, named=False)]) == decode(*body)
+    assert decode_body(AnthropicDecoder(), [sse_body(*body)]) == decode(*body)
 
 
 def test_ping_anywhere_and_unknown_events_are_ignored() -> None:
@@ -123,7 +116,9 @@ def test_ping_anywhere_and_unknown_events_are_ignored() -> None:
 
 def test_mid_stream_overloaded_error_raises_typed_error_after_earlier_events() -> None:
     err = {"type": "error", "error": {"type": "overloaded_error", "message": "Overloaded"}}
-    events, error = decode_collect(AnthropicDecoder(), [sse(*text_stream("partial")[:3], err)])
+    events, error = decode_collect(
+        AnthropicDecoder(), [named_sse(*text_stream("partial")[:3], err)]
+    )
     assert isinstance(error, OverloadedError) and error.retryable
     assert error.provider_message == "Overloaded" and error.status is None
     assert [e.text for e in events if isinstance(e, TextDelta)] == ["partial"]
@@ -139,7 +134,7 @@ def test_mid_stream_overloaded_error_raises_typed_error_after_earlier_events() -
 )
 def test_in_stream_error_types_map_to_classes(kind: str, cls: type[Exception]) -> None:
     err = {"type": "error", "error": {"type": kind, "message": "boom"}}
-    _, error = decode_collect(AnthropicDecoder(), [sse(start(), err)])
+    _, error = decode_collect(AnthropicDecoder(), [named_sse(start(), err)])
     assert type(error) is cls
 
 
@@ -178,7 +173,7 @@ def test_odd_shapes_never_leak_python_errors() -> None:
 
 
 def test_end_of_body_before_message_stop_is_truncated() -> None:
-    events, error = decode_collect(AnthropicDecoder(), [sse(*text_stream("cut")[:3])])
+    events, error = decode_collect(AnthropicDecoder(), [named_sse(*text_stream("cut")[:3])])
     assert isinstance(error, StreamTruncatedError)
     assert [e.text for e in events if isinstance(e, TextDelta)] == ["cut"]
 
@@ -189,7 +184,7 @@ def test_empty_body_is_truncated() -> None:
 
 
 def test_cut_inside_a_tool_call_is_truncated_and_call_stays_open() -> None:
-    body = sse(
+    body = named_sse(
         start(),
         block(0, type="tool_use", id="t1", name="f", input={}),
         delta(0, type="input_json_delta", partial_json='{"a":'),
@@ -371,7 +366,7 @@ def test_duplicate_message_start_for_open_message_is_ignored() -> None:
 
 
 def test_spliced_message_start_while_open_is_malformed() -> None:
-    body = sse(start("msg_a"), block(0, type="text", text=""), start("msg_b"))
+    body = named_sse(start("msg_a"), block(0, type="text", text=""), start("msg_b"))
     _, error = decode_collect(AnthropicDecoder(), [body])
     assert isinstance(error, MalformedStreamError)
 
@@ -422,7 +417,7 @@ def test_message_stop_closes_blocks_left_open() -> None:
 def test_block_start_after_message_stop_is_malformed_not_a_call_left_open() -> None:
     tool = block(0, type="tool_use", id="toolu_1", name="f", input={})
     events, error = decode_collect(
-        AnthropicDecoder(), [sse(start(), tool, stop(0), mdelta("tool_use"), MSTOP, tool)]
+        AnthropicDecoder(), [named_sse(start(), tool, stop(0), mdelta("tool_use"), MSTOP, tool)]
     )
     assert isinstance(error, MalformedStreamError)
     check_invariants(events, complete=False)  # the call before came whole; no Finish
@@ -451,7 +446,7 @@ def test_message_after_message_stop_may_still_open_blocks() -> None:
     assert resp.finish_reason == "tool_calls"
 
 
-_STREAM = sse(
+_STREAM = named_sse(
     start(),
     PING,
     block(0, type="thinking", thinking=""),
@@ -520,9 +515,9 @@ def test_blocks_addressed_by_the_next_index_are_read_by_position_with_a_warning(
     assert len(warnings) == 2
 
 
-@given(st.lists(st.integers(min_value=0, max_value=len(sse(*_SHIFTED))), max_size=12))
+@given(st.lists(st.integers(min_value=0, max_value=len(named_sse(*_SHIFTED))), max_size=12))
 def test_recovered_blocks_decode_the_same_split_anywhere(cuts: list[int]) -> None:
-    body = sse(*_SHIFTED)
+    body = named_sse(*_SHIFTED)
     points = sorted(set(cuts))
     chunks = [body[a:b] for a, b in zip([0, *points], [*points, len(body)], strict=True)]
     assert decode_body(AnthropicDecoder(), chunks) == decode_body(AnthropicDecoder(), [body])

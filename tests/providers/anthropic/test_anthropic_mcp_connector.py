@@ -22,6 +22,7 @@ from llmbridge.providers.anthropic.hosted import MCP_BETA, encode_hosted
 from llmbridge.response import accumulate
 from llmbridge.testing import decode_collect
 from llmbridge.types import RawPart
+from tests.fakes import named_sse
 from tests.sdk_requests import _plain
 
 USER = [lb.ChatMessage.user("What does the pydantic repo do?")]
@@ -236,12 +237,6 @@ def test_beta_joins_the_configured_ones_on_create_and_count_tokens() -> None:
 
 
 # -- the response blocks, and sending them back --------------------------------------------
-def _sse(*payloads: dict[str, Any]) -> bytes:
-    return b"".join(
-        b"event: " + p["type"].encode() + b"\ndata: " + orjson.dumps(p) + b"\n\n" for p in payloads
-    )
-
-
 USE = {"type": "mcp_tool_use", "id": "mcptoolu_1", "name": "ask_question",
        "server_name": "deepwiki", "input": {}}  # fmt: skip
 RESULT = {"type": "mcp_tool_result", "tool_use_id": "mcptoolu_1", "is_error": False,
@@ -256,7 +251,7 @@ ARGS_DELTA = {"type": "input_json_delta", "partial_json": orjson.dumps(ARGS).dec
 TEXT_DELTA = {"type": "text_delta", "text": "It validates data."}
 STOP = {"type": "message_delta", "delta": {"stop_reason": "end_turn"},
         "usage": {"output_tokens": 20}}  # fmt: skip
-STREAM = _sse(
+STREAM = named_sse(
     START,
     {"type": "content_block_start", "index": 0, "content_block": USE},
     {"type": "content_block_delta", "index": 0, "delta": ARGS_DELTA},

@@ -24,6 +24,7 @@ from tests.loopback import chunk, read_request, serve
 pytest.importorskip("botocore")
 import anyio.lowlevel
 
+from tests.fakes import named_sse
 from tests.providers.bedrock.frames import event, exception
 
 pytestmark = pytest.mark.anyio
@@ -47,12 +48,6 @@ ANTHROPIC_EVENTS: list[dict[str, Any]] = [
 def _chunk_frame(payload: dict[str, Any]) -> bytes:
     data = base64.b64encode(orjson.dumps(payload)).decode()
     return event("chunk", {"bytes": data, "p": "abcdefgh"})
-
-
-def _sse(payloads: list[dict[str, Any]]) -> bytes:
-    return b"".join(
-        f"event: {p['type']}\ndata: ".encode() + orjson.dumps(p) + b"\n\n" for p in payloads
-    )
 
 
 def _head(status: str, ctype: str, extra: str = "") -> bytes:
@@ -169,7 +164,7 @@ async def test_vertex_sse_with_an_async_token_provider() -> None:
     async def script(stream: SocketStream) -> None:
         seen.append(await read_request(stream))
         await stream.send(_head("200 OK", "text/event-stream"))
-        await _send_split(stream, _sse(ANTHROPIC_EVENTS), size=13)
+        await _send_split(stream, named_sse(*ANTHROPIC_EVENTS), size=13)
 
     async with serve(script) as url, httpx.AsyncClient() as http:
         options = {"project": "proj-1", "location": "europe-west1", "token_provider": token,

@@ -12,13 +12,12 @@ from llmbridge.events import (
     StreamEvent,
     StreamStart,
     TextDelta,
-    ToolCallChunk,
     ToolCallEnd,
-    ToolCallStart,
 )
 from llmbridge.providers.bedrock import BedrockDecoder
 from llmbridge.response import Accumulator
 from llmbridge.stream.eventstream import iter_eventstream
+from llmbridge.testing import invariants
 
 
 def decode(
@@ -39,19 +38,10 @@ def decode(
 
 
 def check_invariants(events: list[StreamEvent]) -> None:
-    """DESIGN.md's decoder invariants, and that the accumulator takes the events."""
+    """DESIGN.md's decoder invariants (``llmbridge.testing.check_invariants``), a stream start
+    first, and that the accumulator takes the events."""
+    invariants.check_invariants(events)
     assert isinstance(events[0], StreamStart)
-    assert sum(isinstance(e, Finish) for e in events) == 1 and isinstance(events[-1], Finish)
-    open_calls: dict[str, list[str]] = {}
-    for event in events:
-        if isinstance(event, ToolCallStart):
-            assert event.id not in open_calls
-            open_calls[event.id] = []
-        elif isinstance(event, ToolCallChunk):
-            open_calls[event.id].append(event.arguments_delta)
-        elif isinstance(event, ToolCallEnd):
-            assert "".join(open_calls.pop(event.id)) == event.raw_arguments
-    assert not open_calls
     acc = Accumulator(provider="bedrock")
     for event in events:
         acc.add(event)

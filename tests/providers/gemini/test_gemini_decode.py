@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 import pytest
@@ -30,10 +31,9 @@ from llmbridge.providers.gemini import GeminiDecoder
 from llmbridge.providers.gemini.messages import SIGNATURE
 from llmbridge.response import accumulate
 from llmbridge.testing import assert_split_invariant, check_invariants, decode_collect
+from tests.fakes import sse_body
 
-
-def sse(*chunks: dict[str, Any]) -> bytes:
-    return b"".join(b"data: " + json.dumps(c).encode() + b"\r\n\r\n" for c in chunks)
+sse = partial(sse_body, crlf=True)  # Gemini ends its lines with CRLF
 
 
 def cand(*parts: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:

@@ -11,7 +11,7 @@ openai/openai-openapi#576. ``test_openai_chat_sdk_crosscheck.py`` shows what the
 
 from __future__ import annotations
 
-import json
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -28,6 +28,7 @@ from llmbridge.providers.openai.messages import encode_messages
 from llmbridge.providers.openai.tools import encode_tools
 from llmbridge.response import accumulate
 from llmbridge.testing import check_invariants, decode_body, load_fixture
+from tests.fakes import sse_body
 
 openai = pytest.importorskip("openai")
 from openai.types.chat import (  # noqa: E402
@@ -48,9 +49,7 @@ def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
     }
 
 
-def sse(*chunks: dict[str, Any]) -> bytes:
-    body = "".join(f"data: {json.dumps(c)}\n\n" for c in chunks)
-    return (body + "data: [DONE]\n\n").encode()
+sse = partial(sse_body, done=True)
 
 
 def custom_call(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from functools import partial
 from typing import Any
 
 import pytest
@@ -28,6 +29,7 @@ from llmbridge.events import (
 from llmbridge.providers.openai import ChatCompletionsDecoder
 from llmbridge.response import accumulate
 from llmbridge.testing import assert_split_invariant, check_invariants, decode_collect
+from tests.fakes import sse_body
 
 
 def chunk(
@@ -39,16 +41,7 @@ def chunk(
     return body
 
 
-def sse(*items: Any, done: bool = True) -> bytes:
-    out = []
-    for item in items:
-        if isinstance(item, bytes):
-            out.append(item)
-        else:
-            out.append(b"data: " + json.dumps(item).encode() + b"\n\n")
-    if done:
-        out.append(b"data: [DONE]\n\n")
-    return b"".join(out)
+sse = partial(sse_body, done=True)
 
 
 def decode(

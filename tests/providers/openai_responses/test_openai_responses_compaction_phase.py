@@ -23,6 +23,7 @@ from llmbridge.request import ChatRequest
 from llmbridge.response import accumulate
 from llmbridge.testing import assert_split_invariant, check_invariants, decode_collect
 from tests import corpus
+from tests.fakes import sse_body
 from tests.sdk_requests import check_body
 
 COMPACTION_FILE = "B_openai/test_openai_responses_compact_stateful_mode_stream__i2__805df33.sse"
@@ -116,10 +117,6 @@ def test_compaction_recording_is_split_invariant() -> None:
     assert not any(isinstance(e, TextPhase) for e in events)  # no phases: no phase events
 
 
-def _sse(*payloads: dict[str, Any]) -> bytes:
-    return b"".join(b"data: " + json.dumps(p).encode() + b"\n\n" for p in payloads)
-
-
 _CREATED = {"type": "response.created", "response": {"id": "resp_1", "model": "gpt-5"}}
 
 
@@ -147,7 +144,7 @@ def _completed(*output: dict[str, Any]) -> dict[str, Any]:
 def test_compaction_before_the_reply_keeps_stream_order() -> None:
     """Compaction first (the API may compact before it answers): the item goes out when the
     next item starts, in its done form, before the reply's text."""
-    body = _sse(
+    body = sse_body(
         _CREATED,
         _item("added", 0, _cmp("A")),
         _item("done", 0, _cmp("D")),
@@ -163,7 +160,7 @@ def test_compaction_before_the_reply_keeps_stream_order() -> None:
 
 def test_a_failed_response_keeps_the_compaction_in_the_partial() -> None:
     failed = {"type": "response.failed", "response": {"error": {"message": "boom"}}}
-    body = _sse(_CREATED, *_message(0, "Hi."), _item("done", 1, _cmp("D")), failed)
+    body = sse_body(_CREATED, *_message(0, "Hi."), _item("done", 1, _cmp("D")), failed)
     events, error = decode_collect(ResponsesDecoder(), [body])
     assert isinstance(error, APIError)
     assert [e.data for e in events if isinstance(e, ProviderItem)] == [_cmp("D")]
@@ -229,7 +226,7 @@ def test_phase_recordings_keep_each_message_phase_and_send_it_back(entry: dict[s
 
 
 def test_consecutive_phased_messages_stay_apart() -> None:
-    body = _sse(
+    body = sse_body(
         _CREATED,
         *_message(0, "Looking it up.", "commentary"),
         *_message(1, "Paris.", "final_answer"),
@@ -267,7 +264,7 @@ def test_a_message_given_whole_at_done_announces_its_phase() -> None:
         "content": [{"type": "output_text", "text": "Done.", "annotations": []}],
     }
     events, error = decode_collect(
-        ResponsesDecoder(), [_sse(_CREATED, _item("done", 0, item), _completed())]
+        ResponsesDecoder(), [sse_body(_CREATED, _item("done", 0, item), _completed())]
     )
     assert error is None
     assert accumulate(events).message.content == [
@@ -338,7 +335,7 @@ def test_a_phased_recording_is_split_invariant_and_a_partial_keeps_the_phase() -
 
 
 def test_a_repeated_done_event_of_the_held_compaction_gives_one_item() -> None:
-    body = _sse(
+    body = sse_body(
         _CREATED,
         _item("done", 0, _cmp("D1")),
         _item("done", 0, _cmp("D2")),
@@ -347,7 +344,7 @@ def test_a_repeated_done_event_of_the_held_compaction_gives_one_item() -> None:
     events, error = decode_collect(ResponsesDecoder(), [body])
     assert error is None
     assert [e.data for e in events if isinstance(e, ProviderItem)] == [_cmp("C")]
-    body = _sse(_CREATED, _item("done", 0, _cmp("D1")), _item("done", 0, _cmp("D2")),
+    body = sse_body(_CREATED, _item("done", 0, _cmp("D1")), _item("done", 0, _cmp("D2")),
                 _completed())  # fmt: skip
     events, _ = decode_collect(ResponsesDecoder(), [body])
     assert [e.data for e in events if isinstance(e, ProviderItem)] == [_cmp("D2")]
@@ -372,7 +369,7 @@ async def test_a_broken_stream_keeps_the_held_compaction_in_the_partial(
     error: Exception | None, background: bool
 ) -> None:
     """The held item (waiting for its final form) is not lost when no later event comes."""
-    body = _sse(_CREATED, *_message(0, "Hi."), _item("done", 1, _cmp("D")))
+    body = sse_body(_CREATED, *_message(0, "Hi."), _item("done", 1, _cmp("D")))
 
     def answer(request: httpx.Request) -> httpx.Response:
         stream = _Cut(body, error)

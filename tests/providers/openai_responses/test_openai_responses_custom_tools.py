@@ -10,7 +10,6 @@ The wire-exact fixtures are ``fixtures/openai-responses/custom_tool_*`` (the SDK
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +32,7 @@ from llmbridge.providers.openai_responses.tools import encode_tool
 from llmbridge.request import CustomToolFormat
 from llmbridge.response import accumulate
 from llmbridge.testing import assert_split_invariant, check_invariants, decode_body, load_fixture
+from tests.fakes import named_sse
 
 openai = pytest.importorskip("openai")
 from openai.types.responses import (  # noqa: E402
@@ -43,10 +43,6 @@ from openai.types.responses import (  # noqa: E402
 
 FIXTURES = Path(__file__).resolve().parents[3] / "fixtures" / "openai-responses"
 LARK = 'start: "SELECT " /[^;]+/ ";"\n'
-
-
-def sse(*events: dict[str, Any]) -> bytes:
-    return "".join(f"event: {e['type']}\ndata: {json.dumps(e)}\n\n" for e in events).encode()
 
 
 def _stream(text_deltas: list[str], *, done: str | None, item_input: str | None) -> bytes:
@@ -72,7 +68,7 @@ def _stream(text_deltas: list[str], *, done: str | None, item_input: str | None)
              "item": {**item, "status": "completed", "input": item_input}}
         )  # fmt: skip
     events.append({"type": "response.completed", "response": {"status": "completed"}})
-    return sse(*events)
+    return named_sse(*events)
 
 
 # -- declaring ------------------------------------------------------------------------------

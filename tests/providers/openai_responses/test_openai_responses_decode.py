@@ -31,6 +31,7 @@ from llmbridge.events import (
 from llmbridge.providers.openai_responses import ResponsesDecoder
 from llmbridge.response import accumulate
 from llmbridge.testing import assert_split_invariant, check_invariants, decode_collect
+from tests.fakes import named_sse, sse_body
 
 RESP = {"id": "resp_1", "model": "gpt-5-mini", "status": "in_progress", "output": []}
 USAGE = {
@@ -40,14 +41,6 @@ USAGE = {
     "output_tokens_details": {"reasoning_tokens": 12},
     "total_tokens": 80,
 }
-
-
-def sse(*events: dict[str, Any], event_lines: bool = True) -> bytes:
-    out = []
-    for ev in events:
-        head = f"event: {ev.get('type')}\n" if event_lines else ""
-        out.append(f"{head}data: {json.dumps(ev)}\n\n")
-    return "".join(out).encode()
 
 
 def created() -> dict[str, Any]:
@@ -115,7 +108,7 @@ def ends(events: list[Any]) -> list[ToolCallEnd]:
 
 
 def test_arguments_only_in_done_event_are_one_chunk() -> None:
-    body = sse(
+    body = named_sse(
         created(),
         fc_added(0, "fc_1", "call_1", "get_weather"),
         fc_args_done(0, "fc_1", '{"city":"Oslo"}'),
@@ -133,7 +126,7 @@ def test_arguments_only_in_done_event_are_one_chunk() -> None:
 
 
 def test_arguments_both_streamed_and_in_done_are_not_doubled() -> None:
-    body = sse(
+    body = named_sse(
         created(),
         fc_added(0, "fc_1", "call_1", "f"),
         fc_delta(0, "fc_1", '{"a":'),
@@ -150,7 +143,7 @@ def test_arguments_both_streamed_and_in_done_are_not_doubled() -> None:
 
 
 def test_done_arguments_that_extend_the_deltas_add_only_the_tail() -> None:
-    body = sse(
+    body = named_sse(
         created(),
         fc_added(0, "fc_1", "call_1", "f"),
         fc_delta(0, "fc_1", '{"a":'),
@@ -165,7 +158,7 @@ def test_done_arguments_that_extend_the_deltas_add_only_the_tail() -> None:
 
 def test_function_call_seen_only_when_done_still_gives_full_call() -> None:
     """A resumed stream can start after the item was added."""
-    body = sse(fc_item_done(0, "fc_9", "call_9", "lookup", '{"q":"x"}'), completed())
+    body = named_sse(fc_item_done(0, "fc_9", "call_9", "lookup", '{"q":"x"}'), completed())
     events, error = decode(body)
     assert error is None
     check_invariants(events)
@@ -175,7 +168,7 @@ def test_function_call_seen_only_when_done_still_gives_full_call() -> None:
 
 
 def test_malformed_arguments_flag_the_call_instead_of_crashing() -> None:
-    body = sse(
+    body = named_sse(
         created(),
         fc_added(0, "fc_1", "call_1", "f"),
         fc_delta(0, "fc_1", '{"a": tru'),
@@ -189,7 +182,7 @@ def test_malformed_arguments_flag_the_call_instead_of_crashing() -> None:
 
 
 def test_parallel_calls_keep_their_own_ids_indexes_and_arguments() -> None:
-    body = sse(
+    body = named_sse(
         created(),
         fc_added(0, "fc_1", "call_1", "a"),
         fc_added(1, "fc_2", "call_2", "b"),
@@ -211,7 +204,7 @@ def test_parallel_calls_keep_their_own_ids_indexes_and_arguments() -> None:
 
 def test_item_ids_rotating_mid_stream_are_tolerated() -> None:
     """GitHub Copilot and Azure send a new item id on every event; output_index is stable."""
-    body = sse(
+    body = named_sse(
         {"type": "response.created", "response": {**RESP, "id": "cap-1"}},
         {"type": "response.in_progress", "response": {**RESP, "id": "cap-2"}},
         fc_added(0, "cap-3", "call_1", "f"),
@@ -229,7 +222,7 @@ def test_item_ids_rotating_mid_stream_are_tolerated() -> None:
 
 
 def test_open_calls_are_closed_by_completion() -> None:
-    body = sse(
+    body = named_sse(
         created(), fc_added(0, "fc_1", "call_1", "f"), fc_delta(0, "fc_1", "{}"), completed()
     )
     events, _ = decode(body)
@@ -259,8 +252,8 @@ def _one_call_stream() -> list[dict[str, Any]]:
 )
 def test_repeated_output_item_added_for_the_open_call_is_ignored(repeat: dict[str, Any]) -> None:
     stream = _one_call_stream()
-    plain, _ = decode(sse(*stream))
-    events, error = decode(sse(*stream[:3], repeat, *stream[3:]))
+    plain, _ = decode(named_sse(*stream))
+    events, error = decode(named_sse(*stream[:3], repeat, *stream[3:]))
     assert error is None
     check_invariants(events)
     assert events == plain  # one start, the first id kept, the arguments intact
@@ -270,7 +263,7 @@ def test_repeated_output_item_added_for_the_open_call_is_ignored(repeat: dict[st
 def test_output_item_added_after_its_done_does_not_start_the_call_again() -> None:
     stream = _one_call_stream()
     added, done = stream[1], stream[5]
-    body = sse(stream[0], done, *stream[2:5], added, stream[6])
+    body = named_sse(stream[0], done, *stream[2:5], added, stream[6])
     events, error = decode(body)
     assert error is None
     check_invariants(events)
@@ -281,7 +274,7 @@ def test_output_item_added_after_its_done_does_not_start_the_call_again() -> Non
 
 def test_late_duplicate_added_after_the_call_ended_is_ignored() -> None:
     stream = _one_call_stream()
-    events, error = decode(sse(*stream[:6], stream[1], stream[6]))
+    events, error = decode(named_sse(*stream[:6], stream[1], stream[6]))
     assert error is None
     check_invariants(events)
     assert sum(isinstance(e, ToolCallStart) for e in events) == 1
@@ -289,7 +282,7 @@ def test_late_duplicate_added_after_the_call_ended_is_ignored() -> None:
 
 def test_another_item_reusing_a_call_id_is_malformed_after_earlier_events() -> None:
     stream = _one_call_stream()
-    events, error = decode(sse(*stream[:6], fc_added(1, "fc_2", "call_1", "g"), stream[6]))
+    events, error = decode(named_sse(*stream[:6], fc_added(1, "fc_2", "call_1", "g"), stream[6]))
     assert isinstance(error, MalformedStreamError)
     check_invariants(events, complete=False)
     assert [e.id for e in ends(events)] == ["call_1"]  # the first call arrived whole
@@ -311,7 +304,7 @@ def test_decoder_refuses_input_after_a_malformed_event() -> None:
 
 def test_calls_without_any_id_get_distinct_generated_ids() -> None:
     bare = {"type": "function_call", "name": "f", "arguments": "{}"}
-    body = sse(
+    body = named_sse(
         created(),
         fc_added(0, "fc_1", "call_1", "g"),  # a provider id equal to the next generated one
         {"type": "response.output_item.added", "output_index": 1, "item": {**bare, "id": ""}},
@@ -332,14 +325,14 @@ def test_calls_without_any_id_get_distinct_generated_ids() -> None:
 def test_text_only_in_done_item_is_not_lost_and_not_doubled() -> None:
     item = {"type": "message", "id": "m", "role": "assistant",
             "content": [{"type": "output_text", "text": "hi there", "annotations": []}]}  # fmt: skip
-    body = sse(
+    body = named_sse(
         created(),
         {"type": "response.output_item.done", "output_index": 0, "item": item},
         completed(),
     )
     events, _ = decode(body)
     assert accumulate(events).text == "hi there"
-    body = sse(
+    body = named_sse(
         created(),
         {
             "type": "response.output_text.delta",
@@ -364,7 +357,7 @@ def test_text_only_in_done_item_is_not_lost_and_not_doubled() -> None:
 
 def test_encrypted_reasoning_is_kept_for_the_round_trip() -> None:
     rs = {"type": "reasoning", "id": "rs_1", "summary": [], "encrypted_content": "gAAAA-secret"}
-    body = sse(
+    body = named_sse(
         created(),
         {
             "type": "response.output_item.added",
@@ -396,17 +389,17 @@ def test_reasoning_summary_parts_are_separated_and_raw_reasoning_text_is_reasoni
         return {"type": kind, "output_index": 0, "item_id": "rs", key: idx, "delta": text}
 
     s = "response.reasoning_summary_text.delta"
-    body = sse(created(), delta(s, 0, "One."), delta(s, 1, "Two."), completed(), event_lines=False)
+    body = sse_body(created(), delta(s, 0, "One."), delta(s, 1, "Two."), completed())
     events, _ = decode(body)
     assert accumulate(events).reasoning == "One.\n\nTwo."
     r = "response.reasoning_text.delta"
-    events, _ = decode(sse(created(), delta(r, 0, "think"), delta(r, 0, "ing"), completed()))
+    events, _ = decode(named_sse(created(), delta(r, 0, "think"), delta(r, 0, "ing"), completed()))
     assert accumulate(events).reasoning == "thinking"
 
 
 def test_refusal_is_surfaced_as_text_and_provider_data() -> None:
     ev = {"type": "response.refusal.delta", "output_index": 0, "item_id": "m", "content_index": 0}
-    body = sse(created(), {**ev, "delta": "I can't"}, {**ev, "delta": " help."}, completed())
+    body = named_sse(created(), {**ev, "delta": "I can't"}, {**ev, "delta": " help."}, completed())
     events, _ = decode(body)
     assert accumulate(events).text == "I can't help."
     assert isinstance(events[-1], Finish) and events[-1].provider_data == {
@@ -425,7 +418,7 @@ def test_builtin_tool_items_are_provider_items_not_tool_calls() -> None:
         {"type": "mcp_call", "id": "mcp_1", "name": "roll", "arguments": "{}", "output": "4"},
         {"type": "code_interpreter_call", "id": "ci_1", "code": "print(1)", "outputs": []},
     ]
-    body = sse(
+    body = named_sse(
         created(),
         *(
             {"type": "response.output_item.added", "output_index": i, "item": it}
@@ -455,7 +448,7 @@ def test_builtin_tool_items_are_provider_items_not_tool_calls() -> None:
 
 
 def test_usage_follows_the_convention() -> None:
-    events, _ = decode(sse(created(), completed()))
+    events, _ = decode(named_sse(created(), completed()))
     finish = events[-1]
     assert isinstance(finish, Finish) and finish.usage is not None
     u = finish.usage
@@ -482,7 +475,7 @@ def test_incomplete_reasons(reason: str, expected: str) -> None:
         "incomplete_details": {"reason": reason},
         "usage": USAGE,
     }
-    events, error = decode(sse(created(), {"type": "response.incomplete", "response": resp}))
+    events, error = decode(named_sse(created(), {"type": "response.incomplete", "response": resp}))
     assert error is None
     finish = events[-1]
     assert isinstance(finish, Finish)
@@ -491,9 +484,7 @@ def test_incomplete_reasons(reason: str, expected: str) -> None:
 
 def test_background_stream_starts_with_queued_and_done_marker_is_ignored() -> None:
     queued = {"type": "response.queued", "response": {**RESP, "id": "resp_bg", "status": "queued"}}
-    body = (
-        sse(queued, created(), completed(), event_lines=False) + b": keep-alive\n\ndata: [DONE]\n\n"
-    )
+    body = sse_body(queued, created(), completed()) + b": keep-alive\n\ndata: [DONE]\n\n"
     events, error = decode(body)
     assert error is None
     assert [type(e) for e in events] == [StreamStart, Finish]
@@ -501,14 +492,14 @@ def test_background_stream_starts_with_queued_and_done_marker_is_ignored() -> No
 
 
 def test_warnings_ride_on_stream_start() -> None:
-    events, _ = decode(sse(created(), completed()), warnings=["stop sequences ... dropped"])
+    events, _ = decode(named_sse(created(), completed()), warnings=["stop sequences ... dropped"])
     assert isinstance(events[0], StreamStart) and events[0].warnings == [
         "stop sequences ... dropped"
     ]
 
 
 def test_unknown_events_and_odd_shapes_are_skipped() -> None:
-    body = sse(
+    body = named_sse(
         created(),
         {"type": "response.future_feature.delta", "delta": "?"},
         {"type": "response.output_item.added", "item": None},
@@ -541,7 +532,7 @@ def test_error_event_raises_typed_error_after_yielding_prior_events() -> None:
         "type": "response.failed",
         "response": {**RESP, "status": "failed", "error": {"code": "server_error", "message": "x"}},
     }
-    events, error = decode(sse(created(), text, err, failed))
+    events, error = decode(named_sse(created(), text, err, failed))
     assert [type(e) for e in events] == [StreamStart, TextDelta]
     assert isinstance(error, RateLimitError)
     assert error.provider == "openai-responses" and error.provider_message == "Slow down."
@@ -556,10 +547,10 @@ def test_response_failed_alone_raises_with_its_error() -> None:
             "error": {"code": "server_error", "message": "boom"},
         },
     }
-    _, error = decode(sse(created(), failed))
+    _, error = decode(named_sse(created(), failed))
     assert isinstance(error, ServerError) and error.message == "boom"
     ctx = {"type": "error", "code": "context_length_exceeded", "message": "too long"}
-    _, error = decode(sse(ctx))
+    _, error = decode(named_sse(ctx))
     assert isinstance(error, ContextLengthError)
 
 
@@ -585,7 +576,7 @@ def test_error_as_first_event_keeps_stream_start_then_raises() -> None:
 
 def test_missing_terminal_event_is_truncation() -> None:
     text = {"type": "response.output_text.delta", "output_index": 0, "delta": "cut"}
-    events, error = decode(sse(created(), text))
+    events, error = decode(named_sse(created(), text))
     assert isinstance(error, StreamTruncatedError)
     assert accumulate(events).text == "cut"
 
@@ -636,7 +627,7 @@ def test_refusal_only_in_done_item_is_not_lost() -> None:
         "content": [{"type": "refusal", "refusal": "No."}],
     }
     events, _ = decode(
-        sse(
+        named_sse(
             created(),
             {"type": "response.output_item.done", "output_index": 0, "item": item},
             completed(),
