@@ -95,6 +95,7 @@ IO_MODULES = (
     "mcp_interact",
     "mcp_resources",
     "mcp_remote",
+    "test_tools_mcp_hostile",  # hostile MCP servers over stdio
 )
 LOOP_MODULES = (
     "/test_client.py",  # the one IO path: retry sleeps, cancellation, closing a stream
@@ -109,6 +110,8 @@ LOOP_MODULES = (
     "test_tools_mcp_interact_units",
     "test_tools_mcp_review",
     "test_tools_mcp_sampling",
+    "/test_ndjson.py",  # the loop turns between batches of lines
+    "/tools/test_tools_bounds.py",  # how many tool bodies run at once
 )
 ONE_LOOP = ("asyncio",)
 TWO_LOOPS = ("asyncio", "trio")
