@@ -40,7 +40,7 @@ def _collected() -> int:
             "--collect-only",
             "-p",
             "no:cacheprovider",
-            *[NEEDS_CORPUS],
+            NEEDS_CORPUS,
         ],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
