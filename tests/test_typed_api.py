@@ -42,11 +42,18 @@ def _mypy(*args: str) -> tuple[str, int]:
     return out + err, status
 
 
+MYPY_GROUP = pytest.mark.xdist_group("mypy")
+"""The mypy runs share one worker, one after the other: they share mypy's cache (its SQLite
+store is locked while a run writes it)."""
+
+
+@MYPY_GROUP
 def test_the_user_script_passes_strict_mypy_with_no_any_from_llmbridge() -> None:
     out, status = _mypy("--disallow-any-expr", str(CHECKED / "user_script.py"))
     assert status == 0, out
 
 
+@MYPY_GROUP
 def test_misused_options_and_results_are_type_errors() -> None:
     path = CHECKED / "rejected_options.py"
     out, status = _mypy(str(path))
