@@ -315,3 +315,19 @@ def test_chat_attaches_files_by_their_type(
     assert parts[1]["file"]["filename"] == "report.pdf"
     assert main(["chat", "openai:gpt-4.1-mini", "hi", "--file", str(tmp_path / "nope.pdf")]) == 1
     assert "--file" in capsys.readouterr().err
+
+
+@pytest.mark.usefixtures("tool_module")
+def test_a_replay_mismatch_shows_its_diff_line_by_line(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    """Issue 44, item 4: the diff of the recorded and the sent request is readable as printed,
+    not squashed onto one line."""
+    args = _chat_args(*_replay_args())
+    args[2] = "What's the weather in Rome?"
+    assert main(args) == 1
+    lines = capsys.readouterr().err.splitlines()
+    assert lines[0] == "error: ReplayMismatch: request does not match fixture openai/weather_call:"
+    assert "body differs:" in lines
+    assert any(line.startswith("+") and "Rome" in line for line in lines)
+    assert any(line.startswith("-") and "Paris" in line for line in lines)

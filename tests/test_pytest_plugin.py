@@ -5,6 +5,7 @@ records what is missing (never in CI), and the next run replays it."""
 from __future__ import annotations
 
 import importlib.metadata
+import json
 from pathlib import Path
 
 import pytest
@@ -99,3 +100,64 @@ def llmbridge_providers():
     result = app.runpytest(*_plugin_args(), "--llmbridge-record", "test_other.py")
     assert result.parseoutcomes().get("passed", 0) == 0
     result.stdout.fnmatch_lines(["*never the network*"])
+
+
+CHAIN_TEST = """
+import llmbridge as lb
+
+async def test_chain(llmbridge_client):
+    async with llmbridge_client as client:
+        answer = await client.complete(
+            ["openai:gpt-4.1-mini", "openai:gpt-4o-mini"], [lb.ChatMessage.user("Hi")]
+        )
+    assert answer.text == "Hello"
+"""
+
+CHAIN_CONFTEST = """
+import httpx
+import pytest
+
+ANSWER = {answer!r}
+
+
+class Quiet(httpx.AsyncByteStream):
+    async def __aiter__(self):
+        yield ANSWER[:40]
+        raise httpx.ReadTimeout("the slow model went quiet")
+
+
+def network(request):
+    if b"gpt-4.1-mini" in request.content:  # the first model stops answering midway
+        return httpx.Response(200, headers={{"content-type": "text/event-stream"}}, stream=Quiet())
+    return httpx.Response(200, headers={{"content-type": "text/event-stream"}}, content=ANSWER)
+
+
+@pytest.fixture
+def llmbridge_record_transport():
+    return httpx.MockTransport(network)
+
+
+@pytest.fixture
+def llmbridge_providers():
+    return {{"openai": {{"api_key": "sk-real-secret-key"}}}}
+"""
+
+
+def test_a_failed_attempt_of_a_chain_is_recorded_as_the_failure_it_was(
+    app: pytest.Pytester,
+) -> None:
+    """Issue 44, item 1: the first model's read timeout is saved as a timeout, not as a good
+    200 with the body cut short, and the replay takes the route the recording took."""
+    chunk = (
+        b'data: {"id":"c","object":"chat.completion.chunk","model":"m","choices":[{"index":0,'
+        b'"delta":{"content":"Hello"},"finish_reason":"stop"}]}\n\ndata: [DONE]\n\n'
+    )
+    app.makeconftest(CHAIN_CONFTEST.format(answer=chunk))
+    app.makepyfile(test_app=CHAIN_TEST)
+    _passed(app.runpytest(*_plugin_args(), "--llmbridge-record"))
+    cassette = app.path / "cassettes" / "test_app" / "test_chain"
+    first = json.loads((cassette / "step1" / "response.json").read_text())
+    second = json.loads((cassette / "step2" / "response.json").read_text())
+    assert first["error"] == "ReadTimeout" and "error" not in second
+    (app.path / "conftest.py").unlink()  # offline: the cassette alone
+    _passed(app.runpytest(*_plugin_args()))

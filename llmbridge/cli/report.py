@@ -9,6 +9,8 @@ Rules:
   → ``--api-key``. A 401 names the key variable(s) the provider reads; a 404 from an
   OpenAI-compatible server whose base URL lacks ``/v1`` says so; an HTML page (a web server,
   not an LLM API) is cut to its title; a failed connection says where the CLI looked.
+* A replay's ``ReplayMismatch`` keeps its lines: the diff of the recorded and the sent request
+  is read line by line (each line inert, as everything written).
 * ``retry_notes()`` prints "retrying in 2.0 s (429 from openai)" on stderr for each retry the
   transport makes (it listens to the ``llmbridge`` logger's retry records).
 * What is written is inert (``terminal``): a message quoting a server's or model's text cannot
@@ -36,6 +38,7 @@ from ..errors import (
     NotFoundError,
 )
 from ..terminal import json_line, terminal_text
+from ..testing.replay import ReplayMismatch
 
 __all__ = [
     "KEY_VARS",
@@ -147,6 +150,9 @@ def report(
     out = out or sys.stderr
     kind = type(exc).__name__
     text = cli_words(exc.message if isinstance(exc, LLMBridgeError) else str(exc))
+    if isinstance(exc, ReplayMismatch):  # a diff is read line by line: its lines are kept
+        first, _, rest = str(exc).partition("\n")
+        text = cli_words(first) + ("\n" + rest if rest else "")
     if isinstance(exc, LLMBridgeError):
         bits = [f"status {exc.status}"] if exc.status is not None else []
         bits += [f"request id {exc.request_id}"] if exc.request_id else []

@@ -7,7 +7,9 @@
 * ``request.json``  — the HTTP request as sent: ``method``, ``url``, ``headers`` (secrets
   redacted), ``body`` (JSON);
 * ``response.json`` — ``status``, ``headers`` (identifying ones redacted) and ``chunks``: the
-  byte lengths of the body chunks as they arrived;
+  byte lengths of the body chunks as they arrived; ``error`` when the attempt failed (the httpx
+  error class that ended it, e.g. ``ReadTimeout``, after the body recorded; ``status`` 0 when it
+  came before any answer): a replay raises it there;
 * ``response.sse``  — the raw body bytes exactly as received; an AWS event stream (binary) is
   ``response.eventstream`` instead, beside ``response.frames.jsonl``, its frames decoded one
   per line (``{"event", "data"}``) for people to read and diff (never read back);
@@ -77,6 +79,8 @@ class Fixture:
     body: bytes
     chunks: list[int] = field(default_factory=list)
     events: list[StreamEvent] | None = None
+    error: str | None = None
+    """The transport error that ended the recorded attempt (an httpx class name), if one did."""
 
     @property
     def provider(self) -> str:
@@ -114,7 +118,13 @@ class Fixture:
             inp["provider_config"] = self.provider_config
         dump_json(self.path / "input.json", inp)
         dump_json(self.path / "request.json", self.http_request)
-        meta = {"status": self.status, "headers": self.headers, "chunks": self.chunks}
+        meta: dict[str, Any] = {
+            "status": self.status,
+            "headers": self.headers,
+            "chunks": self.chunks,
+        }
+        if self.error is not None:
+            meta["error"] = self.error
         dump_json(self.path / "response.json", meta)
         binary = EVENTSTREAM_TYPE in self.headers.get("content-type", "")
         (self.path / BODY_FILES[binary]).write_bytes(self.body)
@@ -174,4 +184,5 @@ def load_fixture(path: str | Path) -> Fixture:
         body=body_file(path).read_bytes(),
         chunks=meta.get("chunks", []),
         events=events,
+        error=meta.get("error"),
     )

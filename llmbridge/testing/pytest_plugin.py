@@ -188,6 +188,7 @@ def _save(client: Any, recorder: RecordingTransport, folder: Path) -> None:
             body=b"".join(rec.chunks),
             chunks=[len(c) for c in rec.chunks],
             events=events,
+            error=rec.error,
         ).save(scrub=clean)
 
 
@@ -213,14 +214,12 @@ def llmbridge_client(
         )
     if os.environ.get("CI"):
         pytest.fail("--llmbridge-record in CI: CI replays cassettes, never the network")
-    import httpx
-
     from ..stream import RetryPolicy
-    from .record import RecordingTransport
+    from .record import RecordingTransport, recording_http
 
     recorder = RecordingTransport(llmbridge_record_transport)
     recording = _recording_client(
-        http_client=httpx.AsyncClient(transport=recorder),
+        http_client=recording_http(recorder),
         providers=llmbridge_providers,
         retry=RetryPolicy(max_attempts=1),  # one HTTP request per stream: one fixture each
     )

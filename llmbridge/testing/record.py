@@ -18,6 +18,11 @@ as they were read. A ``Recording``'s repr scrubs the secrets its transport saw (
 exact: it is what tests compare). ``record_fixture`` also scrubs what the provider's auth says
 it sent (``auth_secrets``: the access key id, secret and session token of SigV4 credentials
 from the environment, a token provider's tokens), as the error path does.
+
+A recording uses llmbridge's own timeouts (``recording_http``), never httpx's 5 s default, and an
+attempt that failed (a read timeout, a dropped connection, no answer at all) is recorded as the
+failure it was: ``Recording.error`` is saved in ``response.json`` and the replay raises it where
+it came, so a fallback chain replays by the route it took when it was recorded.
 """
 
 from __future__ import annotations
@@ -36,6 +41,7 @@ from ..errors import LLMBridgeError
 from ..events import StreamEvent
 from ..providers.base import ProviderConfig
 from ..secrets import is_secret_name, json_strings, named_secrets
+from ..stream.clients import DEFAULT_TIMEOUT
 from ..stream.pieces import Pieces
 from ..types import ChatMessage
 from .fixtures import Fixture, dump_json
@@ -54,6 +60,7 @@ __all__ = [
     "RecordingTransport",
     "known_secrets",
     "record_fixture",
+    "recording_http",
     "replayable_config",
 ]
 
@@ -67,31 +74,40 @@ class Recording:
     """The body as the decoder read it (decompressed), at the boundaries it arrived in."""
     secrets: set[str] = field(default_factory=set, repr=False, compare=False)
     """The credentials its transport saw: scrubbed from the repr."""
+    error: str | None = None
+    """The transport error that ended this attempt (its httpx class name, e.g. ``ReadTimeout``;
+    ``status`` 0 when it came before the response): the body stopped there, and a replay raises
+    the same error at the same place (``llmbridge.testing.replay``)."""
 
     def __repr__(self) -> str:
         scrub = secret_scrubber(self.secrets)
         body = scrub_bytes(b"".join(self.chunks), scrub)
+        error = "" if self.error is None else f", error={self.error!r}"
         return (
             f"Recording(request={scrub_json(self.request, scrub)!r}, status={self.status}, "
-            f"headers={scrub_json(self.headers, scrub)!r}, body={body!r})"
+            f"headers={scrub_json(self.headers, scrub)!r}, body={body!r}{error})"
         )
 
 
 class _Tee(httpx.AsyncByteStream):
     """The body of ``response`` as its decoder reads it (content-encoding undone a piece at a
     time by ``stream.pieces``, as the live readers do: a gzip bomb is no worse recorded), each
-    piece also kept in ``into``."""
+    piece also kept in the recording; a transport error that cuts it short is noted there too."""
 
-    def __init__(self, response: httpx.Response, into: list[bytes]) -> None:
+    def __init__(self, response: httpx.Response, into: Recording) -> None:
         self._pieces = Pieces(response)
         self._into = into
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
-        pieces = self._pieces
+        pieces, chunks = self._pieces, self._into.chunks
         pieces.open()
-        while piece := await pieces.next():
-            self._into.append(piece)
-            yield piece
+        try:
+            while piece := await pieces.next():
+                chunks.append(piece)
+                yield piece
+        except httpx.TransportError as exc:  # a read timeout, a dropped connection
+            self._into.error = type(exc).__name__
+            raise
 
     async def aclose(self) -> None:
         await self._pieces.aclose()
@@ -132,7 +148,11 @@ class RecordingTransport(httpx.AsyncBaseTransport):
             },
         )
         self.recordings.append(recording)
-        response = await self.inner.handle_async_request(request)
+        try:
+            response = await self.inner.handle_async_request(request)
+        except httpx.TransportError as exc:  # no answer at all: recorded as the failure it was
+            recording.error = type(exc).__name__
+            raise
         recording.status = response.status_code
         recording.headers = redact_response_headers(
             response.headers.multi_items(), redact=self.redact
@@ -147,13 +167,20 @@ class RecordingTransport(httpx.AsyncBaseTransport):
         return httpx.Response(
             response.status_code,
             headers=headers,
-            stream=_Tee(encoded, recording.chunks),
+            stream=_Tee(encoded, recording),
             request=request,
             extensions=response.extensions,
         )
 
     async def aclose(self) -> None:
         await self.inner.aclose()
+
+
+def recording_http(recorder: RecordingTransport) -> httpx.AsyncClient:
+    """The HTTP client a recording goes through: the recorder, with llmbridge's own timeouts
+    (``stream.clients.DEFAULT_TIMEOUT``: a slow local model's first byte may take more than
+    httpx's 5 s default)."""
+    return httpx.AsyncClient(transport=recorder, timeout=DEFAULT_TIMEOUT)
 
 
 def replayable_config(options: Any) -> dict[str, Any]:
@@ -236,7 +263,7 @@ async def record_fixture(
     recorder = RecordingTransport(transport)
     events: list[StreamEvent] = []
     error: LLMBridgeError | None = None
-    async with httpx.AsyncClient(transport=recorder) as http:
+    async with recording_http(recorder) as http:
         client = Client(http_client=http, **(client_options or {}))
         provider, model_name = client.resolve(model)
         request = client.build_request(model_name, messages, **options)
@@ -264,6 +291,7 @@ async def record_fixture(
         body=body,
         chunks=chunks,
         events=events,
+        error=segments[-1].error,
     )
     fixture.save(scrub=clean)
     if error is not None:

@@ -4,7 +4,9 @@
 next unplayed fixture and checked against what was recorded (method, URL, JSON body, and the
 recorded headers — redacted ones only for presence); a mismatch raises ``ReplayMismatch`` with a
 readable diff. The body is served at its recorded chunk boundaries, or re-split with
-``chunk_size``. With ``strict=True``, ``assert_all_played()`` (also run on ``aclose``) fails
+``chunk_size``. A fixture whose recorded attempt failed (``Fixture.error``: a read timeout, a
+dropped connection) fails the same way at the same place: its body, then the same httpx error
+(before any answer when ``status`` is 0). With ``strict=True``, ``assert_all_played()`` (also run on ``aclose``) fails
 when a recorded interaction was never requested.
 """
 
@@ -30,12 +32,25 @@ class ReplayMismatch(AssertionError):
 
 
 class _Body(httpx.AsyncByteStream):
-    def __init__(self, chunks: list[bytes]) -> None:
+    def __init__(self, chunks: list[bytes], error: httpx.TransportError | None = None) -> None:
         self._chunks = chunks
+        self._error = error
 
     async def __aiter__(self) -> AsyncIterator[bytes]:
         for chunk in self._chunks:
             yield chunk
+        if self._error is not None:  # the recorded attempt failed here
+            raise self._error
+
+
+def _recorded_error(fixture: Fixture, request: httpx.Request) -> httpx.TransportError | None:
+    """The transport error the recorded attempt ended in (``Fixture.error``), made again."""
+    if fixture.error is None:
+        return None
+    kind = getattr(httpx, fixture.error, None)
+    if not (isinstance(kind, type) and issubclass(kind, httpx.TransportError)):
+        kind = httpx.TransportError
+    return kind(f"replayed: the recorded attempt ended in {fixture.error}", request=request)
 
 
 def _pretty(data: Any) -> list[str]:
@@ -75,11 +90,14 @@ class ReplayTransport(httpx.AsyncBaseTransport):
         if self.check_request:
             await request.aread()
             self._check(fixture, request)
+        error = _recorded_error(fixture, request)
+        if error is not None and not fixture.status:  # it failed before any answer came
+            raise error
         chunks = fixture.body_chunks()
         if self.chunk_size:
             body, size = fixture.body, self.chunk_size
             chunks = [body[i : i + size] for i in range(0, len(body), size)]
-        return httpx.Response(fixture.status, headers=fixture.headers, stream=_Body(chunks))
+        return httpx.Response(fixture.status, headers=fixture.headers, stream=_Body(chunks, error))
 
     def _check(self, fixture: Fixture, request: httpx.Request) -> None:
         recorded = fixture.http_request
