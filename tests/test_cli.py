@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import io
 import json
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -29,12 +30,16 @@ def test_demo_replays_every_provider_offline() -> None:
         text=True,
         check=True,
         timeout=120,
+        env={k: v for k, v in os.environ.items() if k != "COLUMNS"},  # piped, no width given
     ).stdout
     providers = sorted(p.name for p in bundled_fixtures_dir().iterdir() if p.is_dir())
     assert providers, "fixtures are bundled"
     for provider in providers:
         assert f"{provider}:" in out
     assert "finish" in out
+    # piped (issue 44, item 8): 80 columns, and a provider's own item said in words
+    assert max(len(line) for line in out.splitlines()) <= 80
+    assert "ProviderItem(" not in out and "item      tool_plan: " in out
 
 
 def test_demo_json_lines(capsys: pytest.CaptureFixture[str]) -> None:
@@ -331,3 +336,21 @@ def test_a_replay_mismatch_shows_its_diff_line_by_line(
     assert "body differs:" in lines
     assert any(line.startswith("+") and "Rome" in line for line in lines)
     assert any(line.startswith("-") and "Paris" in line for line in lines)
+
+
+def test_chat_takes_a_tool_from_a_file_path(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 44, item 8: ``--tool ./mytools.py:fn`` (a file, not an importable module)."""
+    tools = tmp_path / "elsewhere" / "my tools.py"
+    tools.parent.mkdir()
+    tools.write_text(TOOL_MODULE)
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    args = _chat_args(*_replay_args())
+    args[args.index("--tool") + 1] = "./elsewhere/my tools.py:get_weather"
+    assert main(args) == 0
+    assert "← get_weather: Sunny, 22 °C" in capsys.readouterr().out
+    args[args.index("--tool") + 1] = "./elsewhere/none.py:get_weather"
+    assert main(args) == 1
+    assert "no such file: ./elsewhere/none.py" in capsys.readouterr().err

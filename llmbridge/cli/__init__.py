@@ -3,7 +3,7 @@
 Rules: ``demo`` and ``replay`` never touch the network (fixtures are served by the replay
 transport); ``chat`` is the only live command and reads keys from the environment, unless
 ``--replay`` serves fixtures instead (``--record`` saves its live calls as fixtures).
-``chat --tool module:function`` runs the tool loop. Output is readable text, colored only on
+``chat --tool module:function`` (or ``path/to/file.py:function``) runs the tool loop. Output is readable text, colored only on
 a terminal and never when ``NO_COLOR`` is set; ``--json`` prints JSON lines instead.
 """
 
@@ -98,7 +98,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         action="append",
         default=[],
         metavar="MODULE:FUNCTION",
-        help="offer this function as a tool and run the tool loop (repeatable)",
+        help="offer this function as a tool and run the tool loop (repeatable; MODULE may be "
+        "a file: ./tools.py:fn)",
     )
     chat.add_argument(
         "--tool-mode",

@@ -10,6 +10,7 @@ escaped), so it cannot drive the terminal.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 import os
 import re
 import sys
@@ -124,14 +125,17 @@ def _event_json(event: StreamEvent | ToolResult) -> dict[str, Any]:
 
 
 def load_tool(ref: str) -> Any:
-    """``module:function`` → the function (the current directory is importable)."""
-    module_name, sep, attr = ref.partition(":")
+    """``module:function`` or ``path/to/file.py:function`` → the function (the current
+    directory is importable)."""
+    module_name, sep, attr = ref.rpartition(":")
     if not sep or not module_name or not attr:
-        raise ConfigurationError(f"--tool takes module:function (got {ref!r})")
+        raise ConfigurationError(
+            f"--tool takes module:function or path/to/file.py:function (got {ref!r})"
+        )
     if os.getcwd() not in sys.path:
         sys.path.insert(0, os.getcwd())
     try:
-        target: Any = importlib.import_module(module_name)
+        target: Any = _tool_module(module_name)
         for part in attr.split("."):
             target = getattr(target, part)
     except (ImportError, AttributeError) as exc:
@@ -141,6 +145,22 @@ def load_tool(ref: str) -> Any:
     if not callable(target):
         raise ConfigurationError(f"--tool {ref}: {type(target).__name__} is not callable")
     return tool(target)
+
+
+def _tool_module(name: str) -> Any:
+    """The module ``--tool`` names: a file path (``./tools.py``) or an importable module."""
+    if not name.endswith(".py"):
+        return importlib.import_module(name)
+    path = Path(name).expanduser().resolve()
+    if not path.is_file():
+        raise ImportError(f"no such file: {name}")
+    spec = importlib.util.spec_from_file_location(f"_llmbridge_tools_{path.stem}", path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"{name} cannot be imported")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = module  # dataclasses and pydantic look their module up
+    spec.loader.exec_module(module)
+    return module
 
 
 def _natural(path: Path) -> list[Any]:

@@ -20,6 +20,7 @@ from ..client import Client
 from ..errors import LLMBridgeError
 from ..events import (
     Finish,
+    ProviderItem,
     ReasoningDelta,
     StreamEvent,
     StreamStart,
@@ -79,7 +80,18 @@ def _described(event: StreamEvent) -> str:
         return f"finish    {event.reason} ({event.raw_reason}){counts}"
     if isinstance(event, StreamStart):
         return f"start     {event.model or ''} {event.response_id or ''}".rstrip()
+    if isinstance(event, ProviderItem):
+        return _item(event)
     return repr(event)
+
+
+def _item(event: ProviderItem) -> str:
+    """A provider-run item in a few words: its kind, and its text when it has some."""
+    data = event.data
+    kind = str(data.get("type") or data.get("kind") or "item")
+    keys = ("text", kind, "content", "query")
+    text = next((data[k] for k in keys if isinstance(data.get(k), str)), "")
+    return f"item      {kind}" + (f": {text}" if text else "")
 
 
 async def replay_fixture(fixture: Fixture) -> tuple[list[StreamEvent], LLMBridgeError | None]:
@@ -226,7 +238,7 @@ async def run_demo(fixtures_dir: Path, as_json: bool) -> int:
             report(CLIError(f"no fixtures found under {fixtures_dir}"), as_json=False)
             return 1
         print("llmbridge demo: recorded provider streams replayed offline, normalized events\n")
-        print(_columns(blocks, shutil.get_terminal_size((160, 40)).columns))
+        print(_columns(blocks, shutil.get_terminal_size((80, 24)).columns))  # 80 when piped
     return 0
 
 
