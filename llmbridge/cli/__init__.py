@@ -67,7 +67,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "prompt",
         nargs="?",
         help="the user message; '-' reads it from stdin (so does a pipe); none on a terminal: "
-        "an interactive chat (Ctrl-D ends it)",
+        "an interactive chat (Ctrl-D or /exit ends it, Ctrl-C stops an answer, /help)",
     )
     chat.add_argument(
         "-i",
@@ -121,6 +121,27 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     chat.add_argument("--max-steps", type=int, default=8, help="model turns in the tool loop")
     chat.add_argument("--base-url", help="the provider's base URL (e.g. a local server)")
+    chat.add_argument(
+        "--fallback",
+        action="append",
+        default=[],
+        metavar="MODEL",
+        help="the next model of a fallback chain, tried when the one before fails (repeatable)",
+    )
+    chat.add_argument(
+        "--option",
+        action="append",
+        default=[],
+        metavar="[PROVIDER.]KEY=VALUE",
+        help="a provider option, e.g. base_url=http://127.0.0.1:8080/v1 or "
+        "anthropic.api_version=2023-06-01 (the chat's provider when none is named; repeatable)",
+    )
+    chat.add_argument(
+        "--providers",
+        type=Path,
+        metavar="FILE",
+        help='provider options from a JSON file: {"name": {"base_url": ...}, ...}',
+    )
     where = chat.add_mutually_exclusive_group()
     where.add_argument(
         "--replay",
@@ -179,6 +200,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         record=args.record,
         as_json=args.json,
         color=use_color(sys.stdout, disabled=args.no_color or args.json),
+        fallbacks=args.fallback,
+        provider_options=args.option,
+        providers_file=args.providers,
     )
     from .chat_session import run_chat
 

@@ -205,6 +205,12 @@ class ChatArgs:
     mcp: Path | None = None
     interactive: bool = False
     """Go on turn after turn (the first turn is ``prompt`` when given), until end of input."""
+    fallbacks: list[str] = field(default_factory=list)
+    """``--fallback``: the models after ``model`` in a fallback chain."""
+    provider_options: list[str] = field(default_factory=list)
+    """``--option [PROVIDER.]KEY=VALUE``, as given."""
+    providers_file: Path | None = None
+    """``--providers FILE``: provider name -> options, as ``Client(providers=...)`` takes."""
 
     def options(self) -> dict[str, Any]:
         """The call options these flags set (``None``s left out)."""

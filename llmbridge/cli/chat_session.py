@@ -36,9 +36,10 @@ from ..tools.results import ToolResult
 from ..types import ChatMessage
 from .attach import attachment
 from .chat import ChatArgs, ChatPrinter, load_tool, replay_fixtures, save_recordings
+from .chat_commands import HELP, Command, command_of, greeting, problem_of, stoppable
 from .report import retry_notes
 
-__all__ = ["load_schema", "read_turn", "run_chat"]
+__all__ = ["load_schema", "provider_options", "read_turn", "run_chat"]
 
 ReadTurn = Callable[[], "str | None"]
 
@@ -60,6 +61,47 @@ def read_turn() -> str | None:
             return line.rstrip("\n")
 
 
+def provider_options(args: ChatArgs, main: str) -> dict[str, dict[str, Any]]:
+    """``Client(providers=...)`` from the flags: ``--providers FILE`` (a JSON object of provider
+    name → options), then ``--option [PROVIDER.]KEY=VALUE`` (the chat's own provider when none
+    is named; a JSON value, else the text), then ``--base-url`` and ``--api-key``."""
+    providers: dict[str, dict[str, Any]] = {}
+    if args.providers_file is not None:
+        try:
+            loaded = orjson.loads(args.providers_file.read_bytes())
+        except OSError as exc:
+            raise ConfigurationError(
+                f"--providers {args.providers_file}: {exc.strerror or exc}"
+            ) from None
+        except orjson.JSONDecodeError as exc:
+            raise ConfigurationError(
+                f"--providers {args.providers_file}: not JSON ({exc})"
+            ) from None
+        if not isinstance(loaded, dict) or not all(isinstance(v, dict) for v in loaded.values()):
+            raise ConfigurationError(
+                f"--providers {args.providers_file}: a JSON object of provider name -> options"
+            )
+        providers = {str(k): dict(v) for k, v in loaded.items()}
+    for option in args.provider_options:
+        key, sep, raw = option.partition("=")
+        if not sep or not key.strip():
+            raise ConfigurationError(
+                f"--option takes KEY=VALUE or PROVIDER.KEY=VALUE (got {option!r})"
+            )
+        name, dot, key = key.strip().rpartition(".")
+        try:
+            value: Any = orjson.loads(raw)
+        except orjson.JSONDecodeError:
+            value = raw
+        providers.setdefault(name if dot else main, {})[key] = value
+    own = providers.setdefault(main, {})
+    if args.base_url:
+        own["base_url"] = args.base_url
+    if args.api_key:
+        own["api_key"] = args.api_key
+    return providers
+
+
 def load_schema(path: Path) -> Any:
     """``--schema FILE``: a JSON schema (or ``"json"`` for any JSON object) as a format."""
     try:
@@ -76,18 +118,24 @@ def load_schema(path: Path) -> Any:
 class _Session:
     def __init__(self, args: ChatArgs, printer: ChatPrinter) -> None:
         self.args, self.printer = args, printer
+        self.model = args.model
         self.provider_name, self.model_name = split_model(args.model)
         self.provider: Provider | None = None
         self.turns: list[list[StreamEvent]] = [[]]
+        self.partial: Accumulator | None = None
+        """The answer being folded (what Ctrl-C keeps of a stopped one)."""
+
+    def models(self) -> str | list[str]:
+        """The model a turn asks, or the fallback chain of it and ``--fallback``'s models."""
+        return [self.model, *self.args.fallbacks] if self.args.fallbacks else self.model
 
     def report(self, exc: BaseException) -> None:
         self.printer.error(exc, provider=self.provider, name=self.provider_name)
 
     async def run(self, read: ReadTurn) -> int:
         args = self.args
-        config: dict[str, Any] = {"base_url": args.base_url} if args.base_url else {}
-        if args.api_key:
-            config["api_key"] = args.api_key
+        providers = provider_options(args, self.provider_name)
+        config = providers.setdefault(self.provider_name, {})
         tools = [load_tool(ref) for ref in args.tools]
         fmt = load_schema(args.schema) if args.schema is not None else None
         options = args.options() | ({"response_format": fmt} if fmt is not None else {})
@@ -96,7 +144,7 @@ class _Session:
         if args.replay:
             fixtures = replay_fixtures(args.replay)
             transport = replayer = ReplayTransport(fixtures, strict=False)
-            config = {**fixtures[0].provider_config, **config, "api_key": "replay-key"}
+            config.update({**fixtures[0].provider_config, **config, "api_key": "replay-key"})
         elif args.record is not None:
             transport = recorder = RecordingTransport()
         timeout = DEFAULT_TIMEOUT if args.timeout is None else httpx.Timeout(args.timeout)
@@ -110,7 +158,7 @@ class _Session:
             client = await stack.enter_async_context(
                 Client(
                     http_client=http,
-                    providers={self.provider_name: config} if config else None,
+                    providers={k: v for k, v in providers.items() if v} or None,
                     retry=RetryPolicy(max_attempts=1) if transport else None,
                     timeout=args.timeout,
                 )
@@ -133,15 +181,22 @@ class _Session:
                     registry.register(fn)
             prompt: str | None = args.prompt
             files = [attachment(f) for f in args.files]
+            if args.interactive and sys.stdin.isatty():
+                sys.stderr.write(greeting(self.model) + "\n")
             with retry_notes(as_json=args.as_json):
                 while True:
                     text = prompt if prompt is not None else (read() if args.interactive else None)
-                    prompt = None
+                    from_reader, prompt = prompt is None, None
                     if text is None:
                         break
-                    messages.append(ChatMessage.user(text, *files))
+                    said = command_of(text) if from_reader else text
+                    if isinstance(said, Command):
+                        if self.command(said, client, messages):
+                            break
+                        continue
+                    messages.append(ChatMessage.user(said, *files))
                     files = []
-                    error = await self.turn(client, messages, registry, options)
+                    error = await self.answer(client, messages, registry, options)
                     self.printer.end_line()
                     if error is not None:
                         self.report(error)
@@ -165,6 +220,52 @@ class _Session:
             replayer.assert_all_played()
         return code
 
+    async def answer(
+        self,
+        client: Client,
+        messages: list[ChatMessage],
+        registry: ToolRegistry,
+        options: dict[str, Any],
+    ) -> LLMBridgeError | None:
+        """One user turn; in an interactive chat Ctrl-C stops it (``chat_commands``)."""
+        if not self.args.interactive:
+            return await self.turn(client, messages, registry, options)
+        before = len(messages)
+        error, stopped = await stoppable(lambda: self.turn(client, messages, registry, options))
+        if stopped:
+            partial = self.partial.response().message if self.partial is not None else None
+            del messages[before:]
+            if partial is not None and (partial.text or partial.tool_calls):
+                messages.append(partial)  # what was said stays in the conversation
+            else:
+                messages.pop()  # nothing was said: the question goes too
+            self.printer.end_line()
+            sys.stderr.write("[stopped]\n")
+        return error
+
+    def command(self, command: Command, client: Client, messages: list[ChatMessage]) -> bool:
+        """Run an interactive chat's ``command``; whether the chat ends."""
+        problem = problem_of(command)
+        if problem is not None:
+            sys.stderr.write(problem + "\n")
+        elif command.name in ("exit", "quit"):
+            return True
+        elif command.name == "help":
+            sys.stderr.write(HELP + "\n")
+        elif command.name == "clear":
+            del messages[1 if self.args.system else 0 :]
+            sys.stderr.write("[conversation cleared]\n")
+        else:  # /model
+            try:
+                client.provider(split_model(command.argument)[0])  # a missing key: said now
+            except LLMBridgeError as exc:
+                self.report(exc)
+                return False
+            self.model = command.argument
+            self.provider_name, self.model_name = split_model(command.argument)
+            sys.stderr.write(f"[now chatting with {self.model}]\n")
+        return False
+
     async def turn(
         self,
         client: Client,
@@ -176,9 +277,10 @@ class _Session:
         args = self.args
         loop = None
         events: AsyncIterator[StreamEvent | ToolResult]
+        model = self.models()
         if len(registry):
             events = loop = client.run(
-                args.model,
+                model,
                 list(messages),
                 tools=registry,
                 max_steps=args.max_steps,
@@ -186,8 +288,8 @@ class _Session:
                 **options,
             )
         else:
-            events = client.stream(args.model, messages, tool_mode=args.tool_mode, **options)
-        acc = Accumulator(provider=self.provider_name)
+            events = client.stream(model, messages, tool_mode=args.tool_mode, **options)
+        acc = self.partial = Accumulator(provider=self.provider_name)
         if self.turns[-1]:
             self.turns.append([])
         try:
