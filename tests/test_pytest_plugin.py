@@ -70,6 +70,14 @@ def test_a_missing_cassette_says_how_to_record(app: pytest.Pytester) -> None:
     result.stdout.fnmatch_lines(["*no llmbridge cassette*pytest --llmbridge-record*"])
 
 
+def test_a_marker_path_that_holds_no_fixture_names_where_it_looked(app: pytest.Pytester) -> None:
+    app.makepyfile(test_app=TEST_FILE.format(marker='@pytest.mark.llmbridge_cassette("nowhere/x")'))
+    result = app.runpytest(*_plugin_args())
+    assert result.parseoutcomes().get("passed", 0) == 0
+    looked = app.path / "nowhere" / "x"
+    result.stdout.fnmatch_lines([f"*no llmbridge cassette for this test at {looked} (*rootdir*"])
+
+
 def test_record_then_replay(app: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> None:
     conftest = f"""
 import pytest

@@ -1,10 +1,12 @@
-"""The llmbridge command: demo, replay, chat, --version.
+"""The llmbridge command: demo, replay, run, chat, models, --version.
 
-Rules: ``demo`` and ``replay`` never touch the network (fixtures are served by the replay
-transport); ``chat`` is the only live command and reads keys from the environment, unless
-``--replay`` serves fixtures instead (``--record`` saves its live calls as fixtures).
-``chat --tool module:function`` (or ``path/to/file.py:function``) runs the tool loop. Output is readable text, colored only on
-a terminal and never when ``NO_COLOR`` is set; ``--json`` prints JSON lines instead.
+Rules: ``demo``, ``replay`` and ``run`` never touch the network (fixtures are served by the
+replay transport; ``run SCRIPT --replay DIR`` runs a script so, ``llmbridge.cli.run_script``);
+``chat`` is the live command and reads keys from the environment, unless ``--replay`` serves
+fixtures instead (``--record`` saves its live calls as fixtures). ``chat --tool
+module:function`` (or ``path/to/file.py:function``) runs the tool loop. Output is readable text,
+colored only on a terminal and never when ``NO_COLOR`` is set; ``--json`` prints JSON lines
+instead.
 """
 
 from __future__ import annotations
@@ -54,6 +56,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         "fixture", type=Path, help="a fixture folder (input.json, request.json, response.sse, ...)"
     )
     replay.add_argument("--json", action="store_true", help="print JSON lines")
+    run = sub.add_parser(
+        "run", help="run a Python script offline: its clients replay recorded fixtures"
+    )
+    run.add_argument("script", type=Path, help="the script (e.g. a documentation block)")
+    run.add_argument(
+        "--replay",
+        action="append",
+        type=Path,
+        required=True,
+        metavar="FIXTURE",
+        help="a fixture folder (or a folder of them) served in order (repeatable)",
+    )
+    run.add_argument(
+        "args", nargs="*", help="the script's own arguments, after '--' (run S.py --replay D -- -v)"
+    )
     models = sub.add_parser("models", help="list the models a provider offers")
     models.add_argument("provider", help="a provider name, e.g. openai, anthropic, llamacpp")
     models.add_argument("--base-url", help="the provider's base URL (e.g. a local server)")
@@ -156,6 +173,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     chat.add_argument("--json", action="store_true", help="print JSON lines")
     chat.add_argument("--no-color", action="store_true", help="never color the output")
+    argv = list(sys.argv[1:] if argv is None else argv)
+    script_args: list[str] = []
+    if argv[:1] == ["run"] and "--" in argv:  # what follows '--' is the script's
+        script_args, argv = argv[argv.index("--") + 1 :], argv[: argv.index("--")]
     args = parser.parse_args(argv)
     if args.command == "demo":
         return anyio.run(run_demo, args.fixtures or bundled_fixtures_dir(), args.json)
@@ -167,6 +188,13 @@ def main(argv: Sequence[str] | None = None) -> int:
             )
             return 2
         return anyio.run(run_replay, args.fixture, args.json)
+    if args.command == "run":
+        if not args.script.is_file():
+            report(CLIError(f"{args.script}: no such script"))
+            return 2
+        from .run_script import run_script
+
+        return run_script(args.script, args.replay, [*args.args, *script_args])
     if args.command == "models":
         from .models import run_models
 

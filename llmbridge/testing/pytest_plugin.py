@@ -207,8 +207,15 @@ def llmbridge_client(
             transport.assert_all_played()
         return
     if not request.config.getoption("llmbridge_record"):
+        marked = request.node.get_closest_marker("llmbridge_cassette") is not None
+        where = (
+            f" (the llmbridge_cassette marker's paths are relative to pytest's rootdir, "
+            f"{request.config.rootpath})"
+            if marked
+            else ""
+        )
         pytest.fail(
-            f"no llmbridge cassette for this test at {folder}: record it once with "
+            f"no llmbridge cassette for this test at {folder}{where}: record it once with "
             "'pytest --llmbridge-record' (real provider calls, keys from the environment)",
             pytrace=False,
         )

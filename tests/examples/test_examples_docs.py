@@ -10,24 +10,20 @@ runs in a fresh namespace from the repository root, with the echo plug-in's sour
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 import types
 from pathlib import Path
 from typing import Any
 
-import httpx
 import pytest
 from plugin_install import ECHO_PACKAGE, REPO
 
-import llmbridge.client
 from llmbridge.providers import registry
-from llmbridge.testing import ReplayTransport
+from llmbridge.testing import ReplayTransport, offline
 
 DOCS = [REPO / "README.md", *sorted((REPO / "docs").glob("*.md"))]
-CLOUD_KEYS = ("AWS_BEARER_TOKEN_BEDROCK", "ANTHROPIC_FOUNDRY_API_KEY", "ANTHROPIC_AWS_API_KEY",
-              "AZURE_OPENAI_API_KEY")  # fmt: skip
-"""The key variables of docs/clouds.md's clouds (their SDKs' names)."""
 BLOCK = re.compile(r"(?:<!--\s*(?P<marker>[^>]*?)\s*-->\s*\n)?```python\n(?P<code>.*?)```", re.S)
 
 
@@ -77,30 +73,26 @@ def test_doc_block_runs(
     monkeypatch.syspath_prepend(str(ECHO_PACKAGE / "src"))
     monkeypatch.setattr(registry, "_registered", dict(registry._registered))  # no leaks
     transport: ReplayTransport | None = None
+    stack = contextlib.ExitStack()
     if marker.startswith("replay:"):
+        _aws_profile(tmp_path, monkeypatch)  # before offline(): it then adds no AWS keys
         paths = [REPO / p for p in marker.removeprefix("replay:").split()]
-        transport = ReplayTransport(paths, strict=False)
-        replaying = transport
-
-        def client(**_: Any) -> httpx.AsyncClient:
-            return httpx.AsyncClient(transport=replaying)
-
-        monkeypatch.setattr(llmbridge.stream.clients, "httpx_client", client)
-        _aws_profile(tmp_path, monkeypatch)
-        for var in (
-            "OPENAI_API_KEY",
-            "ANTHROPIC_API_KEY",
-            "GEMINI_API_KEY",
-            "CO_API_KEY",
-            "OLLAMA_API_KEY",  # the fixtures were built with a key (test_fixtures passes one)
-            *CLOUD_KEYS,
-        ):
-            monkeypatch.setenv(var, "doc-test-key")
+        transport = stack.enter_context(offline(paths))  # what `llmbridge run` does
     else:
         assert not marker, f"unknown marker {marker!r} (use 'no-run' or 'replay: PATH ...')"
     module = types.ModuleType("__doc_block__")  # a real module: dataclasses and hints resolve
     monkeypatch.setitem(sys.modules, module.__name__, module)
-    exec(compile(code, doc.name, "exec", dont_inherit=True), module.__dict__)
+    with stack:
+        exec(compile(code, doc.name, "exec", dont_inherit=True), module.__dict__)
     if transport is not None:
         transport.assert_all_played()
     sys.stdout.flush()
+
+
+def test_every_replayed_block_says_how_to_run_it_offline() -> None:
+    """Issue 44, item 9: under each block that replays recordings, the one line a reader pastes
+    to run it offline (``llmbridge run block.py --replay ...``, which runs it as this test does)."""
+    from offline_lines import drifted
+
+    stale = [str(doc.relative_to(REPO)) for doc in drifted()]
+    assert not stale, f"run 'python tests/examples/offline_lines.py' to rewrite {stale}"
