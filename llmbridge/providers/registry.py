@@ -44,6 +44,7 @@ class _Builtin(NamedTuple):
 _BUILTINS: dict[str, _Builtin] = {
     "openai-responses": _Builtin("llmbridge.providers.openai_responses", "create"),
     "anthropic": _Builtin("llmbridge.providers.anthropic", "create"),
+    "anthropic-compatible": _Builtin("llmbridge.providers.anthropic.compatible", "create"),
     "gemini": _Builtin("llmbridge.providers.gemini", "create"),
     "vertex": _Builtin("llmbridge.providers.gemini", "create_vertex"),
     "bedrock": _Builtin("llmbridge.providers.bedrock", "create"),

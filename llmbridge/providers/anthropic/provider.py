@@ -82,14 +82,21 @@ def model_capabilities(model: str, *, hosted_tools: frozenset[str] = HOSTED_TOOL
 class AnthropicProvider(ToolSearchAnswers):
     """Anthropic Messages API provider (streaming)."""
 
+    key_vars: tuple[str, ...] = ("ANTHROPIC_API_KEY",)
+    """Where the key is read when none is configured."""
+    key_required = True
+    default_api_version = API_VERSION
+
     def __init__(self, config: ProviderConfig, *, name: str = "anthropic") -> None:
         self.name = name
-        self._key: Secret | None = config.key("ANTHROPIC_API_KEY", provider=name)
+        self._key: Secret | None = config.key(
+            *self.key_vars, provider=name, required=self.key_required
+        )
         self.auth = config_auth(config)
         """An ``httpx.Auth`` run on every request (``llmbridge.auth``), beside or instead of a key."""
         self._base_url = (config.base_url or DEFAULT_BASE_URL).rstrip("/")
         options = config.options
-        self._api_version = str(options.get("api_version") or API_VERSION)
+        self._api_version = str(options.get("api_version") or self.default_api_version)
         auth = str(options.get("auth") or "bearer").lower()
         if auth not in _AUTH_SCHEMES:
             raise ConfigurationError(
