@@ -2,7 +2,8 @@
 
 Shared by ``bedrock`` (Converse), ``anthropic-bedrock`` (InvokeModel), ``anthropic-bedrock-mantle``,
 ``anthropic-aws`` and the ``bedrock-mantle`` presets; credentials and region come from
-``llmbridge.auth.aws.aws_credential``. Rules:
+``llmbridge.auth.aws.aws_credential`` (its variable names, ``REGION_VARS`` and
+``BEDROCK_KEY_VAR``, are named here too, for the preset table). Rules:
 
 * Hosts per region: ``bedrock-runtime.{region}.amazonaws.com`` (inference),
   ``bedrock.{region}.amazonaws.com`` (control plane: model lists),
@@ -23,10 +24,14 @@ from __future__ import annotations
 
 import re
 
+from ...auth.aws import BEDROCK_KEY_VAR, REGION_VARS
 from ..url_paths import path_segment
 
 __all__ = [
+    "BEDROCK_KEY_VAR",
     "LABEL_SAFE",
+    "MANTLE_URL",
+    "REGION_VARS",
     "SDK_SAFE",
     "base_id",
     "control_url",
