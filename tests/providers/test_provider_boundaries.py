@@ -130,9 +130,7 @@ _FACE = {
         "import importlib\nimportlib.import_module('llmbridge.providers.alpha.inner')",
     ],
 )
-def test_the_walk_sees_an_import_of_another_providers_internals(
-    tmp_path: Path, line: str
-) -> None:
+def test_the_walk_sees_an_import_of_another_providers_internals(tmp_path: Path, line: str) -> None:
     root = _tree(tmp_path, {**_FACE, "beta/__init__.py": "", "beta/user.py": line + "\n"})
     breaches = boundary_breaches(root)
     assert len(breaches) == 1 and breaches[0].endswith("-> llmbridge.providers.alpha.inner")
