@@ -13,7 +13,7 @@ neither imports a provider. Rules:
 * ``google``: Vertex AI's hosts and location; credentials and project:
   ``llmbridge.auth.google.google_credential``. Used by ``vertex``, ``anthropic-vertex`` and
   ``anthropic-google-cloud``.
-* ``azure``: the resource hosts of Azure OpenAI and Microsoft Foundry and the Entra ID scope;
+* ``azure``: the resource hosts of Azure OpenAI and Microsoft Foundry;
   a key or an Entra ID token, never both: ``llmbridge.auth.key_or_auth``. Used by the ``azure``
   presets and ``anthropic-foundry``.
 """

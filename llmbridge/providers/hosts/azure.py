@@ -8,7 +8,8 @@ Shared by the ``azure`` / ``azure-responses`` presets (``providers.openai.endpoi
   name is percent-encoded as one label, so it cannot add a path or another host.
 * Credentials: an API key sent the host's way (Azure OpenAI ``api-key``; Foundry ``x-api-key``
   and ``api-key``) or Microsoft Entra ID through ``auth`` / ``token_provider`` (a bearer token
-  for ``ENTRA_SCOPE``), never both: ``llmbridge.auth.key_or_auth``.
+  for ``https://cognitiveservices.azure.com/.default``), never both:
+  ``llmbridge.auth.key_or_auth``.
 """
 
 from __future__ import annotations
@@ -16,11 +17,8 @@ from __future__ import annotations
 from typing import Literal
 from urllib.parse import quote
 
-__all__ = ["ENDPOINT_VAR", "ENTRA_SCOPE", "resource_url"]
+__all__ = ["ENDPOINT_VAR", "resource_url"]
 
-ENTRA_SCOPE = "https://cognitiveservices.azure.com/.default"
-"""The scope of an Entra ID token for Azure OpenAI and Foundry (azure-identity's
-``get_bearer_token_provider(credential, ENTRA_SCOPE)``)."""
 ENDPOINT_VAR = "AZURE_OPENAI_ENDPOINT"
 """Azure OpenAI's endpoint variable (the official SDK's)."""
 
