@@ -5,7 +5,10 @@ fn}`` (sync or async, returning a bearer token) becomes a ``TokenProviderAuth``.
 build theirs from a ``ProviderConfig``: ``llmbridge.auth.aws.aws_auth`` (botocore's credential
 chain and SigV4, or a Bedrock API key; the ``bedrock`` extra) and
 ``llmbridge.auth.google.google_auth`` (Application Default Credentials; the ``google`` extra).
-Importing this package loads neither botocore nor google-auth.
+Each cloud's credential precedence is written here once, for every provider it hosts:
+``aws.aws_credential`` (AWS), ``google.google_credential`` (Google Cloud), ``key_or_auth``
+(a key or an Entra ID / app token: Azure). Importing this package loads neither botocore nor
+google-auth.
 """
 
 from __future__ import annotations
@@ -19,6 +22,7 @@ from .bearer import (
     TokenProviderAuth,
     auth_secrets,
     config_auth,
+    key_or_auth,
 )
 from .refresh import SharedRefresh
 
@@ -32,4 +36,5 @@ __all__ = [
     "TokenProviderAuth",
     "auth_secrets",
     "config_auth",
+    "key_or_auth",
 ]

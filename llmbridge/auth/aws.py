@@ -1,13 +1,22 @@
-"""AWS credentials and SigV4 signing as an ``httpx.Auth`` (the ``bedrock`` extra: botocore).
+"""AWS credentials, region and SigV4 signing as an ``httpx.Auth`` (the ``bedrock`` extra: botocore).
 
+The one place every AWS-hosted provider (``bedrock``, ``anthropic-bedrock``,
+``anthropic-bedrock-mantle``, ``anthropic-aws``) takes its credential and region from
+(``aws_credential``; ``aws_auth`` is the same precedence with the key as a ``BearerAuth``).
 Rules:
 
-* A Bedrock API key (the ``api_key`` option, else ``AWS_BEARER_TOKEN_BEDROCK``) is sent as a
-  bearer token, unsigned. An ``auth`` / ``token_provider`` in the config wins over everything.
-* Otherwise credentials come from botocore's default chain (environment, shared config and
-  credentials files with ``profile``, SSO, assume-role, container and instance metadata), or
-  from the ``aws_access_key_id`` / ``aws_secret_access_key`` / ``aws_session_token`` options,
-  or from a ``botocore_session`` option (a ``botocore.session.Session`` the app set up).
+* Precedence, in the order of the ``anthropic`` SDK's AWS clients: the app's ``auth`` /
+  ``token_provider`` wins and is sent as given; else an explicit ``api_key`` is a bearer token
+  (with explicit AWS credentials as well, a ``ConfigurationError``: the SDK's clients refuse
+  both); else explicit AWS credentials (``EXPLICIT_OPTIONS``: ``aws_access_key_id`` /
+  ``aws_secret_access_key`` / ``aws_session_token``, a ``profile``, a ``botocore_session``) sign
+  with SigV4 and the key variables are not read; else the host's key variable
+  (``AWS_BEARER_TOKEN_BEDROCK`` for Bedrock) is a bearer token, unsigned; else botocore's
+  default chain (environment, shared config and credentials files, SSO, assume-role, container
+  and instance metadata) and SigV4.
+* Region (``REGION_VARS``): the ``region`` option, ``AWS_REGION``, ``AWS_DEFAULT_REGION``, the
+  profile's; a signer needs one (``ConfigurationError`` otherwise), a bearer key only where the
+  URL does (``aws_credential`` leaves ``region`` None; ``require_region`` says how to set it).
 * Resolving and refreshing credentials block (files, STS, IMDS): they run in a worker thread,
   never on the event loop, one at a time for all concurrent requests (``SharedRefresh``).
   Temporary credentials are refreshed from botocore's advisory window on (15 minutes before
@@ -17,12 +26,11 @@ Rules:
   the httpx request: method, URL as sent, the exact body bytes, and the ``host``,
   ``content-type`` and ``x-amz-*`` headers; the signing headers (``authorization``,
   ``x-amz-date``, ``x-amz-security-token``, ``x-amz-content-sha256``) are copied back.
-* Region: the ``region`` option, ``AWS_REGION``, ``AWS_DEFAULT_REGION``, the profile's, else a
-  ``ConfigurationError``. botocore is imported lazily; without it a ``ConfigurationError``
-  names ``llmbridge[bedrock]``. Keys, session tokens and signatures never show in reprs/errors,
-  nor in logs: botocore logs the canonical request (session token included) at DEBUG while it
-  signs, so its ``botocore.auth`` records are dropped while *we* sign (a context flag; an app's
-  own boto3 calls still log as before).
+* botocore is imported lazily; without it a ``ConfigurationError`` names ``llmbridge[bedrock]``.
+  Keys, session tokens and signatures never show in reprs/errors, nor in logs: botocore logs
+  the canonical request (session token included) at DEBUG while it signs, so its
+  ``botocore.auth`` records are dropped while *we* sign (a context flag; an app's own boto3
+  calls still log as before).
 """
 
 from __future__ import annotations
@@ -42,13 +50,31 @@ from ..secrets import Secret
 from .bearer import AsyncOnlyAuth, BearerAuth
 from .refresh import SharedRefresh, in_thread
 
-__all__ = ["AWS_OPTIONS", "AwsAuth", "SigV4Auth", "aws_auth", "require_botocore"]
+__all__ = [
+    "AWS_OPTIONS",
+    "BEDROCK_KEY_VAR",
+    "EXPLICIT_OPTIONS",
+    "REGION_VARS",
+    "AwsAuth",
+    "AwsCredential",
+    "SigV4Auth",
+    "aws_auth",
+    "aws_credential",
+    "require_botocore",
+    "require_region",
+]
 
-AWS_OPTIONS = frozenset(
-    {"region", "profile", "aws_access_key_id", "aws_secret_access_key", "aws_session_token"}
-    | {"botocore_session"}
-)
-"""The provider options ``aws_auth`` reads (declared by every provider that signs with it)."""
+EXPLICIT_OPTIONS = (
+    "aws_access_key_id", "aws_secret_access_key", "aws_session_token", "profile",
+    "botocore_session",
+)  # fmt: skip
+"""Options that ask for SigV4 with given credentials (they win over a key variable)."""
+AWS_OPTIONS = frozenset({"region", *EXPLICIT_OPTIONS})
+"""The provider options ``aws_credential`` reads (declared by every provider that uses it)."""
+REGION_VARS = ("AWS_REGION", "AWS_DEFAULT_REGION")
+"""Where a region comes from after the ``region`` option, in order (then the profile's)."""
+BEDROCK_KEY_VAR = "AWS_BEARER_TOKEN_BEDROCK"
+"""Bedrock's API key variable (a bearer token)."""
 
 SIGNED_HEADERS = frozenset({"host", "content-type"})
 """Headers signed beside every ``x-amz-*`` one (few, so no proxy or HTTP backend can change a
@@ -223,38 +249,78 @@ def sign(request: httpx.Request, credentials: Any, *, service: str, region: str)
             del request.headers[name]
 
 
-def _region(config: Any, env: Mapping[str, str], session: Any, provider: str) -> str:
-    region = config.options.get("region") or env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION")
+@dataclass(frozen=True, slots=True)
+class AwsCredential:
+    """What ``aws_credential`` resolved: a bearer ``key`` or an ``auth`` (the app's, or SigV4),
+    and the region (None: a key or the app's auth, and no region named anywhere)."""
+
+    key: Secret | None
+    auth: httpx.Auth | None
+    region: str | None
+
+
+def _named_region(config: Any, env: Mapping[str, str], session: Any) -> str | None:
+    region = config.options.get("region") or next((env[v] for v in REGION_VARS if env.get(v)), None)
     if not region and session is not None:
         region = session.get_config_variable("region")
+    return str(region) if region else None
+
+
+def require_region(region: str | None, *, provider: str) -> str:
+    """``region``, or the ``ConfigurationError`` telling how to set one."""
     if not region:
         raise ConfigurationError(
             f"provider {provider!r} needs an AWS region: pass providers={{{provider!r}: "
             "{'region': 'us-east-1'}}, set AWS_REGION, or give the profile a region",
             provider=provider,
         )
-    return str(region)
+    return region
 
 
-def aws_auth(config: Any, *, service: str, provider: str) -> AwsAuth:
-    """The auth and region for an AWS service from a ``ProviderConfig`` (see module rules)."""
+def aws_credential(
+    config: Any,
+    *,
+    service: str,
+    provider: str,
+    key_vars: tuple[str, ...] = (BEDROCK_KEY_VAR,),
+) -> AwsCredential:
+    """The credential and region of an AWS host from a ``ProviderConfig`` (the module rules):
+    ``key_vars`` are the host's key variables, ``service`` the SigV4 signing name."""
     options: Mapping[str, Any] = config.options
-    env = os.environ if config.env is None else config.env
+    env: Mapping[str, str] = os.environ if config.env is None else config.env
+    explicit = any(options.get(k) for k in EXPLICIT_OPTIONS)
     custom = config.auth
-    key = config.key("AWS_BEARER_TOKEN_BEDROCK", provider=provider, required=False)
+    key = None
+    if custom is None:
+        if config.api_key is not None and explicit:
+            raise ConfigurationError(
+                f"provider {provider!r}: give either api_key or AWS credentials, not both",
+                provider=provider,
+            )
+        key = (
+            config.api_key if explicit else config.key(*key_vars, provider=provider, required=False)
+        )
     if custom is not None or key is not None:
-        region = options.get("region") or env.get("AWS_REGION") or env.get("AWS_DEFAULT_REGION")
         session = options.get("botocore_session")
-        if not region and session is None and _has_botocore():  # the profile may name it
-            session = require_botocore(provider).session.Session(profile=options.get("profile"))
-        auth = custom if custom is not None else BearerAuth(_as_secret(key))
-        return AwsAuth(auth=auth, region=_region(config, env, session, provider))
+        if session is None and not _named_region(config, env, None) and _has_botocore():
+            profile = options.get("profile")  # the profile (or the default one) may name it
+            session = require_botocore(provider).session.Session(profile=profile)
+        region = _named_region(config, env, session)
+        return AwsCredential(
+            key=None if key is None else _as_secret(key), auth=custom, region=region
+        )
+    signer = _signer(config, env, service=service, provider=provider)
+    return AwsCredential(key=None, auth=signer, region=signer.region)
+
+
+def _signer(config: Any, env: Mapping[str, str], *, service: str, provider: str) -> SigV4Auth:
+    options: Mapping[str, Any] = config.options
     botocore = require_botocore(provider)
     with _translated(provider):
         session = options.get("botocore_session") or botocore.session.Session(
             profile=options.get("profile")
         )
-        region = _region(config, env, session, provider)
+        region = require_region(_named_region(config, env, session), provider=provider)
     static = None
     access = options.get("aws_access_key_id")
     secret = options.get("aws_secret_access_key")
@@ -269,7 +335,16 @@ def aws_auth(config: Any, *, service: str, provider: str) -> AwsAuth:
             _reveal(access), _reveal(secret), _reveal(token) if token else None, method="explicit"
         )
     credentials = _Credentials(provider=provider, session=session, static=static)
-    return AwsAuth(auth=SigV4Auth(credentials, service=service, region=region), region=region)
+    return SigV4Auth(credentials, service=service, region=region)
+
+
+def aws_auth(config: Any, *, service: str, provider: str) -> AwsAuth:
+    """``aws_credential`` with Bedrock's key variable, the key as a ``BearerAuth`` and the region
+    required (for hosts whose URLs and signer always need one)."""
+    found = aws_credential(config, service=service, provider=provider)
+    auth = found.auth if found.key is None else BearerAuth(found.key)
+    assert auth is not None
+    return AwsAuth(auth=auth, region=require_region(found.region, provider=provider))
 
 
 def _has_botocore() -> bool:

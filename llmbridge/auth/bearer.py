@@ -22,7 +22,10 @@ Rules:
   ``AuthenticationError`` that never shows it (no HTTP header can carry it).
 * Every auth here (and ``SigV4Auth``) is an ``AsyncOnlyAuth``: the sync flow is a
   ``UsageError``, llmbridge's IO being async.
-* ``config_auth(config)``: the ``httpx.Auth`` a ``ProviderConfig`` asks for, or ``None``.
+* ``config_auth(config)``: the ``httpx.Auth`` a ``ProviderConfig`` asks for, or ``None``;
+  ``key_or_auth(config, ...)``: a key or that auth, never both (a ``ConfigurationError``: the
+  official SDKs' Azure and Foundry clients refuse both too), the one rule of every host where an
+  app may swap its key for a token (Azure OpenAI, Foundry, Responses hosts).
 """
 
 from __future__ import annotations
@@ -49,6 +52,7 @@ __all__ = [
     "TokenProviderAuth",
     "auth_secrets",
     "config_auth",
+    "key_or_auth",
 ]
 
 REFRESH_MARGIN = 300.0
@@ -262,3 +266,19 @@ def config_auth(config: HasAuth) -> httpx.Auth | None:
     """The ``httpx.Auth`` ``config`` asks for (its ``auth`` object, or its ``token_provider``
     wrapped in a ``TokenProviderAuth``), or ``None`` for the key path."""
     return config.auth
+
+
+def key_or_auth(
+    config: Any, *, provider: str, key_vars: tuple[str, ...], required: bool = True
+) -> tuple[Secret | None, httpx.Auth | None]:
+    """The key (``api_key``, else the first of ``key_vars``) or the config's auth, never both;
+    one is required unless ``required`` is false."""
+    auth = config_auth(config)
+    if auth is not None and config.api_key is not None:
+        raise ConfigurationError(
+            f"provider {provider!r}: give either api_key or auth / token_provider (e.g. an "
+            "Entra ID token), not both",
+            provider=provider,
+        )
+    key: Secret | None = config.key(*key_vars, provider=provider, required=required)
+    return key, auth

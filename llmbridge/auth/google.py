@@ -10,9 +10,14 @@ Rules:
   loop. The refresh's own HTTP goes through ``httpx.Client`` in that thread (no ``requests``).
 * A token is refreshed ``REFRESH_MARGIN`` seconds before it expires; concurrent requests share
   one refresh; a 401 causes one refresh and one retry (``RefreshingBearerAuth``).
-* Project: the ``project`` option, then ``GOOGLE_CLOUD_PROJECT``, then the credentials'. Only
-  when neither option nor environment names it are the credentials loaded at build time (once,
-  blocking: a file read, or the metadata server on Google Cloud).
+* Precedence (``google_credential``, the one rule of every Google-hosted provider: ``vertex``,
+  ``anthropic-vertex``, ``anthropic-google-cloud``): an ``access_token`` option or ``api_key`` is
+  a bearer token (with ``auth`` / ``token_provider`` as well: a ``ConfigurationError``); else
+  the app's ``auth`` / ``token_provider``; else Application Default Credentials.
+* Project: the ``project`` option, then the host's variables (``project_vars``; always ending in
+  ``GOOGLE_CLOUD_PROJECT``), then the credentials'. Only when neither option nor environment
+  names it are the credentials loaded at build time (once, blocking: a file read, or the
+  metadata server on Google Cloud).
 * google-auth is imported lazily: without it, a ``ConfigurationError`` names
   ``llmbridge[google]``. Tokens never show in reprs or errors.
 """
@@ -33,10 +38,20 @@ from ..secrets import Secret
 from .bearer import REFRESH_MARGIN, RefreshingBearerAuth, Token
 from .refresh import SharedRefresh, in_thread
 
-__all__ = ["CLOUD_PLATFORM", "GOOGLE_OPTIONS", "GoogleAuth", "google_auth"]
+__all__ = [
+    "CLOUD_PLATFORM",
+    "GOOGLE_OPTIONS",
+    "PROJECT_VARS",
+    "GoogleAuth",
+    "GoogleCredential",
+    "google_auth",
+    "google_credential",
+]
 
-GOOGLE_OPTIONS = frozenset({"credentials", "project"})
-"""The provider options ``google_auth`` reads."""
+GOOGLE_OPTIONS = frozenset({"credentials", "project", "access_token"})
+"""The provider options ``google_credential`` reads."""
+PROJECT_VARS = ("GOOGLE_CLOUD_PROJECT",)
+"""Where a project comes from after the ``project`` option (a host may name its own first)."""
 
 CLOUD_PLATFORM = "https://www.googleapis.com/auth/cloud-platform"
 TOKEN_TIMEOUT = 30.0
@@ -185,7 +200,7 @@ def google_auth(
     options: Mapping[str, Any] = config.options
     env = os.environ if config.env is None else config.env
     source = _AdcSource(provider=provider, scopes=scopes, credentials=options.get("credentials"))
-    project = options.get("project") or env.get("GOOGLE_CLOUD_PROJECT") or None
+    project = _named_project(options, env, PROJECT_VARS)
     if project is None and needs_project:
         _, project = source.load()
 
@@ -198,6 +213,50 @@ def google_auth(
         secrets=lambda token: (token.value.reveal(),),
     )
     return GoogleAuth(auth=_GoogleBearer(tokens), project=str(project) if project else None)
+
+
+@dataclass(frozen=True, slots=True)
+class GoogleCredential:
+    """What ``google_credential`` resolved: a bearer ``key`` or an ``auth`` (the app's, or ADC),
+    and the project (None: none named and none loaded)."""
+
+    key: Secret | None
+    auth: httpx.Auth | None
+    project: str | None
+
+
+def _named_project(
+    options: Mapping[str, Any], env: Mapping[str, str], project_vars: Sequence[str]
+) -> str | None:
+    project = options.get("project") or next((env[v] for v in project_vars if env.get(v)), None)
+    return str(project) if project else None
+
+
+def google_credential(
+    config: Any,
+    *,
+    provider: str,
+    project_vars: Sequence[str] = PROJECT_VARS,
+    needs_project: bool = True,
+) -> GoogleCredential:
+    """The credential and project of a Google-hosted provider (see the module rules)."""
+    options: Mapping[str, Any] = config.options
+    env = os.environ if config.env is None else config.env
+    project = _named_project(options, env, (*project_vars, *PROJECT_VARS))
+    token = options.get("access_token")
+    custom = config.auth
+    if token or config.api_key is not None:
+        if custom is not None:
+            raise ConfigurationError(
+                f"provider {provider!r}: give either a token or auth/token_provider, not both",
+                provider=provider,
+            )
+        key = Secret(str(token)) if token else config.api_key
+        return GoogleCredential(key=key, auth=None, project=project)
+    if custom is not None:
+        return GoogleCredential(key=None, auth=custom, project=project)
+    adc = google_auth(config, provider=provider, needs_project=needs_project and project is None)
+    return GoogleCredential(key=None, auth=adc.auth, project=project or adc.project)
 
 
 class _GoogleBearer(RefreshingBearerAuth):

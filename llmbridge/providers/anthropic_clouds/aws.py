@@ -8,7 +8,7 @@ Follows the ``anthropic`` SDK 2.14's ``AnthropicAWS``. Rules:
   ``AWS_REGION``, ``AWS_DEFAULT_REGION``.
 * The workspace (option ``workspace_id`` / ``ANTHROPIC_AWS_WORKSPACE_ID``, required) is the
   ``anthropic-workspace-id`` header.
-* Credentials in the SDK's precedence (``credentials.aws_credential``): ``api_key``, explicit AWS
+* Credentials in the AWS precedence (``llmbridge.auth.aws``): ``api_key``, explicit AWS
   credentials or ``profile`` (SigV4, service ``aws-external-anthropic``), ``ANTHROPIC_AWS_API_KEY``
   (a bearer token), the default AWS credential chain (SigV4).
 * Every Anthropic feature the first-party API has (server tools included).
@@ -16,11 +16,12 @@ Follows the ``anthropic`` SDK 2.14's ``AnthropicAWS``. Rules:
 
 from __future__ import annotations
 
-from ...auth.aws import AWS_OPTIONS
+from ...auth.aws import AWS_OPTIONS, require_region
 from ..base import ProviderConfig
+from ..hosts.aws import external_anthropic_url
 from ..option_names import declare_options
 from .base import CLOUD_OPTIONS, CountsTokensRoute, ListsModelsRoute, env_of, first, required
-from .credentials import aws_credential, aws_region
+from .credentials import aws_credential
 
 __all__ = ["AnthropicAWSProvider", "create"]
 
@@ -30,7 +31,7 @@ NAME = "anthropic-aws"
 class AnthropicAWSProvider(CountsTokensRoute, ListsModelsRoute):
     def __init__(self, config: ProviderConfig, *, name: str = NAME) -> None:
         env = env_of(config)
-        credential, signer_region = aws_credential(
+        credential, region = aws_credential(
             config, provider=name, service="aws-external-anthropic",
             key_vars=("ANTHROPIC_AWS_API_KEY",),
         )  # fmt: skip
@@ -43,10 +44,7 @@ class AnthropicAWSProvider(CountsTokensRoute, ListsModelsRoute):
         )
         base_url = first(config.base_url, env.get("ANTHROPIC_AWS_BASE_URL"))
         if base_url is None:
-            region = aws_region(
-                config, provider=name, registry_name=NAME, signer_region=signer_region
-            )
-            base_url = f"https://aws-external-anthropic.{region}.api.aws"
+            base_url = external_anthropic_url(require_region(region, provider=name))
         super().__init__(
             config,
             name=name,

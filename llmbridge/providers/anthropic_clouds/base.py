@@ -3,11 +3,14 @@
 Follows the official ``anthropic`` SDK (2.14)'s cloud clients, which are thin subclasses of
 one Messages client changing only the URL, the credential and a few body fields. Rules:
 
-* One encoder (``providers.anthropic.request.build_body``), one decoder (``AnthropicDecoder``),
-  one error vocabulary (``providers.anthropic.errors``); a cloud module says only where the
+* One encoder (``build_body``), one decoder (``AnthropicDecoder``), one error vocabulary
+  (``map_http_error``), all from the ``providers.anthropic`` package's face (its ``__init__``,
+  never the modules behind it); a cloud module says only where the
   request goes (``messages_url``, ``count_url``, ``models_url``), how the body differs
   (``adapt_body``: ``anthropic_version`` in the body and no ``model`` on Bedrock and Vertex) and
-  which credential it carries (``Credential``: key headers and/or an ``httpx.Auth``).
+  which credential it carries (``Credential``: key headers and/or an ``httpx.Auth``, picked by
+  the host's one precedence in ``llmbridge.auth``: ``credentials.py``). Hosts' URLs, model
+  paths and error tables are ``providers.hosts``'.
 * Keys are ``Secret``s, revealed only into request headers; tokens, SigV4 and Google ADC are an
   ``httpx.Auth`` on ``HttpRequest.auth``, run by the transport on every attempt.
 * What a cloud lacks is refused before sending: server tools it does not run (its
@@ -31,15 +34,22 @@ from ...errors import APIError, ConfigurationError
 from ...events import RateLimit
 from ...model_info import ModelInfo
 from ...types import ChatRequest
-from ..anthropic.compaction import compaction_betas
-from ..anthropic.decode import AnthropicDecoder
-from ..anthropic.errors import map_http_error
-from ..anthropic.hosted import HOSTED_TOOLS, encode_hosted
-from ..anthropic.model_list import PAGE_SIZE, parse_model_list
-from ..anthropic.provider import model_capabilities
-from ..anthropic.request import API_VERSION, build_body, build_headers, count_tokens_body
-from ..anthropic.tool_search import ToolSearchAnswers
-from ..anthropic.usage import read_rate_limit
+from ..anthropic import (
+    API_VERSION,
+    HOSTED_TOOLS,
+    PAGE_SIZE,
+    AnthropicDecoder,
+    ToolSearchAnswers,
+    build_body,
+    build_headers,
+    compaction_betas,
+    count_tokens_body,
+    encode_hosted,
+    map_http_error,
+    model_capabilities,
+    parse_model_list,
+    read_rate_limit,
+)
 from ..base import Capabilities, HttpRequest, ProviderConfig, Secret, read_token_count
 
 __all__ = [

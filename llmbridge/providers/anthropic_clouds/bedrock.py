@@ -11,12 +11,13 @@ Rules:
 * The Messages body without ``model`` and ``stream``, with ``anthropic_version`` (the SDK's
   ``2026-10-21``; ``api_version="bedrock-2023-05-31"`` for the older docs' value) and the beta
   flags twice, as the SDK sends them: ``anthropic-beta`` header and ``anthropic_beta`` field.
-* Credentials as ``bedrock:`` (``credentials.aws_credential``, signing service ``bedrock``): a
-  Bedrock API key (``api_key`` or ``AWS_BEARER_TOKEN_BEDROCK``) as a bearer token, else SigV4.
-  Region: option ``region``, ``AWS_REGION``, ``AWS_DEFAULT_REGION``, the profile's.
+* Credentials and region as ``bedrock:`` (the AWS precedence of ``llmbridge.auth.aws``,
+  signing service ``bedrock``): a Bedrock API key (``api_key`` or ``AWS_BEARER_TOKEN_BEDROCK``)
+  as a bearer token, else SigV4. Region: option ``region``, ``AWS_REGION``,
+  ``AWS_DEFAULT_REGION``, the profile's. Hosts, model paths and the error table are the AWS
+  host's (``providers.hosts.aws``, ``providers.hosts.aws_errors``), shared with ``bedrock``.
 * The body is an AWS event stream (``framing = "aws-eventstream"``); each ``chunk`` is one
-  Anthropic event for the Anthropic decoder (``bedrock_stream``). Errors: Bedrock's table
-  (``providers.bedrock.errors``, shared with ``bedrock``).
+  Anthropic event for the Anthropic decoder (``bedrock_stream``).
 * Token counting: Bedrock's ``CountTokens`` (``/model/{id}/count-tokens``, ``input.invokeModel``
   carrying the InvokeModel body; a foundation id, the profile's geography dropped, as for
   ``bedrock``), which the SDK's client lacks. Bedrock lacks Anthropic's server tools
@@ -31,18 +32,16 @@ from typing import Any
 
 import orjson
 
-from ...auth.aws import AWS_OPTIONS
+from ...auth.aws import AWS_OPTIONS, BEDROCK_KEY_VAR, require_region
 from ...errors import APIError
 from ...types import ChatRequest
 from ..base import HttpRequest, ProviderConfig, read_token_count
-from ..bedrock.errors import map_http_error
-from ..bedrock.models import base_id
-from ..bedrock.provider import model_path
+from ..hosts.aws import SDK_SAFE, counted_model, model_path, runtime_url
+from ..hosts.aws_errors import map_http_error
 from ..option_names import declare_options
-from ..url_paths import path_segment
 from .base import CLOUD_OPTIONS, AnthropicCloudProvider, env_of, first
 from .bedrock_stream import BedrockAnthropicDecoder
-from .credentials import aws_credential, aws_region
+from .credentials import aws_credential
 
 __all__ = ["AnthropicBedrockProvider", "create"]
 
@@ -58,20 +57,17 @@ class AnthropicBedrockProvider(AnthropicCloudProvider):
 
     def __init__(self, config: ProviderConfig, *, name: str = NAME) -> None:
         env = env_of(config)
-        credential, signer_region = aws_credential(
-            config, provider=name, service="bedrock", key_vars=("AWS_BEARER_TOKEN_BEDROCK",)
+        credential, region = aws_credential(
+            config, provider=name, service="bedrock", key_vars=(BEDROCK_KEY_VAR,)
         )
         base_url = first(config.base_url, env.get("ANTHROPIC_BEDROCK_BASE_URL"))
         if base_url is None:
-            region = aws_region(
-                config, provider=name, registry_name=NAME, signer_region=signer_region
-            )
-            base_url = f"https://bedrock-runtime.{region}.amazonaws.com"
+            base_url = runtime_url(require_region(region, provider=name))
         super().__init__(config, name=name, base_url=base_url, credential=credential)
 
     def messages_url(self, model: str) -> str:
-        segment = path_segment(model, provider=self.name, what="Bedrock model id", safe=":;")
-        return f"{self.base_url}/model/{segment}/invoke-with-response-stream"
+        path = model_path(model, provider=self.name, safe=SDK_SAFE)
+        return f"{self.base_url}{path}/invoke-with-response-stream"
 
     def adapt_body(self, body: dict[str, Any], *, betas: list[str], count: bool) -> dict[str, Any]:
         body.pop("model", None)
@@ -82,7 +78,7 @@ class AnthropicBedrockProvider(AnthropicCloudProvider):
         """Bedrock's ``CountTokens`` with the InvokeModel body (a blob: base64 in the JSON)."""
         body, _ = self._body(request)
         invoke = self.adapt_body(body, betas=self._betas_for(request), count=False)
-        model = request.model if request.model.startswith("arn:") else base_id(request.model)
+        model = counted_model(request.model)
         headers = self._request_headers(accept="application/json", betas=[])
         return HttpRequest(
             method="POST",

@@ -25,8 +25,8 @@ import orjson
 
 from ...errors import LLMBridgeError, MalformedStreamError
 from ...events import Finish, StreamEvent
-from ..anthropic.decode import AnthropicDecoder
-from ..bedrock.errors import stream_error
+from ..anthropic import AnthropicDecoder
+from ..hosts.aws_errors import stream_error
 
 __all__ = ["BedrockAnthropicDecoder"]
 

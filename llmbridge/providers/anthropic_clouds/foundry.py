@@ -6,13 +6,14 @@ Rules:
 
 * ``{base}/v1/messages`` (and ``/v1/messages/count_tokens``) where ``base`` is ``base_url`` /
   ``ANTHROPIC_FOUNDRY_BASE_URL``, else ``https://{resource}.services.ai.azure.com/anthropic``
-  from the ``resource`` option / ``ANTHROPIC_FOUNDRY_RESOURCE``. The body and headers are the
+  from the ``resource`` option / ``ANTHROPIC_FOUNDRY_RESOURCE`` (the Azure host's
+  ``providers.hosts.azure.resource_url``). The body and headers are the
   first-party API's (``anthropic-version`` header).
 * A key (``api_key`` / ``ANTHROPIC_FOUNDRY_API_KEY``) is sent as ``x-api-key`` **and**
   ``api-key``, exactly as the SDK does (never as a bearer token); or Microsoft Entra ID: a
   ``token_provider`` (e.g. azure-identity's ``get_bearer_token_provider(...,
   "https://cognitiveservices.azure.com/.default")``) or ``auth``, sent as ``Authorization:
-  Bearer``. Not both.
+  Bearer``. Not both (``llmbridge.auth.key_or_auth``, as for the ``azure`` presets).
 * Foundry has no ``/v1/models`` (the SDK leaves it out); it runs web search, web fetch and code
   execution but not the MCP connector.
 """
@@ -21,6 +22,7 @@ from __future__ import annotations
 
 from ...errors import ConfigurationError
 from ..base import ProviderConfig
+from ..hosts.azure import resource_url
 from ..option_names import declare_options
 from .base import CLOUD_OPTIONS, CountsTokensRoute, env_of, first
 from .credentials import key_credential
@@ -60,7 +62,7 @@ class AnthropicFoundryProvider(CountsTokensRoute):
                     "ANTHROPIC_FOUNDRY_RESOURCE",
                     provider=name,
                 )
-            base_url = f"https://{resource}.services.ai.azure.com/anthropic"
+            base_url = resource_url(resource, "foundry") + "/anthropic"
         super().__init__(config, name=name, base_url=base_url, credential=credential)
 
     def messages_url(self, model: str) -> str:

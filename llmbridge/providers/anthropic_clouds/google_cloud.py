@@ -10,8 +10,9 @@ verbatim through Google's gateway. Rules:
 * Project: option ``project``, ``ANTHROPIC_GOOGLE_CLOUD_PROJECT``, ``GOOGLE_CLOUD_PROJECT``, the
   credentials'. Location: option ``location``, ``ANTHROPIC_GOOGLE_CLOUD_LOCATION``, else
   ``global``. Workspace: option ``workspace_id`` / ``ANTHROPIC_GOOGLE_CLOUD_WORKSPACE_ID``.
-* Credentials: a Google bearer token (``access_token`` option, ``token_provider`` / ``auth``,
-  else Application Default Credentials, ``llmbridge[google]``); never an Anthropic key.
+* Credentials in the Google precedence (``llmbridge.auth.google``): a Google bearer token
+  (``access_token`` option, ``token_provider`` / ``auth``, else Application Default
+  Credentials, ``llmbridge[google]``); never an Anthropic key.
 * Every Anthropic feature the first-party API has.
 """
 
@@ -35,17 +36,18 @@ class AnthropicGoogleCloudProvider(CountsTokensRoute, ListsModelsRoute):
     def __init__(self, config: ProviderConfig, *, name: str = NAME) -> None:
         env = env_of(config)
         options = config.options
-        credential, adc_project = google_credential(config, provider=name)
+        credential, project = google_credential(
+            config, provider=name, project_vars=("ANTHROPIC_GOOGLE_CLOUD_PROJECT",)
+        )
         base_url = first(config.base_url, env.get("ANTHROPIC_GOOGLE_CLOUD_BASE_URL"))
         if base_url is None:
             project = required(
-                first(options.get("project"), env.get("ANTHROPIC_GOOGLE_CLOUD_PROJECT"),
-                      env.get("GOOGLE_CLOUD_PROJECT"), adc_project),
+                project,
                 provider=name,
                 what="a Google Cloud project",
                 how="pass providers={'anthropic-google-cloud': {'project': ...}} or set "
                 "ANTHROPIC_GOOGLE_CLOUD_PROJECT",
-            )  # fmt: skip
+            )
             location = first(options.get("location"), env.get("ANTHROPIC_GOOGLE_CLOUD_LOCATION"),
                              "global") or "global"  # fmt: skip
             workspace = required(
@@ -68,6 +70,4 @@ def create(config: ProviderConfig) -> AnthropicGoogleCloudProvider:
     return AnthropicGoogleCloudProvider(config)
 
 
-declare_options(
-    create, CLOUD_OPTIONS | GOOGLE_OPTIONS | {"location", "workspace_id", "access_token"}
-)
+declare_options(create, CLOUD_OPTIONS | GOOGLE_OPTIONS | {"location", "workspace_id"})

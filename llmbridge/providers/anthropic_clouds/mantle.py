@@ -8,7 +8,7 @@ https://docs.aws.amazon.com/bedrock/latest/userguide/bedrock-mantle.html. Rules:
   ``https://bedrock-mantle.{region}.api.aws/anthropic`` (``base_url`` /
   ``ANTHROPIC_BEDROCK_MANTLE_BASE_URL`` replace it); region: option ``region``, ``AWS_REGION``,
   ``AWS_DEFAULT_REGION``. Model ids are Bedrock's (``anthropic.claude-…``).
-* Credentials in the SDK's precedence: ``api_key``, explicit AWS credentials or ``profile``
+* Credentials in the AWS precedence (``llmbridge.auth.aws``): ``api_key``, explicit AWS credentials or ``profile``
   (SigV4, service ``bedrock-mantle``), ``AWS_BEARER_TOKEN_BEDROCK`` then
   ``ANTHROPIC_AWS_API_KEY`` (bearer), the default AWS credential chain (SigV4).
 * Mantle serves no ``/v1/models`` (the SDK has none) and none of Anthropic's server tools.
@@ -16,11 +16,12 @@ https://docs.aws.amazon.com/bedrock/latest/userguide/bedrock-mantle.html. Rules:
 
 from __future__ import annotations
 
-from ...auth.aws import AWS_OPTIONS
+from ...auth.aws import AWS_OPTIONS, BEDROCK_KEY_VAR, require_region
 from ..base import ProviderConfig
+from ..hosts.aws import mantle_url
 from ..option_names import declare_options
 from .base import CLOUD_OPTIONS, CountsTokensRoute, env_of, first
-from .credentials import aws_credential, aws_region
+from .credentials import aws_credential
 
 __all__ = ["AnthropicBedrockMantleProvider", "create"]
 
@@ -32,16 +33,13 @@ class AnthropicBedrockMantleProvider(CountsTokensRoute):
 
     def __init__(self, config: ProviderConfig, *, name: str = NAME) -> None:
         env = env_of(config)
-        credential, signer_region = aws_credential(
+        credential, region = aws_credential(
             config, provider=name, service="bedrock-mantle",
-            key_vars=("AWS_BEARER_TOKEN_BEDROCK", "ANTHROPIC_AWS_API_KEY"),
+            key_vars=(BEDROCK_KEY_VAR, "ANTHROPIC_AWS_API_KEY"),
         )  # fmt: skip
         base_url = first(config.base_url, env.get("ANTHROPIC_BEDROCK_MANTLE_BASE_URL"))
         if base_url is None:
-            region = aws_region(
-                config, provider=name, registry_name=NAME, signer_region=signer_region
-            )
-            base_url = f"https://bedrock-mantle.{region}.api.aws/anthropic"
+            base_url = mantle_url(require_region(region, provider=name)) + "/anthropic"
         super().__init__(config, name=name, base_url=base_url, credential=credential)
 
     def messages_url(self, model: str) -> str:

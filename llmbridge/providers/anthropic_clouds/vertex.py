@@ -4,16 +4,16 @@ Follows the ``anthropic`` SDK 2.14's ``AnthropicVertex`` and
 https://cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude. Rules:
 
 * ``POST {base}/projects/{project}/locations/{location}/publishers/anthropic/models/{model}:streamRawPredict``
-  where ``base`` is ``https://{location}-aiplatform.googleapis.com/v1``,
-  ``https://aiplatform.googleapis.com/v1`` for ``global``, the ``us`` / ``eu`` multi-region
-  hosts (``aiplatform.{us|eu}.rep.googleapis.com``), or ``base_url`` / ``ANTHROPIC_VERTEX_BASE_URL``.
+  where ``base`` is the location's Vertex AI host (``providers.hosts.google``, shared with
+  ``vertex``) + ``/v1``, or ``base_url`` / ``ANTHROPIC_VERTEX_BASE_URL``.
 * Project: option ``project``, ``ANTHROPIC_VERTEX_PROJECT_ID``, ``GOOGLE_CLOUD_PROJECT``, the
   credentials' project. Location: option ``location`` (or ``region``), ``CLOUD_ML_REGION``,
   ``GOOGLE_CLOUD_LOCATION``, else ``global``.
 * The Messages body without ``model`` (``stream: true`` stays), ``anthropic_version`` in the
   body (no header); beta flags in the ``anthropic-beta`` header only, as the SDK sends them.
-* Credentials: an ``access_token`` option (or ``api_key``), ``auth`` / ``token_provider``, else
-  Google Application Default Credentials (``llmbridge[google]``), always ``Authorization: Bearer``.
+* Credentials in the Google precedence (``llmbridge.auth.google``, shared with ``vertex``): an
+  ``access_token`` option (or ``api_key``), ``auth`` / ``token_provider``, else Google
+  Application Default Credentials (``llmbridge[google]``), always ``Authorization: Bearer``.
 * Token counting: ``.../publishers/anthropic/models/count-tokens:rawPredict`` (body keeps
   ``model``). Vertex runs the web search server tool only; no ``/v1/models``.
 """
@@ -25,6 +25,7 @@ from urllib.parse import quote
 
 from ...auth.google import GOOGLE_OPTIONS
 from ..base import ProviderConfig
+from ..hosts.google import vertex_location, vertex_origin
 from ..option_names import declare_options
 from .base import CLOUD_OPTIONS, CountsTokensRoute, env_of, first, required
 from .credentials import google_credential
@@ -32,13 +33,11 @@ from .credentials import google_credential
 __all__ = ["AnthropicVertexProvider", "create", "vertex_base_url"]
 
 NAME = "anthropic-vertex"
-_MULTI_REGIONS = {"global": "aiplatform.googleapis.com", "us": "aiplatform.us.rep.googleapis.com",
-                  "eu": "aiplatform.eu.rep.googleapis.com"}  # fmt: skip
 
 
 def vertex_base_url(location: str) -> str:
-    host = _MULTI_REGIONS.get(location, f"{location}-aiplatform.googleapis.com")
-    return f"https://{host}/v1"
+    """The Messages base of ``location``: its Vertex AI host + ``/v1``."""
+    return f"{vertex_origin(location)}/v1"
 
 
 class AnthropicVertexProvider(CountsTokensRoute):
@@ -48,17 +47,18 @@ class AnthropicVertexProvider(CountsTokensRoute):
     def __init__(self, config: ProviderConfig, *, name: str = NAME) -> None:
         env = env_of(config)
         options = config.options
-        credential, adc_project = google_credential(config, provider=name)
+        credential, project = google_credential(
+            config, provider=name, project_vars=("ANTHROPIC_VERTEX_PROJECT_ID",)
+        )
         self.project = required(
-            first(options.get("project"), env.get("ANTHROPIC_VERTEX_PROJECT_ID"),
-                  env.get("GOOGLE_CLOUD_PROJECT"), adc_project),
+            project,
             provider=name,
             what="a Google Cloud project",
             how="pass providers={'anthropic-vertex': {'project': ...}} or set GOOGLE_CLOUD_PROJECT",
         )  # fmt: skip
-        self.location = first(options.get("location"), options.get("region"),
-                              env.get("CLOUD_ML_REGION"), env.get("GOOGLE_CLOUD_LOCATION"),
-                              "global") or "global"  # fmt: skip
+        self.location = vertex_location(
+            options, env, names=("location", "region"), env_vars=("CLOUD_ML_REGION",)
+        )
         base_url = first(config.base_url, env.get("ANTHROPIC_VERTEX_BASE_URL"))
         super().__init__(
             config,
@@ -90,4 +90,4 @@ def create(config: ProviderConfig) -> AnthropicVertexProvider:
     return AnthropicVertexProvider(config)
 
 
-declare_options(create, CLOUD_OPTIONS | GOOGLE_OPTIONS | {"location", "region", "access_token"})
+declare_options(create, CLOUD_OPTIONS | GOOGLE_OPTIONS | {"location", "region"})

@@ -1,9 +1,9 @@
 """What each Bedrock model family takes beyond the Converse fields (pure tables).
 
-Model ids come as AWS gives them: foundation model ids (``anthropic.claude-…``), cross-region
-inference profiles (``us.`` / ``eu.`` / ``apac.`` / ``global.`` + id) and ARNs (the family is
-read from the last path segment; an application inference profile ARN names no family, so it
-gets the Converse fields only and a warning for anything family-specific). Rules:
+Model ids come as AWS gives them (``providers.hosts.aws.base_id``: foundation ids, cross-region
+inference profiles, ARNs); the family is read from the foundation id (an application inference
+profile ARN names no family, so it gets the Converse fields only and a warning for anything
+family-specific). Rules:
 
 * ``top_k`` goes in ``additionalModelRequestFields`` under the family's own name (Claude
   ``top_k``, Nova ``inferenceConfig.topK``, Mistral ``top_k``, Cohere ``k``); other families
@@ -22,22 +22,16 @@ from __future__ import annotations
 import re
 from typing import Any
 
-__all__ = ["family", "native_structured_output", "reasoning_fields", "top_k_fields"]
+from ..hosts.aws import base_id
 
-_GEO = re.compile(r"^(?:us|eu|apac|jp|au|ca|us-gov|global)\.")
+__all__ = ["base_id", "family", "native_structured_output", "reasoning_fields", "top_k_fields"]
+
 _CLAUDE_STRUCTURED = re.compile(
     r"claude-(?:(?:sonnet|opus|haiku)-4-[5-9]|(?:sonnet|opus|haiku)-[5-9])"
 )
 _STRUCTURED_FAMILIES = ("qwen", "deepseek", "mistral", "google", "nvidia", "minimax", "moonshot")
 _EFFORT_BUDGETS = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 24576}
 MIN_THINKING_BUDGET = 1024
-
-
-def base_id(model: str) -> str:
-    """``us.anthropic.claude-x:0`` / an ARN → ``anthropic.claude-x:0``."""
-    if model.startswith("arn:"):
-        model = model.rsplit("/", 1)[-1]
-    return _GEO.sub("", model)
 
 
 def family(model: str) -> str:

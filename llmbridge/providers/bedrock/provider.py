@@ -5,16 +5,16 @@ the body of ``request.py``; the answer is an AWS event stream (``framing = "aws-
 read by botocore's decoder in ``llmbridge.stream.eventstream``) decoded by ``decode.py``.
 Rules:
 
-* The model id is put in the path as botocore does for a URI label: percent-encoded with only
-  ``-_.~`` left as they are, so an ARN's ``:`` and ``/`` and a version's ``:`` travel encoded
-  (``…-v1%3A0``). An id that is empty, ``.`` or ``..`` (also once ``count_tokens`` drops a
-  profile's geography: ``us..``) is refused before sending (``url_paths``): httpx would drop
-  the segment, sending the signed request to another operation (``/converse-stream``).
+* Hosts, model ids and the ``/model/{id}`` path are the AWS host's (``providers.hosts.aws``):
+  the id is encoded as botocore encodes a URI label, so an ARN's ``:`` and ``/`` and a
+  version's ``:`` travel encoded (``…-v1%3A0``); an id that is empty, ``.`` or ``..`` (also once
+  ``count_tokens`` drops a profile's geography: ``us..``) is refused before sending.
 * Credentials and region come once, when the provider is built, from
-  ``llmbridge.auth.aws.aws_auth`` (service ``bedrock``): a Bedrock API key (``api_key`` or
-  ``AWS_BEARER_TOKEN_BEDROCK``) as a bearer token, else botocore's credential chain and SigV4;
-  the app's own ``auth`` wins, and a ``profile`` or AWS keys given as options win over the
-  ``AWS_BEARER_TOKEN_BEDROCK`` variable (the anthropic SDK's order). The ``httpx.Auth`` is the provider's ``auth`` attribute, which
+  ``llmbridge.auth.aws.aws_auth`` (service ``bedrock``; the AWS precedence every AWS-hosted
+  provider shares): the app's own ``auth`` wins; a ``profile`` or AWS keys given as options
+  sign with SigV4 (with an ``api_key`` as well: a ``ConfigurationError``); else a Bedrock API
+  key (``api_key`` or ``AWS_BEARER_TOKEN_BEDROCK``) as a bearer token, else botocore's
+  credential chain and SigV4. The ``httpx.Auth`` is the provider's ``auth`` attribute, which
   the transport runs on every attempt (each retry signed afresh). No key in any header here.
 * Options: ``region``, ``profile``, AWS keys (``llmbridge.auth.aws``); ``base_url`` (a VPC or
   FIPS runtime endpoint) and ``control_base_url`` (the ``bedrock`` control plane, for
@@ -29,9 +29,7 @@ Rules:
 from __future__ import annotations
 
 import importlib
-import os
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 from urllib.parse import urlencode
 
@@ -42,8 +40,8 @@ from ...errors import APIError
 from ...model_info import ModelInfo
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, read_token_count
+from ..hosts.aws import control_url, counted_model, model_path, runtime_url
 from ..option_names import declare_options
-from ..url_paths import path_segment
 from .decode import BedrockDecoder
 from .errors import map_http_error
 from .hosted import hosted_kinds
@@ -74,13 +72,6 @@ features" table: no tool use, or tool use in ``Converse`` only — Llama 3.x, Mi
 _COUNT_FIELDS = ("messages", "system", "toolConfig", "additionalModelRequestFields")
 
 
-def model_path(model: str, *, provider: str = "bedrock") -> str:
-    """``/model/{modelId}`` with the id encoded as botocore encodes a URI label; an id that is
-    empty or a dot segment (``.``, ``..``: httpx would drop it, and ``/model`` with ``..``) is
-    refused (``url_paths``)."""
-    return "/model/" + path_segment(model, provider=provider, what="Bedrock model id", safe="-_.~")
-
-
 class BedrockProvider:
     """Converse on Bedrock; ``auth`` is the ``httpx.Auth`` the transport runs on each attempt."""
 
@@ -100,10 +91,8 @@ class BedrockProvider:
         self.auth = auth
         self._options: Mapping[str, Any] = config.options
         self._headers = dict(config.headers)
-        runtime = config.base_url or f"https://bedrock-runtime.{region}.amazonaws.com"
-        control = (
-            config.options.get("control_base_url") or f"https://bedrock.{region}.amazonaws.com"
-        )
+        runtime = config.base_url or runtime_url(region)
+        control = config.options.get("control_base_url") or control_url(region)
         self._base = runtime.rstrip("/")
         self._control = str(control).rstrip("/")
 
@@ -143,8 +132,8 @@ class BedrockProvider:
     def count_tokens_request(self, request: ChatRequest) -> HttpRequest:
         built = build_body(request, provider=self.name, options=self._options)
         converse = {k: built[k] for k in _COUNT_FIELDS if k in built}
-        model = request.model if request.model.startswith("arn:") else base_id(request.model)
-        url = f"{self._base}{model_path(model, provider=self.name)}/count-tokens"
+        url = f"{self._base}{model_path(counted_model(request.model), provider=self.name)}"
+        url += "/count-tokens"
         return self._post(url, {"input": {"converse": converse}}, "application/json")
 
     def parse_token_count(self, data: Any) -> int:
@@ -166,19 +155,10 @@ class BedrockProvider:
         return parse_model_list(data, provider=self.name)
 
 
-_SIGV4_OPTIONS = ("profile", "aws_access_key_id", "aws_secret_access_key", "botocore_session")
-
-
 def create(config: ProviderConfig) -> BedrockProvider:
-    """Registry factory for ``bedrock``: region and auth from ``llmbridge.auth.aws``.
-
-    A ``profile`` or AWS keys given as options win over ``AWS_BEARER_TOKEN_BEDROCK`` (the
-    precedence of the anthropic SDK's Bedrock client): the variable is then not read."""
+    """Registry factory for ``bedrock``: region and auth from ``llmbridge.auth.aws`` (the AWS
+    precedence: a ``profile`` or AWS keys given as options win over ``AWS_BEARER_TOKEN_BEDROCK``)."""
     aws = importlib.import_module("llmbridge.auth.aws")  # loads botocore only when it signs
-    if config.api_key is None and any(config.options.get(k) for k in _SIGV4_OPTIONS):
-        env = dict(os.environ if config.env is None else config.env)
-        env.pop("AWS_BEARER_TOKEN_BEDROCK", None)
-        config = replace(config, env=env)
     found = aws.aws_auth(config, service="bedrock", provider="bedrock")
     return BedrockProvider(config, region=found.region, auth=found.auth)
 

@@ -29,6 +29,7 @@ from ...errors import APIError, ConfigurationError
 from ...model_info import ModelInfo
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, Secret, read_token_count
+from ..hosts.google import vertex_location, vertex_origin
 from ..option_names import declare_options
 from ..url_paths import path_segments
 from .decode import GeminiDecoder
@@ -42,7 +43,6 @@ __all__ = ["GEMINI_BASE_URL", "GeminiProvider", "VertexProvider", "create", "cre
 GEMINI_BASE_URL = "https://generativelanguage.googleapis.com"
 GEMINI_API_VERSION = "v1"
 VERTEX_API_VERSION = "v1"
-_MULTI_REGION = frozenset({"us", "eu"})
 _VERSIONED = re.compile(r"/v\d+(?:alpha|beta)?\d*$")
 
 
@@ -185,31 +185,18 @@ def create(config: ProviderConfig) -> GeminiProvider:
     return GeminiProvider(config, key=key, base=base)
 
 
-def _vertex_host(location: str) -> str:
-    if location == "global":
-        return "https://aiplatform.googleapis.com"
-    if location in _MULTI_REGION:
-        return f"https://aiplatform.{location}.rep.googleapis.com"
-    return f"https://{location}-aiplatform.googleapis.com"
-
-
 def create_vertex(config: ProviderConfig) -> VertexProvider:
     """Registry factory for ``vertex``: ``project`` / ``location`` from options or
     ``GOOGLE_CLOUD_PROJECT`` / ``GOOGLE_CLOUD_LOCATION``; the bearer token as ``api_key`` or
     ``options["access_token"]``, else an ``auth`` / ``token_provider``, else Google Application
     Default Credentials (whose project is the last resort)."""
+    from ...auth.google import google_credential
+
     env = os.environ if config.env is None else config.env
     options = config.options
-    token = options.get("access_token")
-    key = Secret(str(token)) if token else config.key(provider="vertex", required=False)
-    auth = None
-    project = options.get("project") or env.get("GOOGLE_CLOUD_PROJECT")
-    if key is None and config.auth is None:
-        from ...auth.google import google_auth
-
-        adc = google_auth(config, provider="vertex", needs_project=not config.base_url)
-        auth, project = adc.auth, project or adc.project
-    location = str(options.get("location") or env.get("GOOGLE_CLOUD_LOCATION") or "global")
+    found = google_credential(config, provider="vertex", needs_project=not config.base_url)
+    key, auth, project = found.key, found.auth, found.project
+    location = vertex_location(options, env)
     version = str(options.get("api_version") or VERTEX_API_VERSION)
     if config.base_url:
         base = config.base_url
@@ -220,7 +207,7 @@ def create_vertex(config: ProviderConfig) -> VertexProvider:
             provider="vertex",
         )
     else:
-        base = f"{_vertex_host(location)}/{version}/projects/{project}/locations/{location}"
+        base = f"{vertex_origin(location)}/{version}/projects/{project}/locations/{location}"
     return VertexProvider(config, key=key, base=base, auth=auth)
 
 

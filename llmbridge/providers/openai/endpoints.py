@@ -7,7 +7,8 @@ Rules (shared by Chat Completions and the Responses presets):
   from the option of that name, then the environment variables listed; a missing value is a
   ``ConfigurationError`` naming both.
 * Azure (``Preset.azure``): ``AZURE_OPENAI_ENDPOINT``, else ``https://{resource}.openai.azure.com``
-  from the ``resource`` option. The v1 API (``/openai/v1``, no ``api-version``) is used when
+  from the ``resource`` option (the Azure host's ``providers.hosts.azure``, shared with
+  ``anthropic-foundry``). The v1 API (``/openai/v1``, no ``api-version``) is used when
   the endpoint already ends in ``/openai/v1``, when ``api_version`` is ``"v1"``, when the
   endpoint came from ``resource`` with no ``api_version``, and always for the Responses API;
   otherwise deployment URLs with an ``api-version`` (``AZURE_API_VERSION`` by default).
@@ -22,6 +23,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ...errors import ConfigurationError
+from ..hosts.azure import ENDPOINT_VAR, resource_url
 from .presets import Preset
 
 __all__ = ["AZURE_API_VERSION", "Endpoint", "resolve_endpoint"]
@@ -71,13 +73,10 @@ def resolve_endpoint(
     """The base URL (and Azure ``api-version``) of preset ``name`` (module docstring)."""
     from_resource = False
     if not base_url and preset.azure:
-        base_url = env.get("AZURE_OPENAI_ENDPOINT")
+        base_url = env.get(ENDPOINT_VAR)
         resource = options.get("resource")
         if not base_url and resource:
-            base_url, from_resource = (
-                f"https://{quote(str(resource), safe='')}.openai.azure.com",
-                True,
-            )
+            base_url, from_resource = resource_url(str(resource), "openai"), True
     if not base_url and preset.base_url is not None:
         base_url = _fill(preset, options, env, name)
     if not base_url:

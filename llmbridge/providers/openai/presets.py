@@ -10,7 +10,8 @@ The decoder already copes with every streaming quirk seen in the wild (whole cal
 chunk, missing ids or index, arguments as objects, ``stop`` while calling tools), so flags here
 mostly shape the *request*: which body fields a server accepts.
 
-This module is data: it imports only the standard library and ``llmbridge.errors``, never the
+This module is data: it imports only the standard library, ``llmbridge.errors`` and the names
+of the AWS host (``providers.hosts.aws``: Mantle's URL, region and key variables), never the
 provider, request or decoder code that reads it. ``PRESETS`` is the one list of preset names:
 every row is a model-string prefix (``llmbridge.providers.registry`` reads the table on first
 use; ``provider.preset_factory`` builds the provider for a row).
@@ -23,6 +24,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any, Literal, get_args
 
 from ...errors import ConfigurationError
+from ..hosts.aws import BEDROCK_KEY_VAR, MANTLE_URL, REGION_VARS
 
 __all__ = ["PRESETS", "PRESET_OPTIONS", "Preset", "resolve_preset"]
 
@@ -110,8 +112,8 @@ def _p(name: str, base_url: str | None, *key_vars: str, **flags: Any) -> Preset:
 
 
 _LOCAL = {"key_required": False}
-_AWS_REGION = {"base_url_vars": (("region", ("AWS_REGION", "AWS_DEFAULT_REGION")),)}
-_MANTLE = "https://bedrock-mantle.{region}.api.aws/v1"  # some models: .../openai/v1 (base_url)
+_AWS_REGION = {"base_url_vars": (("region", REGION_VARS),)}
+_MANTLE = MANTLE_URL + "/v1"  # some models: .../openai/v1 (base_url)
 _AZURE = {
     "auth": "api-key",
     "azure": True,
@@ -155,9 +157,9 @@ PRESETS: dict[str, Preset] = {
            reasoning_style="effort"),
         _p("azure", None, "AZURE_OPENAI_API_KEY", **_AZURE),
         _p("azure-responses", None, "AZURE_OPENAI_API_KEY", **_AZURE, api="responses"),
-        _p("bedrock-mantle", _MANTLE, "AWS_BEARER_TOKEN_BEDROCK", **_AWS_REGION, reasoning=True,
+        _p("bedrock-mantle", _MANTLE, BEDROCK_KEY_VAR, **_AWS_REGION, reasoning=True,
            reasoning_style="effort"),
-        _p("bedrock-mantle-responses", _MANTLE, "AWS_BEARER_TOKEN_BEDROCK", **_AWS_REGION,
+        _p("bedrock-mantle-responses", _MANTLE, BEDROCK_KEY_VAR, **_AWS_REGION,
            api="responses"),
         _p("cerebras", "https://api.cerebras.ai/v1", "CEREBRAS_API_KEY", reasoning=True,
            accepts_stream_options=False, max_tokens_field="max_completion_tokens",

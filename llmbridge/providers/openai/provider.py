@@ -20,7 +20,7 @@ from typing import Any
 
 import httpx
 
-from ...auth import config_auth
+from ...auth import config_auth, key_or_auth
 from ...errors import APIError, ConfigurationError
 from ...events import RateLimit
 from ...model_info import ModelInfo
@@ -78,12 +78,8 @@ class OpenAIChatProvider:
         if _GEMINI_HOST in endpoint.base_url and "gemini_signatures" not in config.options:
             preset = replace(preset, gemini_signatures=True)  # Gemini's OpenAI endpoint
         auth = config_auth(config)
-        if preset.azure and auth is not None and config.api_key is not None:
-            raise ConfigurationError(
-                f"provider {name!r}: give either api_key or an Entra ID token_provider / auth, "
-                "not both",
-                provider=name,
-            )
+        if preset.azure:  # a key or an Entra ID token, never both (the Azure host's rule)
+            key_or_auth(config, provider=name, key_vars=(), required=False)
         key = config.key(*preset.key_vars, provider=name, required=preset.key_required)
         return cls(
             name=name,

@@ -16,7 +16,7 @@ from typing import Any
 
 from ...errors import APIError
 from ..http_errors import api_error
-from ..openai.errors import CONTEXT_LENGTH_CODES, ERRORS, map_http_error
+from ..openai import CONTEXT_LENGTH_CODES, ERRORS, map_http_error
 
 __all__ = ["CONTEXT_LENGTH_CODES", "ERRORS", "map_http_error", "stream_error"]
 

@@ -61,7 +61,7 @@ from ...types import (
     ToolCallPart,
     ToolResultPart,
 )
-from ..openai.messages import cache_breakpoint, custom_input, document_name, is_custom_call
+from ..openai import cache_breakpoint, custom_input, document_name, is_custom_call
 from .hosted import approval_item
 
 __all__ = ["PROVIDER_NAME", "encode_messages"]

@@ -21,7 +21,7 @@ import os
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ...auth import config_auth
+from ...auth import config_auth, key_or_auth
 from ...errors import APIError, ConfigurationError
 from ...events import RateLimit, ToolSearchCall
 from ...model_info import ModelInfo
@@ -34,10 +34,13 @@ from ..base import (
     Secret,
     read_token_count,
 )
-from ..openai.endpoints import resolve_endpoint
-from ..openai.model_list import parse_model_list
-from ..openai.presets import PRESET_OPTIONS, resolve_preset
-from ..openai.usage import read_rate_limit
+from ..openai import (
+    PRESET_OPTIONS,
+    parse_model_list,
+    read_rate_limit,
+    resolve_endpoint,
+    resolve_preset,
+)
 from ..option_names import declare_options
 from .decode import ResponsesDecoder
 from .errors import map_http_error
@@ -226,13 +229,9 @@ class ResponsesPresetProvider(OpenAIResponsesProvider):
             name, preset, base_url=config.base_url, options=config.options, env=env
         )
         self.name = name
-        self.auth = config_auth(config)
-        if self.auth is not None and config.api_key is not None:
-            raise ConfigurationError(
-                f"provider {name!r}: give either api_key or auth / token_provider, not both",
-                provider=name,
-            )
-        self._key = config.key(*preset.key_vars, provider=name, required=preset.key_required)
+        self._key, self.auth = key_or_auth(
+            config, provider=name, key_vars=preset.key_vars, required=preset.key_required
+        )
         self._key_header = "api-key" if preset.auth == "api-key" else "Authorization"
         self._hosted = frozenset(str(h) for h in config.options.get("hosted_tools") or ())
         self._compacts = bool(config.options.get("compaction", name == "azure-responses"))

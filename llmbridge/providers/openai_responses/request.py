@@ -35,7 +35,7 @@ from typing import Any
 
 from ...types import CachePoint, ChatRequest
 from ..history import RESPONSES_IDS, adapt_history
-from ..openai.tools import response_schema_warning, schema_format
+from ..openai import response_schema_warning, schema_format
 from .compaction import compaction_entry, compaction_warnings
 from .hosted import encode_hosted, hosted_warnings
 from .messages import PROVIDER_NAME, encode_messages

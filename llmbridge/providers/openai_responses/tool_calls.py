@@ -40,7 +40,7 @@ from ...errors import MalformedStreamError
 from ...events import StreamEvent, ToolCallChunk
 from ...request import CUSTOM_INPUT
 from ...tool_calls import ToolCall, ToolCallLedger
-from ..openai.messages import CUSTOM
+from ..openai import CUSTOM
 from .messages import PROVIDER_NAME
 from .shapes import Key, item_key, str_or_none
 

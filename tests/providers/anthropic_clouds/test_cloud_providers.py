@@ -215,7 +215,8 @@ def test_google_clouds_fall_back_to_application_default_credentials(
 
     calls: list[str] = []
 
-    def fake_google_auth(config: Any, *, provider: str) -> Any:
+    def fake_google_auth(config: Any, *, provider: str, needs_project: bool = True) -> Any:
+        assert needs_project  # neither option nor environment names the project
         calls.append(provider)
         return google_module.GoogleAuth(auth=BearerAuth("adc-token-0123456789"), project="adc-proj")
 
