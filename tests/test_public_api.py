@@ -111,9 +111,8 @@ def test_request_models_sit_below_the_tools_package() -> None:
     import llmbridge.messages
     import llmbridge.request
     import llmbridge.tools
-    import llmbridge.tools.spec
     import llmbridge.types
 
-    for where in (llmbridge.tools, llmbridge.tools.spec, llmbridge.types, lb):
+    for where in (llmbridge.tools, llmbridge.types, lb):
         assert where.ToolSpec is llmbridge.request.ToolSpec
     assert lb.ChatResponse is llmbridge.messages.ChatResponse
