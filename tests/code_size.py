@@ -40,9 +40,9 @@ def complexity(function: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
             continue
         if isinstance(node, _BRANCHES):
             total += 1
-        if isinstance(node, _LOOPS) and node.orelse:
-            total += 1
-        elif isinstance(node, ast.Try) and node.orelse:
+        if (isinstance(node, _LOOPS) and node.orelse) or (
+            isinstance(node, ast.Try) and node.orelse
+        ):
             total += 1
         elif isinstance(node, ast.BoolOp):
             total += len(node.values) - 1

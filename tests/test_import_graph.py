@@ -35,7 +35,7 @@ def test_llmbridge_has_no_import_circle() -> None:
 
 
 def test_llmbridge_keeps_the_named_rules() -> None:
-    """IO imports only the provider protocol; fallback internals only from inside; the walk
+    """IO imports only the provider protocol; prompt_tools internals only from inside; the walk
     (client -> plans -> provider -> IO -> shared shapes) never climbs."""
     assert rule_breaches(build_graph()) == []
 
@@ -174,23 +174,23 @@ def test_a_circle_through_a_package_init_is_found(tmp_path: Path) -> None:
 
 
 def test_a_front_door_name_is_not_its_submodule(tmp_path: Path) -> None:
-    """``from .fallback import plan`` reaches the package's ``plan`` function, bound in its
+    """``from .prompt_tools import plan`` reaches the package's ``plan`` function, bound in its
     ``__init__``, not the ``plan`` submodule; an unbound submodule name is the submodule."""
     root = _package(
         tmp_path,
         {
-            "fallback/__init__.py": "from .plan import plan\n",
-            "fallback/plan.py": "def plan(): ...\n",
-            "fallback/inner.py": "",
-            "user.py": "from .fallback import plan\n",
-            "nosy.py": "from .fallback import inner\n",
+            "prompt_tools/__init__.py": "from .plan import plan\n",
+            "prompt_tools/plan.py": "def plan(): ...\n",
+            "prompt_tools/inner.py": "",
+            "user.py": "from .prompt_tools import plan\n",
+            "nosy.py": "from .prompt_tools import inner\n",
         },
     )
     graph = build_graph(root, parents=False)
-    assert graph.edges["llmbridge.user"] == {"llmbridge.fallback"}
-    assert graph.edges["llmbridge.nosy"] == {"llmbridge.fallback.inner"}
+    assert graph.edges["llmbridge.user"] == {"llmbridge.prompt_tools"}
+    assert graph.edges["llmbridge.nosy"] == {"llmbridge.prompt_tools.inner"}
     assert rule_breaches(graph) == [
-        "fallback internals wired from outside: llmbridge.nosy -> llmbridge.fallback.inner "
+        "prompt_tools internals wired from outside: llmbridge.nosy -> llmbridge.prompt_tools.inner "
         "(line 1, module)"
     ]
 

@@ -33,7 +33,9 @@ def test_the_check_sees_a_missing_or_rambling_docstring(tmp_path: Path) -> None:
     (tmp_path / "pkg").mkdir()
     (tmp_path / "pkg" / "bare.py").write_text("x = 1\n")
     (tmp_path / "pkg" / "long.py").write_text('"""' + "a line of words\n" * 9 + '"""\n')
-    (tmp_path / "pkg" / "good.py").write_text('"""Reads frames and yields events.\n\nRules: x."""\n')
+    (tmp_path / "pkg" / "good.py").write_text(
+        '"""Reads frames and yields events.\n\nRules: x."""\n'
+    )
     assert _problems(tmp_path / "pkg") == [
         "pkg/bare.py: no docstring saying the module's job",
         "pkg/long.py: the job takes 9 lines to say",

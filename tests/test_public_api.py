@@ -90,7 +90,7 @@ def test_import_loads_no_provider_and_touches_no_network() -> None:
     code = (
         "import sys, llmbridge;"
         "bad=[m for m in sys.modules if m.startswith(('llmbridge.providers.openai','llmbridge.providers.anthropic',"
-        "'llmbridge.providers.gemini','llmbridge.fallback.', 'openai', 'anthropic', 'google'))];"
+        "'llmbridge.providers.gemini','llmbridge.prompt_tools.', 'openai', 'anthropic', 'google'))];"
         "print(bad)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
