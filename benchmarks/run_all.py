@@ -4,7 +4,7 @@
                                  [--quick]
 
 Sections: per-event overhead (``bench_stream``), peers (``bench_peers``; peers not installed
-are skipped), prompt-fallback parser throughput (``bench_fallback``), 1,000 concurrent streams
+are skipped), prompt-tools parser throughput (``bench_prompt_tools``), 1,000 concurrent streams
 (``bench_concurrency``, in its own process so its peak RSS is its own), load (``bench_scale``:
 1,000 and 5,000 paced streams against the raw stack, each client in its own process), import time
 (``bench_import``), partial values (``bench_partial``), hostile sizes (``bench_linear``), hostile bodies per framing
@@ -24,13 +24,13 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import bench_concurrency
-import bench_fallback
 import bench_hostile
 import bench_hostile_bodies
 import bench_import
 import bench_linear
 import bench_partial
 import bench_peers
+import bench_prompt_tools
 import bench_scale
 import bench_stream
 from harness import machine_note
@@ -52,8 +52,8 @@ def measure_all(*, quick: bool) -> dict[str, Any]:
     data: dict[str, Any] = {"runs": runs}
     data["stream"] = bench_stream.measure(runs["stream"])
     data["peers"] = bench_peers.measure(runs["peers"])
-    data["fallback"] = bench_fallback.measure(
-        runs["fallback"], 10_000 if quick else bench_fallback.MB
+    data["fallback"] = bench_prompt_tools.measure(
+        runs["fallback"], 10_000 if quick else bench_prompt_tools.MB
     )
     script = str(Path(__file__).resolve().parent / "bench_concurrency.py")
     data["concurrency"] = []
@@ -93,9 +93,9 @@ def report(data: dict[str, Any]) -> str:
         "",
         bench_peers.markdown(data["peers"], runs["peers"]),
         "",
-        "## Prompt-fallback parser throughput",
+        "## Prompt-tools parser throughput",
         "",
-        bench_fallback.markdown(data["fallback"], runs["fallback"]),
+        bench_prompt_tools.markdown(data["fallback"], runs["fallback"]),
         "",
         "## Concurrency",
         "",
@@ -189,7 +189,7 @@ def readme_block(data: dict[str, Any]) -> str:
     worst = max(ratio for *_, ratio in data["fallback"])
     lines.append("")
     lines.append(
-        f"Prompt-fallback parser on plain text: {plain.get(64, 0):.0f} MB/s in 64-character "
+        f"Prompt-tools parser on plain text: {plain.get(64, 0):.0f} MB/s in 64-character "
         f"chunks, {plain.get(1, 0):.1f} MB/s one character at a time; doubling the input costs "
         f"at most {worst:.2f}× the time."
     )

@@ -1,92 +1,160 @@
-"""llmbridge: one exact, fast, typed streaming API over many LLM providers."""
+"""llmbridge: one exact, fast, typed streaming API over many LLM providers.
 
+Rules: every public name has one home, its defining module (or that module's package), and is
+re-exported here. The errors and events load eagerly; everything else loads on first use from
+``_LAZY``, the one table of lazy names (the ``TYPE_CHECKING`` block says the same for type
+checkers, and ``tests/test_public_api.py`` holds the two equal). ``__all__`` is generated from
+what this module binds plus that table, less the names that would shadow builtins on
+``from llmbridge import *`` (``ConnectionError``, ``TimeoutError``: ``lb.ConnectionError``
+still works).
+"""
+
+# ruff: noqa: I001  (one ``import x as x`` block per module: the explicit re-export type checkers read)
+from types import ModuleType as _ModuleType
 from typing import TYPE_CHECKING as _TYPE_CHECKING
 
-from ._version import __version__
-from .errors import *  # noqa: F403
-from .errors import __all__ as _errors_all
+from ._version import __version__ as __version__
+from .errors import (
+    APIError as APIError,
+    AllModelsFailedError as AllModelsFailedError,
+    AuthenticationError as AuthenticationError,
+    CertificateError as CertificateError,
+    ConfigurationError as ConfigurationError,
+    ConnectionError as ConnectionError,
+    ContextLengthError as ContextLengthError,
+    EventOrderError as EventOrderError,
+    InvalidRequestError as InvalidRequestError,
+    LLMBridgeError as LLMBridgeError,
+    MalformedStreamError as MalformedStreamError,
+    NotFoundError as NotFoundError,
+    OverloadedError as OverloadedError,
+    PermissionDeniedError as PermissionDeniedError,
+    RateLimitError as RateLimitError,
+    ServerError as ServerError,
+    StreamError as StreamError,
+    StreamTruncatedError as StreamTruncatedError,
+    StructuredOutputError as StructuredOutputError,
+    TimeoutError as TimeoutError,
+    ToolArgumentsError as ToolArgumentsError,
+    TransportError as TransportError,
+    UnsupportedFeatureError as UnsupportedFeatureError,
+    UsageError as UsageError,
+)
 from .events import (
-    ApprovalRequest,
-    Citation,
-    CodeOutput,
-    Finish,
-    GeneratedImage,
-    ModelSwitch,
-    PartialObject,
-    ProviderItem,
-    RateLimit,
-    ReasoningDelta,
-    StreamEvent,
-    StreamStart,
-    TextDelta,
-    TextPhase,
-    ToolCallChunk,
-    ToolCallEnd,
-    ToolCallStart,
-    ToolSearchCall,
-    Usage,
+    ApprovalRequest as ApprovalRequest,
+    Citation as Citation,
+    CodeOutput as CodeOutput,
+    Finish as Finish,
+    GeneratedImage as GeneratedImage,
+    ModelSwitch as ModelSwitch,
+    PartialObject as PartialObject,
+    ProviderItem as ProviderItem,
+    RateLimit as RateLimit,
+    ReasoningDelta as ReasoningDelta,
+    StreamEvent as StreamEvent,
+    StreamStart as StreamStart,
+    TextDelta as TextDelta,
+    TextPhase as TextPhase,
+    ToolCallChunk as ToolCallChunk,
+    ToolCallEnd as ToolCallEnd,
+    ToolCallStart as ToolCallStart,
+    ToolSearchCall as ToolSearchCall,
+    Usage as Usage,
 )
 
 if _TYPE_CHECKING:
-    from .client import Client, EventStream
-    from .compaction import Compaction
-    from .hosted import (
-        CodeExecution,
-        FileSearch,
-        HostedMCP,
-        ImageGeneration,
-        ToolSearch,
-        UserLocation,
-        WebFetch,
-        WebSearch,
+    from .client import (
+        Client as Client,
+        EventStream as EventStream,
     )
-    from .model_info import ModelInfo
-    from .model_refs import ModelOption
-    from .providers import Capabilities, HttpRequest, Provider, ProviderConfig, register_provider
-    from .response import Accumulator, ChatResponse, accumulate
-    from .stream import RetryPolicy
-    from .sync import SyncClient
-    from .sync_stream import SyncEventStream
-    from .telemetry import Telemetry
+    from .compaction import (
+        Compaction as Compaction,
+    )
+    from .hosted import (
+        CodeExecution as CodeExecution,
+        FileSearch as FileSearch,
+        HostedMCP as HostedMCP,
+        ImageGeneration as ImageGeneration,
+        ToolSearch as ToolSearch,
+        UserLocation as UserLocation,
+        WebFetch as WebFetch,
+        WebSearch as WebSearch,
+    )
+    from .model_info import (
+        ModelInfo as ModelInfo,
+    )
+    from .model_refs import (
+        ModelOption as ModelOption,
+    )
+    from .providers import (
+        Capabilities as Capabilities,
+        HttpRequest as HttpRequest,
+        Provider as Provider,
+        ProviderConfig as ProviderConfig,
+        register_provider as register_provider,
+    )
+    from .response import (
+        Accumulator as Accumulator,
+        ChatResponse as ChatResponse,
+        accumulate as accumulate,
+    )
+    from .stream import (
+        RetryPolicy as RetryPolicy,
+    )
+    from .sync import (
+        SyncClient as SyncClient,
+    )
+    from .sync_stream import (
+        SyncEventStream as SyncEventStream,
+    )
+    from .telemetry import (
+        Telemetry as Telemetry,
+    )
     from .tools import (
-        ApprovalDecision,
-        ElicitationAnswer,
-        ElicitationRequest,
-        MCPConfigError,
-        MCPError,
-        ProgressUpdate,
-        ToolApprovalError,
-        ToolApprovalRequest,
-        ToolContext,
-        ToolLimitError,
-        ToolRegistry,
-        ToolSchemaError,
-        ToolSchemaWarning,
-        ToolTimeoutError,
-        connect_mcp_servers,
-        tool,
+        ApprovalDecision as ApprovalDecision,
+        ElicitationAnswer as ElicitationAnswer,
+        ElicitationRequest as ElicitationRequest,
+        MCPConfigError as MCPConfigError,
+        MCPError as MCPError,
+        ProgressUpdate as ProgressUpdate,
+        ToolApprovalError as ToolApprovalError,
+        ToolApprovalRequest as ToolApprovalRequest,
+        ToolContext as ToolContext,
+        ToolLimitError as ToolLimitError,
+        ToolRegistry as ToolRegistry,
+        ToolSchemaError as ToolSchemaError,
+        ToolSchemaWarning as ToolSchemaWarning,
+        ToolTimeoutError as ToolTimeoutError,
+        connect_mcp_servers as connect_mcp_servers,
+        tool as tool,
+    )
+    from .tools.errors import (
+        ToolNotFoundError as ToolNotFoundError,
     )
     from .types import (
-        ApprovalResponse,
-        AudioPart,
-        CachePoint,
-        ChatMessage,
-        ChatRequest,
-        DocumentPart,
-        ImagePart,
-        RawPart,
-        ReasoningConfig,
-        ReasoningPart,
-        ResponseFormat,
-        TextPart,
-        ToolCallPart,
-        ToolChoice,
-        ToolResultPart,
-        ToolSpec,
+        ApprovalResponse as ApprovalResponse,
+        AudioPart as AudioPart,
+        CachePoint as CachePoint,
+        ChatMessage as ChatMessage,
+        ChatRequest as ChatRequest,
+        DocumentPart as DocumentPart,
+        ImagePart as ImagePart,
+        RawPart as RawPart,
+        ReasoningConfig as ReasoningConfig,
+        ReasoningPart as ReasoningPart,
+        ResponseFormat as ResponseFormat,
+        TextPart as TextPart,
+        ToolCallPart as ToolCallPart,
+        ToolChoice as ToolChoice,
+        ToolResultPart as ToolResultPart,
+        ToolSpec as ToolSpec,
     )
 
-_LAZY = {
-    ".client": ("Client", "EventStream"),
+_LAZY: dict[str, tuple[str, ...]] = {
+    ".client": (
+        "Client",
+        "EventStream",
+    ),
     ".compaction": ("Compaction",),
     ".hosted": (
         "CodeExecution",
@@ -98,8 +166,8 @@ _LAZY = {
         "WebFetch",
         "WebSearch",
     ),
-    ".model_refs": ("ModelOption",),
     ".model_info": ("ModelInfo",),
+    ".model_refs": ("ModelOption",),
     ".providers": (
         "Capabilities",
         "HttpRequest",
@@ -107,7 +175,11 @@ _LAZY = {
         "ProviderConfig",
         "register_provider",
     ),
-    ".response": ("Accumulator", "ChatResponse", "accumulate"),
+    ".response": (
+        "Accumulator",
+        "ChatResponse",
+        "accumulate",
+    ),
     ".stream": ("RetryPolicy",),
     ".sync": ("SyncClient",),
     ".sync_stream": ("SyncEventStream",),
@@ -116,11 +188,11 @@ _LAZY = {
         "ApprovalDecision",
         "ElicitationAnswer",
         "ElicitationRequest",
-        "ProgressUpdate",
-        "ToolApprovalRequest",
         "MCPConfigError",
         "MCPError",
+        "ProgressUpdate",
         "ToolApprovalError",
+        "ToolApprovalRequest",
         "ToolContext",
         "ToolLimitError",
         "ToolRegistry",
@@ -130,13 +202,14 @@ _LAZY = {
         "connect_mcp_servers",
         "tool",
     ),
+    ".tools.errors": ("ToolNotFoundError",),
     ".types": (
         "ApprovalResponse",
         "AudioPart",
         "CachePoint",
-        "DocumentPart",
         "ChatMessage",
         "ChatRequest",
+        "DocumentPart",
         "ImagePart",
         "RawPart",
         "ReasoningConfig",
@@ -152,87 +225,21 @@ _LAZY = {
 """Names loaded on first use: ``import llmbridge`` costs its dependencies' import time plus
 a little, not pydantic's model machinery (which the first ``ChatMessage`` or ``Client`` loads)."""
 _WHERE = {name: module for module, names in _LAZY.items() for name in names}
+_SHADOWS_BUILTINS = frozenset({"ConnectionError", "TimeoutError"})
+"""Importable as ``lb.ConnectionError``, left out of ``*`` so they never hide Python's own."""
 
-__all__ = [
-    "ApprovalRequest",
-    "ApprovalResponse",
-    "AudioPart",
-    "Citation",
-    "CodeExecution",
-    "CodeOutput",
-    "Compaction",
-    "FileSearch",
-    "GeneratedImage",
-    "HostedMCP",
-    "ImageGeneration",
-    "ToolSearch",
-    "ToolSearchCall",
-    "UserLocation",
-    "WebFetch",
-    "WebSearch",
-    "CachePoint",
-    "DocumentPart",
-    "Accumulator",
-    "ApprovalDecision",
-    "ElicitationAnswer",
-    "ElicitationRequest",
-    "ProgressUpdate",
-    "ToolApprovalRequest",
-    "Capabilities",
-    "ChatMessage",
-    "ChatRequest",
-    "ChatResponse",
-    "Client",
-    "EventStream",
-    "Finish",
-    "PartialObject",
-    "HttpRequest",
-    "ImagePart",
-    "MCPConfigError",
-    "MCPError",
-    "ModelInfo",
-    "ModelOption",
-    "ModelSwitch",
-    "Provider",
-    "ProviderConfig",
-    "ProviderItem",
-    "RawPart",
-    "RateLimit",
-    "ReasoningConfig",
-    "ReasoningDelta",
-    "ReasoningPart",
-    "ResponseFormat",
-    "RetryPolicy",
-    "StreamEvent",
-    "StreamStart",
-    "SyncClient",
-    "SyncEventStream",
-    "Telemetry",
-    "TextDelta",
-    "TextPart",
-    "TextPhase",
-    "ToolCallChunk",
-    "ToolCallEnd",
-    "ToolCallPart",
-    "ToolCallStart",
-    "ToolChoice",
-    "ToolContext",
-    "ToolLimitError",
-    "ToolRegistry",
-    "ToolSchemaError",
-    "ToolSchemaWarning",
-    "ToolTimeoutError",
-    "ToolApprovalError",
-    "ToolResultPart",
-    "ToolSpec",
-    "Usage",
-    "__version__",
-    "accumulate",
-    "connect_mcp_servers",
-    "register_provider",
-    "tool",
-    *_errors_all,
-]
+__all__ = sorted(  # generated: what this module binds, plus the lazy table
+    {
+        *(
+            name
+            for name, value in globals().items()
+            if (not name.startswith("_") or name == "__version__")
+            and not isinstance(value, _ModuleType)
+        ),
+        *_WHERE,
+    }
+    - _SHADOWS_BUILTINS
+)
 
 
 def __getattr__(name: str) -> object:

@@ -4,9 +4,17 @@
 
     LLMBridgeError                      root; .provider .status .request_id .provider_message .partial
     ├── ConfigurationError              local misuse: unknown provider, bad model string, no key
-    │   └── UsageError                  an API given what it does not take (also TypeError/ValueError)
+    │   ├── UsageError                  an API given what it does not take (also TypeError/ValueError)
+    │   ├── ToolSchemaError             a tool's JSON schema no provider accepts (llmbridge.specs)
+    │   └── MCPConfigError              an mcpServers config that cannot be used (llmbridge.tools)
     ├── UnsupportedFeatureError         the request cannot be expressed for this provider
+    ├── StructuredOutputError           the reply holds no value of the response_format; .raw_text
     ├── ToolArgumentsError              tool arguments fail the tool's schema (message fit for the model)
+    ├── ToolNotFoundError               no tool by that name in the registry (also a KeyError)
+    ├── ToolLimitError                  a tool's max_invocations / max_exceptions is used up
+    ├── ToolTimeoutError                a tool ran longer than the registry's timeout (also TimeoutError)
+    ├── ToolApprovalError               a call that needed approval was denied
+    ├── MCPError                        an MCP server could not be started or reached, or broke the protocol
     ├── AllModelsFailedError            every model of a fallback chain failed; .errors has each one's
     ├── APIError                        the provider answered with an error (HTTP status or in-stream event)
     │   ├── AuthenticationError         401
@@ -18,13 +26,17 @@
     │   └── ServerError                 5xx
     │       └── OverloadedError         529 / "overloaded" (Anthropic), 503 overloaded
     ├── TransportError                  the network failed us
-    │   ├── TimeoutError                connect / read / idle timeout
-    │   └── ConnectionError             connect failed, connection reset
+    │   ├── TimeoutError                connect / read / idle timeout (also the builtin TimeoutError)
+    │   └── ConnectionError             connect failed, connection reset (also the builtin one)
     │       └── CertificateError        the server's TLS certificate was rejected (not retried)
     └── StreamError                     the response stream itself is bad
         ├── MalformedStreamError        not SSE, non-JSON data, a body the decoder can't read
         ├── StreamTruncatedError        the stream ended before the provider's terminal event
         └── EventOrderError             a decoder broke the event invariants (a decoder bug)
+
+The tool and MCP errors live beside what raises them (``llmbridge.tools``, ``llmbridge.specs``)
+and are exported by ``llmbridge``; ``tests/test_error_tree.py`` checks that this tree and
+``docs/errors.md`` draw every exported exception under its real parent.
 
 Rules: an error raised after the stream started carries the ``ChatResponse`` accumulated so far
 in ``.partial``. Messages never contain API keys (keys are never passed to this module).

@@ -1,4 +1,4 @@
-"""The tool calls of one response: the one life cycle every decoder and the fallback share.
+"""The tool calls of one response: the one life cycle every decoder and the prompt-tools parser share.
 
 Sans-IO and provider-neutral: a decoder keeps only how its wire *addresses* a call (an
 ``index``, an id, an ``output_index``, a content block) and hands the call to the ledger for

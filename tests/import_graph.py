@@ -371,7 +371,7 @@ def _inside(module: str, package: str) -> bool:
 
 WALK: tuple[tuple[str, int], ...] = (
     (f"{PACKAGE}.client", 4),
-    (f"{PACKAGE}.fallback", 3),
+    (f"{PACKAGE}.prompt_tools", 3),
     (f"{PACKAGE}.structured", 3),
     (f"{PACKAGE}.providers", 2),
     (f"{PACKAGE}.stream", 1),
@@ -380,7 +380,7 @@ WALK: tuple[tuple[str, int], ...] = (
     (f"{PACKAGE}.messages", 0),
     (f"{PACKAGE}.errors", 0),
 )
-"""The walk of a request, top down: the client pipeline → its plans (tool fallback, structured
+"""The walk of a request, top down: the client pipeline → its plans (prompt tools, structured
 output) → the provider → IO → the shapes every floor shares. An arrow never climbs it."""
 PROTOCOL = f"{PACKAGE}.providers.base"
 """What IO may import of the provider floor: the provider protocol."""
@@ -399,8 +399,8 @@ def rule_breaches(graph: Graph) -> list[str]:
     * The walk goes down (``WALK``): no module imports one of a concern higher up the walk
       (``llmbridge.stream`` imports ``llmbridge.providers.base``, the protocol, and nothing
       else of the provider floor).
-    * Outside ``llmbridge.fallback``, the fallback is reached through its front door only (the
-      package itself, ``llmbridge.fallback``).
+    * Outside ``llmbridge.prompt_tools``, the prompt tools are reached through its front door only (the
+      package itself, ``llmbridge.prompt_tools``).
     """
     found: list[str] = []
     for arrow in graph.arrows:
@@ -417,11 +417,11 @@ def rule_breaches(graph: Graph) -> list[str]:
             else:
                 broken.append("an arrow climbs the walk")
         if (
-            _inside(arrow.target, f"{PACKAGE}.fallback")
-            and arrow.target != f"{PACKAGE}.fallback"
-            and not _inside(arrow.source, f"{PACKAGE}.fallback")
+            _inside(arrow.target, f"{PACKAGE}.prompt_tools")
+            and arrow.target != f"{PACKAGE}.prompt_tools"
+            and not _inside(arrow.source, f"{PACKAGE}.prompt_tools")
         ):
-            broken.append("fallback internals wired from outside")
+            broken.append("prompt_tools internals wired from outside")
         if broken:
             where = f"{arrow.source} -> {arrow.target} (line {arrow.line}, {arrow.kind})"
             found.append(f"{'; '.join(broken)}: {where}")

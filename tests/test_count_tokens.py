@@ -60,7 +60,7 @@ async def test_anthropic_counts_the_messages_body_without_answer_settings() -> N
     assert body.keys() <= params.MessageCountTokensParams.__annotations__.keys()
 
 
-async def test_prompt_mode_counts_the_fallback_instructions_too() -> None:
+async def test_prompt_mode_counts_the_prompt_tools_instructions_too() -> None:
     counter = Counter({"input_tokens": 900})
     async with client_for(counter, "anthropic") as client:
         await client.count_tokens(

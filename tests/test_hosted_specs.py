@@ -11,11 +11,11 @@ import pytest
 from pydantic import ValidationError
 
 import llmbridge as lb
+from llmbridge.client.tool_options import as_specs, hosted_tools
 from llmbridge.events import ApprovalRequest, event_from_dict, event_to_dict
 from llmbridge.hosted import RUNS_ON
 from llmbridge.response import accumulate
 from llmbridge.stream import RetryPolicy
-from llmbridge.tool_options import as_specs, hosted_tools
 
 USER = [lb.ChatMessage.user("hi")]
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"

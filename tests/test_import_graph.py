@@ -35,7 +35,7 @@ def test_llmbridge_has_no_import_circle() -> None:
 
 
 def test_llmbridge_keeps_the_named_rules() -> None:
-    """IO imports only the provider protocol; fallback internals only from inside; the walk
+    """IO imports only the provider protocol; prompt_tools internals only from inside; the walk
     (client -> plans -> provider -> IO -> shared shapes) never climbs."""
     assert rule_breaches(build_graph()) == []
 
@@ -82,9 +82,6 @@ def test_the_script_prints_the_graph_and_exits_0() -> None:
         "llmbridge.client",  # Client, EventStream: now a package
         "llmbridge.sync",
         "llmbridge.structured",
-        "llmbridge.partial_json",
-        "llmbridge.tool_options",
-        "llmbridge.tools.spec",
         "llmbridge.providers.http_errors",
     ],
 )
@@ -92,26 +89,28 @@ def test_old_addresses_still_import(module: str) -> None:
     importlib.import_module(module)
 
 
+@pytest.mark.parametrize(
+    "module", ["llmbridge.partial_json", "llmbridge.tool_options", "llmbridge.tools.spec"]
+)
+def test_the_test_only_shims_are_gone(module: str) -> None:
+    """Issue 42: re-export modules only the project's own tests imported (their names live at
+    ``llmbridge.structured.partial_json``, ``llmbridge.client.tool_options``, ``llmbridge``)."""
+    with pytest.raises(ModuleNotFoundError):
+        importlib.import_module(module)
+
+
 def test_old_addresses_give_the_same_objects() -> None:
     import llmbridge as lb
     import llmbridge.client
-    import llmbridge.partial_json
     import llmbridge.providers.http_errors
     import llmbridge.structured
     import llmbridge.sync
-    import llmbridge.tool_options
-    import llmbridge.tools.spec
-    from llmbridge.client.tool_options import as_specs
     from llmbridge.http_headers import request_id_from
     from llmbridge.structured.formats import response_format_of
-    from llmbridge.structured.partial_json import PartialJson
 
     assert llmbridge.client.Client is lb.Client and llmbridge.client.EventStream is lb.EventStream
     assert llmbridge.sync.SyncClient is lb.SyncClient
     assert llmbridge.structured.response_format_of is response_format_of
-    assert llmbridge.partial_json.PartialJson is PartialJson
-    assert llmbridge.tool_options.as_specs is as_specs
-    assert llmbridge.tools.spec.ToolSpec is lb.ToolSpec
     assert llmbridge.providers.http_errors.request_id_from is request_id_from
     assert lb.ModelOption.__module__ == "llmbridge.model_refs"
 
@@ -175,23 +174,23 @@ def test_a_circle_through_a_package_init_is_found(tmp_path: Path) -> None:
 
 
 def test_a_front_door_name_is_not_its_submodule(tmp_path: Path) -> None:
-    """``from .fallback import plan`` reaches the package's ``plan`` function, bound in its
+    """``from .prompt_tools import plan`` reaches the package's ``plan`` function, bound in its
     ``__init__``, not the ``plan`` submodule; an unbound submodule name is the submodule."""
     root = _package(
         tmp_path,
         {
-            "fallback/__init__.py": "from .plan import plan\n",
-            "fallback/plan.py": "def plan(): ...\n",
-            "fallback/inner.py": "",
-            "user.py": "from .fallback import plan\n",
-            "nosy.py": "from .fallback import inner\n",
+            "prompt_tools/__init__.py": "from .plan import plan\n",
+            "prompt_tools/plan.py": "def plan(): ...\n",
+            "prompt_tools/inner.py": "",
+            "user.py": "from .prompt_tools import plan\n",
+            "nosy.py": "from .prompt_tools import inner\n",
         },
     )
     graph = build_graph(root, parents=False)
-    assert graph.edges["llmbridge.user"] == {"llmbridge.fallback"}
-    assert graph.edges["llmbridge.nosy"] == {"llmbridge.fallback.inner"}
+    assert graph.edges["llmbridge.user"] == {"llmbridge.prompt_tools"}
+    assert graph.edges["llmbridge.nosy"] == {"llmbridge.prompt_tools.inner"}
     assert rule_breaches(graph) == [
-        "fallback internals wired from outside: llmbridge.nosy -> llmbridge.fallback.inner "
+        "prompt_tools internals wired from outside: llmbridge.nosy -> llmbridge.prompt_tools.inner "
         "(line 1, module)"
     ]
 

@@ -28,8 +28,8 @@ def test_stream_benchmark_decodes_every_format() -> None:
         assert f"| {fmt} |" in out
 
 
-def test_fallback_benchmark_reports_each_chunk_size() -> None:
-    out = _run("bench_fallback.py", "--quick", "--markdown")
+def test_prompt_tools_benchmark_reports_each_chunk_size() -> None:
+    out = _run("bench_prompt_tools.py", "--quick", "--markdown")
     assert "| plain | 8 |" in out and "| one call | 64 |" in out
 
 

@@ -39,7 +39,44 @@ def test_contract_names_are_exported() -> None:
 def test_all_matches_public_names() -> None:
     public = {n for n in dir(lb) if not n.startswith("_")}
     modules = {n for n in public if type(getattr(lb, n)).__name__ == "module"}
-    assert set(lb.__all__) == (public - modules) | {"__version__"}
+    shadows = {"ConnectionError", "TimeoutError"}
+    assert set(lb.__all__) == (public - modules - shadows) | {"__version__"}
+    assert len(lb.__all__) == len(set(lb.__all__))
+
+
+def test_star_import_never_hides_a_builtin_but_the_attributes_stay() -> None:
+    """``from llmbridge import *`` leaves ``ConnectionError``/``TimeoutError`` as Python's own;
+    ``lb.ConnectionError`` and ``from llmbridge import TimeoutError`` still give ours."""
+    import builtins
+
+    namespace: dict[str, object] = {}
+    exec("from llmbridge import *", namespace)
+    assert "Client" in namespace and "LLMBridgeError" in namespace
+    shadowing = {n for n in namespace if n != "__builtins__" and hasattr(builtins, n)}
+    assert shadowing == set(), shadowing
+    assert issubclass(lb.ConnectionError, builtins.ConnectionError)
+    assert issubclass(lb.TimeoutError, builtins.TimeoutError)
+    assert issubclass(lb.TimeoutError, lb.TransportError)
+    from llmbridge import TimeoutError as Ours
+
+    assert Ours is lb.TimeoutError is lb.errors.TimeoutError
+
+
+def test_the_lazy_table_and_the_type_checking_block_name_the_same() -> None:
+    """``__init__`` writes its lazy names twice, once for the runtime (``_LAZY``) and once for
+    type checkers (``if TYPE_CHECKING:``); this holds the two equal, module by module."""
+    import ast
+    from pathlib import Path
+
+    tree = ast.parse(Path(lb.__file__).read_text(encoding="utf-8"))
+    block = next(n for n in tree.body if isinstance(n, ast.If))
+    seen: dict[str, set[str]] = {}
+    for node in block.body:
+        assert isinstance(node, ast.ImportFrom)
+        module = "." * node.level + (node.module or "")
+        seen.setdefault(module, set()).update(a.name for a in node.names)
+        assert all(a.asname == a.name for a in node.names), "write `import X as X` (a re-export)"
+    assert seen == {m: set(names) for m, names in lb._LAZY.items()}
 
 
 def test_every_error_shares_one_root() -> None:
@@ -53,7 +90,7 @@ def test_import_loads_no_provider_and_touches_no_network() -> None:
     code = (
         "import sys, llmbridge;"
         "bad=[m for m in sys.modules if m.startswith(('llmbridge.providers.openai','llmbridge.providers.anthropic',"
-        "'llmbridge.providers.gemini','llmbridge.fallback.', 'openai', 'anthropic', 'google'))];"
+        "'llmbridge.providers.gemini','llmbridge.prompt_tools.', 'openai', 'anthropic', 'google'))];"
         "print(bad)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
@@ -74,9 +111,8 @@ def test_request_models_sit_below_the_tools_package() -> None:
     import llmbridge.messages
     import llmbridge.request
     import llmbridge.tools
-    import llmbridge.tools.spec
     import llmbridge.types
 
-    for where in (llmbridge.tools, llmbridge.tools.spec, llmbridge.types, lb):
+    for where in (llmbridge.tools, llmbridge.types, lb):
         assert where.ToolSpec is llmbridge.request.ToolSpec
     assert lb.ChatResponse is llmbridge.messages.ChatResponse

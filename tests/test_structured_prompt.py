@@ -186,7 +186,7 @@ async def test_prose_around_bare_json_is_read() -> None:
     assert response.parsed == Weather(city="Oslo", celsius=4)
 
 
-async def test_count_tokens_counts_the_prompt_the_fallback_sends() -> None:
+async def test_count_tokens_counts_the_prompt_the_prompt_mode_sends() -> None:
     seen: list[dict[str, Any]] = []
 
     def answer(request: httpx.Request) -> httpx.Response:

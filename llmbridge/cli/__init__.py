@@ -122,7 +122,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--tool-mode",
         choices=["auto", "native", "prompt"],
         default="auto",
-        help="native tool calling, the prompt fallback, or auto (native where the model has it)",
+        help="native tool calling, prompt tools, or auto (native where the model has it)",
     )
     chat.add_argument(
         "--max-tokens", type=int, default=None, help="cap each answer (a base model may not stop)"

@@ -32,19 +32,18 @@ from ..events import (
 )
 from ..providers.base import ProviderConfig
 from ..providers.registry import split_model
+from ..secrets import secret_scrubber
 from ..terminal import json_line, terminal_text
 from ..testing.fixtures import Fixture, dump_json, load_fixture
 from ..testing.record import RecordingTransport, replayable_config
-from ..testing.redact import secret_scrubber
 from ..tools.decorator import tool, tool_spec_of
 from ..tools.results import ToolResult
 from ..types import ChatMessage, ToolMode, ToolSpec
-from .report import connection_hint, report
+from .report import report
 
 __all__ = [
     "ChatArgs",
     "ChatPrinter",
-    "connection_hint",
     "load_tool",
     "replay_fixtures",
     "save_recordings",

@@ -148,9 +148,7 @@ class _Session:
         elif args.record is not None:
             transport = recorder = RecordingTransport()
         timeout = DEFAULT_TIMEOUT if args.timeout is None else httpx.Timeout(args.timeout)
-        code = 0
         messages = [ChatMessage.system(args.system)] if args.system else []
-        error: LLMBridgeError | None = None
         async with AsyncExitStack() as stack:
             http = await stack.enter_async_context(
                 httpx.AsyncClient(transport=transport, timeout=timeout)
@@ -179,30 +177,7 @@ class _Session:
                 registry = servers.registry
                 for fn in tools:
                     registry.register(fn)
-            prompt: str | None = args.prompt
-            files = [attachment(f) for f in args.files]
-            if args.interactive and sys.stdin.isatty():
-                sys.stderr.write(greeting(self.model) + "\n")
-            with retry_notes(as_json=args.as_json):
-                while True:
-                    text = prompt if prompt is not None else (read() if args.interactive else None)
-                    from_reader, prompt = prompt is None, None
-                    if text is None:
-                        break
-                    said = command_of(text) if from_reader else text
-                    if isinstance(said, Command):
-                        if self.command(said, client, messages):
-                            break
-                        continue
-                    messages.append(ChatMessage.user(said, *files))
-                    files = []
-                    error = await self.answer(client, messages, registry, options)
-                    self.printer.end_line()
-                    if error is not None:
-                        self.report(error)
-                        code = 1
-                    if not args.interactive:
-                        break
+            code, error = await self.conversation(read, client, registry, options, messages)
             if recorder is not None:
                 save_recordings(
                     recorder,
@@ -219,6 +194,44 @@ class _Session:
         if replayer is not None and code == 0:
             replayer.assert_all_played()
         return code
+
+    async def conversation(
+        self,
+        read: ReadTurn,
+        client: Client,
+        registry: ToolRegistry,
+        options: dict[str, Any],
+        messages: list[ChatMessage],
+    ) -> tuple[int, LLMBridgeError | None]:
+        """The turns of the chat: the prompt, then (interactive) each line read, a command or a
+        message; the exit code and the last turn's error."""
+        args = self.args
+        code, error = 0, None
+        prompt: str | None = args.prompt
+        files = [attachment(f) for f in args.files]
+        if args.interactive and sys.stdin.isatty():
+            sys.stderr.write(greeting(self.model) + "\n")
+        with retry_notes(as_json=args.as_json):
+            while True:
+                text = prompt if prompt is not None else (read() if args.interactive else None)
+                from_reader, prompt = prompt is None, None
+                if text is None:
+                    break
+                said = command_of(text) if from_reader else text
+                if isinstance(said, Command):
+                    if self.command(said, client, messages):
+                        break
+                    continue
+                messages.append(ChatMessage.user(said, *files))
+                files = []
+                error = await self.answer(client, messages, registry, options)
+                self.printer.end_line()
+                if error is not None:
+                    self.report(error)
+                    code = 1
+                if not args.interactive:
+                    break
+        return code, error
 
     async def answer(
         self,

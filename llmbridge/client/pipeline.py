@@ -8,7 +8,7 @@ Rules:
   deferred tools (``ToolSpec.defer_loading``) with no ``ToolSearch`` to load them are sent as
   ordinary tools, with a warning (no API loads a deferred tool without its search); the
   response format is asked natively or in the prompt (``llmbridge.structured.prompt``); the
-  tools are sent natively, rescued or written into the prompt (``llmbridge.fallback``, loaded
+  tools are sent natively, rescued or written into the prompt (``llmbridge.prompt_tools``, loaded
   only when there are tools). It gives the wire request and a decoder factory (a fresh
   decoder per attempt: retries start over).
 * ``open_events`` builds the HTTP request once, attaches the telemetry observer when it is on
@@ -71,7 +71,7 @@ def plan_request(
         if warning is not None:
             warnings.append(warning)
     if request.tools:
-        from ..fallback import plan
+        from ..prompt_tools import plan
 
         wire, new_decoder = plan(request, provider, rescue=rescue)
     else:  # nothing for the tool fallback to do: leave it unloaded

@@ -1,8 +1,7 @@
 """What ``ToolSpec``'s builders compute, and the validation of a call's arguments.
 
-Rules: the ``ToolSpec`` model lives on the ground floor (``llmbridge.request``, beside the
-other request models, with the ``ToolBinding`` it keeps); ``llmbridge.tools.spec`` re-exports
-it. Its classmethods (``from_function``, ``from_model``, ``from_json_schema``, ``from_mcp``)
+Rules: the ``ToolSpec`` model lives on the ground floor (``llmbridge.tool_spec``, beside the
+other request models, with the ``ToolBinding`` it keeps; ``llmbridge`` exports it). Its classmethods (``from_function``, ``from_model``, ``from_json_schema``, ``from_mcp``)
 and ``validate_arguments`` call the functions below, so the schema machinery
 (``schema_from_function``, ``schema_check``, ``schema_to_model``) loads only when a spec is
 built or used. The builders never import the request models back: each returns the parts of

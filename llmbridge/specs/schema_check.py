@@ -82,15 +82,7 @@ def _check(root: dict[str, Any], node: Any, where: str, depth: int) -> None:
         return
     if not isinstance(node, dict):
         raise ToolSchemaError(f"{where}: a schema must be an object, got {node!r}")
-    kind = node.get("type")
-    kinds = kind if isinstance(kind, list) else [kind] if kind is not None else []
-    for k in kinds:
-        if k not in _JSON_TYPES:
-            raise ToolSchemaError(f"{where}: unknown JSON schema type {k!r}")
-    if "$ref" in node:
-        resolve_ref(root, node["$ref"], where)
-    if "enum" in node and (not isinstance(node["enum"], list) or not node["enum"]):
-        raise ToolSchemaError(f"{where}: 'enum' must be a non-empty list")
+    _check_own_keywords(root, node, where)
     props = node.get("properties", {})
     if not isinstance(props, dict):
         raise ToolSchemaError(f"{where}/properties: must be an object of schemas")
@@ -111,6 +103,19 @@ def _check(root: dict[str, Any], node: Any, where: str, depth: int) -> None:
     for key in ("$defs", "definitions"):
         for name, sub in (node.get(key) or {}).items():
             _check(root, sub, f"{where}/{key}/{name}", depth)
+
+
+def _check_own_keywords(root: dict[str, Any], node: dict[str, Any], where: str) -> None:
+    """The node's own keywords: known types, a ``$ref`` that resolves, a non-empty ``enum``."""
+    kind = node.get("type")
+    kinds = kind if isinstance(kind, list) else [kind] if kind is not None else []
+    for k in kinds:
+        if k not in _JSON_TYPES:
+            raise ToolSchemaError(f"{where}: unknown JSON schema type {k!r}")
+    if "$ref" in node:
+        resolve_ref(root, node["$ref"], where)
+    if "enum" in node and (not isinstance(node["enum"], list) or not node["enum"]):
+        raise ToolSchemaError(f"{where}: 'enum' must be a non-empty list")
 
 
 def resolve_ref(root: dict[str, Any], ref: Any, where: str) -> dict[str, Any]:

@@ -41,10 +41,8 @@ from .schema_check import check_tool_schema, normalize_root, resolve_ref
 
 __all__ = [
     "ABSENT",
-    "check_tool_schema",
     "dump_arguments",
     "model_for_schema",
-    "normalize_root",
     "schema_warnings",
 ]
 

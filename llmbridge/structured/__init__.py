@@ -4,7 +4,7 @@
 ``formats.py``         what ``response_format=`` accepts (``response_format_of``) and the
                        validated value of a reply (``parse_response``)
 ``prompt.py``          the prompt mode: the schema written into the system prompt
-                       (``plan_format``; through ``llmbridge.fallback``'s front door)
+                       (``plan_format``; through ``llmbridge.prompt_tools``'s front door)
 ``partial_json.py``    the best-effort value of JSON text still arriving (linear cost)
 ``partial_stream.py``  ``PartialObject`` events and ``ToolCallChunk.partial_arguments``
 =====================  ==============================================================

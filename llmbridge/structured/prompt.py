@@ -63,7 +63,7 @@ def plan_format(request: ChatRequest, capabilities: Capabilities) -> tuple[ChatR
         mode = "object"  # prompt says so (OpenAI's JSON mode even needs "JSON" in it)
     if request.format_mode == "auto" and mode == "schema":
         return request, None
-    from ..fallback import merge_system  # the front door; the fallback package loads on demand
+    from ..prompt_tools import merge_system  # the front door; the fallback package loads on demand
 
     keep_json_mode = request.format_mode == "auto" and mode == "object"
     update: dict[str, Any] = {"messages": merge_system(request.messages, format_instructions(fmt))}

@@ -210,13 +210,7 @@ class ChatObserver:
         failed = error is not None and not _closed(error)
         if failed:
             attrs["error.type"] = type(error).__name__
-        metric = dict(attrs)  # the metrics' attributes: no response id, usage or cost
-        inst.duration.record(now - self._start, metric)
-        if self._first:
-            inst.first_chunk.record(self._first - self._start, metric)
-        if usage is not None:
-            for kind, count in (("input", usage.input_tokens), ("output", usage.output_tokens)):
-                inst.tokens.record(count, {**metric, "gen_ai.token.type": kind})
+        self._metrics(dict(attrs), now, usage)  # no response id, usage or cost on metrics
         if span is None:
             return
         span_attrs = attrs
@@ -225,12 +219,7 @@ class ChatObserver:
         if finish is not None:
             span_attrs["gen_ai.response.finish_reasons"] = [finish.raw_reason or finish.reason]
         if usage is not None:
-            span_attrs.update(_usage(usage))
-            if inst.config.cost:
-                model = attrs.get("gen_ai.response.model") or self._request.model
-                cost = cost_of(usage, model=model, provider=self._provider)
-                if cost is not None:
-                    span_attrs["gen_ai.usage.cost"] = float(cost)
+            self._usage_attrs(span_attrs, usage)
         if error is not None and _closed(error):
             span_attrs["llmbridge.stream.ended"] = "closed"
         if inst.config.record_content:
@@ -242,6 +231,25 @@ class ChatObserver:
         if failed:
             span.set_status(Status(StatusCode.ERROR, str(error)[:500]))
         span.end()
+
+    def _metrics(self, metric: dict[str, Any], now: float, usage: Usage | None) -> None:
+        """Duration, time to first chunk and token counts, on the metrics' attributes."""
+        inst = self._inst
+        inst.duration.record(now - self._start, metric)
+        if self._first:
+            inst.first_chunk.record(self._first - self._start, metric)
+        if usage is not None:
+            for kind, count in (("input", usage.input_tokens), ("output", usage.output_tokens)):
+                inst.tokens.record(count, {**metric, "gen_ai.token.type": kind})
+
+    def _usage_attrs(self, span_attrs: dict[str, Any], usage: Usage) -> None:
+        """The usage on the span, and its cost when the ``prices`` extra prices it."""
+        span_attrs.update(_usage(usage))
+        if self._inst.config.cost:
+            model = span_attrs.get("gen_ai.response.model") or self._request.model
+            cost = cost_of(usage, model=model, provider=self._provider)
+            if cost is not None:
+                span_attrs["gen_ai.usage.cost"] = float(cost)
 
 
 def _closed(error: BaseException) -> bool:

@@ -164,9 +164,9 @@ def _replaying(paths: list[Path]) -> tuple[Client, ReplayTransport]:
 
 def _save(client: Any, recorder: RecordingTransport, folder: Path) -> None:
     from ..providers.base import ProviderConfig
+    from ..secrets import secret_scrubber
     from .fixtures import Fixture
     from .record import replayable_config
-    from .redact import secret_scrubber
 
     secrets = set(recorder.secrets)
     for config in client._configs.values():

@@ -40,7 +40,7 @@ from ..auth.bearer import auth_secrets
 from ..errors import LLMBridgeError
 from ..events import StreamEvent
 from ..providers.base import ProviderConfig
-from ..secrets import is_secret_name, json_strings, named_secrets
+from ..secrets import is_secret_name, json_strings, named_secrets, scrub_json, secret_scrubber
 from ..stream.clients import DEFAULT_TIMEOUT
 from ..stream.pieces import Pieces
 from ..types import ChatMessage
@@ -51,8 +51,6 @@ from .redact import (
     redact_response_headers,
     redact_url,
     scrub_bytes,
-    scrub_json,
-    secret_scrubber,
 )
 
 __all__ = [

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from urllib.parse import parse_qsl, urlencode, urlsplit, urlunsplit
 
-from ..secrets import REDACTED, Scrub, is_secret_name, scrub_json, secret_scrubber
+from ..secrets import REDACTED, Scrub, is_secret_name
 
 __all__ = [
     "REDACTED",
@@ -21,8 +21,6 @@ __all__ = [
     "redact_response_headers",
     "redact_url",
     "scrub_bytes",
-    "scrub_json",
-    "secret_scrubber",
 ]
 
 

@@ -1,7 +1,7 @@
 """Tools the app offers the model: specs, validation, registry, the tool loop, MCP.
 
-Rules: ``ToolSpec`` itself is a request model (``llmbridge.request``, re-exported here and in
-``llmbridge.tools.spec``) and what it is made of (builders, schemas, argument validation,
+Rules: ``ToolSpec`` itself is a request model (``llmbridge.tool_spec``, re-exported here and
+by ``llmbridge``) and what it is made of (builders, schemas, argument validation,
 ``ToolContext``) lives beside it in ``llmbridge.specs``; this package holds everything that
 uses specs, a floor up, and nothing below imports it back.
 Importing the package is cheap: the decorator, ``ToolContext`` and the errors load eagerly;

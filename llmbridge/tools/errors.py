@@ -6,6 +6,7 @@
     ├── ToolArgumentsError        (llmbridge.errors) arguments fail the tool's schema
     ├── ToolSchemaError           a JSON schema no provider accepts, or one we cannot read
     ├── ToolLimitError            a tool's max_invocations / max_exceptions is used up
+    ├── ToolNotFoundError         no tool by that name in the registry (also a KeyError)
     └── ToolTimeoutError          a tool ran longer than the registry's timeout
 
 Rules: messages name the tool and say what to do; they are fit to send back to the model. The
@@ -20,11 +21,25 @@ import builtins
 from ..errors import LLMBridgeError
 from ..specs.errors import ToolSchemaError, ToolSchemaWarning
 
-__all__ = ["ToolLimitError", "ToolSchemaError", "ToolSchemaWarning", "ToolTimeoutError"]
+__all__ = [
+    "ToolLimitError",
+    "ToolNotFoundError",
+    "ToolSchemaError",
+    "ToolSchemaWarning",
+    "ToolTimeoutError",
+]
 
 
 class ToolLimitError(LLMBridgeError):
     """The tool may not be called again (``max_invocations`` or ``max_exceptions`` reached)."""
+
+    def __init__(self, message: str, *, tool_name: str) -> None:
+        super().__init__(message)
+        self.tool_name = tool_name
+
+
+class ToolNotFoundError(LLMBridgeError, KeyError):
+    """No tool by that name is registered (a ``KeyError`` too, as it was before it had a type)."""
 
     def __init__(self, message: str, *, tool_name: str) -> None:
         super().__init__(message)

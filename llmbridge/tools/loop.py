@@ -29,7 +29,7 @@ Rules:
 * Errors from the model stream (API errors, truncation) propagate unchanged.
 * ``aclose()`` mid-turn closes that turn's stream (its HTTP response) at once; a loop
   dropped mid-turn is closed on its event loop, quietly under trio too.
-* Works the same for native tool calls and the prompt fallback: both yield the same events.
+* Works the same for native tool calls and prompt tools: both yield the same events.
 """
 
 from __future__ import annotations

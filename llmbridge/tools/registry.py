@@ -7,7 +7,7 @@ Rules:
   ``description`` and ``input_schema`` / ``parameters``, describe it). Anything else is a
   ``TypeError``; so is a second tool with a name already taken.
 * ``call`` / ``acall`` validate the arguments first (``ToolArgumentsError``), then run the tool
-  and return what it returned; an unknown name is a ``KeyError``. Sync functions run in a
+  and return what it returned; an unknown name is a ``ToolNotFoundError`` (also a ``KeyError``). Sync functions run in a
   worker thread under ``acall`` so concurrent calls do not block the event loop.
 * Limits, per tool: ``max_invocations`` counts runs of the tool, ``max_exceptions`` counts runs
   that raised or timed out; past either, the call raises ``ToolLimitError`` without running.
@@ -54,7 +54,7 @@ from .batch import (
 )
 from .decorator import tool_spec_of
 from .entry import ToolEntry, every_entry, spec_for_object
-from .errors import ToolTimeoutError
+from .errors import ToolNotFoundError, ToolTimeoutError
 from .gate import gate, refusal
 from .results import ToolResult, result_message
 
@@ -160,7 +160,7 @@ class ToolRegistry:
         return tool
 
     def unregister(self, name: str) -> None:
-        """Remove a tool (``KeyError`` if there is none by that name)."""
+        """Remove a tool (``ToolNotFoundError`` if there is none by that name)."""
         if self._parent is not None:
             raise UsageError("unregister tools on the full registry, not on a subset() view")
         self._entry(name)
@@ -272,7 +272,9 @@ class ToolRegistry:
             return self._entries[name]
         except KeyError:
             known = ", ".join(self._entries) or "none"
-            raise KeyError(f"unknown tool {name!r} (registered: {known})") from None
+            raise ToolNotFoundError(
+                f"unknown tool {name!r} (registered: {known})", tool_name=name
+            ) from None
 
     def call(
         self, name: str, arguments: Mapping[str, Any] | None = None, *, context: Any = None

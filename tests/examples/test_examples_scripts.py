@@ -72,8 +72,8 @@ def test_tool_loop_runs_the_tool_with_its_context_and_answers() -> None:
     ]
 
 
-def test_fallback_turns_function_call_tags_into_tool_calls() -> None:
-    proc = run_example("fallback_tools.py")
+def test_prompt_tools_turn_function_call_tags_into_tool_calls() -> None:
+    proc = run_example("prompt_tools.py")
     assert proc.returncode == 0, proc.stderr
     assert "<function_call>" not in proc.stdout
     assert proc.stdout.splitlines() == [
@@ -85,8 +85,10 @@ def test_fallback_turns_function_call_tags_into_tool_calls() -> None:
     ]
 
 
-def test_fallback_request_carries_instructions_not_native_tools() -> None:
-    body = json.loads((EXAMPLES / "fixtures/ollama/fallback_call/request.json").read_text())["body"]
+def test_prompt_tools_request_carries_instructions_not_native_tools() -> None:
+    body = json.loads((EXAMPLES / "fixtures/ollama/prompt_tools_call/request.json").read_text())[
+        "body"
+    ]
     assert "tools" not in body
     system = body["messages"][0]["content"]
     assert system.startswith("Be brief.\n\n# Tools") and "<function_call>" in system

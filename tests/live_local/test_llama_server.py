@@ -236,7 +236,7 @@ async def test_an_image_to_a_text_only_server_fails_at_once_with_its_reason(
 
 
 @MODEL_ONLY
-async def test_prompt_fallback_calls_a_tool_and_stops_before_a_made_up_result(
+async def test_prompt_prompt_tools_calls_a_tool_and_stops_before_a_made_up_result(
     llama: Server,
 ) -> None:
     """Examples in the history (written as <function_call> text by the fallback) make the base

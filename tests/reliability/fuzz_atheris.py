@@ -20,7 +20,7 @@ import atheris
 sys.path.insert(0, str(Path(__file__).resolve().parents[2]))
 
 with atheris.instrument_imports(include=["llmbridge"]):
-    from llmbridge.fallback import KNOWN_DIALECTS, ToolCallParser
+    from llmbridge.prompt_tools import KNOWN_DIALECTS, ToolCallParser
     from llmbridge.testing import check_invariants
     from tests.reliability.mutations import OPS, apply, decode_checked, new_decoder
     from tests.reliability.mutations import streamed_fixtures as _fixtures

@@ -21,7 +21,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from llmbridge.fallback import FUNCTION_CALL, KNOWN_DIALECTS, ToolCallParser
+from llmbridge.prompt_tools import FUNCTION_CALL, KNOWN_DIALECTS, ToolCallParser
 from llmbridge.testing import check_invariants
 from tests.reliability.mutations import (
     OPS,
@@ -154,7 +154,7 @@ pieces = st.lists(st.lists(st.sampled_from(TOKENS), max_size=8).map("".join), ma
 
 @fuzz(500)
 @given(chunks=pieces, rescue=st.booleans(), data=st.data())
-def test_fallback_parser_takes_any_text(chunks: list[str], rescue: bool, data: Any) -> None:
+def test_prompt_tools_parser_takes_any_text(chunks: list[str], rescue: bool, data: Any) -> None:
     dialects = KNOWN_DIALECTS if rescue else (FUNCTION_CALL,)
     parser = ToolCallParser(dialects=dialects, tool_names=["get_weather"], rescue=rescue)
     events = []
@@ -170,7 +170,7 @@ def test_fallback_parser_takes_any_text(chunks: list[str], rescue: bool, data: A
 
 @fuzz(300)
 @given(text=st.text(max_size=200), cuts=st.lists(st.integers(0, 200), max_size=6))
-def test_fallback_parser_takes_arbitrary_unicode(text: str, cuts: list[int]) -> None:
+def test_prompt_tools_parser_takes_arbitrary_unicode(text: str, cuts: list[int]) -> None:
     parser = ToolCallParser(tool_names=["get_weather"])
     bounds = sorted({0, len(text), *(c % (len(text) + 1) for c in cuts)})
     events = []

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import llmbridge as lb
-from llmbridge.tool_options import as_specs as _as_specs
+from llmbridge.client.tool_options import as_specs as _as_specs
 
 
 def forecast(city: str, days: int = 1) -> str:

@@ -122,8 +122,11 @@ def test_sync_call_validates_then_runs() -> None:
     assert registry.call("slow_echo", {"text": "hey"}) == "hey"  # async tool from sync code
     with pytest.raises(lb.ToolArgumentsError, match="b: Field required"):
         registry.call("add", {"a": 1})
-    with pytest.raises(KeyError, match="unknown tool 'nope'"):
+    with pytest.raises(lb.ToolNotFoundError, match="unknown tool 'nope'") as raised:
         registry.call("nope", {})
+    assert isinstance(raised.value, KeyError) and isinstance(raised.value, lb.LLMBridgeError)
+    assert raised.value.tool_name == "nope"
+    assert str(raised.value) == "unknown tool 'nope' (registered: add, slow_echo)"
 
 
 @pytest.mark.anyio
@@ -137,8 +140,10 @@ async def test_acall_runs_sync_and_async_tools_and_objects() -> None:
     with pytest.raises(lb.ToolArgumentsError, match="q: Field required"):
         await registry.acall("remote", {})
     assert remote.seen == [{"q": "cats"}]  # invalid arguments never reach the tool
-    with pytest.raises(KeyError):
+    with pytest.raises(lb.ToolNotFoundError):
         await registry.acall("nope")
+    with pytest.raises(lb.ToolNotFoundError, match="unknown tool 'nope'"):
+        registry.unregister("nope")
 
 
 @pytest.mark.anyio

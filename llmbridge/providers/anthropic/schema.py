@@ -51,25 +51,48 @@ def _transform(schema: dict[str, Any], path: str, notes: list[str]) -> dict[str,
         return out
     kind = rest.pop("type", None)
     variants = {key: rest.pop(key, None) for key in ("anyOf", "oneOf", "allOf")}
+    if _literal(rest, out):
+        kind = None
+    literal = "enum" in out or "const" in out
+    if not _variants(variants, path, notes, out) and not literal and kind is not None:
+        out["type"] = kind
+    for key in ("description", "title"):
+        if key in rest:
+            out[key] = rest.pop(key)
+    _by_kind(kind, rest, path, notes, out)
+    if rest:
+        _move_into_description(rest, path, notes, out)
+    return out
+
+
+def _literal(rest: dict[str, Any], out: dict[str, Any]) -> bool:
+    """``enum`` / ``const`` of primitives, moved to ``out``; whether there was one."""
     enum = rest.get("enum")
     if isinstance(enum, list) and enum and all(_primitive(v) for v in enum):
         out["enum"] = list(rest.pop("enum"))
     if "const" in rest and _primitive(rest["const"]):
         out["const"] = rest.pop("const")
-    literal = "enum" in out or "const" in out
-    if literal:
-        kind = None
-    if isinstance(variants["anyOf"], list) or isinstance(variants["oneOf"], list):
-        subs = variants["anyOf"] if isinstance(variants["anyOf"], list) else variants["oneOf"]
+    return "enum" in out or "const" in out
+
+
+def _variants(variants: dict[str, Any], path: str, notes: list[str], out: dict[str, Any]) -> bool:
+    """``anyOf`` (or ``oneOf``, sent as ``anyOf``) else ``allOf``; whether one was written."""
+    subs = variants["anyOf"] if isinstance(variants["anyOf"], list) else variants["oneOf"]
+    if isinstance(subs, list):
         out["anyOf"] = [_transform(s, f"{path}.anyOf.{i}", notes) for i, s in enumerate(subs)]
-    elif isinstance(variants["allOf"], list):
+        return True
+    if isinstance(variants["allOf"], list):
         subs = variants["allOf"]
         out["allOf"] = [_transform(s, f"{path}.allOf.{i}", notes) for i, s in enumerate(subs)]
-    elif not literal and kind is not None:
-        out["type"] = kind
-    for key in ("description", "title"):
-        if key in rest:
-            out[key] = rest.pop(key)
+        return True
+    return False
+
+
+def _by_kind(
+    kind: Any, rest: dict[str, Any], path: str, notes: list[str], out: dict[str, Any]
+) -> None:
+    """What each type keeps: an object's properties (closed), a string's format, an array's
+    items and ``minItems`` 0 or 1."""
     if kind == "object":
         props = rest.pop("properties", {})
         out["properties"] = {
@@ -90,11 +113,13 @@ def _transform(schema: dict[str, Any], path: str, notes: list[str]) -> dict[str,
             out["minItems"] = rest.pop("minItems")
     elif kind is not None and kind not in _TYPES:
         out["type"] = kind  # not a JSON Schema type: the API will say so
-    if rest:
-        moved = ", ".join(f"{key}: {value}" for key, value in rest.items())
-        description = out.get("description")
-        out["description"] = (
-            f"{description}\n\n" if description is not None else ""
-        ) + f"{{{moved}}}"
-        notes.append(f"{path}: {', '.join(rest)}")
-    return out
+
+
+def _move_into_description(
+    rest: dict[str, Any], path: str, notes: list[str], out: dict[str, Any]
+) -> None:
+    """Keywords the API does not take, written into the description (and noted)."""
+    moved = ", ".join(f"{key}: {value}" for key, value in rest.items())
+    description = out.get("description")
+    out["description"] = (f"{description}\n\n" if description is not None else "") + f"{{{moved}}}"
+    notes.append(f"{path}: {', '.join(rest)}")

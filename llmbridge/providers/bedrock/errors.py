@@ -10,16 +10,15 @@ from ..hosts.aws_errors import (
     CONTEXT_PHRASES,
     ERRORS,
     MAX_SHOWN,
-    bedrock_error,
-    map_http_error,
-    stream_error,
+)
+from ..hosts.aws_errors import (
+    bedrock_error as bedrock_error,
+)
+from ..hosts.aws_errors import (
+    map_http_error as map_http_error,
+)
+from ..hosts.aws_errors import (
+    stream_error as stream_error,
 )
 
-__all__ = [
-    "CONTEXT_PHRASES",
-    "ERRORS",
-    "MAX_SHOWN",
-    "bedrock_error",
-    "map_http_error",
-    "stream_error",
-]
+__all__ = ["CONTEXT_PHRASES", "ERRORS", "MAX_SHOWN"]  # the functions' home is hosts.aws_errors

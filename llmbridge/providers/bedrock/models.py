@@ -24,7 +24,7 @@ from typing import Any
 
 from ..hosts.aws import base_id
 
-__all__ = ["base_id", "family", "native_structured_output", "reasoning_fields", "top_k_fields"]
+__all__ = ["family", "native_structured_output", "reasoning_fields", "top_k_fields"]
 
 _CLAUDE_STRUCTURED = re.compile(
     r"claude-(?:(?:sonnet|opus|haiku)-4-[5-9]|(?:sonnet|opus|haiku)-[5-9])"

@@ -49,7 +49,7 @@ from .model_list import PAGE_SIZE, PROFILES, parse_model_list
 from .models import base_id, family, reasoning_fields
 from .request import OPTION_FIELDS, build_body, request_warnings, structured
 
-__all__ = ["BedrockProvider", "create", "model_path"]
+__all__ = ["BedrockProvider", "create"]
 
 _NO_STREAMING_TOOLS: tuple[str, ...] = (
     "amazon.titan",

@@ -138,39 +138,39 @@ class GeminiDecoder:
             self._usage = usage
         if "promptFeedback" in chunk:
             self._feedback(chunk["promptFeedback"])
-        candidates = chunk.get("candidates")
-        if type(candidates) is not list or not candidates:
+        candidate = _first_candidate(chunk.get("candidates"))
+        if candidate is None:
             return out
-        candidate = candidates[0]
-        if len(candidates) > 1 or type(candidate) is not dict:  # only candidate 0 is read
-            candidate = next(
-                (c for c in candidates if type(c) is dict and c.get("index", 0) == 0), None
-            )
-            if candidate is None:
-                return out
         content = candidate.get("content")
         parts = content.get("parts") if type(content) is dict else None
         if type(parts) is list:
-            for part in parts:
-                if type(part) is not dict:
-                    continue
-                if len(part) == 1 and self._open is None and self._pending is None:  # hot path
-                    text = part.get("text")
-                    if type(text) is str:
-                        if text:
-                            out.append(TextDelta(text))
-                        continue
-                self._part(part, out)
+            self._parts(parts, out)
         if len(candidate) > ("index" in candidate) + ("content" in candidate):  # finish, metadata
-            reason = candidate.get("finishReason")
-            if type(reason) is str:
-                self._finish = reason
-            for key, name in _METADATA:
-                if candidate.get(key) is not None:
-                    self._extra[name] = candidate[key]
-            if "groundingMetadata" in candidate:
-                out.extend(grounding_citations(candidate["groundingMetadata"], self._cited))
+            self._candidate_end(candidate, out)
         return out
+
+    def _parts(self, parts: list[Any], out: list[StreamEvent]) -> None:
+        for part in parts:
+            if type(part) is not dict:
+                continue
+            if len(part) == 1 and self._open is None and self._pending is None:  # hot path
+                text = part.get("text")
+                if type(text) is str:
+                    if text:
+                        out.append(TextDelta(text))
+                    continue
+            self._part(part, out)
+
+    def _candidate_end(self, candidate: dict[str, Any], out: list[StreamEvent]) -> None:
+        """The finish reason and the candidate's metadata (safety, grounding, ...)."""
+        reason = candidate.get("finishReason")
+        if type(reason) is str:
+            self._finish = reason
+        for key, name in _METADATA:
+            if candidate.get(key) is not None:
+                self._extra[name] = candidate[key]
+        if "groundingMetadata" in candidate:
+            out.extend(grounding_citations(candidate["groundingMetadata"], self._cited))
 
     def _start(self, chunk: dict[str, Any], out: list[StreamEvent]) -> None:
         self._started = True
@@ -295,3 +295,15 @@ class GeminiDecoder:
         usage = convert_usage(self._usage) if self._usage is not None else None
         out.append(Finish(reason, raw, usage, dict(self._extra) or None))
         return out
+
+
+def _first_candidate(candidates: Any) -> dict[str, Any] | None:
+    """Candidate 0 (the only one read), or None when the chunk has none."""
+    if type(candidates) is not list or not candidates:
+        return None
+    candidate = candidates[0]
+    if len(candidates) > 1 or type(candidate) is not dict:
+        candidate = next(
+            (c for c in candidates if type(c) is dict and c.get("index", 0) == 0), None
+        )
+    return candidate if type(candidate) is dict else None

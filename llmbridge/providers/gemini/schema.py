@@ -93,6 +93,17 @@ class _Converter:
         if "additionalProperties" in schema and not self.additional_properties:
             self.dropped.add("additionalProperties")
         out: dict[str, Any] = {}
+        nullable = self._type(schema, out)
+        nullable = self._union(schema, out) or nullable
+        _copy_bounds(schema, out)
+        self._enum(schema, out)
+        self._structure(schema, out)
+        if nullable:
+            out["nullable"] = True
+        return out
+
+    def _type(self, schema: dict[str, Any], out: dict[str, Any]) -> bool:
+        """``type`` (a list of types becomes ``anyOf``); whether ``null`` was among them."""
         nullable = bool(schema.get("nullable"))
         kind = schema.get("type")
         if isinstance(kind, list):
@@ -108,25 +119,23 @@ class _Converter:
             nullable, kind = True, None
         if isinstance(kind, str) and kind in _TYPES:
             out["type"] = _TYPES[kind]
+        return nullable
+
+    def _union(self, schema: dict[str, Any], out: dict[str, Any]) -> bool:
+        """``anyOf`` / ``oneOf`` (a one-option union is merged in); whether it allowed null."""
         union = schema.get("anyOf", schema.get("oneOf"))
-        if isinstance(union, list) and "anyOf" not in out:
-            options = [s for s in union if not (isinstance(s, dict) and s.get("type") == "null")]
-            nullable = nullable or len(options) < len(union)
-            converted = [self.convert(s) for s in options]
-            if len(converted) == 1:
-                out.update({k: v for k, v in converted[0].items() if k not in out})
-            elif converted:
-                out["anyOf"] = converted
-        for key in ("description", "title", "format", "pattern", "example", "default"):
-            if key in schema:
-                out[key] = schema[key]
-        for key in ("minimum", "maximum", "minItems", "maxItems", "minLength", "maxLength"):
-            if isinstance(schema.get(key), (int, float)) and not isinstance(schema[key], bool):
-                out[key] = schema[key]
-        for key in ("minProperties", "maxProperties"):
-            if isinstance(schema.get(key), int):
-                out[key] = schema[key]
-        self._enum(schema, out)
+        if not isinstance(union, list) or "anyOf" in out:
+            return False
+        options = [s for s in union if not (isinstance(s, dict) and s.get("type") == "null")]
+        converted = [self.convert(s) for s in options]
+        if len(converted) == 1:
+            out.update({k: v for k, v in converted[0].items() if k not in out})
+        elif converted:
+            out["anyOf"] = converted
+        return len(options) < len(union)
+
+    def _structure(self, schema: dict[str, Any], out: dict[str, Any]) -> None:
+        """``properties`` (with their order), ``required``, ``items``, ``additionalProperties``."""
         if isinstance(schema.get("properties"), dict):
             out["properties"] = {
                 name: self.convert(sub) for name, sub in schema["properties"].items()
@@ -145,9 +154,6 @@ class _Converter:
             out["additionalProperties"] = (
                 self.convert(more) if isinstance(more, dict) else bool(more)
             )
-        if nullable:
-            out["nullable"] = True
-        return out
 
     @staticmethod
     def _enum(schema: dict[str, Any], out: dict[str, Any]) -> None:
@@ -163,6 +169,19 @@ class _Converter:
         listed = ", ".join(str(v) for v in values)
         note = f"One of: {listed}."
         out["description"] = f"{out['description']} {note}" if out.get("description") else note
+
+
+def _copy_bounds(schema: dict[str, Any], out: dict[str, Any]) -> None:
+    """The annotations and numeric bounds Gemini keeps, copied when well typed."""
+    for key in ("description", "title", "format", "pattern", "example", "default"):
+        if key in schema:
+            out[key] = schema[key]
+    for key in ("minimum", "maximum", "minItems", "maxItems", "minLength", "maxLength"):
+        if isinstance(schema.get(key), (int, float)) and not isinstance(schema[key], bool):
+            out[key] = schema[key]
+    for key in ("minProperties", "maxProperties"):
+        if isinstance(schema.get(key), int):
+            out[key] = schema[key]
 
 
 def _merge_all_of(schema: dict[str, Any]) -> dict[str, Any]:

@@ -45,7 +45,7 @@ class Preset:
     key_vars: tuple[str, ...] = ()
     key_required: bool = True
     native_tools: bool = True
-    """Whether its models call tools natively (else the prompt fallback takes over)."""
+    """Whether its models call tools natively (else prompt tools take over)."""
     reasoning: bool = False
     """Whether it streams reasoning (``reasoning_content`` / ``reasoning`` fields)."""
     images: bool = True
@@ -79,7 +79,7 @@ class Preset:
     sent to a model without a vision projector, a template error): not retried."""
     rescue_tool_calls: bool = False
     """Its servers are known to leak tool calls as text (chat-template markup in ``content``):
-    rescue them by default (``llmbridge.fallback``; an app's ``rescue_tool_calls=`` wins)."""
+    rescue them by default (``llmbridge.prompt_tools``; an app's ``rescue_tool_calls=`` wins)."""
     gemini_signatures: bool = False
     """Gemini's OpenAI endpoint: a Gemini 3 model validates thought signatures on the current
     turn's calls, so calls it did not sign get Google's placeholder in ``extra_content``. On by

@@ -18,7 +18,7 @@ inside (a recursive reference stays a ``$ref``), and counts what it builds.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from ...request import CustomToolFormat
@@ -73,20 +73,7 @@ def _strict_node(
     budget: SchemaBudget,
     inside: frozenset[str],
 ) -> dict[str, Any]:
-    out = dict(schema)
-    ref = out.get("$ref")
-    if isinstance(ref, str) and len(out) > 1:  # strict mode takes no siblings beside a $ref
-        resolved = _resolve(root, ref)
-        if resolved is not None and ref not in inside:
-            del out["$ref"]
-            out = {**resolved, **out}
-            inside = inside | {ref}
-    all_of = out.get("allOf")
-    if isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], dict):
-        del out["allOf"]
-        out = {**all_of[0], **out}
-    if "default" in out and out["default"] is None:
-        del out["default"]
+    out, inside = _flatten(dict(schema), root, inside)
 
     def sub(value: Any, where: str) -> Any:
         if not isinstance(value, dict):
@@ -103,19 +90,7 @@ def _strict_node(
 
     props = out.get("properties")
     if isinstance(props, dict) and (out.get("type") == "object" or "type" not in out):
-        required = set(out.get("required") or ())
-        new_props: dict[str, Any] = {}
-        for name, value in props.items():
-            value = sub(value, f"{_path}.{name}")
-            if name not in required and nullable_optional:
-                value = _nullable(value)
-            new_props[name] = value
-        optional = [name for name in props if name not in required]
-        if optional and notes is not None:
-            notes.append(f"{_path}: {', '.join(optional)}")
-        out["properties"] = new_props
-        out["required"] = list(props)
-        out["additionalProperties"] = False
+        _close_object(out, props, sub, nullable_optional, notes, _path)
     elif out.get("type") == "object":
         out.setdefault("properties", {})
         out["required"] = []
@@ -131,6 +106,51 @@ def _strict_node(
         if isinstance(defs, dict):
             out[key] = {k: sub(v, f"{_path}.{key}.{k}") for k, v in defs.items()}
     return out
+
+
+def _flatten(
+    out: dict[str, Any], root: dict[str, Any], inside: frozenset[str]
+) -> tuple[dict[str, Any], frozenset[str]]:
+    """A ``$ref`` with siblings inlined (strict mode takes none beside it; not into itself), a
+    one-part ``allOf`` merged, a ``default`` of null dropped."""
+    ref = out.get("$ref")
+    if isinstance(ref, str) and len(out) > 1:
+        resolved = _resolve(root, ref)
+        if resolved is not None and ref not in inside:
+            del out["$ref"]
+            out = {**resolved, **out}
+            inside = inside | {ref}
+    all_of = out.get("allOf")
+    if isinstance(all_of, list) and len(all_of) == 1 and isinstance(all_of[0], dict):
+        del out["allOf"]
+        out = {**all_of[0], **out}
+    if "default" in out and out["default"] is None:
+        del out["default"]
+    return out, inside
+
+
+def _close_object(
+    out: dict[str, Any],
+    props: dict[str, Any],
+    sub: Callable[[Any, str], Any],
+    nullable_optional: bool,
+    notes: list[str] | None,
+    path: str,
+) -> None:
+    """Every property required (optional ones nullable, when asked), no others allowed."""
+    required = set(out.get("required") or ())
+    new_props: dict[str, Any] = {}
+    for name, value in props.items():
+        value = sub(value, f"{path}.{name}")
+        if name not in required and nullable_optional:
+            value = _nullable(value)
+        new_props[name] = value
+    optional = [name for name in props if name not in required]
+    if optional and notes is not None:
+        notes.append(f"{path}: {', '.join(optional)}")
+    out["properties"] = new_props
+    out["required"] = list(props)
+    out["additionalProperties"] = False
 
 
 def _resolve(root: dict[str, Any], ref: str) -> dict[str, Any] | None:

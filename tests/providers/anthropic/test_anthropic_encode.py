@@ -13,7 +13,7 @@ from llmbridge.providers import ProviderConfig, create_provider
 from llmbridge.providers.anthropic import AnthropicProvider
 from llmbridge.response import accumulate
 from llmbridge.testing import decode_body, load_fixture
-from llmbridge.tools.spec import ToolSpec
+from llmbridge.tool_spec import ToolSpec
 from llmbridge.types import (
     ChatMessage,
     ChatRequest,

@@ -309,7 +309,7 @@ async def test_a_hosted_tool_on_a_model_without_system_tools_is_refused_before_s
             )
 
 
-async def test_models_without_streaming_tools_get_the_prompt_fallback() -> None:
+async def test_models_without_streaming_tools_get_prompt_tools() -> None:
     sent: list[dict[str, Any]] = []
     answer = converse(
         ("messageStart", {"role": "assistant"}),

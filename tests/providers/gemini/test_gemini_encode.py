@@ -8,7 +8,7 @@ from typing import Any
 from llmbridge.providers import ProviderConfig, create_provider
 from llmbridge.response import accumulate
 from llmbridge.testing import decode_body, load_fixture
-from llmbridge.tools.spec import ToolSpec
+from llmbridge.tool_spec import ToolSpec
 from llmbridge.types import (
     ChatMessage,
     ChatRequest,

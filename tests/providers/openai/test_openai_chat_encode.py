@@ -8,7 +8,7 @@ import pytest
 
 from llmbridge.providers import ProviderConfig, create_provider
 from llmbridge.providers.openai.tools import strict_schema
-from llmbridge.tools.spec import ToolSpec
+from llmbridge.tool_spec import ToolSpec
 from llmbridge.types import (
     ChatMessage,
     ChatRequest,

@@ -9,7 +9,7 @@ import pytest
 from llmbridge.errors import ConfigurationError, ContextLengthError, RateLimitError
 from llmbridge.providers import ProviderConfig, create_provider
 from llmbridge.providers.openai_responses import OpenAIResponsesProvider
-from llmbridge.tools.spec import ToolSpec
+from llmbridge.tool_spec import ToolSpec
 from llmbridge.types import (
     ChatMessage,
     ChatRequest,

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from fallback_helpers import ends, run
+from helpers import ends, run
 
 from llmbridge import (
     ChatMessage,
@@ -14,7 +14,7 @@ from llmbridge import (
     ToolChoice,
     ToolSpec,
 )
-from llmbridge.fallback import (
+from llmbridge.prompt_tools import (
     FUNCTION_CALL,
     TOOL_CALL,
     Dialect,
@@ -25,7 +25,7 @@ from llmbridge.fallback import (
     render_instructions,
     rewrite_history,
 )
-from llmbridge.fallback.instructions import instructions_size
+from llmbridge.prompt_tools.instructions import instructions_size
 from llmbridge.providers import Capabilities
 
 WEATHER = ToolSpec.from_json_schema(

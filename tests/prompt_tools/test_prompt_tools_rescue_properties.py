@@ -12,11 +12,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from fallback_helpers import TOOLS, chars, ends, normalize, run, split, text_of
+from helpers import TOOLS, chars, ends, normalize, run, split, text_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from llmbridge.fallback import KNOWN_DIALECTS
+from llmbridge.prompt_tools import KNOWN_DIALECTS
 
 RESCUE: dict[str, Any] = {"dialects": KNOWN_DIALECTS, "rescue": True}
 FRAGMENTS = [

@@ -1,6 +1,6 @@
-"""Throughput of the prompt-tool-calling parser (``llmbridge.fallback.ToolCallParser``).
+"""Throughput of the prompt-tool-calling parser (``llmbridge.prompt_tools.ToolCallParser``).
 
-    python benchmarks/bench_fallback.py [--runs 5]
+    python benchmarks/bench_prompt_tools.py [--runs 5]
 
 Streams ~1 MB of text through ``feed()`` in 1-, 8- and 64-char chunks (chunks are cut before
 timing) and reports MB/s (1 MB = 10^6 characters of ASCII text) for:
@@ -26,7 +26,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from llmbridge.fallback import ToolCallParser
+from llmbridge.prompt_tools import ToolCallParser
 
 MB = 1_000_000
 PROSE = "The quick brown fox jumps over the lazy dog; streaming text passes right through. "

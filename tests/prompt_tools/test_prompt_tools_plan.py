@@ -9,7 +9,13 @@ import pytest
 
 from llmbridge import ChatMessage, ChatRequest, TextDelta, ToolCallStart, ToolSpec
 from llmbridge.events import StreamEvent
-from llmbridge.fallback import Plan, PromptToolDecoder, plan, prepare_request, rescues_by_default
+from llmbridge.prompt_tools import (
+    Plan,
+    PromptToolDecoder,
+    plan,
+    prepare_request,
+    rescues_by_default,
+)
 from llmbridge.providers import Capabilities, Provider, ProviderConfig, create_provider
 from llmbridge.providers.openai.presets import PRESETS
 

@@ -1,11 +1,11 @@
-"""Tool calling for a model without native tools: the prompt fallback, against Ollama.
+"""Tool calling for a model without native tools: prompt tools, against Ollama.
 
     ollama serve & ollama pull gemma3:4b
-    python examples/fallback_tools.py --live   # a local Ollama server (no key needed)
-    python examples/fallback_tools.py          # two recorded turns: no server, no network
+    python examples/prompt_tools.py --live   # a local Ollama server (no key needed)
+    python examples/prompt_tools.py          # two recorded turns: no server, no network
 
 The provider option ``native_tools: False`` tells llmbridge this model cannot call tools, so
-``tool_mode="auto"`` (the default) picks the fallback: the tools and the calling format go into
+``tool_mode="auto"`` (the default) picks prompt tools: the tools and the calling format go into
 the system prompt, the model writes ``<function_call>{...}</function_call>`` in its text, and
 llmbridge turns that into the same ``ToolCallStart`` / ``ToolCallChunk`` / ``ToolCallEnd``
 events native tools give. ``tool_mode="prompt"`` forces the same for any model.
@@ -50,7 +50,7 @@ async def run(client: lb.Client) -> list[lb.ChatMessage]:
 def make_client(live: bool) -> lb.Client:
     if live:
         return lb.Client(providers=OPTIONS)
-    turns = [FIXTURES / "fallback_call", FIXTURES / "fallback_answer"]
+    turns = [FIXTURES / "prompt_tools_call", FIXTURES / "prompt_tools_answer"]
     return lb.Client(http_client=replay_client(turns), providers=OPTIONS)
 
 

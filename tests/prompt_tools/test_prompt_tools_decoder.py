@@ -8,7 +8,7 @@ from typing import Any
 
 import httpx
 import pytest
-from fallback_helpers import ends, normalize, text_of
+from helpers import ends, normalize, text_of
 
 import llmbridge as lb
 from llmbridge import (
@@ -23,7 +23,7 @@ from llmbridge import (
 )
 from llmbridge.errors import StreamTruncatedError
 from llmbridge.events import StreamEvent, ToolCallChunk
-from llmbridge.fallback import TOOL_CALL, PromptToolDecoder
+from llmbridge.prompt_tools import TOOL_CALL, PromptToolDecoder
 from llmbridge.providers.openai.decode import ChatCompletionsDecoder
 from llmbridge.testing import assert_split_invariant, check_invariants, decode_body
 from tests.fakes import sse_body
@@ -232,7 +232,7 @@ def test_over_a_real_chat_completions_stream_split_at_every_byte() -> None:
 
 
 def test_public_surface_and_decoder_protocol() -> None:
-    import llmbridge.fallback as fallback
+    import llmbridge.prompt_tools as fallback
     from llmbridge.providers.base import Decoder
 
     assert set(fallback.__all__) == {

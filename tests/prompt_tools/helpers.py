@@ -6,7 +6,7 @@ import itertools
 from collections.abc import Iterable, Sequence
 
 from llmbridge.events import StreamEvent, TextDelta, ToolCallChunk, ToolCallEnd
-from llmbridge.fallback import ToolCallParser
+from llmbridge.prompt_tools import ToolCallParser
 from llmbridge.testing import check_invariants
 
 TOOLS = ("get_weather", "search", "noop")

@@ -1,4 +1,4 @@
-"""Leaked tool markup in real server framing (``tests/fallback/fixtures``), end to end.
+"""Leaked tool markup in real server framing (``tests/prompt_tools/fixtures``), end to end.
 
 Each fixture is an OpenAI-compatible stream whose ``content`` carries a model's tool-call markup
 (see ``fixtures/make_leak_fixtures.py`` for where each byte comes from). Checked in both
@@ -18,7 +18,7 @@ import orjson
 import pytest
 
 import llmbridge as lb
-from llmbridge.fallback import plan
+from llmbridge.prompt_tools import plan
 from llmbridge.providers import ProviderConfig, create_provider
 from llmbridge.testing import (
     ReplayTransport,

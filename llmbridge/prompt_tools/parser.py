@@ -4,7 +4,8 @@ A sans-IO state machine in the spirit of h11: ``feed(text) -> events``, ``close(
 It never looks at how the text was chunked; the same text split anywhere gives the same events
 once adjacent text deltas (and adjacent chunks of one call) are merged. What a call looks like
 is the dialects' data (``dialects.py``): open markers, close markers, trailers, and the shapes
-object / array of objects / name header before the arguments.
+object / array of objects / name header before the arguments. The handlers of what follows a
+body (POST, TRAIL) are in ``closing.py``.
 
 States (one handler each, in a table)::
 
@@ -63,16 +64,14 @@ from ..errors import UsageError
 from ..events import StreamEvent, TextDelta
 from ..tool_calls import ToolCall, ToolCallLedger
 from .body import CallBody
+from .closing import _BODY, _CLOSED, _HEAD, _OPEN, _POST, _PRE, _TEXT, _TRAIL, _WS, AfterBody
 from .dialects import FUNCTION_CALL, Dialect
-from .markers import NameHeader, OpenMarkers, match_marker
+from .markers import NameHeader, OpenMarkers
 
 __all__ = ["ToolCallParser"]
 
-_TEXT, _OPEN, _PRE, _HEAD, _BODY, _POST, _TRAIL, _CLOSED = range(8)
-_WS = frozenset(" \t\r\n")
 
-
-class ToolCallParser:
+class ToolCallParser(AfterBody):
     """Extract tool calls written as text from a stream (see module docstring)."""
 
     def __init__(
@@ -386,98 +385,3 @@ class ToolCallParser:
             self._state = _POST
             self._ticks = 0
         return j
-
-    def _on_post(self, s: str, i: int) -> int:
-        closes = self._dialect.close_markers
-        n = len(s)
-        if self._prefix:  # a close-marker prefix held from the previous chunk
-            p = self._prefix
-            marker, maybe = match_marker(closes, p, s, i)
-            if marker is not None:
-                used = len(marker) - len(p)
-                self._raw.append(marker)
-                self._closed()
-                return i + used
-            if maybe:
-                self._prefix = p + s[i:]
-                return n
-            self._prefix = ""
-            self._finish_without_close(p)
-            return i
-        start = i
-        while i < n:
-            c = s[i]
-            if c in _WS or (c == "`" and self._ticks < 3):
-                self._ticks += c == "`"
-                i += 1
-                continue
-            if self._in_array and (c == "," or c == "]"):
-                return self._array_punct(s, start, i, c)
-            self._post.append(s[start:i])
-            self._raw.append(s[start:i])
-            marker, maybe = match_marker(closes, "", s, i)
-            if marker is not None:
-                self._raw.append(marker)
-                self._closed()
-                return i + len(marker)
-            if maybe:
-                self._prefix = s[i:]
-                return n
-            self._finish_without_close("")
-            return i
-        self._post.append(s[start:i])
-        self._raw.append(s[start:i])
-        return i
-
-    def _array_punct(self, s: str, start: int, i: int, c: str) -> int:
-        self._raw.append(s[start:i])
-        if c == "]":  # the array ends; a close marker may still follow
-            self._raw.append(c)
-            self._post = []  # whitespace held before it (an earlier chunk's) is markup
-            self._in_array = False
-            return i + 1
-        dialect = self._dialect
-        self._end_call()  # ',': the next object is the next call
-        self._dialect, self._in_array = dialect, True
-        self._raw = [c]
-        self._state = _PRE
-        return i + 1
-
-    def _closed(self) -> None:
-        trailers = self._dialect.trailers
-        self._end_call()
-        if trailers:
-            self._trailers = trailers
-            self._state = _TRAIL
-
-    def _on_trail(self, s: str, i: int) -> int:
-        n = len(s)
-        if not self._prefix:
-            j = i
-            while j < n and s[j] in _WS:
-                j += 1
-            self._post.append(s[i:j])
-            if j == n:
-                return n
-            i = j
-        marker, maybe = match_marker(self._trailers, self._prefix, s, i)
-        if marker is not None:
-            used = len(marker) - len(self._prefix)
-            self._post, self._prefix, self._state = [], "", _TEXT
-            return i + used
-        if maybe:
-            self._prefix += s[i:]
-            return n
-        held, ws = self._prefix, "".join(self._post)
-        self._post, self._prefix, self._state = [], "", _TEXT
-        self._text.append(ws)
-        self._rescan(held)
-        return i
-
-    def _finish_without_close(self, held_prefix: str) -> None:
-        """Rule 5: the call ends; held whitespace / fence (and a failed prefix) become text."""
-        post = "".join(self._post)
-        self._end_call()
-        self._text.append(post)
-        if held_prefix:  # may begin an open marker, so scan it as text
-            self._rescan(held_prefix)

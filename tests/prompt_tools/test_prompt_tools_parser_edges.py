@@ -4,12 +4,12 @@ what a bad call says, what is held when the stream ends after a call, trailers a
 from __future__ import annotations
 
 import pytest
-from fallback_helpers import ends, run, same_everywhere, text_of
+from helpers import ends, run, same_everywhere, text_of
 
 from llmbridge.errors import UsageError
 from llmbridge.events import TextDelta, ToolCallEnd, ToolCallStart
-from llmbridge.fallback import ToolCallParser
-from llmbridge.fallback.dialects import FUNCTION_CALL, KIMI, MISTRAL
+from llmbridge.prompt_tools import ToolCallParser
+from llmbridge.prompt_tools.dialects import FUNCTION_CALL, KIMI, MISTRAL
 
 CALL = '<function_call>{"name": "nope", "arguments": {"a": 1}}</function_call>'
 

@@ -11,11 +11,11 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from fallback_helpers import TOOLS, chars, ends, normalize, run, split, text_of
+from helpers import TOOLS, chars, ends, normalize, run, split, text_of
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from llmbridge.fallback import FUNCTION_CALL, TOOL_CALL, Dialect
+from llmbridge.prompt_tools import FUNCTION_CALL, TOOL_CALL, Dialect
 
 TRICKY = '<>{}[]"\\`/:, \n\tfunction_call</function_call>é☃𝄞'
 TOKENS = [*TRICKY, "<function_cal", "<tool_cal", "</function_call>", "```", "a", "b"]

@@ -12,10 +12,10 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from fallback_helpers import ends, same_everywhere, text_of
+from helpers import ends, same_everywhere, text_of
 
 from llmbridge.errors import UsageError
-from llmbridge.fallback import FUNCTION_CALL, KNOWN_DIALECTS, Dialect, ToolCallParser
+from llmbridge.prompt_tools import FUNCTION_CALL, KNOWN_DIALECTS, Dialect, ToolCallParser
 
 RESCUE: dict[str, Any] = {"dialects": KNOWN_DIALECTS, "rescue": True}
 PARIS = {"city": "Paris"}

@@ -5,11 +5,11 @@ from __future__ import annotations
 import json
 
 import pytest
-from fallback_helpers import chars, ends, normalize, run, split, text_of
+from helpers import chars, ends, normalize, run, split, text_of
 
 from llmbridge.errors import UsageError
 from llmbridge.events import TextDelta, ToolCallChunk, ToolCallStart
-from llmbridge.fallback import KNOWN_DIALECTS, TOOL_CALL, ToolCallParser
+from llmbridge.prompt_tools import KNOWN_DIALECTS, TOOL_CALL, ToolCallParser
 
 CALL = '<function_call>{"name": "get_weather", "arguments": {"city": "Paris"}}</function_call>'
 

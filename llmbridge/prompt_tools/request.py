@@ -11,7 +11,7 @@ Rules:
   llama.cpp with gemma-3-270m: ``</function_call>`` then a made-up ``<function_result>``).
   Text it writes between a call and the stop stays text (nothing is dropped). The caller's own
   stop sequences come first; with four already (the most OpenAI takes) none is added.
-* ``choose_tool_mode`` is the one place that decides between native tools and the fallback:
+* ``choose_tool_mode`` is the one place that decides between native tools and prompt tools:
   ``prompt`` when asked for, ``auto`` → ``prompt`` only when the request has tools and the
   provider says the model has no native tools.
 * ``call_id_prefix`` gives ids unique across a conversation and stable for the same request
