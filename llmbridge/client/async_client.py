@@ -10,7 +10,7 @@ with ``async for``, or use ``async with`` to close the HTTP response determinist
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Mapping
+from collections.abc import AsyncIterator, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
@@ -18,6 +18,7 @@ import httpx
 
 from ..call_settings import CallSettings, pop_call_settings
 from ..errors import UsageError
+from ..events import StreamEvent
 from ..model_refs import Models
 from ..providers.base import Provider, ProviderConfig
 from ..providers.registry import create_provider, split_model
@@ -240,15 +241,25 @@ class Client(ToolLoopMethods, QueryMethods):
         self._check_open()
         if state is None:
             state = StreamState(provider, resumable=bool(request.background))
-        events = open_events(
-            provider=provider,
-            request=request,
-            rescue=rescue,
-            config=config,
-            state=state,
-            note=note,
+        events = self._stream(
+            provider, request, rescue=rescue, config=config, state=state, note=note
         )
         return EventStream(events, state)
+
+    def _stream(
+        self,
+        provider: Provider,
+        request: ChatRequest,
+        *,
+        rescue: bool | None,
+        config: CallConfig,
+        state: StreamState | None = None,
+        note: StartNote | None = None,
+    ) -> AsyncIterator[StreamEvent]:
+        """The events of one model's request (the seam ``llmbridge.testing`` records at)."""
+        return open_events(
+            provider=provider, request=request, rescue=rescue, config=config, state=state, note=note
+        )
 
     def _deadline(self, timeout: Any) -> Deadline | None:
         """The call's deadline: its own ``timeout=`` (seconds, ``None`` or a shared

@@ -73,7 +73,7 @@ def stamp_batch(
     stamp was given. ``last``: the stream's final batch (``close()``)."""
     for event in batch:
         if event.__class__ is StreamStart:
-            _give(event, stamp)  # type: ignore[arg-type]
+            _give(event, stamp)
             return batch, True
     if stamp.makes and (batch or last):
         start = StreamStart()

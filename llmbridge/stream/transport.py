@@ -32,7 +32,7 @@ Rules:
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Protocol
 
 import anyio
@@ -48,7 +48,7 @@ from .opening import framing_of, open_response, read_json
 from .record import Record
 from .retry import RetryPolicy
 from .sending import Sleep, auth_for, request_scrubber, scrub_error, sent_scrubber, translate
-from .start_stamp import StartNote, stamp_batch, stamp_of
+from .start_stamp import Stamp, StartNote, stamp_batch, stamp_of
 
 __all__ = ["BreakStrategy", "StreamObserver", "run_attempts", "stream_events"]
 
@@ -127,7 +127,7 @@ async def run_attempts(
     starts, its first event and once how it ended; ``state`` is told the record and each
     decoder; ``resume`` mends breaks after events; ``note`` is a fallback chain's word;
     ``during``: what a ``TimeoutError`` while sending says the call was doing."""
-    name, deadline, retry = provider.name, config.deadline, config.retry
+    name, deadline = provider.name, config.deadline
     framing = framing_of(prepared.framing, name)
     record = Record(provider=name, max_events=config.max_events)
     if state is not None:
@@ -135,8 +135,7 @@ async def run_attempts(
     sending = prepared.http
     scrub = request_scrubber(sending)
     auth = auth_for(provider, sending)  # its tokens and signatures are secrets too
-    http = config.http
-    pool = http if isinstance(http, HttpPool) else HttpPool(http)
+    pool = config.http if isinstance(config.http, HttpPool) else HttpPool(config.http)
     decoder: Decoder | None = None
     stamp = None
     attempt = 0
@@ -151,23 +150,14 @@ async def run_attempts(
             shards = pool.for_loop()
             shard = shards.acquire()
             try:
-                opening: Any = open_response(
-                    shards.clients[shard],
-                    provider,
-                    sending,
-                    timeout=config.timeout,
-                    content_type=None if framing is None else framing[0],
-                    auth=auth,
-                )
-                if framing is None:  # a plain request: its answer is read whole
-                    opening = _answer(opening, name, sending.url, auth.get("auth"))
+                doing = during if resume is None or resume.resuming is None else "resuming"
+                opening = _send(shards.clients[shard], provider, sending, config, framing, auth)
                 if deadline is not None:
-                    doing = during if resume is None or resume.resuming is None else "resuming"
                     opening = within(deadline, opening, provider=name, during=doing)
-                response = await opening
-                if framing is None:
-                    yield response
+                if framing is None:  # a plain request: its answer, read whole, is the one item
+                    yield await opening
                     return
+                response = await opening
                 scrub = sent_scrubber(response, scrub, auth=auth.get("auth"))
                 if decoder is None:  # the first answer (or one before any event)
                     decoder = prepared.new_decoder()
@@ -210,12 +200,7 @@ async def run_attempts(
                         for event in feed("" if kind == "message" else kind, sse.data):
                             keep(event)
                             yield event
-                if resume is not None:
-                    resume.check_end(decoder)
-                batch = decoder.close()
-                if stamp is not None:
-                    batch, _ = stamp_batch(batch, stamp, last=True)
-                for event in batch:
+                for event in _last(decoder, stamp, resume):
                     keep(event)
                     yield event
                 return
@@ -225,31 +210,15 @@ async def run_attempts(
                 point = resume.point(decoder) if resume is not None and record else None
                 if point is None:  # nothing yielded yet: tried again as any request is
                     decoder = None
-                delay = _delay(exc, attempt, record, retry, resume, point, reading)
-                if delay is not None and deadline is not None:
-                    if deadline.passed():
-                        delay = None  # out of time: raised as it is
-                    elif anyio.current_time() + delay >= deadline.start():
-                        what = "a retry" if point is None else "a resume"
-                        late = deadline.error(
-                            provider=name, during=f"no time left for {what} after {exc!r}"
-                        )
-                        raise attach(late, name, record, broken) from exc
-                if delay is None:
-                    attach(exc, name, record, broken)
-                    raise
+                delay = _wait(exc, attempt, record, broken, config, name, resume, point, reading)
                 if point is not None and resume is not None:
                     sending = resume.request_after(point)
-                _log_retry(name, exc, attempt, delay, point)
             finally:
                 with anyio.CancelScope(shield=True):
                     try:
-                        if events is not None:
-                            await events.aclose()
-                        if body is not None:
-                            await body.aclose()
-                        if response is not None and framing is not None:
-                            await response.aclose()
+                        for part in (events, body, response):
+                            if part is not None:
+                                await part.aclose()
                     finally:
                         shards.release(shard)
             await config.sleep(delay)
@@ -257,12 +226,88 @@ async def run_attempts(
         ended = exc
         raise
     finally:
-        try:
-            if resume is not None and ended is not None and not isinstance(ended, Exception):
-                await resume.left_early(decoder, http=http, provider=provider, config=config)
-        finally:
-            if observer is not None:
-                observer.end(record, ended)
+        await _ended(record, decoder, ended, observer, resume, provider, config)
+
+
+def _send(
+    client: Any,
+    provider: Provider,
+    request: HttpRequest,
+    config: CallConfig,
+    framing: tuple[str, Callable[..., Any]] | None,
+    auth: dict[str, Any],
+) -> Awaitable[Any]:
+    """One attempt's send: the response, its status checked (for framing ``json``: its
+    parsed answer)."""
+    opening = open_response(
+        client,
+        provider,
+        request,
+        timeout=config.timeout,
+        content_type=None if framing is None else framing[0],
+        auth=auth,
+    )
+    if framing is None:
+        return _answer(opening, provider.name, request.url, auth.get("auth"))
+    return opening
+
+
+def _wait(
+    exc: LLMBridgeError,
+    attempt: int,
+    record: Record,
+    broken: Decoder | None,
+    config: CallConfig,
+    name: str,
+    resume: BreakStrategy | None,
+    point: ResumePoint | None,
+    reading: bool,
+) -> float:
+    """Seconds to wait before the next attempt after ``exc``, else ``exc`` raised with its
+    partial response (a ``TimeoutError`` when the wait would end past the deadline)."""
+    delay = _delay(exc, attempt, record, config.retry, resume, point, reading)
+    deadline = config.deadline
+    if delay is not None and deadline is not None:
+        if deadline.passed():
+            delay = None  # out of time: raised as it is
+        elif anyio.current_time() + delay >= deadline.start():
+            what = "a retry" if point is None else "a resume"
+            late = deadline.error(provider=name, during=f"no time left for {what} after {exc!r}")
+            raise attach(late, name, record, broken) from exc
+    if delay is None:
+        raise attach(exc, name, record, broken)
+    _log_retry(name, exc, attempt, delay, point)
+    return delay
+
+
+async def _ended(
+    record: Record,
+    decoder: Decoder | None,
+    ended: BaseException | None,
+    observer: StreamObserver | None,
+    resume: BreakStrategy | None,
+    provider: Provider,
+    config: CallConfig,
+) -> None:
+    """The stream ended (``ended``: how, ``None`` at its end): cancel a response the app left
+    early (``resume``), then tell the observer."""
+    try:
+        if resume is not None and ended is not None and not isinstance(ended, Exception):
+            await resume.left_early(decoder, http=config.http, provider=provider, config=config)
+    finally:
+        if observer is not None:
+            observer.end(record, ended)
+
+
+def _last(decoder: Decoder, stamp: Stamp | None, resume: BreakStrategy | None) -> list[StreamEvent]:
+    """The events of a body that ended: the decoder's last (its ``close()``), stamped when no
+    batch took the stamp; a break when the strategy says the body ended too soon."""
+    if resume is not None:
+        resume.check_end(decoder)
+    batch = decoder.close()
+    if stamp is not None:
+        batch, _ = stamp_batch(batch, stamp, last=True)
+    return batch
 
 
 async def _answer(opening: Any, name: str, url: str, auth: Any) -> Any:
