@@ -183,3 +183,37 @@ async def test_a_run_turn_folds_each_event_once(monkeypatch: pytest.MonkeyPatch)
     assert loop.response.text == "x" * DELTAS
     assert len(turn) == len(events)
     assert folds[0] == len(events), f"{folds[0]} folds of {len(events)} events"
+
+
+async def test_the_stream_start_is_stamped_once_in_the_loop() -> None:
+    """The prepared call's warnings come first, then the decoder's; the chain's word (a
+    ``StartNote``) first of all, with the provider; request id and rate limit from the head."""
+    from llmbridge.providers.prepared import Prepared
+    from llmbridge.stream.call import CallConfig
+    from llmbridge.stream.start_stamp import StartNote
+    from tests.fakes import FakeDecoder, FakeProvider, sse_body
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        body = sse_body({"text": "hi"}, {"finish": "stop"})
+        headers = {"content-type": "text/event-stream", "x-request-id": "req_9"}
+        return httpx.Response(200, headers=headers, content=body)
+
+    provider = FakeProvider()
+    sent = provider.build_request(lb.ChatRequest(model="m", messages=MESSAGES))
+    prepared = Prepared(http=sent, new_decoder=FakeDecoder, warnings=("top_k dropped",))
+    note = StartNote(provider="fake", warnings=("fallback: a failed",))
+    config = CallConfig(http=mock_client(handler))
+    events = [e async for e in transport.run_attempts(prepared, provider=provider, config=config)]
+    start = events[0]
+    assert isinstance(start, lb.StreamStart)  # made: the fake decoder sends none
+    assert start.warnings == ["top_k dropped"] and start.request_id == "req_9"
+    assert [e.type for e in events].count("stream_start") == 1
+    noted = [
+        e
+        async for e in transport.run_attempts(
+            prepared, provider=provider, config=config, note=note
+        )
+    ]
+    assert isinstance(noted[0], lb.StreamStart)
+    assert noted[0].warnings == ["fallback: a failed", "top_k dropped"]
+    assert noted[0].provider == "fake"
