@@ -210,9 +210,7 @@ async def test_the_stream_start_is_stamped_once_in_the_loop() -> None:
     assert [e.type for e in events].count("stream_start") == 1
     noted = [
         e
-        async for e in transport.run_attempts(
-            prepared, provider=provider, config=config, note=note
-        )
+        async for e in transport.run_attempts(prepared, provider=provider, config=config, note=note)
     ]
     assert isinstance(noted[0], lb.StreamStart)
     assert noted[0].warnings == ["fallback: a failed", "top_k dropped"]
