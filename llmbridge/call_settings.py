@@ -8,7 +8,8 @@ win over the provider's own, for this call only (auth headers included: a per-ca
 are scrubbed from errors like the provider's credentials. ``max_attempts`` overrides the
 client's (or ``retry=``'s) attempts; ``1`` means no retry. The per-call ``timeout`` lives with
 the transport's deadline, not here. ``cancel_on_close=True`` stops a background response on
-the server when its stream is left early (``llmbridge.stream.resume``).
+the server when its stream is left early (``llmbridge.stream.resume``). ``CallSettings.applied``
+puts them into the call's one ``stream.call.CallConfig`` (made once per call by the client).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import Any
 
 from .errors import UsageError
 from .stream import RetryPolicy
+from .stream.call import CallConfig
 
 __all__ = ["CALL_OPTIONS", "CallSettings", "pop_call_settings"]
 
@@ -40,6 +42,15 @@ class CallSettings:
         if self.max_attempts is not None:
             policy = dataclasses.replace(policy, max_attempts=self.max_attempts)
         return policy
+
+    def applied(self, config: CallConfig) -> CallConfig:
+        """``config`` (the client's, with the call's deadline) with this call's settings."""
+        return dataclasses.replace(
+            config,
+            retry=self.policy(config.retry),
+            headers=self.headers,
+            cancel_on_close=self.cancel_on_close,
+        )
 
 
 def pop_call_settings(options: dict[str, Any]) -> CallSettings | None:

@@ -9,6 +9,7 @@ with ``async for``, or use ``async with`` to close the HTTP response determinist
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import AsyncIterator, Mapping
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, TypeVar, overload
@@ -21,13 +22,14 @@ from ..events import StreamEvent
 from ..model_refs import Models
 from ..providers.base import Provider, ProviderConfig
 from ..providers.registry import create_provider, split_model
-from ..response import Accumulator, ChatResponse
+from ..response import ChatResponse
 from ..stream import RetryPolicy
 from ..stream.bounded import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES
+from ..stream.call import CallConfig, StreamState
 from ..stream.clients import DEFAULT_LIMITS, DEFAULT_SHARDS, HttpPool, TransportName
 from ..stream.deadline import Deadline
 from ..stream.record import DEFAULT_MAX_EVENTS
-from ..stream.resume import ResumeTracker
+from ..stream.start_stamp import StartNote
 from ..structured import parse_response, response_format_of
 from ..structured.partial_stream import with_partials
 from ..telemetry import Telemetry, telemetry_from
@@ -48,7 +50,7 @@ from .model_chain import ModelRef, is_chain, open_chain
 from .pipeline import open_events, open_resumed
 from .query_methods import QueryMethods
 from .request_options import build_request as _build_request
-from .request_options import check_options
+from .request_options import check_request_options
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -102,14 +104,18 @@ class Client(ToolLoopMethods, QueryMethods):
         self._http = HttpPool(http_client, transport=transport, limits=limits, shards=shards)
         self.telemetry = telemetry_from(telemetry)
         self._closed = False
-        self._max_event_bytes = max_event_bytes
-        self._max_response_bytes = max_response_bytes
-        self._max_events = max_events
         self._configs = provider_configs(providers)
         self._providers: dict[str, Provider] = {}
         self.retry = retry or RetryPolicy()
-        self._timeout = timeout if isinstance(timeout, httpx.Timeout) else None
-        """httpx's timeouts for each request (``None``: the HTTP client's own)."""
+        self._defaults = CallConfig(
+            http=self._http,
+            timeout=timeout if isinstance(timeout, httpx.Timeout) else None,
+            max_event_bytes=max_event_bytes,
+            max_response_bytes=max_response_bytes,
+            max_events=max_events,
+            telemetry=self.telemetry,
+        )
+        """What every call is sent with unless it says otherwise (``_config``)."""
         total = Deadline.of(None if isinstance(timeout, httpx.Timeout) else timeout)
         self.timeout: float | None = None if total is None else total.seconds
         """The default total time of a call, in seconds (``None``: no total limit)."""
@@ -171,8 +177,10 @@ class Client(ToolLoopMethods, QueryMethods):
         stream = self._open(model, messages, rescue_tool_calls, given)
         request_format = response_format is not None
         if request_format or partial_tool_arguments:
-            stream._gen = with_partials(
-                stream._gen, objects=request_format, tool_arguments=partial_tool_arguments
+            return stream.pipe(
+                lambda events: with_partials(
+                    events, objects=request_format, tool_arguments=partial_tool_arguments
+                )
             )
         return stream
 
@@ -186,7 +194,7 @@ class Client(ToolLoopMethods, QueryMethods):
         self._check_open()
         options = dict(options)
         call = pop_call_settings(options)  # headers=, retry=, max_attempts=: not the body's
-        deadline = self._deadline(options.pop("timeout", _DEFAULT))
+        config = self._config(call, self._deadline(options.pop("timeout", _DEFAULT)))
         if is_chain(model):
             return open_chain(
                 self,
@@ -194,14 +202,13 @@ class Client(ToolLoopMethods, QueryMethods):
                 as_messages(messages),
                 rescue=rescue,
                 options=options,
-                check=check_options,
-                call=call,
-                deadline=deadline,
+                check=check_request_options,
+                config=config,
             )
-        check_options(options)
+        check_request_options(options)
         provider, model_name = self.resolve(model)  # type: ignore[arg-type]
         request = self.build_request(model_name, messages, **options)
-        return self._event_stream(provider, request, rescue=rescue, call=call, deadline=deadline)
+        return self.open_request(provider, request, rescue=rescue, config=config)
 
     def stream_request(
         self,
@@ -216,28 +223,28 @@ class Client(ToolLoopMethods, QueryMethods):
         headers and retry settings, ``llmbridge.call_settings``; ``timeout``: as for
         ``stream``)."""
         self._check_open()
-        deadline = self._deadline(timeout)
-        return self._event_stream(provider, request, rescue=rescue, call=call, deadline=deadline)
+        config = self._config(call, self._deadline(timeout))
+        return self.open_request(provider, request, rescue=rescue, config=config)
 
-    def _event_stream(
+    def open_request(
         self,
         provider: Provider,
         request: ChatRequest,
         *,
         rescue: bool | None,
-        call: CallSettings | None,
-        deadline: Deadline | None,
+        config: CallConfig,
+        state: StreamState | None = None,
+        note: StartNote | None = None,
     ) -> EventStream:
-        tracker = ResumeTracker() if request.background else None
+        """The ``EventStream`` of ``request`` sent with the call's ``config`` (``state``: one
+        a fallback chain shares; ``note``: its word for the ``StreamStart``)."""
+        self._check_open()
+        if state is None:
+            state = StreamState(provider, resumable=bool(request.background))
         events = self._stream(
-            provider, request, rescue=rescue, call=call, deadline=deadline, tracker=tracker
+            provider, request, rescue=rescue, config=config, state=state, note=note
         )
-        return EventStream(events, provider, resume=tracker)
-
-    def _deadline(self, timeout: Any) -> Deadline | None:
-        """The call's deadline: its own ``timeout=`` (seconds, ``None`` or a shared
-        ``Deadline``), else the client's default."""
-        return Deadline.of(self.timeout if timeout is _DEFAULT else timeout)
+        return EventStream(events, state)
 
     def _stream(
         self,
@@ -245,35 +252,25 @@ class Client(ToolLoopMethods, QueryMethods):
         request: ChatRequest,
         *,
         rescue: bool | None,
-        call: CallSettings | None = None,
-        deadline: Deadline | None = None,
-        tracker: ResumeTracker | None = None,
+        config: CallConfig,
+        state: StreamState | None = None,
+        note: StartNote | None = None,
     ) -> AsyncIterator[StreamEvent]:
+        """The events of one model's request (the seam ``llmbridge.testing`` records at)."""
         return open_events(
-            provider=provider,
-            request=request,
-            rescue=rescue,
-            **self._io(call, deadline, tracker),
+            provider=provider, request=request, rescue=rescue, config=config, state=state, note=note
         )
 
-    def _io(
-        self, call: CallSettings | None, deadline: Deadline | None, tracker: ResumeTracker | None
-    ) -> dict[str, Any]:
-        """What every request of a call is sent with: the client's pool, bounds and telemetry,
-        the call's retry policy, headers, deadline and ``cancel_on_close``."""
-        return {
-            "tracker": tracker,
-            "http": self._http,
-            "retry": self.retry if call is None else call.policy(self.retry),
-            "headers": None if call is None else call.headers,
-            "timeout": self._timeout,
-            "deadline": deadline,
-            "max_event_bytes": self._max_event_bytes,
-            "max_response_bytes": self._max_response_bytes,
-            "max_events": self._max_events,
-            "telemetry": self.telemetry,
-            "cancel_on_close": call is not None and call.cancel_on_close,
-        }
+    def _deadline(self, timeout: Any) -> Deadline | None:
+        """The call's deadline: its own ``timeout=`` (seconds, ``None`` or a shared
+        ``Deadline``), else the client's default."""
+        return Deadline.of(self.timeout if timeout is _DEFAULT else timeout)
+
+    def _config(self, call: CallSettings | None, deadline: Deadline | None) -> CallConfig:
+        """The call's one configuration: the client's defaults, its retry policy and the call's
+        deadline, with the call's own settings on top (``CallSettings.applied``)."""
+        config = dataclasses.replace(self._defaults, retry=self.retry, deadline=deadline)
+        return config if call is None else call.applied(config)
 
     def resume(
         self,
@@ -294,22 +291,23 @@ class Client(ToolLoopMethods, QueryMethods):
         self._check_open()
         given: dict[str, Any] = dict(options)
         call = pop_call_settings(given)
-        deadline = self._deadline(given.pop("timeout", _DEFAULT))
+        config = self._config(call, self._deadline(given.pop("timeout", _DEFAULT)))
         if given:
             raise UsageError(
                 f"unknown option(s) {', '.join(sorted(given))}: resume() takes headers, retry, "
                 "max_attempts, timeout and cancel_on_close"
             )
         provider, model_name = self.resolve(model)
-        tracker = ResumeTracker()
+        state = StreamState(provider, resumable=True)
         events = open_resumed(
             provider=provider,
             model=model_name,
             response_id=response_id,
             after=after,
-            **self._io(call, deadline, tracker),
+            config=config,
+            state=state,
         )
-        return EventStream(events, provider, resume=tracker)
+        return EventStream(events, state)
 
     @overload
     async def complete(
@@ -359,11 +357,10 @@ class Client(ToolLoopMethods, QueryMethods):
         if fmt is not None:
             given["response_format"] = fmt
         stream = self._open(model, messages, rescue_tool_calls, given)
-        acc = Accumulator(provider=stream.provider.name)
         async with stream:
-            async for event in stream:
-                acc.add(event)
-        response = acc.response()
+            async for _ in stream:
+                pass  # the stream's record folds them: the one fold (issue 42)
+        response = stream.response()
         if fmt is not None:
             response.parsed = parse_response(response, fmt, provider=stream.provider.name)
         return response

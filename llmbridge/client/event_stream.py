@@ -8,21 +8,23 @@ event loop as asyncio does it, quietly, under trio too (trio would warn "async g
 garbage collected" for it). Closing it from another task while one waits for its next event
 is a ``UsageError`` (the waiting task is the one that can stop it). A background stream
 (``background=True``, ``Client.resume``) tells where it stands: ``resume_point``.
+What the stream shares with it (the answering provider, the record of what it yielded, where a
+background stream stands) is its ``stream.call.StreamState``: ``response()`` folds the record
+(the one fold ``complete()`` and a ``run()`` turn use), ``pipe`` puts a step between the
+events and the app (``with_partials``) without anyone reaching into the generator.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from types import TracebackType
-from typing import TYPE_CHECKING
 
 from ..errors import UsageError
 from ..events import StreamEvent
 from ..providers.base import Provider, ResumePoint
+from ..response import ChatResponse
+from ..stream.call import StreamState
 from ..stream.loop_end import close_dropped, trio_token
-
-if TYPE_CHECKING:
-    from ..stream.resume import ResumeTracker
 
 __all__ = ["EventStream"]
 
@@ -30,26 +32,45 @@ __all__ = ["EventStream"]
 class EventStream:
     """Async iterator of ``StreamEvent``; also an async context manager that closes it."""
 
-    __slots__ = ("__weakref__", "_gen", "_resume", "_trio", "provider")
+    __slots__ = ("__weakref__", "_gen", "_state", "_trio")
 
-    def __init__(
-        self,
-        gen: AsyncIterator[StreamEvent],
-        provider: Provider,
-        *,
-        resume: ResumeTracker | None = None,
-    ) -> None:
+    def __init__(self, gen: AsyncIterator[StreamEvent], state: StreamState | Provider) -> None:
         self._gen = gen
-        self.provider = provider
+        self._state = state if isinstance(state, StreamState) else StreamState(state)
         self._trio = trio_token()
-        self._resume = resume
+
+    @property
+    def provider(self) -> Provider:
+        """The provider answering at the moment (a fallback chain moves it on)."""
+        return self._state.provider
+
+    @property
+    def state(self) -> StreamState:
+        """What the stream shares with this object (``llmbridge.stream.call``)."""
+        return self._state
 
     @property
     def resume_point(self) -> ResumePoint | None:
         """Where a background stream stands: the response's id and the number of the last
         event decoded (``after``), and whether it ended; give them to ``Client.resume`` to
         continue it elsewhere. ``None`` for other streams, or before the response's id came."""
-        return None if self._resume is None else self._resume.point()
+        return self._state.resume_point()
+
+    def pipe(
+        self, step: Callable[[AsyncIterator[StreamEvent]], AsyncIterator[StreamEvent]]
+    ) -> EventStream:
+        """Put ``step`` between the events and the app (before the first is read); ``self``."""
+        self._gen = step(self._gen)
+        return self
+
+    def response(self) -> ChatResponse:
+        """The response folded from what the answering model's stream yielded so far (its
+        record: no second fold); complete once the stream ended. A decoder that broke an
+        event invariant raises its ``EventOrderError`` here."""
+        record = self._state.record
+        if record is None:
+            raise UsageError("this stream has not started: read it before asking its response")
+        return record.result()
 
     def __aiter__(self) -> AsyncIterator[StreamEvent]:
         # Under trio the stream must outlive its generator's users (``__del__`` closes it);

@@ -18,7 +18,8 @@ Rules (issue 23; ``docs/across-providers.md``, "Fallback models"):
 * Before a model's first event the move is silent (a ``StreamStart`` is held back until
   something else comes, so a stream that fails right after starting still counts as "before").
   The answering model's ``StreamStart`` then names it (``provider``) and says in ``warnings``
-  which models failed and why.
+  which models failed and why: the chain hands that to the stream as data
+  (``stream.start_stamp.StartNote``), stamped where the response head is read.
 * After events were yielded, the error is raised with its ``partial`` (as without a chain),
   unless ``restart=True``: then a ``ModelSwitch`` (``from_model``, ``to_model``, ``error``) is
   yielded right before the next model's first event, so the app can discard what it showed;
@@ -26,9 +27,12 @@ Rules (issue 23; ``docs/across-providers.md``, "Fallback models"):
   on a ``ModelSwitch``).
 * When the last model fails too (before its first event, or after it with ``restart=True``),
   ``AllModelsFailedError`` carries every model's error, in order.
-* The ``EventStream.provider`` is the provider answering at the moment.
+* The ``EventStream.provider`` is the provider answering at the moment: every model's stream
+  shares the chain's ``stream.call.StreamState`` (so its record, read by ``complete()``, is
+  the answering model's).
 * The chain never imports the client: the client hands itself down as a ``ChainHost``
-  (resolve a model, build a request, stream it) with its option check. What a model reference
+  (resolve a model, build a request, stream it) with its option check and the call's one
+  ``CallConfig``. What a model reference
   is (``ModelRef``, ``ModelOption``, ``is_chain``) is ``llmbridge.model_refs``'s, a floor down
   (re-exported here), so MCP sampling reads it without importing the client.
 * The call's ``timeout=`` is one budget for the whole chain: once it has passed, its
@@ -38,16 +42,15 @@ Rules (issue 23; ``docs/across-providers.md``, "Fallback models"):
 from __future__ import annotations
 
 import dataclasses
-import weakref
 from collections.abc import AsyncIterator, Callable, Mapping, Sequence
 from typing import Any, Protocol, TypeAlias
 
-from ..call_settings import CallSettings
 from ..errors import AllModelsFailedError, LLMBridgeError, StreamError, UsageError
 from ..events import ModelSwitch, StreamEvent, StreamStart
 from ..model_refs import ModelOption, ModelRef, first_model, is_chain
 from ..providers.base import Provider
-from ..stream.deadline import Deadline
+from ..stream.call import CallConfig, StreamState
+from ..stream.start_stamp import StartNote
 from ..types import ChatMessage, ChatRequest
 from .event_stream import EventStream
 
@@ -86,14 +89,15 @@ class ChainHost(Protocol):
         """``build_request(model_name, messages, **options)``."""
         ...
 
-    def stream_request(
+    def open_request(
         self,
         provider: Provider,
         request: ChatRequest,
         *,
-        rescue: bool | None = None,
-        call: CallSettings | None = None,
-        timeout: Any = ...,
+        rescue: bool | None,
+        config: CallConfig,
+        state: StreamState | None = None,
+        note: StartNote | None = None,
     ) -> EventStream: ...
 
 
@@ -170,57 +174,47 @@ def open_chain(
     rescue: bool | None,
     options: Mapping[str, Any],
     check: Callable[[Mapping[str, Any]], None],
-    call: CallSettings | None = None,
-    deadline: Deadline | None = None,
+    config: CallConfig,
 ) -> EventStream:
     """The ``EventStream`` of a fallback chain (see module docstring); ``check`` refuses
-    options the client does not take; ``deadline``: the call's total budget, shared by every
-    model."""
+    options the client does not take; ``config``: the call's, its deadline one budget shared
+    by every model."""
     opts = dict(options)
     restart = bool(opts.pop("restart", False))
     fallback_on = _checked(opts.pop("fallback_on", None))
     links = _links(client, models, messages, opts, rescue=rescue, check=check)
-
-    def answering(provider: Provider) -> None:
-        current = ref()
-        if current is not None:
-            current.provider = provider
-
+    state = StreamState(links[0].provider)
     events = _chain(
-        client,
-        links,
-        answering,
-        rescue=rescue,
-        restart=restart,
-        on=fallback_on,
-        call=call,
-        deadline=deadline,
+        client, links, state, rescue=rescue, restart=restart, on=fallback_on, config=config
     )
-    stream = EventStream(events, links[0].provider)
-    ref = weakref.ref(stream)  # no cycle stream -> generator -> stream: a dropped chain is
-    return stream  # collected at once, and closed as any dropped stream is
+    return EventStream(events, state)
 
 
 async def _chain(
     client: ChainHost,
     links: list[_Link],
-    answering: Callable[[Provider], None],
+    state: StreamState,
     *,
     rescue: bool | None,
     restart: bool,
     on: _On,
-    call: CallSettings | None,
-    deadline: Deadline | None,
+    config: CallConfig,
 ) -> AsyncIterator[StreamEvent]:
     errors: list[tuple[str, LLMBridgeError]] = []
     switch: ModelSwitch | None = None  # owed to the app before the next model's first event
+    deadline = config.deadline
     for n, link in enumerate(links):
-        answering(link.provider)
-        held: list[StreamStart] = []
+        state.provider = link.provider
+        held: list[StreamEvent] = []
         shown = False
         try:
-            opened = client.stream_request(
-                link.provider, link.request, rescue=rescue, call=call, timeout=deadline
+            opened = client.open_request(
+                link.provider,
+                link.request,
+                rescue=rescue,
+                config=config,
+                state=state,
+                note=_note(link, errors),
             )
             async with opened as events:
                 async for event in events:
@@ -229,12 +223,12 @@ async def _chain(
                             held.append(event)
                             continue
                         shown = True
-                        for first in _opening(switch, held, link, errors, n):
+                        for first in _opening(switch, held, link):
                             yield first
                         switch = None
                     yield event
                 if not shown:  # a stream with nothing but its start
-                    for first in _opening(switch, held, link, errors, n):
+                    for first in _opening(switch, held, link):
                         yield first
             return
         except LLMBridgeError as error:
@@ -253,27 +247,21 @@ async def _chain(
                 switch = ModelSwitch(from_model=link.label, to_model="", error=error)
 
 
-def _opening(
-    switch: ModelSwitch | None,
-    held: list[StreamStart],
-    link: _Link,
-    errors: list[tuple[str, LLMBridgeError]],
-    n: int,
-) -> list[StreamEvent]:
-    """What comes before a model's first event: the ``ModelSwitch`` owed to the app, if any,
-    then the held ``StreamStart`` (made if the stream had none, once a model failed), naming
-    the answering provider and, in ``warnings``, the models that failed before it."""
-    if n == 0 and not errors:
-        return list(held)
-    opening: list[StreamEvent] = []
-    if switch is not None:
-        opening.append(dataclasses.replace(switch, to_model=link.label))
-    notes = [
+def _note(link: _Link, errors: list[tuple[str, LLMBridgeError]]) -> StartNote | None:
+    """What the ``StreamStart`` of ``link`` says once models failed before it: the answering
+    provider and, in ``warnings``, which models failed and why (``None``: the first answers)."""
+    if not errors:
+        return None
+    notes = tuple(
         f"fallback: {label} failed ({type(e).__name__}: {e}); {link.label} answers"
         for label, e in errors
-    ]
-    first = held[0] if held else StreamStart()
-    first = dataclasses.replace(
-        first, provider=link.provider.name, warnings=[*notes, *first.warnings]
     )
-    return [*opening, first, *held[1:]]
+    return StartNote(provider=link.provider.name, warnings=notes)
+
+
+def _opening(switch: ModelSwitch | None, held: list[StreamEvent], link: _Link) -> list[StreamEvent]:
+    """What comes before a model's first event: the ``ModelSwitch`` owed to the app, if any,
+    then the held ``StreamStart`` (stamped by the stream: ``_note``)."""
+    if switch is None:
+        return held
+    return [dataclasses.replace(switch, to_model=link.label), *held]

@@ -11,15 +11,18 @@ Rules:
   tools are sent natively, rescued or written into the prompt (``llmbridge.prompt_tools``, loaded
   only when there are tools). It gives the wire request and a decoder factory (a fresh
   decoder per attempt: retries start over).
-* ``open_events`` builds the HTTP request once, attaches the telemetry observer when it is on
-  (``llmbridge.telemetry``, loaded only then) and hands everything to ``stream_events``; a
-  background request (``ChatRequest.background``) to ``stream.resume.resumable_events``
-  instead, with the provider's resume and cancel requests (``providers.base.Resumable``) given
-  the call's headers too. ``background`` on a provider that is not ``Resumable`` is a
+* ``prepare`` makes the call's ``Prepared`` once (the plan, the HTTP request with the call's
+  headers on top, the framing and the rate-limit reader); ``open_events`` attaches the
+  telemetry observer when it is on (``llmbridge.telemetry``, loaded only then) and hands it to
+  the one attempt loop (``stream.transport.run_attempts``); a background request
+  (``ChatRequest.background``) with a ``stream.resume.Resume`` strategy, whose resume and
+  cancel requests (``providers.base.Resumable``) get the call's headers too. ``background`` on a provider that is not ``Resumable`` is a
   ``ConfigurationError`` before sending (``option_names.unsupported_option``);
   ``cancel_on_close`` without it a ``UsageError``.
 * ``open_resumed`` is ``Client.resume``: the provider's resume request for a response another
   process started, read by the same loop with the provider's ``resume_decoder``.
+* Everything about how the call is sent comes in one ``stream.call.CallConfig``; what the
+  stream tells its ``EventStream`` goes to its ``stream.call.StreamState``.
 """
 
 from __future__ import annotations
@@ -31,18 +34,18 @@ from ..errors import UsageError
 from ..events import StreamEvent
 from ..providers.base import Decoder, HttpRequest, Provider, Resumable, ResumePoint
 from ..providers.option_names import unsupported_option
+from ..providers.prepared import Prepared
 from ..request import ChatRequest
-from ..stream import RetryPolicy, stream_events
-from ..stream.bounded import DEFAULT_MAX_RESPONSE_BYTES
-from ..stream.deadline import Deadline
-from ..stream.record import DEFAULT_MAX_EVENTS
+from ..stream.call import CallConfig, StreamState
+from ..stream.start_stamp import StartNote
+from ..stream.transport import run_attempts
 from ..structured.prompt import WarningDecoder, plan_format
 from ..telemetry import Telemetry
 
 if TYPE_CHECKING:
-    from ..stream.resume import ResumeTracker
+    from ..stream.resume import Resume
 
-__all__ = ["open_events", "open_resumed", "plan_request"]
+__all__ = ["open_events", "open_resumed", "plan_request", "prepare", "with_headers"]
 
 
 def plan_request(
@@ -96,67 +99,62 @@ def _undefer(request: ChatRequest) -> tuple[ChatRequest, list[str]]:
     return request.model_copy(update={"tools": tools}), [warning]
 
 
+def prepare(
+    provider: Provider,
+    request: ChatRequest,
+    *,
+    rescue: bool | None,
+    headers: Mapping[str, str] | None = None,
+) -> Prepared:
+    """The one ``Prepared`` of ``request`` (the call's ``headers`` on top of the provider's)."""
+    wire, new_decoder = plan_request(provider, request, rescue=rescue)
+    return Prepared(
+        http=with_headers(provider.build_request(wire), headers),
+        new_decoder=new_decoder,
+        framing=getattr(provider, "framing", "sse"),
+        read_rate_limit=getattr(provider, "read_rate_limit", None),
+    )
+
+
 def open_events(
     *,
-    http: Any,
     provider: Provider,
     request: ChatRequest,
     rescue: bool | None,
-    retry: RetryPolicy,
-    timeout: Any,
-    deadline: Deadline | None = None,
-    max_event_bytes: int,
-    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
-    max_events: int = DEFAULT_MAX_EVENTS,
-    telemetry: Telemetry | None,
-    headers: Mapping[str, str] | None = None,
-    cancel_on_close: bool = False,
-    tracker: ResumeTracker | None = None,
+    config: CallConfig,
+    state: StreamState | None = None,
+    note: StartNote | None = None,
 ) -> AsyncIterator[StreamEvent]:
     """The normalized events of ``request`` sent through ``provider`` (see module rules;
-    ``tracker``: told where a background stream stands, for ``EventStream.resume_point``)."""
-    if cancel_on_close and not request.background:
+    ``state``: told the record and where a background stream stands; ``note``: a fallback
+    chain's word for the ``StreamStart``)."""
+    if config.cancel_on_close and not request.background:
         raise UsageError(
             "cancel_on_close=True stops a background response (background=True, or "
             "Client.resume) when the stream is left early; this stream is not one"
         )
-    wire, new_decoder = plan_request(provider, request, rescue=rescue)
-    http_request = _with_headers(provider.build_request(wire), headers)
-    bounds: dict[str, Any] = {
-        "http": http,
-        "provider": provider,
-        "request": http_request,
-        "new_decoder": new_decoder,
-        "retry": retry,
-        "timeout": timeout,
-        "deadline": deadline,
-        "max_event_bytes": max_event_bytes,
-        "max_response_bytes": max_response_bytes,
-        "max_events": max_events,
-        "observer": _observer(telemetry, provider, request, http_request),
-    }
-    if request.background:
-        return _resumable(headers, cancel_on_close=cancel_on_close, tracker=tracker, **bounds)
-    return stream_events(**bounds)
+    prepared = prepare(provider, request, rescue=rescue, headers=config.headers)
+    observer = _observer(config.telemetry, provider, request, prepared.http)
+    resume = _resume(provider, config) if request.background else None
+    return run_attempts(
+        prepared,
+        provider=provider,
+        config=config,
+        observer=observer,
+        state=state,
+        resume=resume,
+        note=note,
+    )
 
 
 def open_resumed(
     *,
-    http: Any,
     provider: Provider,
     model: str,
     response_id: str,
     after: int | None,
-    retry: RetryPolicy,
-    timeout: Any,
-    deadline: Deadline | None = None,
-    max_event_bytes: int,
-    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
-    max_events: int = DEFAULT_MAX_EVENTS,
-    telemetry: Telemetry | None,
-    headers: Mapping[str, str] | None = None,
-    cancel_on_close: bool = False,
-    tracker: ResumeTracker | None = None,
+    config: CallConfig,
+    state: StreamState | None = None,
 ) -> AsyncIterator[StreamEvent]:
     """The events of ``response_id`` after event ``after``, a response started elsewhere."""
     if not isinstance(provider, Resumable):
@@ -169,52 +167,46 @@ def open_resumed(
         )
     if not isinstance(response_id, str) or not response_id:
         raise UsageError(f"response_id= takes the response's id (a str), not {response_id!r}")
-    point = ResumePoint(response_id, after)
-    first = _with_headers(provider.resume_request(response_id, after=after), headers)
-    request = ChatRequest(model=model, messages=[], background=True)  # for telemetry
-    return _resumable(
-        headers,
-        cancel_on_close=cancel_on_close,
-        resuming=point,
-        tracker=tracker,
-        http=http,
-        provider=provider,
-        request=first,
+    first = with_headers(provider.resume_request(response_id, after=after), config.headers)
+    prepared = Prepared(
+        http=first,
         new_decoder=lambda: provider.resume_decoder(response_id=response_id, after=after),
-        retry=retry,
-        timeout=timeout,
-        deadline=deadline,
-        max_event_bytes=max_event_bytes,
-        max_response_bytes=max_response_bytes,
-        max_events=max_events,
-        observer=_observer(telemetry, provider, request, first),
+        framing=getattr(provider, "framing", "sse"),
+        read_rate_limit=getattr(provider, "read_rate_limit", None),
+    )
+    request = ChatRequest(model=model, messages=[], background=True)  # for telemetry
+    return run_attempts(
+        prepared,
+        provider=provider,
+        config=config,
+        observer=_observer(config.telemetry, provider, request, first),
+        state=state,
+        resume=_resume(provider, config, resuming=ResumePoint(response_id, after)),
     )
 
 
-def _resumable(
-    headers: Mapping[str, str] | None,
-    *,
-    provider: Provider,
-    cancel_on_close: bool,
-    **bounds: Any,
-) -> AsyncIterator[StreamEvent]:
-    """``resumable_events`` with the provider's resume and cancel requests (the call's
+def _resume(
+    provider: Provider, config: CallConfig, *, resuming: ResumePoint | None = None
+) -> Resume:
+    """The ``Resume`` strategy with the provider's resume and cancel requests (the call's
     ``headers`` on top)."""
-    from ..stream.resume import resumable_events
+    from ..stream.resume import Resume
 
     assert isinstance(provider, Resumable)  # plan_request / open_resumed checked it
+    headers = config.headers
 
     def resume(point: ResumePoint) -> HttpRequest:
-        return _with_headers(provider.resume_request(point.response_id, after=point.after), headers)
+        return with_headers(provider.resume_request(point.response_id, after=point.after), headers)
 
     def cancel(response_id: str) -> HttpRequest:
-        return _with_headers(provider.cancel_request(response_id), headers)
+        return with_headers(provider.cancel_request(response_id), headers)
 
-    return resumable_events(
-        provider=provider,
+    return Resume(
         resume=resume,
-        cancel=cancel if cancel_on_close else None,
-        **bounds,
+        cancel=cancel if config.cancel_on_close else None,
+        resuming=resuming,
+        retry=config.retry,
+        deadline=config.deadline,
     )
 
 
@@ -238,7 +230,7 @@ def _observer(
     )
 
 
-def _with_headers(request: HttpRequest, headers: Mapping[str, str] | None) -> HttpRequest:
+def with_headers(request: HttpRequest, headers: Mapping[str, str] | None) -> HttpRequest:
     """``request`` with the call's own ``headers=`` on top (llmbridge.call_settings)."""
     if headers:
         request.headers = _merged(request.headers, headers)

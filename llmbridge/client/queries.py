@@ -4,20 +4,19 @@ Rules: each asks the provider object whether it can (``CountsTokens``, ``ListsMo
 that cannot is a ``ConfigurationError`` naming it. A count is made for the request ``stream``
 would send (its plans applied: tools, the response format's prompt, the fallback's
 instructions). A model list is read page by page; one that never ends is a
-``MalformedStreamError``. The IO is ``llmbridge.stream.fetch_json``'s (retries, timeouts).
+``MalformedStreamError``. The IO is ``llmbridge.stream.fetch_json``'s (the one attempt loop:
+retries, the call's deadline), with the call's ``CallConfig``.
 """
 
 from __future__ import annotations
-
-from typing import Any
 
 from ..errors import ConfigurationError, MalformedStreamError
 from ..model_info import ModelInfo
 from ..providers.base import CountsTokens, ListsModels, Provider
 from ..request import ChatRequest
-from ..stream import RetryPolicy
+from ..stream.call import CallConfig
 from ..stream.fetch import fetch_json
-from .pipeline import plan_request
+from .pipeline import plan_request, with_headers
 
 __all__ = ["MAX_MODEL_PAGES", "count_tokens", "list_models"]
 
@@ -25,9 +24,7 @@ MAX_MODEL_PAGES = 100
 """A model list longer than this many pages is a server that never says it is done."""
 
 
-async def count_tokens(
-    *, http: Any, provider: Provider, request: ChatRequest, retry: RetryPolicy, timeout: Any
-) -> int:
+async def count_tokens(*, provider: Provider, request: ChatRequest, config: CallConfig) -> int:
     """The input tokens of ``request`` as sent, counted by the provider's own endpoint."""
     if not isinstance(provider, CountsTokens):
         raise ConfigurationError(
@@ -37,18 +34,18 @@ async def count_tokens(
         )
     wire, _ = plan_request(provider, request, rescue=False)
     data = await fetch_json(
-        http=http,
+        http=config.http,
         provider=provider,
-        request=provider.count_tokens_request(wire),
-        retry=retry,
-        timeout=timeout,
+        request=with_headers(provider.count_tokens_request(wire), config.headers),
+        retry=config.retry,
+        timeout=config.timeout,
+        deadline=config.deadline,
+        during="counting tokens",
     )
     return provider.parse_token_count(data)
 
 
-async def list_models(
-    *, http: Any, provider: Provider, retry: RetryPolicy, timeout: Any
-) -> list[ModelInfo]:
+async def list_models(*, provider: Provider, config: CallConfig) -> list[ModelInfo]:
     """Every model ``provider`` lists, all pages."""
     if not isinstance(provider, ListsModels):
         raise ConfigurationError(
@@ -59,11 +56,13 @@ async def list_models(
     cursor: str | None = None
     for _ in range(MAX_MODEL_PAGES):
         data = await fetch_json(
-            http=http,
+            http=config.http,
             provider=provider,
             request=provider.models_request(cursor),
-            retry=retry,
-            timeout=timeout,
+            retry=config.retry,
+            timeout=config.timeout,
+            deadline=config.deadline,
+            during="listing models",
         )
         page, cursor = provider.parse_models(data)
         models.extend(page)

@@ -1,5 +1,5 @@
 """The request a call builds: ``build_request`` (``Client.build_request``) turns a call's own
-settings into a ``ChatRequest``, and ``check_options`` refuses what is none of them.
+settings into a ``ChatRequest``, and ``check_request_options`` refuses what is none of them.
 
 Rules: the request's settings are ``build_request``'s keyword-only parameters (one list:
 ``REQUEST_OPTIONS`` is read from its signature, ``call_options.RequestOptions`` types them);
@@ -26,7 +26,7 @@ from ..usage_errors import as_messages, invalid_options
 from .call_options import FormatArg, Messages, Tools
 from .tool_options import as_specs, hosted_tools, tools_cache_point
 
-__all__ = ["REQUEST_OPTIONS", "build_request", "check_options"]
+__all__ = ["REQUEST_OPTIONS", "build_request", "check_request_options"]
 
 
 def build_request(
@@ -84,7 +84,10 @@ def build_request(
         raise invalid_options(exc, fields) from None
 
 
-def check_options(options: Mapping[str, Any]) -> None:
+def check_request_options(options: Mapping[str, Any]) -> None:
+    """Refuse what is no request setting (a per-call setting given to one model of a chain, or
+    an unknown name), with a suggestion. (``providers.option_names.check_options`` checks a
+    provider's config keys: another job.)"""
     unknown = options.keys() - REQUEST_OPTIONS
     if unknown and unknown <= CALL_OPTIONS:  # taken out of a call's options before this
         raise UsageError(

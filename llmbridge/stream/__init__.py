@@ -1,6 +1,9 @@
-"""IO lives here and only here: the HTTP clients (``clients``), streaming and retrying
-(``transport``), resuming a stream the server keeps (``resume``), plain JSON requests
-(``fetch``), what they share to send, translate errors and scrub secrets (``sending``), reading SSE through httpx-sse (``bounded``), AWS event streams
+"""IO lives here and only here: the HTTP clients (``clients``), the one attempt loop that sends
+every call (``transport.run_attempts``: streams, retries, deadlines) with one attempt's send
+(``opening``), the call's configuration (``call``), the one place a ``StreamStart`` is stamped
+(``start_stamp``), resuming a stream the server keeps (``resume``, a strategy of that loop),
+plain JSON requests (``fetch``, a reader of it), what they share to send, translate errors and
+scrub secrets (``sending``), reading SSE through httpx-sse (``bounded``), AWS event streams
 framed by us with botocore's header parser (``eventstream``) and NDJSON by lines (``ndjson``),
 both on one frame reader (``framed``), all three on one byte reader (``pieces``: decompressed
 a piece at a time, the loop given turns); a provider's ``framing`` picks the reader.

@@ -16,6 +16,9 @@ Rules (issue 34, item 3):
   a decoder that broke an event invariant leaves the response as it was before that event, as
   the partial response always did. ``start`` (the first ``StreamStart``) and ``last`` (the last
   event) are kept for telemetry.
+* ``result()`` is the response of a stream that ended: what ``complete()`` and a ``run()`` turn
+  return (``client.event_stream.EventStream.response``), the one fold of its events; an
+  invariant a decoder broke is raised there (``EventOrderError``), as folding it again would.
 """
 
 from __future__ import annotations
@@ -35,6 +38,8 @@ class Record:
 
     __slots__ = ("_acc", "_broken", "count", "last", "max_events", "provider", "recent", "start")
 
+    _broken: LLMBridgeError | None
+
     def __init__(self, *, provider: str, max_events: int = DEFAULT_MAX_EVENTS) -> None:
         self.provider = provider
         self.max_events = max_events
@@ -45,7 +50,7 @@ class Record:
         self.start: StreamStart | None = None
         self.last: StreamEvent | None = None
         self._acc = Accumulator(provider=provider)
-        self._broken = False
+        self._broken = None
 
     def __bool__(self) -> bool:
         """Whether any event was kept (after one, nothing is retried)."""
@@ -82,17 +87,24 @@ class Record:
         self.last = recent[-1]
         if self.start is None:
             self.start = next((e for e in recent if isinstance(e, StreamStart)), None)
-        if not self._broken:
+        if self._broken is None:
             add = self._acc.add
             try:
                 for event in recent:
                     add(event)
-            except LLMBridgeError:  # a decoder broke an invariant: keep what came before
-                self._broken = True
+            except LLMBridgeError as exc:  # a decoder broke an invariant: keep what came before
+                self._broken = exc
             self._acc.compact()
         recent.clear()
 
     def response(self) -> ChatResponse:
         """The response so far."""
         self._fold()
+        return self._acc.response()
+
+    def result(self) -> ChatResponse:
+        """The response of the stream that ended (module rules)."""
+        self._fold()
+        if self._broken is not None:
+            raise self._broken
         return self._acc.response()

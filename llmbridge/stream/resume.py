@@ -3,12 +3,13 @@ its connection breaks, and the app sees every event once.
 
 Rules (docs/long-running.md, "Background mode and resuming"):
 
-* This loop streams a background request (``ChatRequest.background``) and ``Client.resume``;
-  every other stream goes through ``transport.stream_events``, untouched: nothing here runs
-  for it, per event or otherwise.
-* The IO is the transport's: ``transport._open`` sends each request (auth, the call's headers,
-  the status checked before reading, the framing's reader with its bounds, secrets scrubbed
-  from errors). One decoder reads every segment of the response, so the app gets one
+* ``Resume`` is a strategy of the one attempt loop (``transport.run_attempts``): what to do on
+  a break after events. A background request (``ChatRequest.background``) and
+  ``Client.resume`` are read by that loop with one; every other stream without: nothing here
+  runs for it, per event or otherwise.
+* The IO is the loop's (auth, the call's headers, the status checked before reading, the
+  framing's reader with its bounds, secrets scrubbed from errors, the deadline, the partial
+  response). One decoder reads every segment of the response, so the app gets one
   ``StreamStart`` and one ``Finish``; one ``Record`` keeps the events, so ``err.partial``
   spans every segment.
 * A *break* is, after events were yielded: a connection that drops (``StreamTruncatedError``
@@ -17,10 +18,10 @@ Rules (docs/long-running.md, "Background mode and resuming"):
   provider's terminal event. The stream then resumes with ``provider.resume_request(id,
   after=n)``, ``n`` the number of the last event decoded (the decoder's ``resume_point``); the
   decoder drops an event the server sends again. Without a resume point (no response id yet)
-  a break is raised as ``stream_events`` raises it.
+  a break is raised as any stream raises it.
 * Errors that are no break (the provider's error event, a malformed stream, a bound) are
   raised as they are: the server would send them again. Before any event was yielded, errors
-  are retried as ``stream_events`` retries them (the first request again, a fresh decoder).
+  are retried as any stream's are (the first request again, a fresh decoder).
 * Attempts: every request of the call counts (the first, a retry before any event, each
   resume), and never more than the policy's ``max_attempts`` overall, not per break. A resume
   waits the policy's backoff first; a resume request answered 429 / 5xx is retried like any
@@ -38,49 +39,23 @@ Rules (docs/long-running.md, "Background mode and resuming"):
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import Callable
 from typing import Any
 
 import anyio
 
 from ..errors import CertificateError, LLMBridgeError, StreamTruncatedError, TransportError
-from ..events import RateLimit, StreamEvent
 from ..providers.base import Decoder, HttpRequest, Provider, ResumePoint, resume_point_of
-from .bounded import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES
-from .clients import HttpPool
-from .deadline import Deadline, Until, within
-from .fetch import fetch_json
-from .record import DEFAULT_MAX_EVENTS, Record
+from .call import CallConfig
+from .deadline import Deadline
 from .retry import RetryPolicy
-from .sending import (
-    Sleep,
-    auth_for,
-    request_scrubber,
-    scrub_error,
-    sent_scrubber,
-    translate,
-)
-from .transport import StreamObserver, _attach, _framing, _open, _stamp, _stamp_start
 
-__all__ = ["CANCEL_TIMEOUT", "ResumeTracker", "is_break", "resumable_events"]
+__all__ = ["CANCEL_TIMEOUT", "Resume", "is_break"]
 
 log = logging.getLogger("llmbridge")
 
 CANCEL_TIMEOUT = 10.0
 """Seconds the cancel request of ``cancel_on_close`` may take (then it is given up, logged)."""
-
-
-class ResumeTracker:
-    """Where a resumable stream stands, for its ``EventStream.resume_point``: it holds the
-    stream's decoder (set once per decoder, never per event) and asks it when asked."""
-
-    __slots__ = ("decoder",)
-
-    def __init__(self) -> None:
-        self.decoder: Decoder | None = None
-
-    def point(self) -> ResumePoint | None:
-        return resume_point_of(self.decoder) if self.decoder is not None else None
 
 
 def is_break(error: LLMBridgeError, deadline: Deadline | None) -> bool:
@@ -102,174 +77,88 @@ def _where(point: ResumePoint) -> str:
     return f"response {point.response_id} after {after}"
 
 
-async def resumable_events(
-    *,
-    http: Any,
-    provider: Provider,
-    request: HttpRequest,
-    new_decoder: Callable[[], Decoder],
-    resume: Callable[[ResumePoint], HttpRequest],
-    cancel: Callable[[str], HttpRequest] | None = None,
-    resuming: ResumePoint | None = None,
-    retry: RetryPolicy,
-    timeout: Any = None,
-    deadline: Deadline | None = None,
-    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
-    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
-    max_events: int = DEFAULT_MAX_EVENTS,
-    sleep: Sleep = anyio.sleep,
-    observer: StreamObserver | None = None,
-    tracker: ResumeTracker | None = None,
-) -> AsyncIterator[StreamEvent]:
-    """Yield the events of one resumable response (see the module rules).
+class Resume:
+    """How the attempt loop mends a break of a resumable stream (see the module rules).
 
-    ``request`` is sent first (the background request, or ``Client.resume``'s own resume
-    request, then ``resuming`` says where it starts); ``resume(point)`` builds the request that
-    continues after a break; ``cancel(response_id)``, when given, the one ``cancel_on_close``
-    sends; ``tracker`` is told each decoder made."""
-    name = provider.name
-    attempt = 0
-    record = Record(provider=name, max_events=max_events)
-    scrub = request_scrubber(request)
-    auth = auth_for(provider, request).get("auth")
-    pool = http if isinstance(http, HttpPool) else HttpPool(http)
-    content_type, reader = _framing(provider)
-    decoder: Decoder | None = None
-    stamp: tuple[str | None, RateLimit | None] | None = None
-    sending = request
-    if observer is not None:
-        observer.start()
-    first, ended = observer, None
-    try:
-        while True:
-            attempt += 1
-            response = body = events = None
-            reading = False
-            shards = pool.for_loop()
-            shard = shards.acquire()
-            try:
-                opening = _open(shards.clients[shard], provider, sending, timeout, content_type)
-                if deadline is not None:
-                    during = "sending" if resuming is None else "resuming"
-                    opening = within(deadline, opening, provider=name, during=during)
-                response = await opening
-                scrub = sent_scrubber(response, scrub, auth=auth)
-                if decoder is None:  # the first answer (or one before any event)
-                    decoder = new_decoder()
-                    stamp = _stamp(provider, response.headers)
-                    if tracker is not None:
-                        tracker.decoder = decoder
-                reading = True
-                body = reader(
-                    response,
-                    limit=max_event_bytes,
-                    max_bytes=max_response_bytes,
-                    provider=name,
-                    record=record,
-                )
-                events = body.events()
-                if deadline is not None:
-                    events = Until(events, deadline, name)
-                feed, keep = decoder.feed, record.recent.append
-                with translate(name, sending.url, midway=True):
-                    async for sse in events:
-                        kind = sse.event
-                        batch = feed("" if kind == "message" else kind, sse.data)
-                        if batch:
-                            if stamp is not None and _stamp_start(batch, stamp):
-                                stamp = None
-                            if first is not None:
-                                first.first_event()
-                                first = None
-                            for event in batch:
-                                keep(event)
-                                yield event
-                point = resume_point_of(decoder)
-                if point is not None and not point.complete:
-                    raise StreamTruncatedError(
-                        f"the stream of {_where(point)} ended before its terminal event",
-                        provider=name,
-                    )
-                for event in decoder.close():
-                    keep(event)
-                    yield event
-                return
-            except LLMBridgeError as exc:
-                scrub_error(exc, scrub)
-                broken = decoder  # what it holds back goes into the partial response
-                point = resume_point_of(decoder) if record else None
-                if point is None:  # nothing yielded yet: retried as any stream is
-                    delay = None if record else retry.delay(attempt=attempt, error=exc)
-                    decoder = None
-                    if delay is None and resuming is not None:
-                        _note(exc, f"while resuming {_where(resuming)}")
-                elif reading and not is_break(exc, deadline):
-                    delay = None  # the provider's error, a bad stream: not a break
-                elif attempt >= retry.max_attempts:
-                    delay = None
-                    spent = f"all {retry.max_attempts} attempts (max_attempts) spent"
-                    if reading:
-                        _note(exc, f"{_where(point)} not resumed: {spent}")
-                    else:
-                        _note(exc, f"while resuming {_where(point)}; {spent}")
-                elif reading:
-                    delay = retry.backoff(attempt=attempt)  # a break: resume after a wait
-                else:  # the resume request itself failed (404, 5xx, a connect error...)
-                    delay = retry.delay(attempt=attempt, error=exc)
-                    if delay is None:
-                        _note(exc, f"while resuming {_where(point)}")
-                if delay is not None and deadline is not None:
-                    if deadline.passed():
-                        delay = None
-                    elif anyio.current_time() + delay >= deadline.start():
-                        what = "a retry" if point is None else "a resume"
-                        late = deadline.error(
-                            provider=name, during=f"no time left for {what} after {exc!r}"
-                        )
-                        raise _attach(late, name, record, broken) from exc
-                if delay is None:
-                    _attach(exc, name, record, broken)
-                    raise
-                if point is not None:
-                    resuming = point
-                    sending = resume(point)
-                log.debug(
-                    "llmbridge: %s failed (%s); %s %d in %.2fs",
-                    name,
-                    type(exc).__name__,
-                    "retry" if point is None else f"resume of {_where(point)}, attempt",
-                    attempt,
-                    delay,
-                    extra={"retry_error": exc, "retry_delay": delay},
-                )
-            finally:
-                with anyio.CancelScope(shield=True):
-                    try:
-                        if events is not None:
-                            await events.aclose()
-                        if body is not None:
-                            await body.aclose()
-                        if response is not None:
-                            await response.aclose()
-                    finally:
-                        shards.release(shard)
-            await sleep(delay)
-    except BaseException as exc:  # failed, closed early or cancelled
-        ended = exc
-        raise
-    finally:
-        try:
-            if cancel is not None and ended is not None and not isinstance(ended, Exception):
-                point = resume_point_of(decoder)
-                if point is not None and not point.complete:  # the app left before the end
-                    await _cancel(http, provider, cancel(point.response_id), timeout)
-        finally:
-            if observer is not None:
-                observer.end(record, ended)
+    ``resume(point)`` builds the request that continues after a break; ``cancel(response_id)``,
+    when given, the one ``cancel_on_close`` sends; ``resuming``: where the first request
+    starts (``Client.resume``), then where the last resume did."""
+
+    __slots__ = ("cancel", "deadline", "resume", "resuming", "retry")
+
+    def __init__(
+        self,
+        *,
+        resume: Callable[[ResumePoint], HttpRequest],
+        retry: RetryPolicy,
+        deadline: Deadline | None,
+        cancel: Callable[[str], HttpRequest] | None = None,
+        resuming: ResumePoint | None = None,
+    ) -> None:
+        self.resume = resume
+        self.cancel = cancel
+        self.resuming = resuming
+        self.retry = retry
+        self.deadline = deadline
+
+    def point(self, decoder: Decoder | None) -> ResumePoint | None:
+        return resume_point_of(decoder) if decoder is not None else None
+
+    def check_end(self, decoder: Decoder) -> None:
+        """A body that ended before the terminal event is a break."""
+        point = resume_point_of(decoder)
+        if point is not None and not point.complete:
+            raise StreamTruncatedError(
+                f"the stream of {_where(point)} ended before its terminal event"
+            )
+
+    def failed_start(self, error: LLMBridgeError) -> None:
+        """``error`` ended the call before any event: say so when it was a resume request."""
+        if self.resuming is not None:
+            _note(error, f"while resuming {_where(self.resuming)}")
+
+    def after_break(
+        self, error: LLMBridgeError, *, attempt: int, point: ResumePoint, reading: bool
+    ) -> float | None:
+        """Seconds to wait before resuming after ``point``, or ``None`` to raise ``error``
+        (noted with what was tried)."""
+        retry = self.retry
+        if reading and not is_break(error, self.deadline):
+            return None  # the provider's error, a bad stream: not a break
+        if attempt >= retry.max_attempts:
+            spent = f"all {retry.max_attempts} attempts (max_attempts) spent"
+            if reading:
+                _note(error, f"{_where(point)} not resumed: {spent}")
+            else:
+                _note(error, f"while resuming {_where(point)}; {spent}")
+            return None
+        if reading:
+            return retry.backoff(attempt=attempt)  # a break: resume after a wait
+        delay = retry.delay(attempt=attempt, error=error)  # the resume request itself failed
+        if delay is None:
+            _note(error, f"while resuming {_where(point)}")
+        return delay
+
+    def request_after(self, point: ResumePoint) -> HttpRequest:
+        """The request that resumes after ``point`` (``resuming`` becomes it)."""
+        self.resuming = point
+        return self.resume(point)
+
+    async def left_early(
+        self, decoder: Decoder | None, *, http: Any, provider: Provider, config: CallConfig
+    ) -> None:
+        """The app left the stream before its end: cancel the response (``cancel_on_close``)."""
+        if self.cancel is None:
+            return
+        point = self.point(decoder)
+        if point is not None and not point.complete:
+            await _cancel(http, provider, self.cancel(point.response_id), config.timeout)
 
 
 async def _cancel(http: Any, provider: Provider, request: HttpRequest, timeout: Any) -> None:
     """Send ``request`` (a cancel) once, shielded and bounded; log a failure, never raise."""
+    from .fetch import fetch_json
+
     with anyio.move_on_after(CANCEL_TIMEOUT, shield=True) as scope:
         try:
             await fetch_json(

@@ -1,198 +1,58 @@
-"""The one IO path: send a provider request, check the status, read SSE, decode events.
+"""The one attempt loop: send a prepared call, retry before its first event, read its body.
 
 Rules:
 
-* The HTTP status is checked *before* any SSE parsing: a non-2xx response is read whole and
-  handed to ``provider.map_error``; a 2xx that is not an event stream is a
-  ``MalformedStreamError`` quoting the start of the body (or the provider's error, when the
-  body is a JSON error object).
-* Foreign exceptions (httpx, and httpx2 when an app passes its client) are translated in one
-  place, ``sending.translate``, always ``raise ... from``.
-* Retries happen only before the first event is yielded; after that every error is raised
-  with the partial response attached (``err.partial``). Never more requests than
-  ``max_attempts``: each send is one attempt, nothing is resent behind the policy's back.
-* The response is closed on every exit: end, error, ``break`` or cancellation (shielded).
-* The idle timeout is httpx's read timeout: it bounds the silence between two chunks. A
-  ``deadline`` (``timeout=`` of the call, ``llmbridge.stream.deadline``) bounds the whole
-  call, its retries and their waits included: ``TimeoutError``, partial kept, never retried.
-* SSE is framed by httpx-sse (``bounded.BoundedBody``: bounds on the bytes per event and per
-  response); decoders get ``feed(event, data)`` with ``event == ""`` for an unnamed event (the
-  spec's ``message``).
-* What the stream yields is kept in a ``record.Record`` (for ``err.partial`` and telemetry):
-  the hot loop appends to a list, the reader folds it every few thousand events, so its memory
-  follows the content; past ``max_events`` events it is a ``MalformedStreamError``.
-  A provider whose ``framing`` attribute says ``"aws-eventstream"`` is read by botocore's
-  decoder instead (``eventstream.EventStreamBody``, same bounds, same ``feed``), and ``"ndjson"``
-  (Ollama's native API) by lines (``ndjson.NdjsonBody``: ``feed("", line)``, same bounds); the
-  framing table ``_FRAMINGS`` names each one's content type and reader, nothing else differs.
-* Connection errors name the host and port; a rejected TLS certificate is a
-  ``CertificateError`` (not retried); a non-2xx body cut short still maps to its status.
-* No error leaves with the request's secret in it: the values of the sensitive headers (and
-  ``key=``-style query parameters) are replaced in the message and the parsed error body,
-  because some servers and proxies echo the key back ("Incorrect API key provided: ...").
-  Those of the request as actually sent count too: what the app's own client added (default
-  ``params`` and headers, its ``httpx.Auth``).
+* ``run_attempts`` is the only loop that sends: streams, resumable streams (a ``resume.Resume``
+  strategy) and plain JSON requests (``fetch.fetch_json``: framing ``json``, the parsed answer
+  is its one item) all go through it. It owns: the send (``opening.open_response``: auth per
+  attempt, the status checked before the body), the call's deadline (``timeout=``, bounding
+  sends, reads and waits), retries before the first event (``RetryPolicy.delay``, honouring
+  ``Retry-After``), ``max_attempts`` (each send is one attempt, nothing resent behind the
+  policy's back), closing the response on every exit (end, error, ``break``, cancellation,
+  shielded), scrubbing the request's secrets from every error (those of the request as
+  actually sent too: the app's client's ``params`` and headers, its ``httpx.Auth``), and the
+  partial response on errors (``err.partial``, with what the decoder held back).
+* After an event was yielded nothing is retried: the error is raised with the partial
+  response, unless the strategy mends the break (``Resume``: the stream goes on with the
+  provider's resume request, one decoder over every segment).
+* A retry whose wait would end past the deadline is not waited for: ``TimeoutError`` at once,
+  from the error that would have been retried (a stream and a plain request alike).
+* ``StreamStart`` is stamped here, where the response head is read (``start_stamp``): the
+  prepared call's warnings, a fallback chain's word (``StartNote``), the request id and rate
+  limit. Only the first batches are looked at; then the hot loop feeds and yields, nothing
+  more per event (the deadline's ``Until`` wraps the events only when a deadline is set).
+* The body is read by its framing's reader (``opening.FRAMINGS``: httpx-sse for SSE, botocore's
+  decoder for AWS event streams, lines for NDJSON; bounds on bytes per event and per response);
+  the decoder is fed ``feed(event, data)``, ``event == ""`` for an unnamed SSE event.
+* What the stream yields is kept in a ``record.Record`` (the partial response, telemetry, and
+  the response ``complete()`` returns): the loop appends to a list, the reader folds it every
+  few thousand events; past ``max_events`` it is a ``MalformedStreamError``.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from typing import Any, Protocol
 
 import anyio
 
-from ..errors import (
-    ConfigurationError,
-    LLMBridgeError,
-    MalformedStreamError,
-)
-from ..events import RateLimit, StreamEvent, StreamStart
-from ..http_headers import request_id_from
-from ..providers.base import Decoder, HttpRequest, Provider, held_of
-from .bounded import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES, BoundedBody
+from ..errors import LLMBridgeError
+from ..events import StreamEvent
+from ..providers.base import Decoder, HttpRequest, Provider, ResumePoint, held_of
+from ..providers.prepared import Prepared
+from .call import CallConfig, StreamState
 from .clients import HttpPool
-from .deadline import Deadline, Until, within
-from .eventstream import CONTENT_TYPE as EVENTSTREAM_TYPE
-from .eventstream import EventStreamBody
-from .ndjson import CONTENT_TYPE as NDJSON_TYPE
-from .ndjson import NdjsonBody
-from .record import DEFAULT_MAX_EVENTS, Record
+from .deadline import Until, within
+from .opening import framing_of, open_response, read_json
+from .record import Record
 from .retry import RetryPolicy
-from .sending import (
-    SEND_OPTIONS,
-    Sleep,
-    auth_for,
-    check_headers,
-    loop_guard,
-    read_error_body,
-    redirect_error,
-    request_scrubber,
-    scrub_error,
-    sent_scrubber,
-    translate,
-)
+from .sending import Sleep, auth_for, request_scrubber, scrub_error, sent_scrubber, translate
+from .start_stamp import Stamp, StartNote, stamp_batch, stamp_of
 
-__all__ = ["stream_events"]
+__all__ = ["BreakStrategy", "StreamObserver", "run_attempts", "stream_events"]
 
 log = logging.getLogger("llmbridge")
-
-_FRAMINGS: dict[str, tuple[str, Callable[..., Any]]] = {
-    "sse": ("text/event-stream", BoundedBody),
-    "aws-eventstream": (EVENTSTREAM_TYPE, EventStreamBody),
-    "ndjson": (NDJSON_TYPE, NdjsonBody),
-}
-"""A provider's ``framing`` → (the content type its 2xx body has, the reader of that body)."""
-
-
-def _framing(provider: Provider) -> tuple[str, Callable[..., Any]]:
-    name = getattr(provider, "framing", "sse")
-    try:
-        return _FRAMINGS[name]
-    except KeyError:
-        raise ConfigurationError(
-            f"unknown framing {name!r} (known: {', '.join(_FRAMINGS)})", provider=provider.name
-        ) from None
-
-
-async def _open(
-    http: Any,
-    provider: Provider,
-    request: HttpRequest,
-    timeout: Any,
-    content_type: str,
-) -> Any:
-    extra = {} if timeout is None else {"timeout": timeout}
-    auth = auth_for(provider, request)
-    headers = request.headers
-    if not any(name.lower() == "accept" for name in headers):
-        headers = {"accept": content_type, **headers}
-    built = http.build_request(
-        request.method,
-        request.url,
-        headers=headers,
-        content=request.body_bytes(),
-        **extra,
-    )
-    check_headers(built.headers, provider=provider.name)
-    log.debug("llmbridge: %s %s", request.method, request.url.partition("?")[0])  # no key=
-    # One send, one attempt: no hidden resend, even on a broken or odd answer (a server that
-    # closes before answering, a status line that is not HTTP): the retry policy decides, and
-    # counts it. httpcore itself drops a pooled connection the server closed while it was idle
-    # before writing a byte to it (the one resend that cannot run a request twice).
-    with translate(provider.name, request.url, midway=False), loop_guard(provider.name):
-        response = await http.send(built, **SEND_OPTIONS, **auth)
-    try:
-        if not 200 <= response.status_code < 300:
-            redirect = redirect_error(provider.name, response)
-            if redirect is not None:
-                raise redirect
-            body = await read_error_body(response)
-            raise provider.map_error(
-                status=response.status_code, headers=response.headers, body=body
-            )
-        ctype = response.headers.get("content-type", "")
-        if content_type not in ctype:
-            with translate(provider.name, request.url, midway=False):
-                body = await read_error_body(response)
-            raise _not_sse(provider, response, ctype, body)
-    except BaseException as exc:
-        if isinstance(exc, LLMBridgeError):
-            scrub_error(exc, sent_scrubber(response, auth=auth.get("auth")))
-        with anyio.CancelScope(shield=True):
-            await response.aclose()
-        raise
-    return response
-
-
-def _not_sse(provider: Provider, response: Any, ctype: str, body: bytes) -> LLMBridgeError:
-    if "json" in ctype:
-        error = provider.map_error(status=response.status_code, headers=response.headers, body=body)
-        if error.provider_message:
-            return error
-    snippet = body[:200].decode("utf-8", "replace").strip()
-    return MalformedStreamError(
-        f"expected an event stream, got content-type {ctype or 'none'!r}: {snippet!r}",
-        provider=provider.name,
-        status=response.status_code,
-        request_id=request_id_from(response.headers),
-    )
-
-
-def _stamp(provider: Provider, headers: Any) -> tuple[str | None, RateLimit | None] | None:
-    """What the response headers say for the stream's ``StreamStart`` (``None``: nothing)."""
-    # ``ReadsRateLimits`` by its one method: a runtime-checkable isinstance costs ~3 µs a call
-    read = getattr(provider, "read_rate_limit", None)
-    limit = read(headers) if read is not None else None
-    request_id = request_id_from(headers)
-    return (request_id, limit) if request_id is not None or limit is not None else None
-
-
-def _stamp_start(
-    batch: list[StreamEvent], stamp: tuple[str | None, RateLimit | None] | None
-) -> bool:
-    """Give the ``StreamStart`` in ``batch`` the response's request id and limits; whether
-    nothing is left to stamp (no stamp, or it was given)."""
-    if stamp is None:
-        return True
-    for event in batch:
-        if event.__class__ is StreamStart:
-            event.request_id, event.rate_limit = stamp
-            return True
-    return False
-
-
-def _attach(
-    error: LLMBridgeError, provider: str, record: Record, decoder: Decoder | None = None
-) -> LLMBridgeError:
-    """``error`` with its provider and the partial response (with what ``decoder`` still held
-    back: ``providers.base.held_of``)."""
-    if error.provider is None:
-        error.provider = provider
-    if error.partial is None and record:
-        record.recent.extend(held_of(decoder))
-        error.partial = record.response()
-    return error
 
 
 class StreamObserver(Protocol):
@@ -205,7 +65,296 @@ class StreamObserver(Protocol):
     def end(self, record: Record, error: BaseException | None) -> None: ...
 
 
-async def stream_events(
+class BreakStrategy(Protocol):
+    """What the loop asks a strategy that mends breaks after events (``resume.Resume``)."""
+
+    @property
+    def resuming(self) -> ResumePoint | None:
+        """Where the request being sent resumes (``None``: the first request)."""
+        ...
+
+    def point(self, decoder: Decoder | None) -> ResumePoint | None: ...
+
+    def check_end(self, decoder: Decoder) -> None:
+        """Raise when a body that ended cleanly is still a break."""
+        ...
+
+    def failed_start(self, error: LLMBridgeError) -> None:
+        """``error`` ends the call before any event (note it)."""
+        ...
+
+    def after_break(
+        self, error: LLMBridgeError, *, attempt: int, point: ResumePoint, reading: bool
+    ) -> float | None:
+        """The wait before resuming after ``point`` (``None``: raise ``error``)."""
+        ...
+
+    def request_after(self, point: ResumePoint) -> HttpRequest: ...
+
+    async def left_early(
+        self, decoder: Decoder | None, *, http: Any, provider: Provider, config: CallConfig
+    ) -> None:
+        """The app left before the end (cancel the response, if asked)."""
+        ...
+
+
+def attach(
+    error: LLMBridgeError, provider: str, record: Record, decoder: Decoder | None = None
+) -> LLMBridgeError:
+    """``error`` with its provider and the partial response (with what ``decoder`` still held
+    back: ``providers.base.held_of``)."""
+    if error.provider is None:
+        error.provider = provider
+    if error.partial is None and record:
+        record.recent.extend(held_of(decoder))
+        error.partial = record.response()
+    return error
+
+
+async def run_attempts(
+    prepared: Prepared,
+    *,
+    provider: Provider,
+    config: CallConfig,
+    observer: StreamObserver | None = None,
+    state: StreamState | None = None,
+    resume: BreakStrategy | None = None,
+    note: StartNote | None = None,
+    during: str = "sending",
+) -> AsyncIterator[Any]:
+    """Yield the events of one prepared call (for framing ``json``: its parsed answer), trying
+    again before the first (see the module rules). ``observer`` (telemetry) hears when it
+    starts, its first event and once how it ended; ``state`` is told the record and each
+    decoder; ``resume`` mends breaks after events; ``note`` is a fallback chain's word;
+    ``during``: what a ``TimeoutError`` while sending says the call was doing."""
+    name, deadline = provider.name, config.deadline
+    framing = framing_of(prepared.framing, name)
+    record = Record(provider=name, max_events=config.max_events)
+    if state is not None:
+        state.record = record
+    sending = prepared.http
+    scrub = request_scrubber(sending)
+    auth = auth_for(provider, sending)  # its tokens and signatures are secrets too
+    pool = config.http if isinstance(config.http, HttpPool) else HttpPool(config.http)
+    decoder: Decoder | None = None
+    stamp = None
+    attempt = 0
+    if observer is not None:
+        observer.start()
+    first, ended = observer, None
+    try:
+        while True:
+            attempt += 1
+            response = body = events = None
+            reading = False
+            shards = pool.for_loop()
+            shard = shards.acquire()
+            try:
+                doing = during if resume is None or resume.resuming is None else "resuming"
+                opening = _send(shards.clients[shard], provider, sending, config, framing, auth)
+                if deadline is not None:
+                    opening = within(deadline, opening, provider=name, during=doing)
+                if framing is None:  # a plain request: its answer, read whole, is the one item
+                    yield await opening
+                    return
+                response = await opening
+                scrub = sent_scrubber(response, scrub, auth=auth.get("auth"))
+                if decoder is None:  # the first answer (or one before any event)
+                    decoder = prepared.new_decoder()
+                    stamp = stamp_of(prepared, note, response.headers)
+                    if state is not None:
+                        state.decoder = decoder
+                reading = True
+                body = framing[1](
+                    response,
+                    limit=config.max_event_bytes,
+                    max_bytes=config.max_response_bytes,
+                    provider=name,
+                    record=record,
+                )
+                events = body.events()
+                if deadline is not None:
+                    events = Until(events, deadline, name)
+                # The feed: httpx-sse names unnamed events "message"; decoders are given "".
+                feed, keep = decoder.feed, record.recent.append
+                with translate(name, sending.url, midway=True):
+                    # Up to the first events: clock the first, stamp the StreamStart (in the
+                    # first batch, nearly always; a decoder may send it later).
+                    async for sse in events:
+                        kind = sse.event
+                        batch = feed("" if kind == "message" else kind, sse.data)
+                        if batch:
+                            if stamp is not None:
+                                batch, done = stamp_batch(batch, stamp)
+                                stamp = None if done else stamp
+                            if first is not None:
+                                first.first_event()
+                                first = None
+                            for event in batch:
+                                keep(event)
+                                yield event
+                            if stamp is None:
+                                break
+                    async for sse in events:  # the hot loop: nothing per event but these
+                        kind = sse.event
+                        for event in feed("" if kind == "message" else kind, sse.data):
+                            keep(event)
+                            yield event
+                for event in _last(decoder, stamp, resume):
+                    keep(event)
+                    yield event
+                return
+            except LLMBridgeError as exc:
+                scrub_error(exc, scrub)
+                broken = decoder  # what it holds back goes into the partial response
+                point = resume.point(decoder) if resume is not None and record else None
+                if point is None:  # nothing yielded yet: tried again as any request is
+                    decoder = None
+                delay = _wait(exc, attempt, record, broken, config, name, resume, point, reading)
+                if point is not None and resume is not None:
+                    sending = resume.request_after(point)
+            finally:
+                with anyio.CancelScope(shield=True):
+                    try:
+                        for part in (events, body, response):
+                            if part is not None:
+                                await part.aclose()
+                    finally:
+                        shards.release(shard)
+            await config.sleep(delay)
+    except BaseException as exc:  # failed, closed early or cancelled: the observer says which
+        ended = exc
+        raise
+    finally:
+        await _ended(record, decoder, ended, observer, resume, provider, config)
+
+
+def _send(
+    client: Any,
+    provider: Provider,
+    request: HttpRequest,
+    config: CallConfig,
+    framing: tuple[str, Callable[..., Any]] | None,
+    auth: dict[str, Any],
+) -> Awaitable[Any]:
+    """One attempt's send: the response, its status checked (for framing ``json``: its
+    parsed answer)."""
+    opening = open_response(
+        client,
+        provider,
+        request,
+        timeout=config.timeout,
+        content_type=None if framing is None else framing[0],
+        auth=auth,
+    )
+    if framing is None:
+        return _answer(opening, provider.name, request.url, auth.get("auth"))
+    return opening
+
+
+def _wait(
+    exc: LLMBridgeError,
+    attempt: int,
+    record: Record,
+    broken: Decoder | None,
+    config: CallConfig,
+    name: str,
+    resume: BreakStrategy | None,
+    point: ResumePoint | None,
+    reading: bool,
+) -> float:
+    """Seconds to wait before the next attempt after ``exc``, else ``exc`` raised with its
+    partial response (a ``TimeoutError`` when the wait would end past the deadline)."""
+    delay = _delay(exc, attempt, record, config.retry, resume, point, reading)
+    deadline = config.deadline
+    if delay is not None and deadline is not None:
+        if deadline.passed():
+            delay = None  # out of time: raised as it is
+        elif anyio.current_time() + delay >= deadline.start():
+            what = "a retry" if point is None else "a resume"
+            late = deadline.error(provider=name, during=f"no time left for {what} after {exc!r}")
+            raise attach(late, name, record, broken) from exc
+    if delay is None:
+        raise attach(exc, name, record, broken)
+    _log_retry(name, exc, attempt, delay, point)
+    return delay
+
+
+async def _ended(
+    record: Record,
+    decoder: Decoder | None,
+    ended: BaseException | None,
+    observer: StreamObserver | None,
+    resume: BreakStrategy | None,
+    provider: Provider,
+    config: CallConfig,
+) -> None:
+    """The stream ended (``ended``: how, ``None`` at its end): cancel a response the app left
+    early (``resume``), then tell the observer."""
+    try:
+        if resume is not None and ended is not None and not isinstance(ended, Exception):
+            await resume.left_early(decoder, http=config.http, provider=provider, config=config)
+    finally:
+        if observer is not None:
+            observer.end(record, ended)
+
+
+def _last(decoder: Decoder, stamp: Stamp | None, resume: BreakStrategy | None) -> list[StreamEvent]:
+    """The events of a body that ended: the decoder's last (its ``close()``), stamped when no
+    batch took the stamp; a break when the strategy says the body ended too soon."""
+    if resume is not None:
+        resume.check_end(decoder)
+    batch = decoder.close()
+    if stamp is not None:
+        batch, _ = stamp_batch(batch, stamp, last=True)
+    return batch
+
+
+async def _answer(opening: Any, name: str, url: str, auth: Any) -> Any:
+    """The parsed JSON answer of a plain request (the response closed, whatever happens)."""
+    response = await opening
+    try:
+        return await read_json(response, provider=name, url=url)
+    except LLMBridgeError as exc:
+        scrub_error(exc, sent_scrubber(response, auth=auth))
+        raise
+    finally:
+        with anyio.CancelScope(shield=True):
+            await response.aclose()
+
+
+def _delay(
+    exc: LLMBridgeError,
+    attempt: int,
+    record: Record,
+    retry: RetryPolicy,
+    resume: BreakStrategy | None,
+    point: ResumePoint | None,
+    reading: bool,
+) -> float | None:
+    """Seconds to wait before the next attempt, or ``None`` to raise ``exc``: before any event,
+    the policy's (``Retry-After`` honoured); after events, the strategy's (none: raised)."""
+    if point is not None and resume is not None:
+        return resume.after_break(exc, attempt=attempt, point=point, reading=reading)
+    delay = None if record else retry.delay(attempt=attempt, error=exc)
+    if delay is None and resume is not None:
+        resume.failed_start(exc)
+    return delay
+
+
+def _log_retry(name: str, exc: LLMBridgeError, attempt: int, delay: float, point: Any) -> None:
+    log.debug(
+        "llmbridge: %s failed (%s); %s %d in %.2fs",
+        name,
+        type(exc).__name__,
+        "retry" if point is None else "resume, attempt",
+        attempt,
+        delay,
+        extra={"retry_error": exc, "retry_delay": delay},  # the CLI's retry notes
+    )
+
+
+def stream_events(
     *,
     http: Any,
     provider: Provider,
@@ -213,117 +362,18 @@ async def stream_events(
     new_decoder: Callable[[], Decoder],
     retry: RetryPolicy,
     timeout: Any = None,
-    deadline: Deadline | None = None,
-    max_event_bytes: int = DEFAULT_MAX_EVENT_BYTES,
-    max_response_bytes: int = DEFAULT_MAX_RESPONSE_BYTES,
-    max_events: int = DEFAULT_MAX_EVENTS,
     sleep: Sleep = anyio.sleep,
     observer: StreamObserver | None = None,
+    **bounds: Any,
 ) -> AsyncIterator[StreamEvent]:
-    """Yield the normalized events of one streamed provider response (retrying before the first).
-
-    ``http`` is an ``HttpPool`` or any ``httpx.AsyncClient``-like client. ``timeout``: httpx's
-    timeouts for each request; ``deadline``: the call's total budget. ``observer`` (the
-    telemetry) hears when the stream starts, its first event, and once how it ended.
-    """
-    name = provider.name
-    attempt = 0
-    record = Record(provider=name, max_events=max_events)
-    scrub = request_scrubber(request)
-    auth = auth_for(provider, request).get("auth")  # its tokens and signatures are secrets too
-    pool = http if isinstance(http, HttpPool) else HttpPool(http)
-    content_type, reader = _framing(provider)
-    if observer is not None:
-        observer.start()
-    first, ended = observer, None
-    try:
-        while True:
-            attempt += 1
-            response = body = events = decoder = None
-            shards = pool.for_loop()
-            shard = shards.acquire()
-            try:
-                opening = _open(shards.clients[shard], provider, request, timeout, content_type)
-                if deadline is not None:
-                    opening = within(deadline, opening, provider=name, during="sending")
-                response = await opening
-                scrub = sent_scrubber(response, scrub, auth=auth)  # the app's client's, the auth's
-                stamp = _stamp(provider, response.headers)
-                decoder = new_decoder()
-                body = reader(
-                    response,
-                    limit=max_event_bytes,
-                    max_bytes=max_response_bytes,
-                    provider=name,
-                    record=record,
-                )
-                events = body.events()
-                if deadline is not None:
-                    events = Until(events, deadline, name)
-                # httpx-sse names unnamed events "message"; decoders are given "".
-                feed, keep = decoder.feed, record.recent.append
-                with translate(name, request.url, midway=True):
-                    # Up to the first events: clock the first, stamp the StreamStart (in the
-                    # first batch, nearly always; a decoder may send it later).
-                    async for sse in events:
-                        kind = sse.event
-                        batch = feed("" if kind == "message" else kind, sse.data)
-                        if batch:
-                            stamped = _stamp_start(batch, stamp)
-                            if first is not None:
-                                first.first_event()
-                                first = None
-                            for event in batch:
-                                keep(event)
-                                yield event
-                            if stamped:
-                                break
-                    async for sse in events:  # the hot loop: nothing per event but these
-                        kind = sse.event
-                        for event in feed("" if kind == "message" else kind, sse.data):
-                            keep(event)
-                            yield event
-                    for event in decoder.close():
-                        keep(event)
-                        yield event
-                return
-            except LLMBridgeError as exc:
-                scrub_error(exc, scrub)
-                delay = None if record else retry.delay(attempt=attempt, error=exc)
-                if delay is not None and deadline is not None:
-                    if deadline.passed():
-                        delay = None  # out of time: raised as it is
-                    elif anyio.current_time() + delay >= deadline.start():
-                        late = deadline.error(
-                            provider=name, during=f"no time left for a retry after {exc!r}"
-                        )
-                        raise late from exc
-                if delay is None:
-                    _attach(exc, name, record, decoder)
-                    raise
-                log.debug(
-                    "llmbridge: %s failed (%s); retry %d in %.2fs",
-                    name,
-                    type(exc).__name__,
-                    attempt,
-                    delay,
-                    extra={"retry_error": exc, "retry_delay": delay},  # the CLI's retry notes
-                )
-            finally:
-                with anyio.CancelScope(shield=True):
-                    try:
-                        if events is not None:
-                            await events.aclose()
-                        if body is not None:
-                            await body.aclose()
-                        if response is not None:
-                            await response.aclose()
-                    finally:
-                        shards.release(shard)
-            await sleep(delay)
-    except BaseException as exc:  # failed, closed early or cancelled: the observer says which
-        ended = exc
-        raise
-    finally:
-        if observer is not None:
-            observer.end(record, ended)
+    """The events of one streamed ``request`` through ``run_attempts`` (for callers holding an
+    ``HttpRequest`` and a decoder factory rather than a ``Prepared``; ``bounds``: ``deadline``,
+    ``max_event_bytes``, ``max_response_bytes``, ``max_events`` of ``CallConfig``)."""
+    prepared = Prepared(
+        http=request,
+        new_decoder=new_decoder,
+        framing=getattr(provider, "framing", "sse"),
+        read_rate_limit=getattr(provider, "read_rate_limit", None),
+    )
+    config = CallConfig(http=http, retry=retry, timeout=timeout, sleep=sleep, **bounds)
+    return run_attempts(prepared, provider=provider, config=config, observer=observer)

@@ -3,8 +3,9 @@
 Rules:
 
 * A *step* is one model turn. Each turn is streamed through ``stream(messages)`` and every
-  event is yielded as it arrives; the turn is folded with ``llmbridge.response.Accumulator``
-  (the one fold, not a copy of it) and its assistant message appended to ``loop.messages``.
+  event is yielded as it arrives; the turn is folded once: a client stream's response is the
+  record it keeps (``EventStream.response``), any other stream is folded with
+  ``llmbridge.response.Accumulator``; its assistant message is appended to ``loop.messages``.
 * A turn whose message holds tool calls has them executed concurrently (anyio task group, via
   ``ToolRegistry.execute_all``), at most ``max_parallel_tools`` at once and at most
   ``max_tool_calls`` of them (later ones get an error result; ``llmbridge.tools.batch``: the
@@ -36,7 +37,7 @@ from __future__ import annotations
 
 import weakref
 from collections.abc import AsyncGenerator, AsyncIterator, Callable, Sequence
-from typing import Any, Generic, Literal, TypeAlias
+from typing import Any, Generic, Literal, Protocol, TypeAlias, runtime_checkable
 
 from typing_extensions import TypeVar
 
@@ -58,6 +59,15 @@ __all__ = ["LoopEvent", "StreamTurn", "ToolLoop", "run_tool_loop"]
 
 StreamTurn: TypeAlias = Callable[[list[ChatMessage]], AsyncIterator[StreamEvent]]
 """Streams one model turn for the given conversation."""
+
+
+@runtime_checkable
+class RecordsResponse(Protocol):
+    """A stream that folds what it yields (``EventStream``): ``response()`` once it ended."""
+
+    def response(self) -> ChatResponse: ...
+
+
 LoopEvent: TypeAlias = StreamEvent | ToolResult
 ParsedT = TypeVar("ParsedT", default=Any)
 """The final ``response.parsed``'s type (``run(..., response_format=Recipe)``: ``Recipe``)."""
@@ -131,18 +141,29 @@ class ToolLoop(Generic[ParsedT]):
         close_dropped(getattr(self, "_trio", None), getattr(self, "_events", None))
 
     async def _turn(self) -> AsyncGenerator[StreamEvent, None]:
-        acc = Accumulator(provider=self._provider)
         events = self._stream(list(self.messages))
+        # A client stream keeps the record of what it yielded: its response is that one fold.
+        # Any other stream of events is folded here.
+        recorded = events if isinstance(events, RecordsResponse) else None
+        acc = None if recorded is not None else Accumulator(provider=self._provider)
         try:
-            async for event in events:
-                acc.add(event)
-                yield event
+            if acc is None:
+                async for event in events:
+                    yield event
+            else:
+                async for event in events:
+                    acc.add(event)
+                    yield event
         finally:
             close = getattr(events, "aclose", None)
             if close is not None:
                 await close()
         self.steps += 1
-        self.response = acc.response()
+        if recorded is not None:
+            self.response = recorded.response()
+        else:
+            assert acc is not None
+            self.response = acc.response()
         self.messages.append(self.response.message)
 
     async def _run(self) -> AsyncGenerator[LoopEvent, None]:

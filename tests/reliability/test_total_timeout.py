@@ -142,6 +142,24 @@ async def test_a_retry_after_longer_than_the_budget_ends_at_once() -> None:
     assert isinstance(caught.value.__cause__, lb.ServerError)
 
 
+async def test_a_plain_request_gives_up_at_once_as_a_stream_does() -> None:
+    """``list_models`` and ``count_tokens`` are sent by the stream's own attempt loop: under the
+    client's ``timeout=``, a ``Retry-After`` longer than what is left ends the call at once
+    (it slept until the deadline cut it: issue 42), after one request."""
+    busy = Busy(b"retry-after: 20\r\n")
+    async with serve(busy.script) as url:
+        client = lb.Client(
+            providers={"openai-compatible": {"base_url": url}}, retry=FAST_RETRY, timeout=15
+        )
+        async with client:
+            started = time.monotonic()
+            with anyio.fail_after(30), pytest.raises(lb.TimeoutError) as caught:
+                await client.list_models("openai-compatible")
+    assert time.monotonic() - started < LATE and busy.requests == 1
+    assert isinstance(caught.value.__cause__, lb.ServerError)
+    assert "no time left for a retry" in str(caught.value)
+
+
 async def test_a_fallback_chain_shares_one_budget() -> None:
     busy = Busy()
     async with serve(never_answers) as stalled, serve(busy.script) as second:

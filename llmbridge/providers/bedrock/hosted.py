@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...hosted import CodeExecution, HostedTool, WebSearch, options_for, unsupported
-from .models import base_id
+from ..hosts.aws import base_id
 
 __all__ = ["NOVA_TOOLS", "encode_hosted", "hosted_kinds"]
 

@@ -40,13 +40,13 @@ from ...errors import APIError
 from ...model_info import ModelInfo
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, read_token_count
-from ..hosts.aws import control_url, counted_model, model_path, runtime_url
+from ..hosts.aws import base_id, control_url, counted_model, model_path, runtime_url
 from ..option_names import declare_options
 from .decode import BedrockDecoder
 from .errors import map_http_error
 from .hosted import hosted_kinds
 from .model_list import PAGE_SIZE, PROFILES, parse_model_list
-from .models import base_id, family, reasoning_fields
+from .models import family, reasoning_fields
 from .request import OPTION_FIELDS, build_body, request_warnings, structured
 
 __all__ = ["BedrockProvider", "create"]
