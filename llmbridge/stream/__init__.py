@@ -1,9 +1,10 @@
 """IO lives here and only here: the HTTP clients (``clients``), streaming and retrying
 (``transport``), resuming a stream the server keeps (``resume``), plain JSON requests
 (``fetch``), what they share to send, translate errors and scrub secrets (``sending``), reading SSE through httpx-sse (``bounded``), AWS event streams
-framed by us with botocore's header parser (``eventstream``) and NDJSON by lines (``ndjson``),
-both on one frame reader (``framed``), all three on one byte reader (``pieces``: decompressed
-a piece at a time, the loop given turns); a provider's ``framing`` picks the reader.
+framed by us with botocore's header parser (``aws_eventstream``) and NDJSON by lines
+(``ndjson``), both on one frame reader (``framed``) handing decoders typed frames
+(``llmbridge.frames``), all three on one byte reader (``pieces``: decompressed a piece at a
+time, the loop given turns); a provider's ``framing`` picks the reader.
 No provider is named here: a non-2xx response goes to ``provider.map_error``, which maps it
 with the provider's own vocabulary."""
 

@@ -45,11 +45,12 @@ import anyio
 
 from ..errors import CertificateError, LLMBridgeError, StreamTruncatedError, TransportError
 from ..events import RateLimit, StreamEvent
-from ..providers.base import Decoder, HttpRequest, Provider, ResumePoint, resume_point_of
+from ..providers.base import AnyDecoder, HttpRequest, Provider, ResumePoint, resume_point_of
 from .bounded import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES
 from .clients import HttpPool
 from .deadline import Deadline, Until, within
 from .fetch import fetch_json
+from .framed import feeds
 from .record import DEFAULT_MAX_EVENTS, Record
 from .retry import RetryPolicy
 from .sending import (
@@ -77,7 +78,7 @@ class ResumeTracker:
     __slots__ = ("decoder",)
 
     def __init__(self) -> None:
-        self.decoder: Decoder | None = None
+        self.decoder: AnyDecoder | None = None
 
     def point(self) -> ResumePoint | None:
         return resume_point_of(self.decoder) if self.decoder is not None else None
@@ -107,7 +108,7 @@ async def resumable_events(
     http: Any,
     provider: Provider,
     request: HttpRequest,
-    new_decoder: Callable[[], Decoder],
+    new_decoder: Callable[[], AnyDecoder],
     resume: Callable[[ResumePoint], HttpRequest],
     cancel: Callable[[str], HttpRequest] | None = None,
     resuming: ResumePoint | None = None,
@@ -134,7 +135,7 @@ async def resumable_events(
     auth = auth_for(provider, request).get("auth")
     pool = http if isinstance(http, HttpPool) else HttpPool(http)
     content_type, reader = _framing(provider)
-    decoder: Decoder | None = None
+    decoder: AnyDecoder | None = None
     stamp: tuple[str | None, RateLimit | None] | None = None
     sending = request
     if observer is not None:
@@ -170,11 +171,14 @@ async def resumable_events(
                 events = body.events()
                 if deadline is not None:
                     events = Until(events, deadline, name)
-                feed, keep = decoder.feed, record.recent.append
+                (typed, feed), keep = feeds(body, decoder), record.recent.append
                 with translate(name, sending.url, midway=True):
                     async for sse in events:
-                        kind = sse.event
-                        batch = feed("" if kind == "message" else kind, sse.data)
+                        if typed:
+                            batch = typed(sse)
+                        else:
+                            kind = sse.event
+                            batch = feed("" if kind == "message" else kind, sse.data)
                         if batch:
                             if stamp is not None and _stamp_start(batch, stamp):
                                 stamp = None

@@ -21,10 +21,12 @@ Rules:
 * What the stream yields is kept in a ``record.Record`` (for ``err.partial`` and telemetry):
   the hot loop appends to a list, the reader folds it every few thousand events, so its memory
   follows the content; past ``max_events`` events it is a ``MalformedStreamError``.
-  A provider whose ``framing`` attribute says ``"aws-eventstream"`` is read by botocore's
-  decoder instead (``eventstream.EventStreamBody``, same bounds, same ``feed``), and ``"ndjson"``
-  (Ollama's native API) by lines (``ndjson.NdjsonBody``: ``feed("", line)``, same bounds); the
-  framing table ``_FRAMINGS`` names each one's content type and reader, nothing else differs.
+  A provider whose ``framing`` attribute says ``"aws-eventstream"`` is read as an AWS event
+  stream instead (``aws_eventstream.EventStreamBody``, same bounds), and ``"ndjson"`` (Ollama's
+  native API) by lines (``ndjson.NdjsonBody``, same bounds); their decoders get typed frames
+  (``llmbridge.frames``: ``feed_frame(frame)``, chosen once per attempt by ``framed.feeds``).
+  The framing table ``_FRAMINGS`` names each one's content type and reader, nothing else
+  differs.
 * Connection errors name the host and port; a rejected TLS certificate is a
   ``CertificateError`` (not retried); a non-2xx body cut short still maps to its status.
 * No error leaves with the request's secret in it: the values of the sensitive headers (and
@@ -49,12 +51,13 @@ from ..errors import (
 )
 from ..events import RateLimit, StreamEvent, StreamStart
 from ..http_headers import request_id_from
-from ..providers.base import Decoder, HttpRequest, Provider, held_of
+from ..providers.base import AnyDecoder, HttpRequest, Provider, held_of
+from .aws_eventstream import CONTENT_TYPE as EVENTSTREAM_TYPE
+from .aws_eventstream import EventStreamBody
 from .bounded import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES, BoundedBody
 from .clients import HttpPool
 from .deadline import Deadline, Until, within
-from .eventstream import CONTENT_TYPE as EVENTSTREAM_TYPE
-from .eventstream import EventStreamBody
+from .framed import feeds
 from .ndjson import CONTENT_TYPE as NDJSON_TYPE
 from .ndjson import NdjsonBody
 from .record import DEFAULT_MAX_EVENTS, Record
@@ -183,7 +186,7 @@ def _stamp_start(
 
 
 def _attach(
-    error: LLMBridgeError, provider: str, record: Record, decoder: Decoder | None = None
+    error: LLMBridgeError, provider: str, record: Record, decoder: AnyDecoder | None = None
 ) -> LLMBridgeError:
     """``error`` with its provider and the partial response (with what ``decoder`` still held
     back: ``providers.base.held_of``)."""
@@ -210,7 +213,7 @@ async def stream_events(
     http: Any,
     provider: Provider,
     request: HttpRequest,
-    new_decoder: Callable[[], Decoder],
+    new_decoder: Callable[[], AnyDecoder],
     retry: RetryPolicy,
     timeout: Any = None,
     deadline: Deadline | None = None,
@@ -260,14 +263,18 @@ async def stream_events(
                 events = body.events()
                 if deadline is not None:
                     events = Until(events, deadline, name)
-                # httpx-sse names unnamed events "message"; decoders are given "".
-                feed, keep = decoder.feed, record.recent.append
+                # Typed framings hand the decoder their frames (``typed``); SSE is ``feed``:
+                # httpx-sse names unnamed events "message", decoders are given "".
+                (typed, feed), keep = feeds(body, decoder), record.recent.append
                 with translate(name, request.url, midway=True):
                     # Up to the first events: clock the first, stamp the StreamStart (in the
                     # first batch, nearly always; a decoder may send it later).
                     async for sse in events:
-                        kind = sse.event
-                        batch = feed("" if kind == "message" else kind, sse.data)
+                        if typed:
+                            batch = typed(sse)
+                        else:
+                            kind = sse.event
+                            batch = feed("" if kind == "message" else kind, sse.data)
                         if batch:
                             stamped = _stamp_start(batch, stamp)
                             if first is not None:
@@ -279,8 +286,12 @@ async def stream_events(
                             if stamped:
                                 break
                     async for sse in events:  # the hot loop: nothing per event but these
-                        kind = sse.event
-                        for event in feed("" if kind == "message" else kind, sse.data):
+                        if typed:
+                            batch = typed(sse)
+                        else:
+                            kind = sse.event
+                            batch = feed("" if kind == "message" else kind, sse.data)
+                        for event in batch:
                             keep(event)
                             yield event
                     for event in decoder.close():

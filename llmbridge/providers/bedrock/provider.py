@@ -2,7 +2,7 @@
 
 ``POST https://bedrock-runtime.{region}.amazonaws.com/model/{modelId}/converse-stream`` with
 the body of ``request.py``; the answer is an AWS event stream (``framing = "aws-eventstream"``,
-read by botocore's decoder in ``llmbridge.stream.eventstream``) decoded by ``decode.py``.
+read by botocore's decoder in ``llmbridge.stream.aws_eventstream``) decoded by ``decode.py``.
 Rules:
 
 * The model id is put in the path as botocore does for a URI label: percent-encoded with only
