@@ -65,25 +65,22 @@ class _Lines:
         return frames
 
     def _lines(self, data: bytes, frames: list[Line]) -> None:
-        at, limit, append = 0, self.limit, frames.append
-        while True:
-            end = data.find(b"\n", at)
-            if end < 0:
-                if at < len(data):
-                    self._rest.append(data[at:])
-                    self._pending += len(data) - at
-                self._bound()
-                return
-            line = data[at:end]
-            at = end + 1
-            if self._rest:
-                line = b"".join(self._rest) + line
-                self._rest, self._pending = [], 0
+        lines = data.split(b"\n")
+        tail = lines.pop()  # what follows the last line end: the start of the next line
+        if lines and self._rest:  # the line left open by the last piece ends in this one
+            lines[0] = b"".join([*self._rest, lines[0]])
+            self._rest, self._pending = [], 0
+        limit, append = self.limit, frames.append
+        for line in lines:
             if len(line) > limit:
                 self._pending = len(line)
                 self._bound()
-            if line.strip():
+            if line and not line.isspace():
                 append(Line(line[:-1] if line.endswith(b"\r") else line))
+        if tail:
+            self._rest.append(tail)
+            self._pending += len(tail)
+            self._bound()
 
     def _bound(self) -> None:
         if self._pending > self.limit:
