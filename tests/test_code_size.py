@@ -16,8 +16,6 @@ from tests.code_size import MAX_COMPLEXITY, MAX_LINES, complexity, functions, me
 
 ALLOWED: dict[str, str] = {
     # stream/transport.py, stream/resume.py: the one attempt loop (42.2)
-    "llmbridge/stream/resume.py:resumable_events": "loop",
-    "llmbridge/stream/transport.py:stream_events": "loop",
     # response.py: the Accumulator's use, events folded once (42.4)
     "llmbridge/response.py:Accumulator.add": "loop",
     "llmbridge/response.py:Accumulator.response": "loop",

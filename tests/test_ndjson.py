@@ -1,6 +1,7 @@
 """The NDJSON framing (``llmbridge.stream.ndjson``): lines split anywhere, UTF-8 split across
 chunks, blank lines and CRLF, the unterminated last line, the byte bound, bad UTF-8 (one line
-at a time: the good lines before a bad one reach the partial, issue 49 item 16)."""
+at a time, checked as the decoder parses it: the good lines before a bad one reach the partial,
+issue 49 item 16)."""
 
 from __future__ import annotations
 
@@ -12,14 +13,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import llmbridge as lb
+from llmbridge.frames import Line
 from llmbridge.providers.ollama_native import OllamaDecoder
-from llmbridge.stream.ndjson import UNTERMINATED, iter_ndjson
+from llmbridge.stream.ndjson import iter_ndjson
+from llmbridge.testing import decode_collect
 
 BODY = '{"a":1}\n\n{"b":"é€😀"}\r\n{"c":3}\n'.encode()
 
 
 def test_lines_are_frames_whatever_the_chunks() -> None:
-    want = [("", '{"a":1}'), ("", '{"b":"é€😀"}'), ("", '{"c":3}')]
+    want = [Line(b'{"a":1}'), Line('{"b":"é€😀"}'.encode()), Line(b'{"c":3}')]
     assert list(iter_ndjson(BODY)) == want
     assert list(iter_ndjson([BODY[i : i + 1] for i in range(len(BODY))])) == want
     for cut in range(1, len(BODY)):
@@ -27,33 +30,41 @@ def test_lines_are_frames_whatever_the_chunks() -> None:
 
 
 def test_a_last_line_without_its_line_end_is_marked() -> None:
-    assert list(iter_ndjson(b'{"a":1}\n{"b":2}')) == [("", '{"a":1}'), (UNTERMINATED, '{"b":2}')]
-    assert list(iter_ndjson(b'{"a":1}\n   ')) == [("", '{"a":1}')]
+    assert list(iter_ndjson(b'{"a":1}\n{"b":2}')) == [
+        Line(b'{"a":1}'),
+        Line(b'{"b":2}', terminated=False),
+    ]
+    assert list(iter_ndjson(b'{"a":1}\n   ')) == [Line(b'{"a":1}')]
 
 
 def test_a_line_longer_than_the_bound_stops_reading() -> None:
     body = [b'{"a":1}\n', b"x" * 600, b"y" * 600]
     frames = iter_ndjson(body, limit=1000)
-    assert next(frames) == ("", '{"a":1}')
+    assert next(frames) == Line(b'{"a":1}')
     with pytest.raises(lb.MalformedStreamError, match="max_event_bytes"):
         next(frames)
 
 
 def test_lines_before_an_overlong_rest_come_out_first() -> None:
     frames = iter_ndjson([b'{"a":1}\n' + b"z" * 2000], limit=1000)
-    assert next(frames) == ("", '{"a":1}')
+    assert next(frames) == Line(b'{"a":1}')
     with pytest.raises(lb.MalformedStreamError):
         next(frames)
 
 
+def _decoded(body: bytes) -> tuple[list[lb.StreamEvent], lb.LLMBridgeError | None]:
+    return decode_collect(OllamaDecoder(), [body], framing="ndjson")
+
+
 def test_bytes_that_are_not_utf8_are_malformed() -> None:
-    with pytest.raises(lb.MalformedStreamError, match="UTF-8"):
-        list(iter_ndjson(b'{"a":"\xff"}\n'))
+    assert list(iter_ndjson(b'{"a":"\xff"}\n')) == [Line(b'{"a":"\xff"}')]  # bytes, as sent
+    _, error = _decoded(b'{"a":"\xff"}\n')
+    assert isinstance(error, lb.MalformedStreamError) and "UTF-8" in error.message
 
 
 def test_a_body_cut_inside_a_character_is_malformed() -> None:
-    with pytest.raises(lb.MalformedStreamError):
-        list(iter_ndjson(b'{"a":"\xc3'))
+    _, error = _decoded(b'{"a":"\xc3')
+    assert isinstance(error, lb.MalformedStreamError) and "UTF-8" in error.message
 
 
 # -- through the transport: what a bad line leaves in the partial ---------------------------
@@ -81,10 +92,10 @@ async def test_a_line_that_is_not_utf8_keeps_the_good_lines_before_it_in_the_par
 
 
 def test_a_bad_line_fails_after_the_lines_before_it_in_the_same_chunk() -> None:
-    frames = iter_ndjson(b'{"a":1}\n{"b":"\xff"}\n{"c":3}\n')
-    assert next(frames) == ("", '{"a":1}')
-    with pytest.raises(lb.MalformedStreamError, match="UTF-8"):
-        next(frames)
+    first = _line(message={"role": "assistant", "content": "a"}, done=False)
+    events, error = _decoded(first + b'{"b":"\xff"}\n{"c":3}\n')
+    assert [e.text for e in events if isinstance(e, lb.TextDelta)] == ["a"]
+    assert isinstance(error, lb.MalformedStreamError) and "UTF-8" in error.message
 
 
 _pieces = st.one_of(
@@ -99,8 +110,8 @@ _pieces = st.one_of(
 def test_random_bodies_let_only_llmbridge_errors_out(body: bytes, cut: int) -> None:
     decoder = OllamaDecoder()
     try:
-        for kind, data in iter_ndjson([body[:cut], body[cut:]], limit=64):
-            decoder.feed(kind, data)
+        for line in iter_ndjson([body[:cut], body[cut:]], limit=64):
+            decoder.feed_frame(line)
         decoder.close()
     except lb.LLMBridgeError:
         pass

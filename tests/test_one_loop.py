@@ -63,7 +63,9 @@ async def test_every_request_is_sent_from_the_one_attempt_loop(
     send = transport.open_response
 
     def recording(*args: Any, **kwargs: Any) -> Any:
-        callers = {sys._getframe(n).f_code.co_name for n in (1, 2, 3)}  # the loop, its _send
+        callers = {
+            sys._getframe(n).f_code.co_name for n in (1, 2, 3)
+        }  # the loop, its _open_attempt
         senders.append("run_attempts" if "run_attempts" in callers else repr(callers))
         return send(*args, **kwargs)
 
@@ -125,8 +127,8 @@ def test_one_function_owns_the_attempt_loop() -> None:
     # The only send (``http.send(..., **SEND_OPTIONS)``) is the attempt's, called by the loop.
     sends = _calls_of("send", unpacking="SEND_OPTIONS")
     assert sends == ["stream/opening.py:open_response"], sends
-    assert _calls_of("open_response") == ["stream/transport.py:_send"]
-    assert _calls_of("_send") == ["stream/transport.py:run_attempts"]
+    assert _calls_of("open_response") == ["stream/transport.py:_open_attempt"]
+    assert _calls_of("_open_attempt") == ["stream/transport.py:run_attempts"]
     # The retry decisions (``RetryPolicy.delay``, Retry-After) are the loop's and its resume
     # strategy's: no second loop anywhere.
     delays = [w for w in _calls_of("delay") if not w.startswith("stream/retry.py")]

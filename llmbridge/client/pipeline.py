@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..errors import UsageError
 from ..events import StreamEvent
-from ..providers.base import Decoder, HttpRequest, Provider, Resumable, ResumePoint
+from ..providers.base import AnyDecoder, HttpRequest, Provider, Resumable, ResumePoint
 from ..providers.option_names import unsupported_option
 from ..providers.prepared import Prepared
 from ..request import ChatRequest
@@ -50,7 +50,7 @@ __all__ = ["open_events", "open_resumed", "plan_request", "prepare", "with_heade
 
 def plan_request(
     provider: Provider, request: ChatRequest, *, rescue: bool | None
-) -> tuple[ChatRequest, Callable[[], Decoder]]:
+) -> tuple[ChatRequest, Callable[[], AnyDecoder]]:
     """The wire request and the decoder factory for ``request`` (see module rules)."""
     if request.background and not isinstance(provider, Resumable):
         raise unsupported_option("background", provider=provider.name, model=request.model)

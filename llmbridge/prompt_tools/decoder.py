@@ -3,7 +3,8 @@
 Rules:
 
 * It implements the ``Decoder`` protocol (``feed(event, data)``, ``close()``) around the
-  provider's own decoder: every ``TextDelta`` goes through a ``ToolCallParser``; every other
+  provider's own decoder, and ``frames.FrameDecoder`` (``feed_frame(frame)``) around one of a
+  typed framing (the framing picks which the loop calls): every ``TextDelta`` goes through a ``ToolCallParser``; every other
   event passes through untouched and in order (reasoning, usage, native tool calls).
 * Before the ``Finish`` event the parser is closed, so held text and open calls come out first
   and ``Finish`` stays last. When calls were extracted, a ``stop`` finish becomes
@@ -28,9 +29,10 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from ..events import Finish, StreamEvent, TextDelta, ToolCallStart
-from ..providers.base import Decoder, ResumePoint, held_of, resume_point_of
+from ..providers.base import AnyDecoder, ResumePoint, held_of, resume_point_of
 from ..types import ToolSpec
 from .dialects import FUNCTION_CALL, KNOWN_DIALECTS, Dialect
 from .parser import ToolCallParser
@@ -43,7 +45,7 @@ class PromptToolDecoder:
 
     def __init__(
         self,
-        inner: Decoder,
+        inner: AnyDecoder,
         *,
         tools: Sequence[ToolSpec],
         dialect: Dialect = FUNCTION_CALL,
@@ -51,7 +53,7 @@ class PromptToolDecoder:
         id_prefix: str | None = None,
     ) -> None:
         dialects = (dialect, *(d for d in KNOWN_DIALECTS if d != dialect)) if rescue else (dialect,)
-        self._inner = inner
+        self._inner: Any = inner  # feed or feed_frame: the loop calls what the framing makes
         self._parser = ToolCallParser(
             dialects=dialects,
             tool_names=[t.name for t in tools],
@@ -67,7 +69,12 @@ class PromptToolDecoder:
         return self._parser.calls
 
     def feed(self, event: str, data: str) -> list[StreamEvent]:
-        events = self._inner.feed(event, data)
+        events: list[StreamEvent] = self._inner.feed(event, data)
+        return self._route(events) if events else events
+
+    def feed_frame(self, frame: Any) -> list[StreamEvent]:
+        """One typed frame (``llmbridge.frames``) for the wrapped decoder of a typed framing."""
+        events: list[StreamEvent] = self._inner.feed_frame(frame)
         return self._route(events) if events else events
 
     def resume_point(self) -> ResumePoint | None:

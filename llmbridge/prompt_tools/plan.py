@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import NamedTuple
 
-from ..providers.base import Decoder, Provider
+from ..providers.base import AnyDecoder, Provider
 from ..types import ChatRequest
 from .decoder import PromptToolDecoder
 from .request import call_id_prefix, choose_tool_mode, prepare_request
@@ -33,7 +33,7 @@ class Plan(NamedTuple):
 
     request: ChatRequest
     """The request for ``provider.build_request``."""
-    new_decoder: Callable[[], Decoder]
+    new_decoder: Callable[[], AnyDecoder]
     """A fresh decoder per attempt (retries and fallbacks start over)."""
 
 
@@ -54,7 +54,7 @@ def plan(request: ChatRequest, provider: Provider, *, rescue: bool | None = None
     tools, prefix = request.tools, call_id_prefix(request)
     wire = prepare_request(request) if use_prompt else request
 
-    def new_decoder() -> Decoder:
+    def new_decoder() -> AnyDecoder:
         return PromptToolDecoder(
             provider.new_decoder(wire), tools=tools, rescue=not use_prompt, id_prefix=prefix
         )

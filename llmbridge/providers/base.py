@@ -35,6 +35,7 @@ import orjson
 
 from ..errors import APIError, MalformedStreamError, UsageError
 from ..events import RateLimit, StreamEvent
+from ..frames import FrameDecoder
 from ..model_info import ModelInfo
 from ..secrets import (
     REDACTED,
@@ -50,6 +51,7 @@ from .config import ProviderConfig
 __all__ = [
     "SECRET_QUERY_PARAMS",
     "SENSITIVE_HEADERS",
+    "AnyDecoder",
     "Capabilities",
     "CountsTokens",
     "Decoder",
@@ -152,6 +154,12 @@ class Decoder(Protocol):
     def close(self) -> list[StreamEvent]: ...
 
 
+AnyDecoder: TypeAlias = "Decoder | FrameDecoder[Any]"
+"""What ``new_decoder`` returns: a ``Decoder`` for SSE; for a typed framing a
+``frames.FrameDecoder`` of its frames (``framing = "aws-eventstream"``: ``EventMessage``,
+``"ndjson"``: ``Line``)."""
+
+
 @runtime_checkable
 class Provider(Protocol):
     """A provider adapter. Built by a ``ProviderFactory`` from a ``ProviderConfig``."""
@@ -162,7 +170,7 @@ class Provider(Protocol):
 
     def build_request(self, request: ChatRequest) -> HttpRequest: ...
 
-    def new_decoder(self, request: ChatRequest) -> Decoder: ...
+    def new_decoder(self, request: ChatRequest) -> AnyDecoder: ...
 
     def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError: ...
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Literal, TypeAlias
 
 if TYPE_CHECKING:
     from ..events import RateLimit
-    from .base import Decoder, HttpRequest
+    from .base import AnyDecoder, HttpRequest
 
 __all__ = ["Framing", "Prepared"]
 
@@ -34,7 +34,7 @@ class Prepared:
 
     http: HttpRequest
     """The request as it is sent on every attempt (headers include the call's own)."""
-    new_decoder: Callable[[], Decoder]
+    new_decoder: Callable[[], AnyDecoder]
     """A fresh decoder for one attempt's body."""
     warnings: tuple[str, ...] = ()
     """What the encoder (and the planning before it) could not honour, for ``StreamStart``."""

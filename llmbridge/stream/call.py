@@ -30,7 +30,7 @@ from .retry import RetryPolicy
 from .sending import Sleep
 
 if TYPE_CHECKING:
-    from ..providers.base import Decoder, Provider, ResumePoint
+    from ..providers.base import AnyDecoder, Provider, ResumePoint
 
 __all__ = ["CallConfig", "StreamState"]
 
@@ -69,7 +69,7 @@ class StreamState:
     def __init__(self, provider: Provider, *, resumable: bool = False) -> None:
         self.provider = provider
         self.record: Record | None = None
-        self.decoder: Decoder | None = None
+        self.decoder: AnyDecoder | None = None
         self.resumable = resumable
 
     def resume_point(self) -> ResumePoint | None:

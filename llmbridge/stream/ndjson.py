@@ -3,19 +3,18 @@
 Rules:
 
 * Framing is lines: a body is split at ``\\n`` (a ``\\r`` before it is dropped); every
-  non-blank line is one frame. Each line is decoded as UTF-8 on its own (a character split
-  across chunks is kept whole; a line that is not UTF-8 is ``MalformedStreamError``, after the
-  lines before it). No JSON is parsed here. The body comes in pieces of at most 64 KiB
-  (``framed.FramedBody`` over ``pieces.Pieces``: a gzip body inflated a piece at a time), and
-  a piece's lines are handed out lazily, ``_BATCH`` at most at a time (``feed``, then
-  ``more()`` while ``waiting``), the loop given a turn between batches: 64 KiB of ``{}``
-  lines is 21,845 frames.
-* Decoders get the same ``feed(event, data)`` as for SSE, one call per line: ``("", line)``. A
-  last line the body ends without a ``\\n`` after is given as ``("unterminated", line)``: the
+  non-blank line is one ``frames.Line`` (its decoder's ``feed_frame``), its bytes as they came:
+  the decoder parses them once (orjson checks the UTF-8 as it parses; a line split across
+  chunks is kept whole). No JSON is parsed here. The body comes in pieces of at most 64 KiB
+  (``framed.FramedBody`` over ``pieces.Pieces``: a gzip body inflated a piece at a time); a
+  piece's lines are split off at once (64 KiB of ``{}`` lines is 21,845 of them, ~5 ms) and
+  ``FramedBody`` gives the loop a turn between batches of them.
+* A last line the body ends without a ``\\n`` after is ``Line(data, terminated=False)``: the
   decoder reads it if it is whole and says the stream was cut (``StreamTruncatedError``) if not.
 * Bound: a line of more than ``limit`` bytes, or once more than ``limit`` bytes arrive without
   a line end (one endless line, a gzip bomb), stops reading with ``MalformedStreamError``;
-  memory stays within ``limit`` plus one piece. Raised after the lines before it were yielded, so the transport attaches the partial.
+  memory stays within ``limit`` plus one piece. Raised after the lines before it were yielded,
+  so the transport attaches the partial.
 """
 
 from __future__ import annotations
@@ -24,29 +23,24 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MalformedStreamError
+from ..frames import Line
 from .bounded import DEFAULT_MAX_RESPONSE_BYTES
-from .framed import Frame, FramedBody
+from .framed import FramedBody
 
 if TYPE_CHECKING:
     from .record import Record
 
-__all__ = ["CONTENT_TYPE", "UNTERMINATED", "NdjsonBody", "iter_ndjson"]
+__all__ = ["CONTENT_TYPE", "NdjsonBody", "iter_ndjson"]
 
 CONTENT_TYPE = "application/x-ndjson"
-_BATCH = 512
-"""Lines split off a piece at once, at most (blank ones included)."""
-UNTERMINATED = "unterminated"
-"""The event name of a last line the body ended without a line end after."""
 
 
 class _Lines:
-    """Bytes in, ``Frame``s out: lines, the bound and the error mapping."""
+    """Bytes in, ``Line``s out: lines, the bound and the error mapping."""
 
-    __slots__ = ("_at", "_failure", "_pending", "_rest", "_todo", "limit", "provider")
+    __slots__ = ("_failure", "_pending", "_rest", "limit", "provider")
 
     def __init__(self, *, limit: int, provider: str | None) -> None:
-        self._todo = b""  # the last piece, its lines from ``_at`` on not handed out yet
-        self._at = 0
         self._rest: list[bytes] = []  # the line still open, in pieces (no quadratic joins)
         self._pending = 0
         self._failure: MalformedStreamError | None = None
@@ -58,59 +52,35 @@ class _Lines:
         if self._failure is not None:
             raise self._failure
 
-    def _text(self, line: bytes) -> str:
-        try:
-            return line.decode("utf-8")
-        except UnicodeDecodeError as exc:
-            raise MalformedStreamError(
-                f"an NDJSON line is not UTF-8: {exc}", provider=self.provider
-            ) from exc
-
-    @property
-    def waiting(self) -> bool:
-        """Whether lines of the last piece wait for ``more()``."""
-        return bool(self._todo)
-
-    def feed(self, data: bytes) -> list[Frame]:
-        """The first lines ``data`` completes (at most ``_BATCH``; ``more()`` gives the rest);
-        an error after some of them waits for ``check``."""
+    def feed(self, data: bytes) -> list[Line]:
+        """The lines ``data`` completes; an error after some of them waits for ``check``."""
         self.check()
-        self._todo, self._at = data, 0
-        return self.more()
-
-    def more(self) -> list[Frame]:
-        """The next lines of the last piece, at most ``_BATCH``."""
-        frames: list[Frame] = []
+        frames: list[Line] = []
         try:
-            self._lines(frames)
+            self._lines(data, frames)
         except MalformedStreamError as exc:
-            self._failure, self._todo = exc, b""
+            self._failure = exc
             if not frames:
                 raise
         return frames
 
-    def _lines(self, frames: list[Frame]) -> None:
-        data, at, limit = self._todo, self._at, self.limit
-        for _ in range(_BATCH):
-            end = data.find(b"\n", at)
-            if end < 0:
-                if at < len(data):
-                    self._rest.append(data[at:])
-                    self._pending += len(data) - at
-                self._todo = b""
-                self._bound()
-                return
-            line = data[at:end]
-            at = end + 1
-            if self._rest:
-                line = b"".join(self._rest) + line
-                self._rest, self._pending = [], 0
+    def _lines(self, data: bytes, frames: list[Line]) -> None:
+        lines = data.split(b"\n")
+        tail = lines.pop()  # what follows the last line end: the start of the next line
+        if lines and self._rest:  # the line left open by the last piece ends in this one
+            lines[0] = b"".join([*self._rest, lines[0]])
+            self._rest, self._pending = [], 0
+        limit, append = self.limit, frames.append
+        for line in lines:
             if len(line) > limit:
                 self._pending = len(line)
                 self._bound()
-            if line.strip():
-                frames.append(Frame("", self._text(line.rstrip(b"\r"))))
-        self._at = at
+            if line and not line.isspace():
+                append(Line(line[:-1] if line.endswith(b"\r") else line))
+        if tail:
+            self._rest.append(tail)
+            self._pending += len(tail)
+            self._bound()
 
     def _bound(self) -> None:
         if self._pending > self.limit:
@@ -120,15 +90,17 @@ class _Lines:
                 provider=self.provider,
             )
 
-    def close(self) -> list[Frame]:
+    def close(self) -> list[Line]:
         """The unterminated last line, if the body ended inside one."""
         self.check()
-        rest = b"".join(self._rest).rstrip(b"\r")
+        rest = b"".join(self._rest)
         self._rest, self._pending = [], 0
-        return [Frame(UNTERMINATED, self._text(rest))] if rest.strip() else []
+        if rest.endswith(b"\r"):
+            rest = rest[:-1]
+        return [Line(rest, terminated=False)] if rest.strip() else []
 
 
-class NdjsonBody(FramedBody):
+class NdjsonBody(FramedBody[Line]):
     """A response's lines as the transport reads them (``framed.FramedBody`` over this
     module's framer)."""
 
@@ -150,16 +122,11 @@ class NdjsonBody(FramedBody):
 
 def iter_ndjson(
     body: bytes | Iterable[bytes], *, limit: int = 16 * 1024 * 1024, provider: str | None = None
-) -> Iterator[tuple[str, str]]:
-    """The ``(event, data)`` pairs of an NDJSON body (bytes, or chunks split anywhere), framed
-    exactly as the transport frames a live response. For tests and decoders."""
+) -> Iterator[Line]:
+    """The ``Line``s of an NDJSON body (bytes, or chunks split anywhere), framed exactly as the
+    transport frames a live response. For tests and decoders."""
     lines = _Lines(limit=limit, provider=provider)
     for chunk in [body] if isinstance(body, bytes) else body:
-        for frame in lines.feed(chunk):
-            yield frame.event, frame.data
-        while lines.waiting:
-            for frame in lines.more():
-                yield frame.event, frame.data
+        yield from lines.feed(chunk)
         lines.check()
-    for frame in lines.close():
-        yield frame.event, frame.data
+    yield from lines.close()

@@ -29,9 +29,9 @@ import orjson
 from ..errors import ConfigurationError, LLMBridgeError, MalformedStreamError
 from ..http_headers import request_id_from
 from ..providers.base import HttpRequest, Provider
+from .aws_eventstream import CONTENT_TYPE as EVENTSTREAM_TYPE
+from .aws_eventstream import EventStreamBody
 from .bounded import BoundedBody
-from .eventstream import CONTENT_TYPE as EVENTSTREAM_TYPE
-from .eventstream import EventStreamBody
 from .ndjson import CONTENT_TYPE as NDJSON_TYPE
 from .ndjson import NdjsonBody
 from .sending import (

@@ -45,7 +45,7 @@ from typing import Any
 import anyio
 
 from ..errors import CertificateError, LLMBridgeError, StreamTruncatedError, TransportError
-from ..providers.base import Decoder, HttpRequest, Provider, ResumePoint, resume_point_of
+from ..providers.base import AnyDecoder, HttpRequest, Provider, ResumePoint, resume_point_of
 from .call import CallConfig
 from .deadline import Deadline
 from .retry import RetryPolicy
@@ -101,10 +101,10 @@ class Resume:
         self.retry = retry
         self.deadline = deadline
 
-    def point(self, decoder: Decoder | None) -> ResumePoint | None:
+    def point(self, decoder: AnyDecoder | None) -> ResumePoint | None:
         return resume_point_of(decoder) if decoder is not None else None
 
-    def check_end(self, decoder: Decoder) -> None:
+    def check_end(self, decoder: AnyDecoder) -> None:
         """A body that ended before the terminal event is a break."""
         point = resume_point_of(decoder)
         if point is not None and not point.complete:
@@ -145,7 +145,7 @@ class Resume:
         return self.resume(point)
 
     async def left_early(
-        self, decoder: Decoder | None, *, http: Any, provider: Provider, config: CallConfig
+        self, decoder: AnyDecoder | None, *, http: Any, provider: Provider, config: CallConfig
     ) -> None:
         """The app left the stream before its end: cancel the response (``cancel_on_close``)."""
         if self.cancel is None:

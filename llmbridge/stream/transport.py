@@ -22,8 +22,10 @@ Rules:
   limit. Only the first batches are looked at; then the hot loop feeds and yields, nothing
   more per event (the deadline's ``Until`` wraps the events only when a deadline is set).
 * The body is read by its framing's reader (``opening.FRAMINGS``: httpx-sse for SSE, botocore's
-  decoder for AWS event streams, lines for NDJSON; bounds on bytes per event and per response);
-  the decoder is fed ``feed(event, data)``, ``event == ""`` for an unnamed SSE event.
+  framer for AWS event streams, lines for NDJSON; bounds on bytes per event and per response).
+  An SSE decoder is fed ``feed(event, data)``, ``event == ""`` for an unnamed event; the typed
+  framings hand their decoder typed frames (``feed_frame``, ``llmbridge.frames``); which of the
+  two is chosen once per attempt (``framed.feeds``).
 * What the stream yields is kept in a ``record.Record`` (the partial response, telemetry, and
   the response ``complete()`` returns): the loop appends to a list, the reader folds it every
   few thousand events; past ``max_events`` it is a ``MalformedStreamError``.
@@ -39,11 +41,12 @@ import anyio
 
 from ..errors import LLMBridgeError
 from ..events import StreamEvent
-from ..providers.base import Decoder, HttpRequest, Provider, ResumePoint, held_of
+from ..providers.base import AnyDecoder, HttpRequest, Provider, ResumePoint, held_of
 from ..providers.prepared import Prepared
 from .call import CallConfig, StreamState
 from .clients import HttpPool
 from .deadline import Until, within
+from .framed import feeds
 from .opening import framing_of, open_response, read_json
 from .record import Record
 from .retry import RetryPolicy
@@ -73,9 +76,9 @@ class BreakStrategy(Protocol):
         """Where the request being sent resumes (``None``: the first request)."""
         ...
 
-    def point(self, decoder: Decoder | None) -> ResumePoint | None: ...
+    def point(self, decoder: AnyDecoder | None) -> ResumePoint | None: ...
 
-    def check_end(self, decoder: Decoder) -> None:
+    def check_end(self, decoder: AnyDecoder) -> None:
         """Raise when a body that ended cleanly is still a break."""
         ...
 
@@ -92,14 +95,14 @@ class BreakStrategy(Protocol):
     def request_after(self, point: ResumePoint) -> HttpRequest: ...
 
     async def left_early(
-        self, decoder: Decoder | None, *, http: Any, provider: Provider, config: CallConfig
+        self, decoder: AnyDecoder | None, *, http: Any, provider: Provider, config: CallConfig
     ) -> None:
         """The app left before the end (cancel the response, if asked)."""
         ...
 
 
 def attach(
-    error: LLMBridgeError, provider: str, record: Record, decoder: Decoder | None = None
+    error: LLMBridgeError, provider: str, record: Record, decoder: AnyDecoder | None = None
 ) -> LLMBridgeError:
     """``error`` with its provider and the partial response (with what ``decoder`` still held
     back: ``providers.base.held_of``)."""
@@ -127,7 +130,7 @@ async def run_attempts(
     starts, its first event and once how it ended; ``state`` is told the record and each
     decoder; ``resume`` mends breaks after events; ``note`` is a fallback chain's word;
     ``during``: what a ``TimeoutError`` while sending says the call was doing."""
-    name, deadline = provider.name, config.deadline
+    name = provider.name
     framing = framing_of(prepared.framing, name)
     record = Record(provider=name, max_events=config.max_events)
     if state is not None:
@@ -136,7 +139,7 @@ async def run_attempts(
     scrub = request_scrubber(sending)
     auth = auth_for(provider, sending)  # its tokens and signatures are secrets too
     pool = config.http if isinstance(config.http, HttpPool) else HttpPool(config.http)
-    decoder: Decoder | None = None
+    decoder: AnyDecoder | None = None
     stamp = None
     attempt = 0
     if observer is not None:
@@ -150,43 +153,33 @@ async def run_attempts(
             shards = pool.for_loop()
             shard = shards.acquire()
             try:
-                doing = during if resume is None or resume.resuming is None else "resuming"
-                opening = _send(shards.clients[shard], provider, sending, config, framing, auth)
-                if deadline is not None:
-                    opening = within(deadline, opening, provider=name, during=doing)
+                opening = _open_attempt(
+                    shards.clients[shard], provider, sending, config, framing, auth, resume, during
+                )
                 if framing is None:  # a plain request: its answer, read whole, is the one item
                     yield await opening
                     return
                 response = await opening
                 scrub = sent_scrubber(response, scrub, auth=auth.get("auth"))
                 if decoder is None:  # the first answer (or one before any event)
-                    decoder = prepared.new_decoder()
-                    stamp = stamp_of(prepared, note, response.headers)
-                    if state is not None:
-                        state.decoder = decoder
+                    decoder, stamp = _decoder(prepared, note, response, state)
                 reading = True
-                body = framing[1](
-                    response,
-                    limit=config.max_event_bytes,
-                    max_bytes=config.max_response_bytes,
-                    provider=name,
-                    record=record,
-                )
-                events = body.events()
-                if deadline is not None:
-                    events = Until(events, deadline, name)
-                # The feed: httpx-sse names unnamed events "message"; decoders are given "".
-                feed, keep = decoder.feed, record.recent.append
+                body, events = _body(framing[1], response, config, name, record)
+                # The feed, chosen once: typed frames (event stream, NDJSON) go to the
+                # decoder's ``feed_frame``; httpx-sse names unnamed events "message", decoders
+                # are given "".
+                (typed, feed), keep = feeds(body, decoder), record.recent.append
                 with translate(name, sending.url, midway=True):
                     # Up to the first events: clock the first, stamp the StreamStart (in the
                     # first batch, nearly always; a decoder may send it later).
-                    async for sse in events:
-                        kind = sse.event
-                        batch = feed("" if kind == "message" else kind, sse.data)
+                    async for item in events:
+                        if typed is not None:
+                            batch = typed(item)
+                        else:
+                            kind = item.event
+                            batch = feed("" if kind == "message" else kind, item.data)
                         if batch:
-                            if stamp is not None:
-                                batch, done = stamp_batch(batch, stamp)
-                                stamp = None if done else stamp
+                            batch, stamp = stamped(batch, stamp)
                             if first is not None:
                                 first.first_event()
                                 first = None
@@ -195,9 +188,13 @@ async def run_attempts(
                                 yield event
                             if stamp is None:
                                 break
-                    async for sse in events:  # the hot loop: nothing per event but these
-                        kind = sse.event
-                        for event in feed("" if kind == "message" else kind, sse.data):
+                    async for item in events:  # the hot loop: nothing per event but these
+                        if typed is not None:
+                            batch = typed(item)
+                        else:
+                            kind = item.event
+                            batch = feed("" if kind == "message" else kind, item.data)
+                        for event in batch:
                             keep(event)
                             yield event
                 for event in _last(decoder, stamp, resume):
@@ -206,21 +203,11 @@ async def run_attempts(
                 return
             except LLMBridgeError as exc:
                 scrub_error(exc, scrub)
-                broken = decoder  # what it holds back goes into the partial response
-                point = resume.point(decoder) if resume is not None and record else None
-                if point is None:  # nothing yielded yet: tried again as any request is
-                    decoder = None
-                delay = _wait(exc, attempt, record, broken, config, name, resume, point, reading)
-                if point is not None and resume is not None:
-                    sending = resume.request_after(point)
+                decoder, sending, delay = _after_error(
+                    exc, attempt, record, decoder, sending, config, name, resume, reading
+                )
             finally:
-                with anyio.CancelScope(shield=True):
-                    try:
-                        for part in (events, body, response):
-                            if part is not None:
-                                await part.aclose()
-                    finally:
-                        shards.release(shard)
+                await _close(events, body, response, shards, shard)
             await config.sleep(delay)
     except BaseException as exc:  # failed, closed early or cancelled: the observer says which
         ended = exc
@@ -229,34 +216,109 @@ async def run_attempts(
         await _ended(record, decoder, ended, observer, resume, provider, config)
 
 
-def _send(
+def stamped(
+    batch: list[StreamEvent], stamp: Stamp | None
+) -> tuple[list[StreamEvent], Stamp | None]:
+    """``batch`` with the ``StreamStart`` stamped, and the stamp still owed (``None``: given)."""
+    if stamp is None:
+        return batch, None
+    batch, done = stamp_batch(batch, stamp)
+    return batch, None if done else stamp
+
+
+def _open_attempt(
     client: Any,
     provider: Provider,
-    request: HttpRequest,
+    sending: HttpRequest,
     config: CallConfig,
     framing: tuple[str, Callable[..., Any]] | None,
     auth: dict[str, Any],
+    resume: BreakStrategy | None,
+    during: str,
 ) -> Awaitable[Any]:
-    """One attempt's send: the response, its status checked (for framing ``json``: its
-    parsed answer)."""
+    """One attempt's send: the response, its status checked (for framing ``json``: its parsed
+    answer), bounded by the call's deadline (``during``: what its timeout says the call was
+    doing; "resuming" for a resume request)."""
     opening = open_response(
         client,
         provider,
-        request,
+        sending,
         timeout=config.timeout,
         content_type=None if framing is None else framing[0],
         auth=auth,
     )
     if framing is None:
-        return _answer(opening, provider.name, request.url, auth.get("auth"))
-    return opening
+        opening = _answer(opening, provider.name, sending.url, auth.get("auth"))
+    if config.deadline is None:
+        return opening
+    doing = "resuming" if resume is not None and resume.resuming is not None else during
+    return within(config.deadline, opening, provider=provider.name, during=doing)
+
+
+def _decoder(
+    prepared: Prepared, note: StartNote | None, response: Any, state: StreamState | None
+) -> tuple[AnyDecoder, Stamp | None]:
+    """The decoder of the call (made at its first answer) and what its ``StreamStart`` owes."""
+    decoder = prepared.new_decoder()
+    if state is not None:
+        state.decoder = decoder
+    return decoder, stamp_of(prepared, note, response.headers)
+
+
+def _body(
+    reader: Callable[..., Any], response: Any, config: CallConfig, name: str, record: Record
+) -> tuple[Any, Any]:
+    """The framing's reader of ``response`` and the frames it yields (bounded by the deadline)."""
+    body = reader(
+        response,
+        limit=config.max_event_bytes,
+        max_bytes=config.max_response_bytes,
+        provider=name,
+        record=record,
+    )
+    events = body.events()
+    if config.deadline is not None:
+        events = Until(events, config.deadline, name)
+    return body, events
+
+
+def _after_error(
+    exc: LLMBridgeError,
+    attempt: int,
+    record: Record,
+    decoder: AnyDecoder | None,
+    sending: HttpRequest,
+    config: CallConfig,
+    name: str,
+    resume: BreakStrategy | None,
+    reading: bool,
+) -> tuple[AnyDecoder | None, HttpRequest, float]:
+    """After a failed attempt: the decoder to go on with (none: start over), the request to send
+    next (a resume's after a break) and the wait before it; or ``exc`` raised (``_wait``)."""
+    point = resume.point(decoder) if resume is not None and record else None
+    delay = _wait(exc, attempt, record, decoder, config, name, resume, point, reading)
+    if point is None:  # nothing yielded yet: tried again as any request is, from the start
+        return None, sending, delay
+    assert resume is not None
+    return decoder, resume.request_after(point), delay
+
+
+async def _close(events: Any, body: Any, response: Any, shards: Any, shard: int) -> None:
+    """Close what one attempt opened (shielded: on cancellation too) and free its client."""
+    with anyio.CancelScope(shield=True):
+        try:
+            for part in (events, body, response):
+                if part is not None:
+                    await part.aclose()
+        finally:
+            shards.release(shard)
 
 
 def _wait(
     exc: LLMBridgeError,
     attempt: int,
     record: Record,
-    broken: Decoder | None,
+    broken: AnyDecoder | None,
     config: CallConfig,
     name: str,
     resume: BreakStrategy | None,
@@ -282,7 +344,7 @@ def _wait(
 
 async def _ended(
     record: Record,
-    decoder: Decoder | None,
+    decoder: AnyDecoder | None,
     ended: BaseException | None,
     observer: StreamObserver | None,
     resume: BreakStrategy | None,
@@ -299,7 +361,9 @@ async def _ended(
             observer.end(record, ended)
 
 
-def _last(decoder: Decoder, stamp: Stamp | None, resume: BreakStrategy | None) -> list[StreamEvent]:
+def _last(
+    decoder: AnyDecoder, stamp: Stamp | None, resume: BreakStrategy | None
+) -> list[StreamEvent]:
     """The events of a body that ended: the decoder's last (its ``close()``), stamped when no
     batch took the stamp; a break when the strategy says the body ended too soon."""
     if resume is not None:
@@ -359,7 +423,7 @@ def stream_events(
     http: Any,
     provider: Provider,
     request: HttpRequest,
-    new_decoder: Callable[[], Decoder],
+    new_decoder: Callable[[], AnyDecoder],
     retry: RetryPolicy,
     timeout: Any = None,
     sleep: Sleep = anyio.sleep,

@@ -29,7 +29,7 @@ from typing import Any
 import orjson
 
 from ..events import StreamEvent, StreamStart
-from ..providers.base import Capabilities, Decoder, ResumePoint, held_of, resume_point_of
+from ..providers.base import AnyDecoder, Capabilities, ResumePoint, held_of, resume_point_of
 from ..request import ChatRequest, ResponseFormat
 
 __all__ = ["WarningDecoder", "format_instructions", "plan_format"]
@@ -84,18 +84,23 @@ class WarningDecoder:
 
     __slots__ = ("_inner", "_pending")
 
-    def __init__(self, inner: Decoder, warnings: Sequence[str]) -> None:
-        self._inner = inner
+    def __init__(self, inner: AnyDecoder, warnings: Sequence[str]) -> None:
+        self._inner: Any = inner  # feed or feed_frame: the loop calls what the framing makes
         self._pending = list(warnings)
 
     @classmethod
     def factory(
-        cls, new_decoder: Callable[[], Decoder], warnings: Sequence[str]
-    ) -> Callable[[], Decoder]:
+        cls, new_decoder: Callable[[], AnyDecoder], warnings: Sequence[str]
+    ) -> Callable[[], AnyDecoder]:
         return lambda: cls(new_decoder(), warnings)
 
     def feed(self, event: str, data: str) -> list[StreamEvent]:
-        out = self._inner.feed(event, data)
+        out: list[StreamEvent] = self._inner.feed(event, data)
+        return self._warn(out) if self._pending and out else out
+
+    def feed_frame(self, frame: Any) -> list[StreamEvent]:
+        """One typed frame (``llmbridge.frames``) for the wrapped decoder of a typed framing."""
+        out: list[StreamEvent] = self._inner.feed_frame(frame)
         return self._warn(out) if self._pending and out else out
 
     def close(self) -> list[StreamEvent]:

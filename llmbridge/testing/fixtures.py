@@ -11,8 +11,9 @@
   error class that ended it, e.g. ``ReadTimeout``, after the body recorded; ``status`` 0 when it
   came before any answer): a replay raises it there;
 * ``response.sse``  — the raw body bytes exactly as received; an AWS event stream (binary) is
-  ``response.eventstream`` instead, beside ``response.frames.jsonl``, its frames decoded one
-  per line (``{"event", "data"}``) for people to read and diff (never read back);
+  ``response.eventstream`` instead, beside ``response.frames.jsonl``, its messages decoded one
+  per line (``{"event", "data"}``: the event type, or ``exception:<type>`` / ``error:<code>``,
+  and the payload) for people to read and diff (never read back);
 * ``events.json``   — the golden normalized events, as the decoder yields them.
 """
 
@@ -48,11 +49,12 @@ def body_file(path: Path) -> Path:
 def _frames_companion(body: bytes) -> bytes:
     """``response.frames.jsonl``: each frame of an event-stream body as one JSON line; a body
     the framing refuses ends with ``{"error": ...}`` (the frames before it are kept)."""
-    from ..stream.eventstream import iter_eventstream
+    from ..stream.aws_eventstream import iter_eventstream
 
     lines = []
     try:
-        for event, data in iter_eventstream(body):
+        for message in iter_eventstream(body):
+            event, data = message.pair()
             try:
                 value: Any = orjson.loads(data)
             except orjson.JSONDecodeError:

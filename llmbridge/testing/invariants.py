@@ -4,13 +4,15 @@
 adjacent text / reasoning deltas so outputs of differently split inputs compare equal;
 ``decode_body`` / ``decode_collect`` run a decoder over raw body bytes split at chosen boundaries
 (pure, no IO), framed as the provider's ``framing`` says (SSE, an AWS event stream, NDJSON);
-``assert_split_invariant`` checks that every split gives the same events.
+``assert_split_invariant`` checks that every split gives the same events. A decoder of a typed
+framing is given its frames (``llmbridge.frames``: ``feed_frame``), as the client gives them.
 """
 
 from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterable, Sequence
+from typing import Any
 
 from ..errors import LLMBridgeError
 from ..events import (
@@ -23,22 +25,21 @@ from ..events import (
     ToolCallEnd,
     ToolCallStart,
 )
-from ..providers.base import Decoder
+from ..providers.base import AnyDecoder
 from .sse import iter_sse
 
-_Pairs = Callable[[Iterable[bytes]], Iterable[tuple[str, str]]]
 
-
-def _framer(framing: str) -> _Pairs:
+def _frames(framing: str) -> Callable[[Iterable[bytes]], Iterable[Any]] | None:
+    """The typed frames of ``framing``'s bodies (``None``: SSE, fed ``(event, data)``)."""
     if framing == "aws-eventstream":
-        from ..stream.eventstream import iter_eventstream
+        from ..stream.aws_eventstream import iter_eventstream
 
         return iter_eventstream
     if framing == "ndjson":
         from ..stream.ndjson import iter_ndjson
 
         return iter_ndjson
-    return iter_sse
+    return None
 
 
 __all__ = [
@@ -108,7 +109,7 @@ def merge_deltas(events: Iterable[StreamEvent]) -> list[StreamEvent]:
 
 
 def decode_body(
-    decoder: Decoder, chunks: Iterable[bytes], *, framing: str = "sse"
+    decoder: AnyDecoder, chunks: Iterable[bytes], *, framing: str = "sse"
 ) -> list[StreamEvent]:
     """Feed raw body chunks through the framing and ``decoder``; include ``close()``."""
     events, error = decode_collect(decoder, chunks, framing=framing)
@@ -118,13 +119,24 @@ def decode_body(
 
 
 def decode_collect(
-    decoder: Decoder, chunks: Iterable[bytes], *, framing: str = "sse"
+    decoder: AnyDecoder, chunks: Iterable[bytes], *, framing: str = "sse"
 ) -> tuple[list[StreamEvent], LLMBridgeError | None]:
     """Like ``decode_body`` but returns the events that came before an error, and the error."""
     events: list[StreamEvent] = []
+    frames = _frames(framing)
     try:
-        for name, data in _framer(framing)(chunks):
-            events.extend(decoder.feed(name, data))
+        if frames is None:
+            from ..stream.framed import feeds
+
+            _, feed = feeds(None, decoder)
+            for name, data in iter_sse(chunks):
+                events.extend(feed(name, data))
+        else:
+            from ..stream.framed import frame_feed
+
+            typed = frame_feed(decoder)
+            for frame in frames(chunks):
+                events.extend(typed(frame))
         events.extend(decoder.close())
     except LLMBridgeError as exc:
         return events, exc
@@ -132,14 +144,14 @@ def decode_collect(
 
 
 def _outcome(
-    decoder: Decoder, chunks: Iterable[bytes], framing: str
+    decoder: AnyDecoder, chunks: Iterable[bytes], framing: str
 ) -> tuple[list[StreamEvent], str | None]:
     events, error = decode_collect(decoder, chunks, framing=framing)
     return merge_deltas(events), (type(error).__name__ if error else None)
 
 
 def assert_split_invariant(
-    new_decoder: Callable[[], Decoder],
+    new_decoder: Callable[[], AnyDecoder],
     body: bytes,
     *,
     max_splits: int | None = None,

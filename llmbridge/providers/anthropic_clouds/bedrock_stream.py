@@ -1,18 +1,20 @@
 """Claude on Bedrock's ``InvokeModelWithResponseStream`` frames → the Anthropic decoder.
 
 Follows https://docs.aws.amazon.com/bedrock/latest/APIReference/API_runtime_InvokeModelWithResponseStream.html
-and the ``anthropic`` SDK's ``AWSEventStreamDecoder``. The transport frames the body with
-botocore (``llmbridge.stream.eventstream``) and feeds one call per frame. Rules:
+and the ``anthropic`` SDK's ``AWSEventStreamDecoder``. The transport frames the body
+(``llmbridge.stream.aws_eventstream``) and calls ``feed_frame`` once per ``frames.EventMessage``.
+Rules:
 
 * ``chunk`` → its payload ``{"bytes": "<base64>"}`` (AWS's ``p`` padding ignored) holds one
-  Anthropic streaming event, fed as is to **the** ``AnthropicDecoder`` (no second decoder):
-  one base64 decode and the Anthropic decoder's one JSON parse per event.
-* ``exception:<type>`` frames (``throttlingException``, ``modelStreamErrorException``, …) and
-  ``error:<code>`` frames are typed errors from Bedrock's one table (``providers.bedrock.errors``,
-  shared with ``bedrock``), raised after every event before them was returned; after an error
-  the decoder refuses input. Other event types are skipped.
-* AWS's ``amazon-bedrock-invocationMetrics`` (token counts, latencies, on the last event) are
-  kept in ``Finish.provider_data["bedrock"]["invocation_metrics"]``.
+  Anthropic streaming event: one base64 decode and one ``orjson.loads`` of the event, whose
+  object goes as it is to **the** ``AnthropicDecoder`` (``feed_object``: no second decoder,
+  no second parse). AWS's ``amazon-bedrock-invocationMetrics`` (token counts, latencies, on
+  the last event) are read off that same object and kept in
+  ``Finish.provider_data["bedrock"]["invocation_metrics"]``.
+* ``exception`` messages (``throttlingException``, ``modelStreamErrorException``, …: the type
+  in ``error_type``) and ``error`` messages are typed errors from Bedrock's one table
+  (``providers.bedrock.errors``, shared with ``bedrock``), raised after every event before
+  them was returned; after an error the decoder refuses input. Other event types are skipped.
 """
 
 from __future__ import annotations
@@ -25,12 +27,15 @@ import orjson
 
 from ...errors import LLMBridgeError, MalformedStreamError
 from ...events import Finish, StreamEvent
+from ...frames import EventMessage
 from ..anthropic import AnthropicDecoder
 from ..hosts.aws_errors import stream_error
 
 __all__ = ["BedrockAnthropicDecoder"]
 
-_METRICS_KEY = '"amazon-bedrock-invocationMetrics"'
+_METRICS_KEY = "amazon-bedrock-invocationMetrics"
+_loads = orjson.loads
+_UNREADABLE = (orjson.JSONDecodeError, KeyError, TypeError, binascii.Error)
 
 
 class BedrockAnthropicDecoder:
@@ -42,42 +47,35 @@ class BedrockAnthropicDecoder:
         self._failed = False
         self._metrics: dict[str, Any] | None = None
 
-    def feed(self, event: str, data: str) -> list[StreamEvent]:
+    def feed_frame(self, frame: EventMessage) -> list[StreamEvent]:
         if self._failed:
             raise MalformedStreamError(
                 "the decoder already failed on this stream", provider=self._provider
             )
-        if event == "chunk":
-            try:
-                payload = orjson.loads(data)
-                text = b64decode(payload["bytes"], validate=True).decode("utf-8")
-            except (
-                orjson.JSONDecodeError,
-                KeyError,
-                TypeError,
-                binascii.Error,
-                UnicodeError,
-            ) as exc:
-                self._failed = True
-                raise MalformedStreamError(
-                    f"unreadable Bedrock chunk ({type(exc).__name__}): {data[:120]!r}",
-                    provider=self._provider,
-                ) from exc
-            try:
-                events = self._inner.feed("", text)
-            except LLMBridgeError:
-                self._failed = True
-                raise
-            if _METRICS_KEY in text:  # the last chunk only: AWS's invocation metrics
-                metrics = orjson.loads(text).get("amazon-bedrock-invocationMetrics")
-                if isinstance(metrics, dict):
-                    self._metrics = metrics
-            return events
-        kind, sep, name = event.partition(":")
-        if sep and kind in ("exception", "error"):
+        if frame.message_type != "event":  # an exception or an error: typed, by its type
             self._failed = True
-            raise stream_error(provider=self._provider, kind=name, data=data)
-        return []
+            kind = frame.error_type or ""
+            raise stream_error(provider=self._provider, kind=kind, data=frame.error_text)
+        if frame.event_type != "chunk":
+            return []
+        try:
+            obj = _loads(b64decode(_loads(frame.payload)["bytes"], validate=True))
+        except _UNREADABLE as exc:
+            self._failed = True
+            raise MalformedStreamError(
+                f"unreadable Bedrock chunk ({type(exc).__name__}): {frame.payload[:120]!r}",
+                provider=self._provider,
+            ) from exc
+        try:
+            events = self._inner.feed_object(obj)
+        except LLMBridgeError:
+            self._failed = True
+            raise
+        if obj.__class__ is dict and _METRICS_KEY in obj:  # the last chunk: AWS's metrics
+            metrics = obj[_METRICS_KEY]
+            if isinstance(metrics, dict):
+                self._metrics = metrics
+        return events
 
     def close(self) -> list[StreamEvent]:
         if self._failed:

@@ -1,12 +1,12 @@
 """Converse stream → normalized events (sans-IO state machine).
 
 Follows ``ConverseStreamOutput`` of botocore's ``bedrock-runtime`` model. The transport frames
-the AWS event stream (``llmbridge.stream.eventstream``) and calls ``feed(event_type, payload)``
-once per frame. Rules:
+the AWS event stream (``llmbridge.stream.aws_eventstream``) and calls ``feed_frame(message)``
+once per ``frames.EventMessage``. Rules:
 
-* One ``orjson.loads`` per frame; dispatch on the event type through a table. Text deltas
-  (nearly every frame) take an inlined fast path. Unknown event types are skipped. AWS's ``p``
-  padding field is ignored wherever it is.
+* One ``orjson.loads`` per event message, of its bytes payload; dispatch on its ``event_type``
+  through a table. Text deltas (nearly every frame) take an inlined fast path. Unknown event
+  types are skipped. AWS's ``p`` padding field is ignored wherever it is.
 * ``messageStart`` → ``StreamStart`` (the model asked for and the request's warnings; Converse
   sends no response id: the request id comes from the ``x-amzn-RequestId`` header). Content
   blocks are decoded by ``blocks.py``.
@@ -16,8 +16,10 @@ once per frame. Rules:
   ``Finish`` once ``messageStop`` came, with ``Finish.provider_data["bedrock"]`` holding what
   has no shared field (those, ``serverToolUsage`` and citations); otherwise the stream was cut:
   ``StreamTruncatedError``.
-* ``exception:<type>`` and ``error:<code>`` frames are the typed errors of ``errors.py``, raised
-  after every event before them was returned. After any error the decoder refuses input.
+* An ``exception`` message (its type in ``error_type``, its JSON payload) and an ``error``
+  message (its code in ``error_type``, its ``:error-message``) are the typed errors of
+  ``errors.py`` (by that type, never a prefix in a string), raised after every event before them was returned. After any error the
+  decoder refuses input.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import orjson
 
 from ...errors import MalformedStreamError, StreamTruncatedError
 from ...events import Finish, StreamEvent, StreamStart, TextDelta
+from ...frames import EventMessage
 from ..decoding import GuardedDecoder
 from .blocks import ContentBlocks
 from .errors import stream_error
@@ -64,18 +67,21 @@ class BedrockDecoder(GuardedDecoder):
         self._usage: Any = None
         self._extra: dict[str, Any] = {}
 
-    def feed(self, event: str, data: str) -> _Events:
+    def feed_frame(self, frame: EventMessage) -> _Events:
         if self._failed:  # checked inline: a method call per event shows in bench_stream
             raise self._refused()
+        event = frame.event_type
+        if frame.message_type != "event":  # an exception or an error: typed, by its type
+            self._failed = True
+            kind = frame.error_type or ""
+            raise stream_error(provider=self._provider, kind=kind, data=frame.error_text)
+        data = frame.payload
         try:
             obj = _loads(data) if data else {}
         except orjson.JSONDecodeError:
-            if event.startswith(("exception:", "error:")):
-                obj = data
-            else:
-                raise self._malformed(
-                    f"frame {event!r} carries non-JSON data: {data[:120]!r}"
-                ) from None
+            raise self._malformed(
+                f"frame {event!r} carries non-JSON data: {data[:120]!r}"
+            ) from None
         if event == "contentBlockDelta" and self._started:  # the hot path: text deltas
             try:
                 text = obj["delta"]["text"]
@@ -85,9 +91,6 @@ class BedrockDecoder(GuardedDecoder):
                 pass
         handler = _HANDLERS.get(event)
         if handler is None:
-            if event.startswith(("exception:", "error:")):
-                self._failed = True
-                raise stream_error(provider=self._provider, kind=event.split(":", 1)[1], data=data)
             return []
         if obj.__class__ is not dict:
             raise self._malformed(f"frame {event!r} is not a JSON object: {data[:120]!r}")

@@ -2,7 +2,7 @@
 
 ``POST https://bedrock-runtime.{region}.amazonaws.com/model/{modelId}/converse-stream`` with
 the body of ``request.py``; the answer is an AWS event stream (``framing = "aws-eventstream"``,
-read by botocore's decoder in ``llmbridge.stream.eventstream``) decoded by ``decode.py``.
+read by botocore's decoder in ``llmbridge.stream.aws_eventstream``) decoded by ``decode.py``.
 Rules:
 
 * Hosts, model ids and the ``/model/{id}`` path are the AWS host's (``providers.hosts.aws``):

@@ -2,9 +2,9 @@
 
 Follows ``ChatResponse`` / ``GenerateResponse`` of https://github.com/ollama/ollama/blob/main/docs/api.md
 (and the ``ollama`` Python client's types). The transport frames the body by lines
-(``llmbridge.stream.ndjson``) and calls ``feed("", line)`` once per line. Rules:
+(``llmbridge.stream.ndjson``) and calls ``feed_frame(line)`` once per ``frames.Line``. Rules:
 
-* One ``orjson.loads`` per line. The first line gives ``StreamStart`` (its ``model``, the
+* One ``orjson.loads`` per line, of its bytes (orjson checks the UTF-8 as it parses). The first line gives ``StreamStart`` (its ``model``, the
   request's warnings; Ollama sends no response id). ``/api/chat`` lines carry ``message``
   (``thinking`` → ``ReasoningDelta``, ``content`` → ``TextDelta``, in that order, then
   ``tool_calls``); ``/api/generate`` lines carry ``thinking`` and ``response`` at the top.
@@ -17,9 +17,10 @@ Follows ``ChatResponse`` / ``GenerateResponse`` of https://github.com/ollama/oll
 * ``done: true`` ends the stream: ``done_reason`` → ``finish_reasons.py``, the counts →
   ``usage.py``, the durations, ``created_at`` and ``model`` → ``Finish.provider_data``. Lines
   after it are ignored. ``close()`` emits the one ``Finish``; a body that ended before the
-  ``done`` line is ``StreamTruncatedError``, and so is a last line cut mid-JSON.
+  ``done`` line is ``StreamTruncatedError``, and so is a last line cut mid-JSON (a ``Line``
+  whose ``terminated`` is false).
 * An ``{"error": …}`` line is the typed error of ``errors.py``, raised after every event before
-  it was returned. A line that is not a JSON object is ``MalformedStreamError``. After any
+  it was returned. A line that is not UTF-8 or not a JSON object is ``MalformedStreamError``. After any
   error the decoder refuses input.
 """
 
@@ -29,8 +30,9 @@ from typing import Any
 
 import orjson
 
-from ...errors import MalformedStreamError, StreamTruncatedError
+from ...errors import LLMBridgeError, MalformedStreamError, StreamTruncatedError
 from ...events import Finish, ReasoningDelta, StreamEvent, StreamStart, TextDelta
+from ...frames import Line
 from ...tool_calls import ToolCallLedger
 from ..decoding import GuardedDecoder
 from .errors import stream_error
@@ -41,9 +43,6 @@ __all__ = ["OllamaDecoder"]
 
 _Events = list[StreamEvent]
 _loads = orjson.loads
-UNTERMINATED = "unterminated"
-"""The event name ``llmbridge.stream.ndjson`` gives a last line the body ended inside (a
-literal here: the provider floor imports nothing of IO)."""
 
 
 class OllamaDecoder(GuardedDecoder):
@@ -66,23 +65,36 @@ class OllamaDecoder(GuardedDecoder):
         self._failed = False
         self._last: dict[str, Any] = {}
 
-    def feed(self, event: str, data: str) -> _Events:
+    def feed_frame(self, frame: Line) -> _Events:
         if self._failed:  # checked inline: a method call per event shows in bench_stream
             raise self._refused()
         if self._done:
             return []
+        data = frame.data
         try:
             line = _loads(data)
         except orjson.JSONDecodeError:
-            if event == UNTERMINATED:
-                self._failed = True
-                raise StreamTruncatedError(
-                    f"the stream ended inside a line: {data[:120]!r}", provider=self._provider
-                ) from None
-            raise self._malformed(f"an NDJSON line is not JSON: {data[:120]!r}") from None
+            raise self._unreadable(frame) from None
         if line.__class__ is not dict:
             raise self._malformed(f"an NDJSON line is not a JSON object: {data[:120]!r}")
         return self._guarded(OllamaDecoder._line, line, "NDJSON line")
+
+    def _unreadable(self, frame: Line) -> LLMBridgeError:
+        """Why ``frame`` does not parse: not UTF-8, cut by the end of the body, or not JSON."""
+        self._failed = True
+        try:
+            text = frame.data.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            return MalformedStreamError(
+                f"an NDJSON line is not UTF-8: {exc}", provider=self._provider
+            )
+        if not frame.terminated:
+            return StreamTruncatedError(
+                f"the stream ended inside a line: {text[:120]!r}", provider=self._provider
+            )
+        return MalformedStreamError(
+            f"an NDJSON line is not JSON: {text[:120]!r}", provider=self._provider
+        )
 
     def close(self) -> _Events:
         if self._closed or self._failed:

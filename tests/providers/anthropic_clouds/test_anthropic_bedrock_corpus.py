@@ -29,7 +29,7 @@ from llmbridge.testing.invariants import merge_deltas
 from tests.corpus import body, entries, expected, missing
 
 pytest.importorskip("botocore")
-from llmbridge.stream.eventstream import iter_eventstream
+from llmbridge.stream.aws_eventstream import iter_eventstream
 
 ENTRIES = entries("G")
 
@@ -43,8 +43,8 @@ def _decode(raw: bytes, cuts: list[int]) -> list[StreamEvent]:
     chunks = [raw[a:b] for a, b in zip([0, *cuts], [*cuts, len(raw)], strict=True)]
     decoder = BedrockAnthropicDecoder(provider="anthropic-bedrock")
     events: list[StreamEvent] = []
-    for event, data in iter_eventstream(chunks):
-        events.extend(decoder.feed(event, data))
+    for message in iter_eventstream(chunks):
+        events.extend(decoder.feed_frame(message))
     events.extend(decoder.close())
     return events
 

@@ -16,6 +16,7 @@ import pytest
 
 import llmbridge as lb
 from llmbridge.errors import ConfigurationError, MalformedStreamError, RateLimitError
+from llmbridge.frames import EventMessage
 from llmbridge.providers import ProviderConfig, create_provider
 from llmbridge.providers.anthropic_clouds.bedrock_stream import BedrockAnthropicDecoder
 
@@ -150,8 +151,9 @@ def test_capabilities_read_the_claude_name_inside_cloud_ids() -> None:
     assert body["max_tokens"] == 8192 and "model" not in body
 
 
-def _chunk(payload: dict[str, Any]) -> str:
-    return orjson.dumps({"bytes": base64.b64encode(orjson.dumps(payload)).decode()}).decode()
+def _chunk(payload: dict[str, Any]) -> EventMessage:
+    data = orjson.dumps({"bytes": base64.b64encode(orjson.dumps(payload)).decode()})
+    return EventMessage("event", data, event_type="chunk")
 
 
 def test_bedrock_frames_that_are_not_events() -> None:
@@ -160,18 +162,28 @@ def test_bedrock_frames_that_are_not_events() -> None:
         "type": "message_start",
         "message": {"id": "m", "model": "c", "usage": {"input_tokens": 1}},
     }
-    assert decoder.feed("chunk", _chunk(start))
-    assert decoder.feed("unknownEvent", "{}") == []
+    assert decoder.feed_frame(_chunk(start))
+    assert decoder.feed_frame(EventMessage("event", b"{}", event_type="unknownEvent")) == []
     with pytest.raises(RateLimitError, match="slow down"):
-        decoder.feed("exception:throttlingException", '{"message":"slow down"}')
+        decoder.feed_frame(
+            EventMessage("exception", b'{"message":"slow down"}', error_type="throttlingException")
+        )
     with pytest.raises(MalformedStreamError):
-        decoder.feed("chunk", _chunk(start))  # refuses input after an error
+        decoder.feed_frame(_chunk(start))  # refuses input after an error
     decoder = BedrockAnthropicDecoder(provider="anthropic-bedrock")
     with pytest.raises(MalformedStreamError, match="unreadable Bedrock chunk"):
-        decoder.feed("chunk", '{"bytes": "not base64 at all!"}')
+        decoder.feed_frame(
+            EventMessage("event", b'{"bytes": "not base64 at all!"}', event_type="chunk")
+        )
     decoder = BedrockAnthropicDecoder(provider="anthropic-bedrock")
     with pytest.raises(lb.LLMBridgeError, match="internal"):
-        decoder.feed("error:InternalFailure", "internal failure")
+        decoder.feed_frame(
+            EventMessage(
+                "error",
+                error_type="InternalFailure",
+                headers={":error-message": "internal failure"},
+            )
+        )
 
 
 @pytest.mark.parametrize(

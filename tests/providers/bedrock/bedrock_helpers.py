@@ -14,25 +14,26 @@ from llmbridge.events import (
     TextDelta,
     ToolCallEnd,
 )
+from llmbridge.frames import EventMessage
 from llmbridge.providers.bedrock import BedrockDecoder
 from llmbridge.response import Accumulator
-from llmbridge.stream.eventstream import iter_eventstream
+from llmbridge.stream.aws_eventstream import iter_eventstream
 from llmbridge.testing import invariants
 
 
 def decode(
-    body: bytes | Iterable[bytes] | Iterable[tuple[str, str]], **kwargs: Any
+    body: bytes | Iterable[bytes] | Iterable[EventMessage], **kwargs: Any
 ) -> list[StreamEvent]:
-    """Every event of a ConverseStream body (bytes or chunks), or of ``(event, data)`` pairs."""
+    """Every event of a ConverseStream body (bytes or chunks), or of its messages."""
     decoder = BedrockDecoder(**kwargs)
     if isinstance(body, bytes):
-        pairs: Iterable[tuple[str, str]] = iter_eventstream(body)
+        frames: Iterable[EventMessage] = iter_eventstream(body)
     else:
         items = list(body)
-        pairs = iter_eventstream(items) if items and isinstance(items[0], bytes) else items  # type: ignore[arg-type]
+        frames = iter_eventstream(items) if items and isinstance(items[0], bytes) else items  # type: ignore[arg-type]
     events: list[StreamEvent] = []
-    for kind, data in pairs:
-        events.extend(decoder.feed(kind, data))
+    for frame in frames:
+        events.extend(decoder.feed_frame(frame))
     events.extend(decoder.close())
     return events
 

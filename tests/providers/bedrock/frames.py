@@ -14,6 +14,8 @@ from typing import Any
 
 import orjson
 
+from llmbridge.frames import EventMessage
+
 
 def raw_frame(head: bytes, payload: bytes) -> bytes:
     """A frame around ``head`` (the encoded headers, any bytes) and ``payload``, both CRCs right."""
@@ -64,3 +66,24 @@ def error(code: str, message: str) -> bytes:
 def converse(*events: tuple[str, Any]) -> bytes:
     """A ConverseStream body: one event frame per ``(kind, payload)``."""
     return b"".join(event(kind, payload) for kind, payload in events)
+
+
+def message(kind: str, payload: Any = b"") -> EventMessage:
+    """The ``EventMessage`` the framing makes of ``event(kind, payload)`` (JSON unless bytes or
+    text), without the bytes around it: for feeding a decoder directly."""
+    if isinstance(payload, str):
+        data = payload.encode()
+    else:
+        data = payload if isinstance(payload, bytes) else orjson.dumps(payload)
+    return EventMessage("event", data, event_type=kind)
+
+
+def exception_message(kind: str, payload: str | bytes) -> EventMessage:
+    """The ``EventMessage`` of an exception frame of type ``kind`` (its payload as given)."""
+    data = payload.encode() if isinstance(payload, str) else payload
+    return EventMessage("exception", data, error_type=kind)
+
+
+def error_message(code: str, text: str) -> EventMessage:
+    """The ``EventMessage`` of an error frame (its code and ``:error-message``)."""
+    return EventMessage("error", error_type=code, headers={":error-message": text})

@@ -23,17 +23,18 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from llmbridge.events import Finish
+from llmbridge.frames import EventMessage
 from tests.corpus import CORPUS, body, entries, expected
 from tests.providers.bedrock.bedrock_helpers import check_invariants, decode, fold
 
 
-def _pairs(entry: dict[str, Any]) -> list[tuple[str, str]]:
-    pairs = []
+def _pairs(entry: dict[str, Any]) -> list[EventMessage]:
+    frames = []
     for line in (CORPUS / entry["file"]).read_text().splitlines():
         if line.strip():
             ((kind, payload),) = json.loads(line).items()
-            pairs.append((kind, orjson.dumps(payload).decode()))
-    return pairs
+            frames.append(EventMessage("event", orjson.dumps(payload), event_type=kind))
+    return frames
 
 
 def _compare(entry: dict[str, Any], got: dict[str, Any]) -> None:

@@ -31,7 +31,7 @@ from llmbridge.events import (
 from llmbridge.providers.bedrock import BedrockDecoder
 from llmbridge.providers.bedrock.errors import map_http_error
 from tests.providers.bedrock.bedrock_helpers import check_invariants, decode
-from tests.providers.bedrock.frames import converse, exception
+from tests.providers.bedrock.frames import converse, exception, exception_message, message
 
 STREAM = converse(
     ("messageStart", {"role": "assistant", "p": "abc"}),
@@ -152,30 +152,32 @@ def test_exception_frames_are_typed_errors_after_the_events_before(
         ("messageStart", {"role": "assistant"}),
         ("contentBlockDelta", {"contentBlockIndex": 0, "delta": {"text": "half"}}),
     ) + exception(kind, "it went wrong")
-    from llmbridge.stream.eventstream import iter_eventstream
+    from llmbridge.stream.aws_eventstream import iter_eventstream
 
     with pytest.raises(cls) as info:
-        for event, data in iter_eventstream(body):
-            events.extend(decoder.feed(event, data))
+        for frame in iter_eventstream(body):
+            events.extend(decoder.feed_frame(frame))
     assert type(info.value) is cls and info.value.retryable is retryable
     assert info.value.provider_message == "it went wrong" and info.value.error_type == kind
     assert [e.text for e in events if isinstance(e, TextDelta)] == ["half"]
     with pytest.raises(MalformedStreamError, match="already failed"):
-        decoder.feed("metadata", "{}")
+        decoder.feed_frame(message("metadata", {}))
 
 
 def test_a_validation_exception_saying_the_prompt_is_too_long_is_context_length() -> None:
     decoder = BedrockDecoder()
     with pytest.raises(ContextLengthError):
-        decoder.feed(
-            "exception:validationException", '{"message":"Input is too long for requested model."}'
+        decoder.feed_frame(
+            exception_message(
+                "validationException", '{"message":"Input is too long for requested model."}'
+            )
         )
 
 
 def test_a_stream_cut_before_message_stop_is_truncated() -> None:
     decoder = BedrockDecoder()
-    decoder.feed("messageStart", '{"role":"assistant"}')
-    decoder.feed("contentBlockDelta", '{"contentBlockIndex":0,"delta":{"text":"x"}}')
+    decoder.feed_frame(message("messageStart", '{"role":"assistant"}'))
+    decoder.feed_frame(message("contentBlockDelta", '{"contentBlockIndex":0,"delta":{"text":"x"}}'))
     with pytest.raises(StreamTruncatedError, match="messageStop"):
         decoder.close()
     with pytest.raises(StreamTruncatedError, match="messageStart"):
@@ -184,32 +186,41 @@ def test_a_stream_cut_before_message_stop_is_truncated() -> None:
 
 def test_a_stream_without_metadata_still_finishes_without_usage() -> None:
     decoder = BedrockDecoder()
-    out = decoder.feed("messageStart", '{"role":"assistant"}')
-    out += decoder.feed("messageStop", '{"stopReason":"max_tokens"}')
+    out = decoder.feed_frame(message("messageStart", '{"role":"assistant"}'))
+    out += decoder.feed_frame(message("messageStop", '{"stopReason":"max_tokens"}'))
     out += decoder.close()
     assert isinstance(out[-1], Finish) and out[-1].reason == "length" and out[-1].usage is None
 
 
 def test_unknown_events_and_members_are_skipped_and_junk_is_malformed() -> None:
     decoder = BedrockDecoder()
-    assert isinstance(decoder.feed("messageStart", '{"role":"assistant"}')[0], StreamStart)
-    assert decoder.feed("somethingNew", '{"a":1}') == []
-    assert decoder.feed("contentBlockDelta", '{"contentBlockIndex":0,"delta":{"video":{}}}') == []
+    assert isinstance(
+        decoder.feed_frame(message("messageStart", '{"role":"assistant"}'))[0], StreamStart
+    )
+    assert decoder.feed_frame(message("somethingNew", '{"a":1}')) == []
+    assert (
+        decoder.feed_frame(
+            message("contentBlockDelta", '{"contentBlockIndex":0,"delta":{"video":{}}}')
+        )
+        == []
+    )
     with pytest.raises(MalformedStreamError, match="non-JSON"):
-        decoder.feed("contentBlockDelta", "not json")
+        decoder.feed_frame(message("contentBlockDelta", "not json"))
 
 
 def test_a_tool_call_left_open_ends_at_message_stop() -> None:
     decoder = BedrockDecoder()
-    out = decoder.feed("messageStart", '{"role":"assistant"}')
-    out += decoder.feed(
-        "contentBlockStart",
-        '{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"t","name":"f"}}}',
+    out = decoder.feed_frame(message("messageStart", '{"role":"assistant"}'))
+    out += decoder.feed_frame(
+        message(
+            "contentBlockStart",
+            '{"contentBlockIndex":0,"start":{"toolUse":{"toolUseId":"t","name":"f"}}}',
+        )
     )
-    out += decoder.feed(
-        "contentBlockDelta", '{"contentBlockIndex":0,"delta":{"toolUse":{"input":"{}"}}}'
+    out += decoder.feed_frame(
+        message("contentBlockDelta", '{"contentBlockIndex":0,"delta":{"toolUse":{"input":"{}"}}}')
     )
-    out += decoder.feed("messageStop", '{"stopReason":"tool_use"}')
+    out += decoder.feed_frame(message("messageStop", '{"stopReason":"tool_use"}'))
     out += decoder.close()
     assert [type(e) for e in out] == [StreamStart, ToolCallStart, type(out[2]), ToolCallEnd, Finish]
 

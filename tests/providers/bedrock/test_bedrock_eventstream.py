@@ -1,10 +1,11 @@
-"""The AWS event-stream framing (botocore's reader behind ``llmbridge.stream.eventstream``):
+"""The AWS event-stream framing (botocore's reader behind ``llmbridge.stream.aws_eventstream``):
 any split gives the same frames, bad CRCs and cut bodies are typed errors, memory is bounded,
 and the transport reads a provider whose ``framing`` is ``aws-eventstream`` through it."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterable
 from typing import Any
 
 import httpx
@@ -16,8 +17,9 @@ from hypothesis import strategies as st
 import llmbridge as lb
 from llmbridge.errors import ConfigurationError, MalformedStreamError, StreamTruncatedError
 from llmbridge.events import Finish, StreamEvent, TextDelta, Usage
+from llmbridge.frames import EventMessage
 from llmbridge.stream import RetryPolicy, stream_events
-from llmbridge.stream.eventstream import iter_eventstream
+from llmbridge.stream.aws_eventstream import iter_eventstream
 from llmbridge.types import ChatRequest
 from tests.corpus import body, entries
 from tests.fakes import ChunkedBody, FakeProvider
@@ -32,22 +34,38 @@ BODY = (
     + event("messageStop", {"stopReason": "end_turn"})
 )
 FRAMES = [
-    ("messageStart", '{"role":"assistant"}'),
-    ("contentBlockDelta", '{"contentBlockIndex":0,"delta":{"text":"Hé"},"p":"abc"}'),
-    ("exception:throttlingException", '{"message":"slow down"}'),
-    ("error:InternalFailure", "it broke"),
-    ("messageStop", '{"stopReason":"end_turn"}'),
+    ("event", "messageStart", None, '{"role":"assistant"}'),
+    ("event", "contentBlockDelta", None, '{"contentBlockIndex":0,"delta":{"text":"Hé"},"p":"abc"}'),
+    ("exception", "", "throttlingException", '{"message":"slow down"}'),
+    ("error", "", "InternalFailure", "it broke"),
+    ("event", "messageStop", None, '{"stopReason":"end_turn"}'),
 ]
 
 
-def test_message_types_become_feed_calls() -> None:
-    assert list(iter_eventstream(BODY)) == FRAMES
+def _typed(frames: Iterable[EventMessage]) -> list[tuple[str, str, str | None, str]]:
+    """Each message's typed fields: its type, event type, error type, and what it carries."""
+    return [
+        (
+            m.message_type,
+            m.event_type,
+            m.error_type,
+            m.payload.decode() if m.message_type == "event" else m.error_text,
+        )
+        for m in frames
+    ]
+
+
+def test_message_types_become_typed_frames() -> None:
+    frames = list(iter_eventstream(BODY))
+    assert _typed(frames) == FRAMES
+    assert all(isinstance(m.payload, bytes) for m in frames)
+    assert frames[2].headers[":content-type"] == "application/json"  # every header is kept
 
 
 def test_every_split_point_and_byte_by_byte_give_the_same_frames() -> None:
     for cut in range(len(BODY) + 1):
-        assert list(iter_eventstream([BODY[:cut], BODY[cut:]])) == FRAMES
-    assert list(iter_eventstream([BODY[i : i + 1] for i in range(len(BODY))])) == FRAMES
+        assert _typed(iter_eventstream([BODY[:cut], BODY[cut:]])) == FRAMES
+    assert _typed(iter_eventstream([BODY[i : i + 1] for i in range(len(BODY))])) == FRAMES
 
 
 @pytest.mark.parametrize("entry", entries("F"))
@@ -56,7 +74,7 @@ def test_every_split_point_and_byte_by_byte_give_the_same_frames() -> None:
 def test_corpus_bodies_frame_the_same_at_random_splits(entry: dict[str, Any], data: Any) -> None:
     raw = body(entry)
     whole = list(iter_eventstream(raw))
-    assert whole and all(kind and not kind.startswith("error:") for kind, _ in whole)
+    assert whole and all(m.message_type == "event" and m.event_type for m in whole)
     cuts = sorted(data.draw(st.lists(st.integers(0, len(raw)), max_size=8)))
     pieces = [raw[a:b] for a, b in zip([0, *cuts], [*cuts, len(raw)], strict=True)]
     assert list(iter_eventstream(pieces)) == whole
@@ -71,22 +89,22 @@ def test_a_bad_crc_is_malformed_after_the_frames_before_it(where: str) -> None:
     good = event("messageStart", {"role": "assistant"})
     bad = event("contentBlockDelta", {"delta": {"text": "x"}})
     at = {"prelude": 2, "headers": 14, "payload": len(bad) - 6, "message-crc": len(bad) - 1}[where]
-    got: list[tuple[str, str]] = []
+    got: list[EventMessage] = []
     with pytest.raises(MalformedStreamError, match="malformed AWS event stream"):
-        for pair in iter_eventstream(good + _corrupt(bad, at)):  # one chunk: good comes out first
-            got.append(pair)
-    assert got == [("messageStart", '{"role":"assistant"}')]
+        for message in iter_eventstream(good + _corrupt(bad, at)):  # one chunk: good comes first
+            got.append(message)
+    assert _typed(got) == [("event", "messageStart", None, '{"role":"assistant"}')]
 
 
 @pytest.mark.parametrize("cut", [1, 11, 12, 30, -1])
 def test_a_body_ending_inside_a_frame_is_truncated(cut: int) -> None:
     good = event("messageStart", {"role": "assistant"})
     rest = event("messageStop", {"stopReason": "end_turn"})
-    got: list[tuple[str, str]] = []
+    got: list[EventMessage] = []
     with pytest.raises(StreamTruncatedError, match="ended inside a frame"):
-        for pair in iter_eventstream([good, rest[:cut]]):
-            got.append(pair)
-    assert [kind for kind, _ in got] == ["messageStart"]
+        for message in iter_eventstream([good, rest[:cut]]):
+            got.append(message)
+    assert [m.event_type for m in got] == ["messageStart"]
 
 
 def test_a_frame_announcing_too_little_is_malformed_not_a_loop() -> None:

@@ -10,7 +10,7 @@ import orjson
 import pytest
 
 import llmbridge as lb
-from llmbridge.stream.eventstream import iter_eventstream
+from llmbridge.stream.aws_eventstream import iter_eventstream
 from llmbridge.testing import ReplayTransport, load_fixture, record_fixture
 from tests.fakes import ChunkedBody
 from tests.providers.bedrock.frames import converse
@@ -35,7 +35,7 @@ def test_the_companion_lists_the_frames_of_the_binary_body(body: Path) -> None:
     ]
     frames = [
         {"event": event, "data": orjson.loads(data) if data.startswith("{") else data}
-        for event, data in iter_eventstream(body.read_bytes())
+        for event, data in (m.pair() for m in iter_eventstream(body.read_bytes()))
     ]
     assert companion == frames and frames
 

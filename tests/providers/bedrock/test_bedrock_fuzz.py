@@ -13,6 +13,7 @@ from llmbridge.errors import LLMBridgeError
 from llmbridge.providers.bedrock import BedrockDecoder
 from llmbridge.response import Accumulator
 from llmbridge.testing import check_invariants
+from tests.providers.bedrock.frames import message
 
 scalars = st.one_of(st.none(), st.booleans(), st.integers(-2, 3), st.text(max_size=4))
 json_values = st.recursive(
@@ -64,7 +65,7 @@ def test_only_llmbridge_errors_and_valid_events_come_out(frames: list[Any], stop
         pairs.append(("messageStop", '{"stopReason":"end_turn"}'))
     try:
         for kind, data in pairs:
-            events.extend(decoder.feed(kind, data))
+            events.extend(decoder.feed_frame(message(kind, data)))
         events.extend(decoder.close())
     except LLMBridgeError:
         check_invariants(events, complete=False)

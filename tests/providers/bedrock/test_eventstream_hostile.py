@@ -20,9 +20,10 @@ from hypothesis import strategies as st
 
 import llmbridge as lb
 from llmbridge.errors import LLMBridgeError, MalformedStreamError
+from llmbridge.frames import EventMessage
 from llmbridge.providers.anthropic_clouds.bedrock_stream import BedrockAnthropicDecoder
 from llmbridge.providers.bedrock import BedrockDecoder
-from llmbridge.stream.eventstream import iter_eventstream
+from llmbridge.stream.aws_eventstream import iter_eventstream
 from llmbridge.testing import record_fixture
 from tests.providers.bedrock.frames import event, exception, frame, raw_frame, string_header
 
@@ -46,11 +47,11 @@ OPTIONS = {"providers": {"bedrock": {"api_key": "test-key", "region": "us-east-1
 
 
 def test_an_unknown_header_type_is_malformed_after_the_frames_before_it() -> None:
-    got: list[tuple[str, str]] = []
+    got: list[EventMessage] = []
     with pytest.raises(MalformedStreamError, match="unreadable headers"):
-        for pair in iter_eventstream(START + UNKNOWN_TYPE):
-            got.append(pair)
-    assert [kind for kind, _ in got] == ["messageStart", "contentBlockDelta"]
+        for message in iter_eventstream(START + UNKNOWN_TYPE):
+            got.append(message)
+    assert [m.event_type for m in got] == ["messageStart", "contentBlockDelta"]
 
 
 @pytest.mark.anyio
@@ -116,8 +117,8 @@ def test_random_crc_valid_bodies_let_only_llmbridge_errors_out(body: bytes, cut:
         BedrockAnthropicDecoder(provider="anthropic-bedrock"),
     ):
         try:
-            for kind, data in iter_eventstream([body[:cut], body[cut:]]):
-                decoder.feed(kind, data)
+            for message in iter_eventstream([body[:cut], body[cut:]]):
+                decoder.feed_frame(message)
             decoder.close()
         except LLMBridgeError:
             pass
@@ -147,8 +148,8 @@ def test_an_exception_frame_shows_16_kib_escaped_and_keeps_its_payload(decoder: 
     body = START + exception("modelStreamErrorException", HOSTILE)
     feeding = decoder()
     with pytest.raises(LLMBridgeError) as info:
-        for kind, data in iter_eventstream(body, limit=32 << 20):
-            feeding.feed(kind, data)
+        for message in iter_eventstream(body, limit=32 << 20):
+            feeding.feed_frame(message)
     _shows_safely(info.value)
     assert getattr(info.value, "body", None) == {"message": HOSTILE}
 
@@ -160,8 +161,8 @@ def test_an_error_frame_message_is_escaped_too() -> None:
     )
     decoder = BedrockDecoder(provider="bedrock")
     with pytest.raises(LLMBridgeError) as info:
-        for kind, data in iter_eventstream(body):
-            decoder.feed(kind, data)
+        for message in iter_eventstream(body):
+            decoder.feed_frame(message)
     assert "\x1b" not in str(info.value) and "a\\x1bb" in str(info.value)
 
 

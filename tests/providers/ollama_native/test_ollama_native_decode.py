@@ -8,6 +8,7 @@ import orjson
 import pytest
 
 import llmbridge as lb
+from llmbridge.frames import Line
 from llmbridge.providers.ollama_native import OllamaDecoder
 from llmbridge.testing import assert_split_invariant, check_invariants, decode_collect
 
@@ -123,9 +124,9 @@ def test_an_error_line_is_a_typed_error_after_the_events_before_it() -> None:
     assert isinstance(error, lb.ServerError) and error.provider_message == "runner crashed"
     decoder = OllamaDecoder()
     with pytest.raises(lb.ServerError):
-        decoder.feed("", '{"error": "x"}')
+        decoder.feed_frame(Line(b'{"error": "x"}'))
     with pytest.raises(lb.MalformedStreamError, match="already failed"):
-        decoder.feed("", orjson.dumps(DONE).decode())
+        decoder.feed_frame(Line(orjson.dumps(DONE)))
 
 
 @pytest.mark.parametrize(
@@ -148,7 +149,7 @@ def test_broken_streams(body: bytes, error: type[Exception]) -> None:
 
 def test_lines_after_done_are_ignored_and_close_is_once() -> None:
     decoder = OllamaDecoder()
-    decoder.feed("", orjson.dumps(DONE).decode())
-    assert decoder.feed("", orjson.dumps(_msg(1, content="late")).decode()) == []
+    decoder.feed_frame(Line(orjson.dumps(DONE)))
+    assert decoder.feed_frame(Line(orjson.dumps(_msg(1, content="late")))) == []
     assert len(decoder.close()) == 1
     assert decoder.close() == []

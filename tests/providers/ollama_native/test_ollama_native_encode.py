@@ -8,6 +8,7 @@ from typing import Any
 import pytest
 
 import llmbridge as lb
+from llmbridge.frames import Line
 from llmbridge.providers import ProviderConfig, create_provider
 from llmbridge.providers.ollama_native.provider import parse_host
 from tests.sdk_requests import check_ollama_body
@@ -129,8 +130,8 @@ def test_tool_choice_and_warnings() -> None:
         update={"tool_choice": lb.ToolChoice(mode="required"), "parallel_tool_calls": False}
     )
     assert "tools" in provider.build_request(required).json
-    start = provider.new_decoder(required).feed(
-        "", '{"model":"m","message":{"content":"x"},"done":false}'
+    start = provider.new_decoder(required).feed_frame(
+        Line(b'{"model":"m","message":{"content":"x"},"done":false}')
     )[0]
     assert isinstance(start, lb.StreamStart)
     assert any("tool_choice" in w for w in start.warnings)

@@ -13,14 +13,16 @@ Rules:
 * A frame's headers are at most 32 KiB (the format allows 128 KiB, but botocore's parser
   copies what is left after every header: 128 KiB of tiny headers is 0.2 s of loop time; AWS
   sends 3 or 4 headers, under 200 bytes).
-* Decoders get the same ``feed(event, data)`` as for SSE, one call per frame:
-  ``:message-type`` ``event`` → ``(<:event-type>, <payload as str>)``; ``exception`` →
-  ``("exception:" + <:exception-type>, <payload>)``; ``error`` →
-  ``("error:" + <:error-code>, <:error-message>)``. Any other message type is skipped.
+* Each message is one ``frames.EventMessage`` (its decoder's ``feed_frame``): ``:message-type``
+  ``event`` (with its ``:event-type``), ``exception`` (its ``:exception-type`` in
+  ``error_type``) or ``error`` (its ``:error-code`` in ``error_type``, the message in its
+  ``:error-message`` header); the payload stays bytes (the decoder parses it, once). Any other
+  message type is skipped.
 * A bad CRC, a malformed prelude, any failure of botocore's header parser (an unknown header
-  type was a bare ``KeyError(12)``), a payload that is not UTF-8 → ``MalformedStreamError``; a
-  body that ends inside a frame → ``StreamTruncatedError``. Raised after the frames before it
-  were yielded, so the transport attaches the partial response.
+  type was a bare ``KeyError(12)``) → ``MalformedStreamError``; a body that ends inside a frame
+  → ``StreamTruncatedError``. Raised after the frames before it were yielded, so the transport
+  attaches the partial response. (A payload that is not UTF-8 is its decoder's to refuse:
+  orjson checks the encoding as it parses.)
 * Bound: a frame whose prelude announces more than ``limit`` bytes is refused at once; once
   more than ``limit`` bytes are buffered without completing a frame, reading stops with
   ``MalformedStreamError``; memory stays within ``limit`` plus one piece.
@@ -35,13 +37,14 @@ from collections.abc import Iterable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from ..errors import ConfigurationError, MalformedStreamError, StreamTruncatedError
+from ..frames import EventMessage
 from .bounded import DEFAULT_MAX_RESPONSE_BYTES
-from .framed import Frame, FramedBody
+from .framed import FramedBody
 
 if TYPE_CHECKING:
     from .record import Record
 
-__all__ = ["CONTENT_TYPE", "EventStreamBody", "Frame", "iter_eventstream"]
+__all__ = ["CONTENT_TYPE", "EventStreamBody", "iter_eventstream"]
 
 CONTENT_TYPE = "application/vnd.amazon.eventstream"
 _PRELUDE = 12  # total length, headers length, prelude CRC32: 4 bytes each, big-endian
@@ -49,6 +52,8 @@ _MIN_FRAME = 16  # prelude (12) + message CRC (4): a frame announcing less is ma
 _MAX_HEADERS = 32 * 1024  # the headers of one frame, at most (module rules)
 _PRELUDE_FORMAT = struct.Struct(">III")
 _CRC_FORMAT = struct.Struct(">I")
+_KINDS = {"event": ":event-type", "exception": ":exception-type", "error": ":error-code"}
+"""The message types decoders get, each with the header that names its kind."""
 
 
 def _botocore() -> Any:
@@ -66,8 +71,8 @@ def _header(headers: dict[str, Any], name: str) -> str:
 
 
 class _Framer:
-    """Bytes in, ``Frame``s out: prelude and CRCs checked here, in one buffer read linearly;
-    headers parsed by botocore; the bound and the error mapping (see module rules)."""
+    """Bytes in, ``EventMessage``s out: prelude and CRCs checked here, in one buffer read
+    linearly; headers parsed by botocore; the bound and the error mapping (see module rules)."""
 
     __slots__ = ("_buffer", "_failure", "_headers", "limit", "provider")
 
@@ -77,11 +82,6 @@ class _Framer:
         self.limit = limit
         self.provider = provider
         self._failure: MalformedStreamError | None = None
-
-    waiting = False  # a piece's frames come out at once (4,096 at most: 16 bytes each)
-
-    def more(self) -> list[Frame]:
-        return []
 
     @property
     def pending(self) -> int:
@@ -93,10 +93,10 @@ class _Framer:
         if self._failure is not None:
             raise self._failure
 
-    def feed(self, data: bytes) -> list[Frame]:
+    def feed(self, data: bytes) -> list[EventMessage]:
         """The frames ``data`` completes; an error after some of them waits for ``check``."""
         self.check()
-        frames: list[Frame] = []
+        frames: list[EventMessage] = []
         try:
             self._frames(data, frames)
         except MalformedStreamError as exc:
@@ -105,7 +105,7 @@ class _Framer:
                 raise
         return frames
 
-    def _frames(self, data: bytes, frames: list[Frame]) -> None:
+    def _frames(self, data: bytes, frames: list[EventMessage]) -> None:
         buffer = self._buffer
         buffer += data
         at, size = 0, len(buffer)
@@ -144,7 +144,7 @@ class _Framer:
             )
         return total, head
 
-    def _frame(self, frame: bytearray, head: int, frames: list[Frame]) -> None:
+    def _frame(self, frame: bytearray, head: int, frames: list[EventMessage]) -> None:
         """Check ``frame``'s CRC, parse its headers, append what its message type makes."""
         end = len(frame) - 4
         with memoryview(frame) as view:
@@ -159,26 +159,23 @@ class _Framer:
                 f"{str(exc)[:200]})"
             ) from exc
         kind = headers.get(":message-type")
+        name = _KINDS.get(kind) if kind.__class__ is str else None
+        if name is None:
+            return
+        payload = bytes(frame[_PRELUDE + head : end])
         if kind == "event":
-            try:
-                payload = frame[_PRELUDE + head : end].decode("utf-8")
-            except UnicodeDecodeError as exc:
-                raise self._malformed(f"an event-stream payload is not UTF-8: {exc}") from exc
-            frames.append(Frame(_header(headers, ":event-type"), payload))
-        elif kind == "exception":
-            payload = frame[_PRELUDE + head : end].decode("utf-8", "replace")
-            frames.append(Frame("exception:" + _header(headers, ":exception-type"), payload))
-        elif kind == "error":
             frames.append(
-                Frame(
-                    "error:" + _header(headers, ":error-code"), _header(headers, ":error-message")
-                )
+                EventMessage(kind, payload, event_type=_header(headers, name), headers=headers)
+            )
+        else:
+            frames.append(
+                EventMessage(kind, payload, error_type=_header(headers, name), headers=headers)
             )
 
     def _malformed(self, message: str) -> MalformedStreamError:
         return MalformedStreamError(message, provider=self.provider)
 
-    def close(self) -> list[Frame]:
+    def close(self) -> list[EventMessage]:
         self.check()
         if self._buffer:
             raise StreamTruncatedError(
@@ -188,7 +185,7 @@ class _Framer:
         return []
 
 
-class EventStreamBody(FramedBody):
+class EventStreamBody(FramedBody[EventMessage]):
     """A response's frames as the transport reads them (``framed.FramedBody`` over this
     module's framer)."""
 
@@ -209,12 +206,11 @@ class EventStreamBody(FramedBody):
 
 def iter_eventstream(
     body: bytes | Iterable[bytes], *, limit: int = 16 * 1024 * 1024, provider: str | None = None
-) -> Iterator[tuple[str, str]]:
-    """The ``(event, data)`` pairs of an AWS event-stream body (bytes, or chunks split
-    anywhere), framed exactly as the transport frames a live response. For tests and decoders."""
+) -> Iterator[EventMessage]:
+    """The ``EventMessage``s of an AWS event-stream body (bytes, or chunks split anywhere),
+    framed exactly as the transport frames a live response. For tests and decoders."""
     framer = _Framer(limit=limit, provider=provider)
     for chunk in [body] if isinstance(body, bytes) else body:
-        for frame in framer.feed(chunk):
-            yield frame.event, frame.data
+        yield from framer.feed(chunk)
         framer.check()
     framer.close()
