@@ -41,8 +41,6 @@ ALLOWED: dict[str, tuple[str, tuple[str, ...]]] = {
     "llmbridge.model_refs:ModelOption": ("loop", ("llmbridge.client.model_chain",)),
     "llmbridge.model_refs:first_model": ("loop", ("llmbridge.client.model_chain",)),
     "llmbridge.model_refs:is_chain": ("loop", ("llmbridge.client.model_chain",)),
-    # stream/eventstream.py: the frames branch renames it (42.5).
-    "llmbridge.stream.framed:Frame": ("frames", ("llmbridge.stream.eventstream",)),
     # The llmbridge.types facade (and messages re-exporting parts): about 30 provider modules
     # import through it; their request.py/provider.py are the prepare branch's this session.
     "llmbridge.messages:ChatMessage": ("prepare", ("llmbridge.types",)),
@@ -102,7 +100,7 @@ ALLOWED: dict[str, tuple[str, tuple[str, ...]]] = {
         "after-merge",
         ("llmbridge.testing", "llmbridge.testing.sse"),
     ),
-    "llmbridge.stream.eventstream:iter_eventstream": (
+    "llmbridge.stream.aws_eventstream:iter_eventstream": (
         "after-merge",
         ("llmbridge.testing", "llmbridge.testing.sse"),
     ),

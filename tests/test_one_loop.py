@@ -132,7 +132,7 @@ def test_one_function_owns_the_attempt_loop() -> None:
     # The retry decisions (``RetryPolicy.delay``, Retry-After) are the loop's and its resume
     # strategy's: no second loop anywhere.
     delays = [w for w in _calls_of("delay") if not w.startswith("stream/retry.py")]
-    assert delays == ["stream/resume.py:after_break", "stream/transport.py:_delay"], delays
+    assert delays == ["stream/failed_attempt.py:_delay", "stream/resume.py:after_break"], delays
     assert _calls_of("run_attempts") == [
         "client/pipeline.py:open_events",
         "client/pipeline.py:open_resumed",

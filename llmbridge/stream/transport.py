@@ -41,11 +41,12 @@ import anyio
 
 from ..errors import LLMBridgeError
 from ..events import StreamEvent
-from ..providers.base import AnyDecoder, HttpRequest, Provider, ResumePoint, held_of
+from ..providers.base import AnyDecoder, HttpRequest, Provider
 from ..providers.prepared import Prepared
 from .call import CallConfig, StreamState
 from .clients import HttpPool
 from .deadline import Until, within
+from .failed_attempt import BreakStrategy, after_error
 from .framed import feeds
 from .opening import framing_of, open_response, read_json
 from .record import Record
@@ -53,7 +54,7 @@ from .retry import RetryPolicy
 from .sending import Sleep, auth_for, request_scrubber, scrub_error, sent_scrubber, translate
 from .start_stamp import Stamp, StartNote, stamp_batch, stamp_of
 
-__all__ = ["BreakStrategy", "StreamObserver", "run_attempts", "stream_events"]
+__all__ = ["StreamObserver", "run_attempts", "stream_events"]
 
 log = logging.getLogger("llmbridge")
 
@@ -66,52 +67,6 @@ class StreamObserver(Protocol):
     def first_event(self) -> None: ...
 
     def end(self, record: Record, error: BaseException | None) -> None: ...
-
-
-class BreakStrategy(Protocol):
-    """What the loop asks a strategy that mends breaks after events (``resume.Resume``)."""
-
-    @property
-    def resuming(self) -> ResumePoint | None:
-        """Where the request being sent resumes (``None``: the first request)."""
-        ...
-
-    def point(self, decoder: AnyDecoder | None) -> ResumePoint | None: ...
-
-    def check_end(self, decoder: AnyDecoder) -> None:
-        """Raise when a body that ended cleanly is still a break."""
-        ...
-
-    def failed_start(self, error: LLMBridgeError) -> None:
-        """``error`` ends the call before any event (note it)."""
-        ...
-
-    def after_break(
-        self, error: LLMBridgeError, *, attempt: int, point: ResumePoint, reading: bool
-    ) -> float | None:
-        """The wait before resuming after ``point`` (``None``: raise ``error``)."""
-        ...
-
-    def request_after(self, point: ResumePoint) -> HttpRequest: ...
-
-    async def left_early(
-        self, decoder: AnyDecoder | None, *, http: Any, provider: Provider, config: CallConfig
-    ) -> None:
-        """The app left before the end (cancel the response, if asked)."""
-        ...
-
-
-def attach(
-    error: LLMBridgeError, provider: str, record: Record, decoder: AnyDecoder | None = None
-) -> LLMBridgeError:
-    """``error`` with its provider and the partial response (with what ``decoder`` still held
-    back: ``providers.base.held_of``)."""
-    if error.provider is None:
-        error.provider = provider
-    if error.partial is None and record:
-        record.recent.extend(held_of(decoder))
-        error.partial = record.response()
-    return error
 
 
 async def run_attempts(
@@ -203,7 +158,7 @@ async def run_attempts(
                 return
             except LLMBridgeError as exc:
                 scrub_error(exc, scrub)
-                decoder, sending, delay = _after_error(
+                decoder, sending, delay = after_error(
                     exc, attempt, record, decoder, sending, config, name, resume, reading
                 )
             finally:
@@ -282,27 +237,6 @@ def _body(
     return body, events
 
 
-def _after_error(
-    exc: LLMBridgeError,
-    attempt: int,
-    record: Record,
-    decoder: AnyDecoder | None,
-    sending: HttpRequest,
-    config: CallConfig,
-    name: str,
-    resume: BreakStrategy | None,
-    reading: bool,
-) -> tuple[AnyDecoder | None, HttpRequest, float]:
-    """After a failed attempt: the decoder to go on with (none: start over), the request to send
-    next (a resume's after a break) and the wait before it; or ``exc`` raised (``_wait``)."""
-    point = resume.point(decoder) if resume is not None and record else None
-    delay = _wait(exc, attempt, record, decoder, config, name, resume, point, reading)
-    if point is None:  # nothing yielded yet: tried again as any request is, from the start
-        return None, sending, delay
-    assert resume is not None
-    return decoder, resume.request_after(point), delay
-
-
 async def _close(events: Any, body: Any, response: Any, shards: Any, shard: int) -> None:
     """Close what one attempt opened (shielded: on cancellation too) and free its client."""
     with anyio.CancelScope(shield=True):
@@ -312,34 +246,6 @@ async def _close(events: Any, body: Any, response: Any, shards: Any, shard: int)
                     await part.aclose()
         finally:
             shards.release(shard)
-
-
-def _wait(
-    exc: LLMBridgeError,
-    attempt: int,
-    record: Record,
-    broken: AnyDecoder | None,
-    config: CallConfig,
-    name: str,
-    resume: BreakStrategy | None,
-    point: ResumePoint | None,
-    reading: bool,
-) -> float:
-    """Seconds to wait before the next attempt after ``exc``, else ``exc`` raised with its
-    partial response (a ``TimeoutError`` when the wait would end past the deadline)."""
-    delay = _delay(exc, attempt, record, config.retry, resume, point, reading)
-    deadline = config.deadline
-    if delay is not None and deadline is not None:
-        if deadline.passed():
-            delay = None  # out of time: raised as it is
-        elif anyio.current_time() + delay >= deadline.start():
-            what = "a retry" if point is None else "a resume"
-            late = deadline.error(provider=name, during=f"no time left for {what} after {exc!r}")
-            raise attach(late, name, record, broken) from exc
-    if delay is None:
-        raise attach(exc, name, record, broken)
-    _log_retry(name, exc, attempt, delay, point)
-    return delay
 
 
 async def _ended(
@@ -385,37 +291,6 @@ async def _answer(opening: Any, name: str, url: str, auth: Any) -> Any:
     finally:
         with anyio.CancelScope(shield=True):
             await response.aclose()
-
-
-def _delay(
-    exc: LLMBridgeError,
-    attempt: int,
-    record: Record,
-    retry: RetryPolicy,
-    resume: BreakStrategy | None,
-    point: ResumePoint | None,
-    reading: bool,
-) -> float | None:
-    """Seconds to wait before the next attempt, or ``None`` to raise ``exc``: before any event,
-    the policy's (``Retry-After`` honoured); after events, the strategy's (none: raised)."""
-    if point is not None and resume is not None:
-        return resume.after_break(exc, attempt=attempt, point=point, reading=reading)
-    delay = None if record else retry.delay(attempt=attempt, error=exc)
-    if delay is None and resume is not None:
-        resume.failed_start(exc)
-    return delay
-
-
-def _log_retry(name: str, exc: LLMBridgeError, attempt: int, delay: float, point: Any) -> None:
-    log.debug(
-        "llmbridge: %s failed (%s); %s %d in %.2fs",
-        name,
-        type(exc).__name__,
-        "retry" if point is None else "resume, attempt",
-        attempt,
-        delay,
-        extra={"retry_error": exc, "retry_delay": delay},  # the CLI's retry notes
-    )
 
 
 def stream_events(

@@ -38,6 +38,7 @@ from tests.reliability.reliability_support import (
 EXTRA_CONFIG: dict[str, dict[str, Any]] = {
     "azure": {"base_url": "https://contoso.openai.azure.com"},
     "openai-compatible": {"base_url": "http://127.0.0.1:9/v1"},
+    "anthropic-compatible": {"base_url": "http://127.0.0.1:9"},
     "vertex": {"project": "demo-project", "location": "global"},
     "bedrock": {"region": "us-east-1"},
     "azure-responses": {"base_url": "https://contoso.openai.azure.com"},
