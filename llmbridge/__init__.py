@@ -40,6 +40,14 @@ if _TYPE_CHECKING:
         WebFetch,
         WebSearch,
     )
+    from .mcp import (
+        ElicitationAnswer,
+        ElicitationRequest,
+        MCPConfigError,
+        MCPError,
+        ProgressUpdate,
+        connect_mcp_servers,
+    )
     from .model_info import ModelInfo
     from .model_refs import ModelOption
     from .providers import Capabilities, HttpRequest, Provider, ProviderConfig, register_provider
@@ -50,11 +58,6 @@ if _TYPE_CHECKING:
     from .telemetry import Telemetry
     from .tools import (
         ApprovalDecision,
-        ElicitationAnswer,
-        ElicitationRequest,
-        MCPConfigError,
-        MCPError,
-        ProgressUpdate,
         ToolApprovalError,
         ToolApprovalRequest,
         ToolContext,
@@ -63,7 +66,6 @@ if _TYPE_CHECKING:
         ToolSchemaError,
         ToolSchemaWarning,
         ToolTimeoutError,
-        connect_mcp_servers,
         tool,
     )
     from .types import (
@@ -98,6 +100,14 @@ _LAZY = {
         "WebFetch",
         "WebSearch",
     ),
+    ".mcp": (
+        "ElicitationAnswer",
+        "ElicitationRequest",
+        "MCPConfigError",
+        "MCPError",
+        "ProgressUpdate",
+        "connect_mcp_servers",
+    ),
     ".model_refs": ("ModelOption",),
     ".model_info": ("ModelInfo",),
     ".providers": (
@@ -114,12 +124,7 @@ _LAZY = {
     ".telemetry": ("Telemetry",),
     ".tools": (
         "ApprovalDecision",
-        "ElicitationAnswer",
-        "ElicitationRequest",
-        "ProgressUpdate",
         "ToolApprovalRequest",
-        "MCPConfigError",
-        "MCPError",
         "ToolApprovalError",
         "ToolContext",
         "ToolLimitError",
@@ -127,7 +132,6 @@ _LAZY = {
         "ToolSchemaError",
         "ToolSchemaWarning",
         "ToolTimeoutError",
-        "connect_mcp_servers",
         "tool",
     ),
     ".types": (

@@ -14,8 +14,8 @@ pytest.importorskip("mcp")
 import llmbridge as lb
 from llmbridge.fallback.dialects import FUNCTION_CALL
 from llmbridge.fallback.instructions import instructions_size
+from llmbridge.mcp.connection.connect import MCPError, MCPToolError, connect_stdio
 from llmbridge.tools import ToolRegistry
-from llmbridge.tools.mcp import MCPError, MCPToolError, connect_stdio
 from tests.live_local.server import EVERYTHING
 
 pytestmark = pytest.mark.anyio

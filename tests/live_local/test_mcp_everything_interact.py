@@ -18,8 +18,8 @@ import pytest
 pytest.importorskip("mcp")
 
 import llmbridge as lb
-from llmbridge.tools.mcp_elicitation import ElicitationRequest
-from llmbridge.tools.mcp_progress import ProgressUpdate
+from llmbridge.mcp.connection.progress import ProgressUpdate
+from llmbridge.mcp.elicitation.elicit import ElicitationRequest
 from tests.live_local.server import EVERYTHING
 from tests.tools.mcp_helpers import descendants
 

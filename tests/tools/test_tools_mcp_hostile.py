@@ -15,8 +15,8 @@ import pytest
 pytest.importorskip("mcp")
 
 import llmbridge as lb
-from llmbridge.tools.mcp import MCPError, MCPTimeoutError
-from llmbridge.tools.mcp_connection import MCPConnection
+from llmbridge.mcp.connection.connect import MCPError, MCPTimeoutError
+from llmbridge.mcp.connection.connection import MCPConnection
 
 pytestmark = pytest.mark.anyio
 
@@ -65,7 +65,7 @@ async def test_every_listing_stops_at_a_cursor_that_comes_back(
 async def test_every_listing_stops_at_the_page_bound(
     method: str, attribute: str, what: str, listing: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import llmbridge.tools.mcp_paging as paging
+    import llmbridge.mcp.connection.paging as paging
 
     monkeypatch.setattr(paging, "MAX_PAGES", 50)
     asked: list[Any] = []
@@ -145,7 +145,7 @@ def _forged_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
 async def test_a_log_record_cannot_forge_lines_or_grow_without_bound(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    from llmbridge.tools.mcp_progress import logging_callback
+    from llmbridge.mcp.connection.progress import logging_callback
 
     log = logging_callback(server="s", scrub=lambda text: text)
     huge = SimpleNamespace(level="info", logger="x" * 4_194_304 + FORGED, data=FORGED * 500_000)
@@ -198,10 +198,10 @@ async def test_a_tool_call_that_never_answers_is_a_timeout_the_model_reads(tmp_p
 
 
 def test_tool_calls_get_60_seconds_unless_an_entry_or_the_app_says_otherwise() -> None:
-    from llmbridge.tools.mcp_config import load_mcp_config
-    from llmbridge.tools.mcp_connection import DEFAULT_TOOL_TIMEOUT
-    from llmbridge.tools.mcp_interact import Interaction
-    from llmbridge.tools.mcp_server import MCPServer
+    from llmbridge.mcp.connection.connection import DEFAULT_TOOL_TIMEOUT
+    from llmbridge.mcp.connection.interact import Interaction
+    from llmbridge.mcp.hub.config import load_mcp_config
+    from llmbridge.mcp.hub.server import MCPServer
 
     async def refresh(name: str) -> None: ...
 

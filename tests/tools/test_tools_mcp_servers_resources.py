@@ -17,15 +17,9 @@ pytest.importorskip("mcp")
 
 import llmbridge as lb
 from llmbridge.events import Finish, StreamEvent, ToolCallEnd, ToolCallStart
-from llmbridge.tools import (
-    MCPError,
-    MCPResourceUpdate,
-    MCPToolOutput,
-    ToolResult,
-    resource_parts,
-    run_tool_loop,
-)
-from llmbridge.tools.mcp_names import assign_tool_names
+from llmbridge.mcp import MCPError, MCPResourceUpdate, MCPToolOutput, resource_parts
+from llmbridge.mcp.hub.names import assign_tool_names
+from llmbridge.tools import ToolResult, run_tool_loop
 from tests.tools.mcp_helpers import APP_SERVER, descendants
 
 pytestmark = pytest.mark.anyio
@@ -198,8 +192,8 @@ async def test_names_do_not_depend_on_a_list_change_heard_while_servers_start(
     kept, so two servers' ``search`` are both prefixed whatever the start order."""
     import mcp.types as types
 
-    from llmbridge.tools.mcp_config import load_mcp_config
-    from llmbridge.tools.mcp_servers import MCPServers
+    from llmbridge.mcp.hub.config import load_mcp_config
+    from llmbridge.mcp.hub.servers import MCPServers
 
     cfg = {"mcpServers": {"a": {"command": "x"}, "b": {"command": "y"}}}
     servers = MCPServers(
