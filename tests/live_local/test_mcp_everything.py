@@ -14,7 +14,7 @@ pytest.importorskip("mcp")
 import llmbridge as lb
 from llmbridge.fallback.dialects import FUNCTION_CALL
 from llmbridge.fallback.instructions import instructions_size
-from llmbridge.mcp.connection.connect import MCPError, MCPToolError, connect_stdio
+from llmbridge.mcp import MCPError, MCPToolError, connect_stdio
 from llmbridge.tools import ToolRegistry
 from tests.live_local.server import EVERYTHING
 

@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("mcp")
 
 import llmbridge as lb
-from llmbridge.mcp.connection.connect import MCPError, connect_stdio
+from llmbridge.mcp import MCPError, connect_stdio
 
 pytestmark = pytest.mark.anyio
 
@@ -115,7 +115,7 @@ async def test_connect_stdio_scrubs_secret_named_env_values_and_given_secrets() 
 
 
 def test_the_config_knows_what_its_variables_became() -> None:
-    from llmbridge.mcp.hub.config import load_mcp_config
+    from llmbridge.mcp import load_mcp_config
 
     entry = load_mcp_config(
         {"s": {"url": "https://h/mcp?k=${A}", "headers": {"X": "${B:-fallback-value}"}}},

@@ -13,7 +13,7 @@ pytest.importorskip("mcp")
 pytest.importorskip("mcp.server.lowlevel")
 
 from llmbridge.events import Finish, ToolCallEnd, ToolCallStart
-from llmbridge.mcp.connection.connect import MCPToolError, connect_http, connect_stdio
+from llmbridge.mcp import MCPToolError, connect_http, connect_stdio
 from llmbridge.tools import ToolRegistry, ToolResult, run_tool_loop
 from llmbridge.tools.results import ToolOutput
 from llmbridge.types import ChatMessage, ImagePart, TextPart

@@ -15,8 +15,7 @@ import pytest
 pytest.importorskip("mcp")
 
 import llmbridge as lb
-from llmbridge.mcp.connection.connect import MCPError, MCPTimeoutError
-from llmbridge.mcp.connection.connection import MCPConnection
+from llmbridge.mcp import MCPConnection, MCPError, MCPTimeoutError
 
 pytestmark = pytest.mark.anyio
 
@@ -198,18 +197,16 @@ async def test_a_tool_call_that_never_answers_is_a_timeout_the_model_reads(tmp_p
 
 
 def test_tool_calls_get_60_seconds_unless_an_entry_or_the_app_says_otherwise() -> None:
+    from llmbridge.mcp import MCPServer, MCPServers, load_mcp_config
     from llmbridge.mcp.connection.connection import DEFAULT_TOOL_TIMEOUT
-    from llmbridge.mcp.connection.interact import Interaction
-    from llmbridge.mcp.hub.config import load_mcp_config
-    from llmbridge.mcp.hub.server import MCPServer
+    from llmbridge.mcp.hub.options import HubOptions, Timeouts
 
-    async def refresh(name: str) -> None: ...
-
-    def timeout_of(entry: dict[str, Any], **hub: Any) -> float:
+    def timeout_of(
+        entry: dict[str, Any], timeout: float | None = None, tool_timeout: float | None = None
+    ) -> float:
         cfg = load_mcp_config({"s": {"command": "x", **entry}})["s"]
-        given = {"timeout": None, "tool_timeout": None, "startup_timeout": None, **hub}
-        owner = SimpleNamespace(interaction=Interaction(), _refresh_quietly=refresh, **given)
-        return MCPServer("s", cfg, owner)._tool_timeout()  # type: ignore[arg-type]
+        options = HubOptions(timeouts=Timeouts(request=timeout, tool=tool_timeout))
+        return MCPServer("s", cfg, MCPServers({"s": cfg}, options))._tool_timeout()
 
     assert DEFAULT_TOOL_TIMEOUT == 60.0 and timeout_of({}) == 60.0
     assert MCPConnection(SimpleNamespace()).tool_timeout == 60.0  # connect_stdio / _http too

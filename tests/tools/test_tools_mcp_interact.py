@@ -15,9 +15,13 @@ import pytest
 pytest.importorskip("mcp")
 
 import llmbridge as lb
-from llmbridge.mcp.connection.connect import MCPError, connect_stdio
-from llmbridge.mcp.connection.progress import ProgressUpdate
-from llmbridge.mcp.elicitation.elicit import ElicitationAnswer, ElicitationRequest
+from llmbridge.mcp import (
+    ElicitationAnswer,
+    ElicitationRequest,
+    MCPError,
+    ProgressUpdate,
+    connect_stdio,
+)
 from tests.tools.mcp_helpers import (
     INTERACT_SERVER,
     INTERACT_STDIO,
@@ -257,7 +261,7 @@ async def test_server_logs_reach_the_logger_at_their_level_without_secrets(
 
 
 async def test_elicitation_and_progress_over_streamable_http(interact_web: tuple[str, int]) -> None:
-    from llmbridge.mcp.connection.connect import connect_http
+    from llmbridge.mcp import connect_http
 
     updates: list[ProgressUpdate] = []
 

@@ -15,16 +15,17 @@ pytest.importorskip("mcp")
 import llmbridge as lb
 from llmbridge.cli.chat_elicit import terminal_elicitor
 from llmbridge.errors import UsageError
-from llmbridge.mcp.connection.progress import LEVELS, check_log_level, logging_callback
-from llmbridge.mcp.elicitation.elicit import (
+from llmbridge.mcp import (
     ElicitationAnswer,
     ElicitationContentError,
     ElicitationRequest,
-    checked_answer,
-    validate_content,
+    MCPConfigError,
+    MCPRoots,
+    load_mcp_config,
 )
-from llmbridge.mcp.elicitation.roots import MCPRoots, root_entries
-from llmbridge.mcp.hub.config import MCPConfigError, load_mcp_config
+from llmbridge.mcp.connection.progress import LEVELS, check_log_level, logging_callback
+from llmbridge.mcp.elicitation.elicit import checked_answer, validate_content
+from llmbridge.mcp.elicitation.roots import root_entries
 from llmbridge.mcp.sampling.messages import reply_result, sampling_messages, sampling_tools
 from llmbridge.mcp.sampling.models import choose_model
 

@@ -13,13 +13,14 @@ import anyio
 import pytest
 
 import llmbridge as lb
-from llmbridge.mcp import FileTokenStore, InMemoryTokenStore, MCPAuthError, MCPOAuth
-from llmbridge.mcp.hub.config import (
-    MCPHttpServerConfig,
-    MCPOAuthEntry,
-    MCPSseServerConfig,
+from llmbridge.mcp import (
+    FileTokenStore,
+    InMemoryTokenStore,
+    MCPAuthError,
+    MCPOAuth,
     load_mcp_config,
 )
+from llmbridge.mcp.hub.config import MCPHttpServerConfig, MCPOAuthEntry, MCPSseServerConfig
 from llmbridge.mcp.oauth.flow import _Hook, entry_oauth, store_key
 from tests.heartbeat import Heartbeat
 

@@ -28,9 +28,10 @@ from llmbridge.mcp import (
     MCPResourceTooLargeError,
     MCPResourceUpdate,
     MCPToolOutput,
+    connect_http,
+    connect_stdio,
     resource_parts,
 )
-from llmbridge.mcp.connection.connect import connect_http, connect_stdio
 from llmbridge.mcp.content import content_parts
 from llmbridge.mcp.resources.model import contents_of, tool_resources
 from llmbridge.mcp.resources.watch import MAX_PENDING, ResourceWatch
@@ -168,7 +169,7 @@ def _updated(uri: str) -> Any:
 async def test_update_queues_merge_bound_and_match_sub_resources(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    from llmbridge.mcp.resources.watch import MCPResourceSubscription
+    from llmbridge.mcp import MCPResourceSubscription
 
     watch = ResourceWatch("s")
     seen: list[str] = []
@@ -215,7 +216,7 @@ async def test_update_queues_merge_bound_and_match_sub_resources(
 
 
 async def test_a_subscription_ends_with_the_connection_error() -> None:
-    from llmbridge.mcp.resources.watch import MCPResourceSubscription
+    from llmbridge.mcp import MCPResourceSubscription
 
     watch = ResourceWatch("s")
     sub = MCPResourceSubscription("f://a", server="s")
@@ -381,7 +382,7 @@ async def test_resources_over_streamable_http() -> None:
 
 
 async def test_a_server_paging_in_a_circle_is_an_error_not_a_hang() -> None:
-    from llmbridge.mcp.connection.connection import MCPConnection
+    from llmbridge.mcp import MCPConnection
 
     asked: list[Any] = []
 

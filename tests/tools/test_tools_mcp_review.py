@@ -14,7 +14,7 @@ import anyio
 import pytest
 
 import llmbridge as lb
-from llmbridge.mcp.hub.config import load_mcp_config
+from llmbridge.mcp import load_mcp_config
 from tests.tools.mcp_helpers import APP_SERVER, alive, free_port
 
 BAD_SCHEMA = str(Path(__file__).with_name("mcp_bad_schema_server.py"))
@@ -102,7 +102,7 @@ async def test_start_up_failures_do_not_show_expanded_secrets() -> None:
 @pytest.mark.anyio
 async def test_a_result_with_only_structured_content_reaches_the_model() -> None:
     pytest.importorskip("mcp")
-    from llmbridge.mcp.connection.connect import MCPConnection
+    from llmbridge.mcp import MCPConnection
     from llmbridge.tools.results import result_message
 
     class Session:  # a server that sends structuredContent without the (optional) text copy
@@ -244,7 +244,7 @@ def test_vs_code_and_cursor_env_references_are_expanded() -> None:
 @pytest.mark.anyio
 async def test_an_http_server_that_is_not_there_is_an_mcp_error() -> None:
     pytest.importorskip("mcp")
-    from llmbridge.mcp.connection.connect import connect_http
+    from llmbridge.mcp import connect_http
 
     url = f"http://127.0.0.1:{free_port()}/mcp"
     with anyio.fail_after(20), pytest.raises(lb.MCPError) as info:

@@ -15,12 +15,12 @@ pytest.importorskip("mcp")
 
 import llmbridge as lb
 from llmbridge.errors import UsageError
+from llmbridge.mcp import MCPSamplingPolicy
 from llmbridge.mcp.sampling.context import MAX_CHARS, MAX_ENTRY_CHARS, SamplingContext
 from llmbridge.mcp.sampling.policy import (
     DEFAULT_SAMPLING_CONCURRENCY,
     DEFAULT_SAMPLING_MAX_TOKENS,
     DEFAULT_SAMPLING_SYSTEM_PROMPT,
-    MCPSamplingPolicy,
 )
 from llmbridge.tools import ToolApprovalRequest
 from tests.tools.mcp_helpers import INTERACT_STDIO as STDIO

@@ -77,7 +77,7 @@ async def test_a_call_in_flight_ends_when_its_server_exits_though_a_child_holds_
 @pytest.mark.anyio
 async def test_a_server_that_exits_before_initialize_is_not_waited_for(tmp_path: Path) -> None:
     pytest.importorskip("mcp")
-    from llmbridge.mcp.connection.connect import MCPError, connect_stdio
+    from llmbridge.mcp import MCPError, connect_stdio
 
     child = tmp_path / "child"  # a background job keeps the server's stdin and stdout open
     script = f"exec 3<&0; sleep 30 <&3 & echo $! > {child}; echo 'no config' >&2; exit 3"

@@ -1,6 +1,6 @@
 """MCP servers as tools (optional extra ``llmbridge[mcp]``, built on the official ``mcp`` SDK):
 connecting. The session itself, ``MCPConnection`` and its ``MCPTool``s, is
-``llmbridge.mcp.connection.connection`` (exported here too).
+``llmbridge.mcp.connection.connection``.
 
 Rules:
 
@@ -53,32 +53,19 @@ from ..elicitation.elicit import ElicitOption
 from ..elicitation.roots import MCPRoots, RootLike
 from ..errors import (
     _SPAWNED,
-    MCPConnectionLostError,
-    MCPError,
-    MCPTimeoutError,
-    MCPToolError,
     _Boundary,
     _leaves,
     _watch_spawns,
 )
 from ..person_clock import pausable
 from ..resources.watch import ResourceWatch
-from .connection import MCPConnection, MCPTool, _import_mcp
+from .connection import MCPConnection, _import_mcp
 from .http_auth import http_auth
 from .interact import Interaction
 from .processes import ServerProcesses
 from .progress import LogLevel, ProgressCallback
 
-__all__ = [
-    "MCPConnection",
-    "MCPConnectionLostError",
-    "MCPError",
-    "MCPTimeoutError",
-    "MCPTool",
-    "MCPToolError",
-    "connect_http",
-    "connect_stdio",
-]
+__all__ = ["DEFAULT_TIMEOUT", "connect_http", "connect_stdio", "remote_boundary"]
 
 if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup  # type: ignore[import-not-found,unused-ignore]

@@ -32,7 +32,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Iterator, Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import anyio
 import orjson
@@ -59,7 +59,7 @@ from ..resources.watch import ResourceWatch
 from .paging import all_pages
 from .progress import current_span, progress_reporter
 
-__all__ = ["DEFAULT_TOOL_TIMEOUT", "MCPConnection", "MCPTool"]
+__all__ = ["DEFAULT_TOOL_TIMEOUT", "MCPConnection", "MCPTool", "ToolServer"]
 
 DEFAULT_TOOL_TIMEOUT = 60.0
 """Seconds an MCP tool call may take unless the app says otherwise (``tool_timeout``)."""
@@ -81,22 +81,36 @@ def _import_mcp() -> Any:
     return mcp
 
 
+class ToolServer(Protocol):
+    """A server that calls its tools itself, reconnecting first when its connection is gone
+    (``llmbridge.mcp.hub.server.MCPServer``)."""
+
+    @property
+    def latest(self) -> MCPConnection: ...
+    async def call_tool(self, name: str, arguments: Mapping[str, Any]) -> Any: ...
+
+
 class MCPTool:
     """One tool of a connected MCP server, ready for ``ToolRegistry.register``.
 
     ``remote_name`` is the server's name for it; ``name`` the one the model sees (the same,
-    unless ``connect_mcp_servers`` renamed it to stay unique and within provider rules)."""
+    unless ``connect_mcp_servers`` renamed it to stay unique and within provider rules).
+    ``connection`` is always an ``MCPConnection``; a tool of ``connect_mcp_servers`` also has
+    its ``mcp_server``, which its calls go through (it restarts a server that is gone)."""
 
     def __init__(
         self,
-        connection: Any,
+        connection: MCPConnection,
         definition: Any,
         *,
         name: str | None = None,
         server: str | None = None,
+        mcp_server: ToolServer | None = None,
     ) -> None:
-        self.connection = connection
-        """What ``call`` goes through: an ``MCPConnection`` (or a server that reconnects)."""
+        self._connection = connection
+        self.mcp_server = mcp_server
+        """The supervising server of a ``connect_mcp_servers`` tool (``None``: a tool of one
+        ``connect_*`` connection)."""
         self.definition = definition
         self.remote_name = str(field_of(definition, "name"))
         self.tool_spec = ToolSpec.from_mcp(
@@ -109,11 +123,20 @@ class MCPTool:
         self.name = self.tool_spec.name
         self.description = self.tool_spec.description
         self.server = server
+        """The server's name (on errors and in the registry)."""
         self.approval: Any = None
         """An approval rule, set by ``connect_mcp_servers`` from the server's config."""
 
+    @property
+    def connection(self) -> MCPConnection:
+        """The connection its calls go through: its server's latest when it has one (``.lost``
+        once gone, until the next call restarts the server), else the one it was listed on."""
+        return self.mcp_server.latest if self.mcp_server is not None else self._connection
+
     async def call(self, arguments: Mapping[str, Any]) -> ToolOutput:
-        return await self.connection.call_tool(self.remote_name, arguments)  # type: ignore[no-any-return]
+        via = self.mcp_server if self.mcp_server is not None else self._connection
+        output: ToolOutput = await via.call_tool(self.remote_name, arguments)
+        return output
 
     def __repr__(self) -> str:
         where = f" of {self.server!r}" if self.server else ""

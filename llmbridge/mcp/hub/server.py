@@ -16,7 +16,7 @@ server.
 from __future__ import annotations
 
 import contextlib
-import functools
+import logging
 from collections.abc import Mapping
 from typing import Any, Protocol
 
@@ -25,60 +25,43 @@ from anyio.abc import TaskGroup, TaskStatus
 
 from ...errors import LLMBridgeError
 from ...secrets import secret_scrubber
-from ...tools.approval import ApprovalRule, Approver, check_rule
-from ..connection.connect import DEFAULT_TIMEOUT, MCPConnection, connect_http, connect_stdio
-from ..connection.connection import DEFAULT_TOOL_TIMEOUT
-from ..connection.interact import Interaction
+from ...tools.approval import ApprovalRule, check_rule
+from ..connection.connect import DEFAULT_TIMEOUT, connect_http, connect_stdio
+from ..connection.connection import DEFAULT_TOOL_TIMEOUT, MCPConnection
 from ..connection.transports import connect_remote, connect_sse
 from ..content import field_of
 from ..elicitation.roots import MCPRoots
 from ..errors import MCPError, MCPTimeoutError, MCPToolError
+from ..log_text import MAX_LOG_CHARS, log_text
 from ..oauth.flow import entry_oauth
 from ..sampling.callback import sampling_callback, sampling_capabilities
 from ..sampling.context import SamplingContext
-from ..sampling.policy import MCPSamplingPolicy
 from .config import MCPHttpServerConfig, MCPServerConfig, MCPSseServerConfig
+from .options import HubOptions
 from .refresh import RefreshLoop
 
 __all__ = ["MCPServer", "ServerHub"]
 
+_log = logging.getLogger("llmbridge.mcp")
+
 
 class ServerHub(Protocol):
-    """What a server reads of the ``MCPServers`` that owns it (which imports this module: the
-    hub hands itself down, the server never imports it back)."""
+    """What a server knows of the hub that owns it (``MCPServers``, which imports this module:
+    the hub hands itself down, the server never imports it back). The server reads the hub's
+    options and state, and tells it one thing: its tools changed."""
 
     @property
-    def approve(self) -> Approver | None: ...
-    @property
-    def approval(self) -> Mapping[str, Any]: ...
-    @property
-    def client(self) -> Any: ...
-    @property
-    def sampling_model(self) -> Any: ...
-    @property
-    def sampling_models(self) -> list[Any]: ...
-    @property
-    def interaction(self) -> Interaction: ...
-    @property
-    def oauth(self) -> Any: ...
+    def options(self) -> HubOptions: ...
     @property
     def sampling_context(self) -> SamplingContext: ...
-    @property
-    def sampling_policy(self) -> MCPSamplingPolicy | None: ...
-    @property
-    def timeout(self) -> float | None: ...
-    @property
-    def startup_timeout(self) -> float | None: ...
-    @property
-    def tool_timeout(self) -> float | None: ...
     @property
     def failures(self) -> dict[str, MCPError]: ...
     @property
     def closed(self) -> bool: ...
     @property
-    def _tg(self) -> TaskGroup: ...
-    async def _refresh_quietly(self, server: str) -> None: ...
-    def _rebuild(self) -> None: ...
+    def task_group(self) -> TaskGroup: ...
+    def on_tools_changed(self, server: str) -> None:
+        """``server`` has listed its tools anew (``MCPServer.definitions``): register them."""
 
 
 class MCPServer:
@@ -88,6 +71,8 @@ class MCPServer:
         self.name = name
         self.config = config
         self.connection: MCPConnection | None = None
+        """The live connection (``None`` while it starts, or after a restart failed)."""
+        self._latest: MCPConnection | None = None
         self.definitions: list[Any] = []
         """The server's tool definitions as last listed (``allowed_tools`` applied)."""
         self.starts = 0
@@ -97,7 +82,7 @@ class MCPServer:
         self._hub = hub
         self._stop = anyio.Event()
         self._lock = anyio.Lock()
-        shared = hub.interaction.roots
+        shared = hub.options.interaction.roots
         self.roots: MCPRoots | None = (
             MCPRoots(config.roots)
             if config.roots is not None
@@ -106,9 +91,9 @@ class MCPServer:
         """Its roots: the config's, else following the connect-time ones (``None``: no roots
         capability announced)."""
         self.refresh = RefreshLoop(
-            functools.partial(hub._refresh_quietly, name),
+            self._relist,
             server=name,
-            timeout=config.startup_timeout or hub.startup_timeout or DEFAULT_TIMEOUT,
+            timeout=config.startup_timeout or hub.options.timeouts.startup or DEFAULT_TIMEOUT,
         )
         """Listing its tools again on ``tools/list_changed`` (``llmbridge.mcp.hub.refresh``;
         bounded by its start-up timeout, 30 s when none is given)."""
@@ -116,10 +101,30 @@ class MCPServer:
         self._restart_error: MCPError | None = None
         """Why the last restart failed (what the calls that waited for it are told)."""
 
+    @property
+    def latest(self) -> MCPConnection:
+        """Its most recent connection (``.lost`` once gone: the next call starts a new one);
+        what its ``MCPTool``s show as ``connection``. Only once a start got that far."""
+        if self._latest is None:
+            raise MCPError(f"MCP server {self.name!r} has not been connected yet")
+        return self._latest
+
+    async def _relist(self) -> None:
+        """``tools/list_changed``: list its tools again and tell the hub (a failure is logged:
+        the next call restarts and relists it)."""
+        try:
+            if self.name not in self._hub.failures:
+                await self.list_tools()
+            self._hub.on_tools_changed(self.name)
+        except MCPError as exc:
+            if not self._hub.closed:  # (once the block has ended, there is nothing to tell)
+                why = log_text(exc, limit=MAX_LOG_CHARS)  # the server's own words, one line
+                _log.warning("MCP server %r: listing its tools again failed: %s", self.name, why)
+
     def approval_for(self, tool: str) -> ApprovalRule | None:
         """The approval rule of one of this server's tools: ``connect_mcp_servers(approval=)``
         first, then the config's ``approval``."""
-        rule = self._hub.approval.get(self.name)
+        rule = self._hub.options.approval.get(self.name)
         if rule is None:
             return self.config.approval_for(tool)
         if isinstance(rule, Mapping):
@@ -130,23 +135,23 @@ class MCPServer:
 
     def _session_options(self) -> dict[str, Any]:
         options: dict[str, Any] = {"message_handler": self._on_message}
-        hub = self._hub
-        if (hub.sampling_model is not None or hub.sampling_models) and hub.client is not None:
+        hub, sampling = self._hub, self._hub.options.sampling
+        if sampling.enabled:
             options["sampling_callback"] = sampling_callback(
                 server=self.name,
-                client=hub.client,
-                model=hub.sampling_model,
-                approve=hub.approve,
-                models=hub.sampling_models,
+                client=sampling.client,
+                model=sampling.model,
+                approve=hub.options.approve,
+                models=list(sampling.models),
                 exchanges=hub.sampling_context,
-                policy=hub.sampling_policy,
+                policy=sampling.policy,
             )
             options["sampling_capabilities"] = sampling_capabilities(hub.sampling_context.grant)
         return options
 
     def _interaction(self) -> dict[str, Any]:
         """``connect_*``'s interaction options for this server (its config's first)."""
-        given = self._hub.interaction
+        given = self._hub.options.interaction
         return {
             "elicit": given.elicit,
             "roots": self.roots,
@@ -160,11 +165,11 @@ class MCPServer:
         if method == "notifications/tools/list_changed" and self.connection is not None:
             # (while it starts, connection is None: its start lists the tools anyway, and a
             # refresh then would take the connection for gone and start the server again)
-            self.refresh.changed(self._hub._tg)  # coalesced: one listing at a time
+            self.refresh.changed(self._hub.task_group)  # coalesced: one listing at a time
 
     def _connect(self) -> contextlib.AbstractAsyncContextManager[MCPConnection]:
         cfg, hub = self.config, self._hub
-        startup = cfg.startup_timeout or hub.startup_timeout
+        startup = cfg.startup_timeout or hub.options.timeouts.startup
         if isinstance(cfg, MCPHttpServerConfig):
             connect = connect_remote if cfg.type_guessed else connect_http
             if isinstance(cfg, MCPSseServerConfig):
@@ -172,7 +177,7 @@ class MCPServer:
             return connect(
                 cfg.url,
                 headers=cfg.headers,
-                auth=entry_oauth(cfg, hub.oauth),
+                auth=entry_oauth(cfg, hub.options.oauth),
                 timeout=startup,
                 name=self.name,
                 session_options=self._session_options(),
@@ -199,9 +204,9 @@ class MCPServer:
         connection: MCPConnection | None = None
         try:
             async with self._connect() as connection:
-                connection.timeout = self.config.timeout or self._hub.timeout
+                connection.timeout = self.config.timeout or self._hub.options.timeouts.request
                 connection.tool_timeout = self._tool_timeout()
-                self.connection = connection
+                self.connection = self._latest = connection
                 task_status.started()
                 await stop.wait()
         except Exception:
@@ -233,7 +238,7 @@ class MCPServer:
 
     async def _start(self, stop: anyio.Event, ended: anyio.Event) -> None:
         try:
-            await self._hub._tg.start(self._supervise, stop, ended)
+            await self._hub.task_group.start(self._supervise, stop, ended)
         except Exception as exc:
             if isinstance(exc, LLMBridgeError):
                 raise
@@ -241,7 +246,7 @@ class MCPServer:
             error = MCPError(scrub(f"MCP server {self.name!r} could not be started: {exc!r}"))
             error.server, error.where = self.name, self.config.where
             raise error from exc
-        startup = self.config.startup_timeout or self._hub.startup_timeout
+        startup = self.config.startup_timeout or self._hub.options.timeouts.startup
         assert self.connection is not None
         with anyio.move_on_after(startup) as scope:
             await self._list(self.connection)  # this one, even if already lost: no restart
@@ -256,8 +261,8 @@ class MCPServer:
     def _tool_timeout(self) -> float:
         """Seconds one of its tool calls may take: the entry's ``tool_timeout``, the app's,
         then the request timeouts, then ``DEFAULT_TOOL_TIMEOUT``."""
-        cfg, hub = self.config, self._hub
-        given = cfg.tool_timeout or hub.tool_timeout or cfg.timeout or hub.timeout
+        cfg, hub = self.config, self._hub.options.timeouts
+        given = cfg.tool_timeout or hub.tool or cfg.timeout or hub.request
         return given or DEFAULT_TOOL_TIMEOUT
 
     def stop(self) -> None:
@@ -267,7 +272,7 @@ class MCPServer:
         return await self._list(await self._live())
 
     async def _list(self, connection: MCPConnection) -> list[Any]:
-        listed = await connection.tool_definitions()  # bad schemas: left out by _rebuild
+        listed = await connection.tool_definitions()  # bad schemas: left out by the hub
         allowed = self.config.allowed_tools
         self.definitions = [
             d for d in listed if allowed is None or str(field_of(d, "name")) in allowed
@@ -303,7 +308,7 @@ class MCPServer:
                     self._hub.failures[self.name] = error
                     raise error from exc
                 self._hub.failures.pop(self.name, None)
-                self._hub._rebuild()
+                self._hub.on_tools_changed(self.name)
             assert self.connection is not None
             return self.connection
 

@@ -38,7 +38,7 @@ import os
 import re
 import sys
 from collections.abc import AsyncIterator, Iterable, Mapping
-from typing import Any, TypeAlias
+from typing import Any
 
 import anyio
 from anyio.abc import TaskGroup
@@ -46,7 +46,7 @@ from anyio.abc import TaskGroup
 from ...errors import LLMBridgeError, UsageError
 from ...messages import ChatMessage
 from ...request import TOOL_NAME_PATTERN
-from ...tools.approval import ApprovalRule, Approver
+from ...tools.approval import Approver
 from ...tools.registry import ToolRegistry
 from ..connection.connect import DEFAULT_TIMEOUT
 from ..connection.connection import MCPConnection, MCPTool, _import_mcp
@@ -62,10 +62,10 @@ from ..sampling.policy import MCPSamplingPolicy
 from .catalog import MCPPrompt, ServerResources
 from .config import MCPServerConfig, load_mcp_config
 from .names import assign_tool_names
-from .options import checked_options
+from .options import HubOptions, SamplingOptions, ServerApproval, Timeouts, checked_options
 from .server import MCPServer
 
-__all__ = ["MCPPrompt", "MCPServers", "ServerApproval", "connect_mcp_servers"]
+__all__ = ["MCPServers", "connect_mcp_servers"]
 
 _log = logging.getLogger("llmbridge.mcp")
 _NAMESPACE = re.compile(TOOL_NAME_PATTERN)
@@ -75,55 +75,19 @@ if sys.version_info < (3, 11):  # pragma: no cover
     from exceptiongroup import BaseExceptionGroup  # type: ignore[import-not-found,unused-ignore]
 
 
-ServerApproval: TypeAlias = "ApprovalRule | list[str] | Mapping[str, ApprovalRule]"
-"""Which of a server's tools need approval (``connect_mcp_servers(approval={server: ...})``)."""
-
-
 class MCPServers(ServerResources):
     """What ``connect_mcp_servers`` yields: the servers, their tools, their failures; their
     resources and a catalog of each (``llmbridge.mcp.hub.catalog``)."""
 
     def __init__(
-        self,
-        configs: Mapping[str, MCPServerConfig],
-        *,
-        approve: Approver | None,
-        approval: Mapping[str, ServerApproval] | None = None,
-        defer_loading: bool | Iterable[str] | None = None,
-        client: Any,
-        sampling_model: Any,
-        timeout: float | None,
-        startup_timeout: float | None,
-        tool_timeout: float | None = None,
-        sampling_models: Iterable[Any] = (),
-        interaction: Interaction | None = None,
-        oauth: MCPOAuth | None = None,
-        sampling_context: ContextGrant = "thisServer",
-        sampling_policy: MCPSamplingPolicy | None = None,
+        self, configs: Mapping[str, MCPServerConfig], options: HubOptions | None = None
     ) -> None:
-        self.approve = approve
-        self.sampling_policy = sampling_policy
-        """The app's limits on sampling requests (``None``: the defaults)."""
-        self.sampling_context = SamplingContext(sampling_context)
+        self.options = options = options or HubOptions()
+        """What ``connect_mcp_servers`` was told besides the config (``llmbridge.mcp.hub.options``)."""
+        self.sampling_context = SamplingContext(options.sampling.grant)
         """Each server's recent exchanges, for sampling requests' ``includeContext``
         (``llmbridge.mcp.sampling.context``)."""
-        self.sampling_models = list(sampling_models)
-        """Models sampling requests choose from (``llmbridge.mcp.sampling.models``)."""
-        self.interaction = interaction or Interaction()
-        """``elicit``, ``roots``, ``on_progress``, ``log_level`` as given to
-        ``connect_mcp_servers`` (``llmbridge.mcp.connection.interact``)."""
-        self.oauth = oauth
-        """How servers that ask for OAuth are authorized (``connect_mcp_servers(oauth=)``)."""
-        self.approval = dict(approval or {})
-        self.defer_loading = defer_loading
-        """``True``: every server's tools are deferred; names: those servers'; ``None``: each
-        entry's ``defer_loading``."""
-        self.client = client
-        self.sampling_model = sampling_model
-        self.timeout = timeout
-        self.startup_timeout = startup_timeout
-        self.tool_timeout = tool_timeout
-        self.registry = ToolRegistry(approve=approve)
+        self.registry = ToolRegistry(approve=options.approve)
         """Every tool of every running server (``registry.subset(...)`` for one agent's)."""
         self.failures: dict[str, MCPError] = {}
         """Servers that could not be started: name → the error (command, status, stderr).
@@ -131,13 +95,27 @@ class MCPServers(ServerResources):
         self.servers = {name: MCPServer(name, cfg, self) for name, cfg in configs.items()}
         self._mine: dict[str, tuple[str, Any]] = {}
         """Registered name → (server, definition) of the tools this object registered."""
-        self._tg: TaskGroup
+        self._tg: TaskGroup | None = None
         self.closed = False
         """True once the ``connect_mcp_servers`` block has ended (every server stopped)."""
         self._settled = False
         """True once every server was started once: tool names are kept from then on."""
         for name in configs:
             self.registry.declare_server(name)
+
+    @property
+    def task_group(self) -> TaskGroup:
+        """The task group the servers' supervisor tasks run in (the ``async with`` block's)."""
+        if self._tg is None:
+            raise MCPError("the MCP servers are not running: use 'async with connect_mcp_servers'")
+        return self._tg
+
+    def on_tools_changed(self, server: str) -> None:
+        """``server`` listed its tools anew (a restart, ``tools/list_changed``): register every
+        server's cached tools again (``ServerHub``'s method: how a server tells its hub)."""
+        if server not in self.servers:
+            raise MCPError(f"no MCP server named {server!r} here (servers: {sorted(self.servers)})")
+        self._rebuild()
 
     def subset(
         self, servers: Iterable[str] | None = None, tools: Iterable[str] | None = None
@@ -203,8 +181,11 @@ class MCPServers(ServerResources):
                 name = names[(server_name, str(definition.name))]
                 if name in self._mine:
                     continue  # unchanged: keeps its registry entry, and so its counts
+                connection = server.latest  # listed, so connected once at least
                 try:
-                    tool = MCPTool(server, definition, name=name, server=server_name)
+                    tool = MCPTool(
+                        connection, definition, name=name, server=server_name, mcp_server=server
+                    )
                 except LLMBridgeError as exc:  # a schema no provider accepts: leave it out
                     shown = log_text(definition.name, limit=MAX_NAME_CHARS)  # the server's
                     why = log_text(exc, limit=MAX_LOG_CHARS)  # own words: one bounded line
@@ -220,7 +201,7 @@ class MCPServers(ServerResources):
     def _deferred(self, server: str) -> bool:
         """Whether ``server``'s tools are deferred (``connect_mcp_servers(defer_loading=)``,
         else its config entry's ``defer_loading``)."""
-        wanted = self.defer_loading
+        wanted = self.options.defer_loading
         if wanted is None:
             return self.servers[server].config.defer_loading
         if isinstance(wanted, bool):
@@ -237,18 +218,10 @@ class MCPServers(ServerResources):
                 await self.servers[name].list_tools()
         self._rebuild()
 
-    async def _refresh_quietly(self, server: str) -> None:
-        try:
-            await self.refresh(server)
-        except MCPError as exc:  # gone meanwhile: its next call restarts and relists it
-            if not self.closed:  # (once the block has ended, there is nothing to tell)
-                why = log_text(exc, limit=MAX_LOG_CHARS)  # the server's own words, one line
-                _log.warning("MCP server %r: listing its tools again failed: %s", server, why)
-
     def roots(self, server: str | None = None) -> list[str]:
         """The root URIs every server follows (or ``server``'s own, when its config has
         ``roots``); ``[]`` where no roots were given."""
-        given = self.interaction.roots if server is None else self._known(server).roots
+        given = self.options.interaction.roots if server is None else self._known(server).roots
         return given.uris if given is not None else []
 
     async def set_roots(self, roots: Iterable[RootLike], *, server: str | None = None) -> None:
@@ -257,7 +230,7 @@ class MCPServers(ServerResources):
         ``notifications/roots/list_changed``. The roots capability is announced when a
         connection starts: ``connect_mcp_servers(roots=...)`` (``[]`` will do) or a config's
         ``roots`` must have been given, else ``UsageError``."""
-        target = self.interaction.roots if server is None else self._known(server).roots
+        target = self.options.interaction.roots if server is None else self._known(server).roots
         if target is None:
             which = "the servers" if server is None else f"MCP server {server!r}"
             raise UsageError(
@@ -366,22 +339,18 @@ async def connect_mcp_servers(
     )
     _import_mcp()  # without the extra: one clear error, before anything starts
     defer_loading = checked_options(configs, approval=approval, defer_loading=defer_loading)
-    servers = MCPServers(
-        configs,
+    options = HubOptions(
         approve=approve,
-        approval=approval,
-        defer_loading=defer_loading,
-        client=client,
-        sampling_model=sampling_model,
-        timeout=timeout,
-        startup_timeout=startup_timeout,
-        tool_timeout=tool_timeout,
-        sampling_models=sampling_models,
+        approval=dict(approval or {}),
+        defer_loading=tuple(defer_loading) if isinstance(defer_loading, list) else defer_loading,
+        timeouts=Timeouts(timeout, startup_timeout, tool_timeout),
+        sampling=SamplingOptions(
+            client, sampling_model, tuple(sampling_models), sampling_context, sampling_policy
+        ),
         interaction=interaction,
         oauth=oauth,
-        sampling_context=sampling_context,
-        sampling_policy=sampling_policy,
     )
+    servers = MCPServers(configs, options)
     try:
         async with anyio.create_task_group() as tg:
             servers._tg = tg

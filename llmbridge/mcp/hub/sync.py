@@ -26,8 +26,8 @@ if TYPE_CHECKING:
     from ..errors import MCPError
     from ..resources.model import MCPResource, MCPResourceContents, MCPResourceTemplate
     from ..resources.watch import UpdateCallback
-    from .catalog import MCPServerCatalog
-    from .servers import MCPPrompt, MCPServers
+    from .catalog import MCPPrompt, MCPServerCatalog
+    from .servers import MCPServers
 
 __all__ = ["SyncMCPServers", "sync_mcp_servers"]
 
