@@ -10,7 +10,9 @@ Rules:
   ``MCPError`` with command, exit status when known and stderr tail); with ``fail_fast=True``
   the first failure (in config order) is raised once every server is stopped again.
 * Tools are listed once per server and cached; a server's ``notifications/tools/list_changed``
-  or ``await servers.refresh()`` lists them again. Names follow ``mcp_names`` (unique across
+  or ``await servers.refresh()`` lists them again, and the server tells the hub through
+  ``on_tools_changed`` (the ``ServerHub`` protocol of ``llmbridge.mcp.hub.server``: the only
+  way a server reaches its hub). Names follow ``llmbridge.mcp.hub.names`` (unique across
   servers, within provider rules, and stable: a tool keeps its name for the life of the
   ``async with`` block, and a newcomer that clashes gets the prefixed name);
   ``allowed_tools`` hides the rest; ``approval`` and
