@@ -110,13 +110,16 @@ if _TYPE_CHECKING:
     from .telemetry import (
         Telemetry as Telemetry,
     )
-    from .tools import (
-        ApprovalDecision as ApprovalDecision,
+    from .mcp import (
         ElicitationAnswer as ElicitationAnswer,
         ElicitationRequest as ElicitationRequest,
         MCPConfigError as MCPConfigError,
         MCPError as MCPError,
         ProgressUpdate as ProgressUpdate,
+        connect_mcp_servers as connect_mcp_servers,
+    )
+    from .tools import (
+        ApprovalDecision as ApprovalDecision,
         ToolApprovalError as ToolApprovalError,
         ToolApprovalRequest as ToolApprovalRequest,
         ToolContext as ToolContext,
@@ -125,7 +128,6 @@ if _TYPE_CHECKING:
         ToolSchemaError as ToolSchemaError,
         ToolSchemaWarning as ToolSchemaWarning,
         ToolTimeoutError as ToolTimeoutError,
-        connect_mcp_servers as connect_mcp_servers,
         tool as tool,
     )
     from .tools.errors import (
@@ -166,6 +168,14 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "WebFetch",
         "WebSearch",
     ),
+    ".mcp": (
+        "ElicitationAnswer",
+        "ElicitationRequest",
+        "MCPConfigError",
+        "MCPError",
+        "ProgressUpdate",
+        "connect_mcp_servers",
+    ),
     ".model_info": ("ModelInfo",),
     ".model_refs": ("ModelOption",),
     ".providers": (
@@ -186,11 +196,6 @@ _LAZY: dict[str, tuple[str, ...]] = {
     ".telemetry": ("Telemetry",),
     ".tools": (
         "ApprovalDecision",
-        "ElicitationAnswer",
-        "ElicitationRequest",
-        "MCPConfigError",
-        "MCPError",
-        "ProgressUpdate",
         "ToolApprovalError",
         "ToolApprovalRequest",
         "ToolContext",
@@ -199,7 +204,6 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "ToolSchemaError",
         "ToolSchemaWarning",
         "ToolTimeoutError",
-        "connect_mcp_servers",
         "tool",
     ),
     ".tools.errors": ("ToolNotFoundError",),

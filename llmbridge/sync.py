@@ -41,10 +41,10 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
     from .hosted import ToolSearch
+    from .mcp.hub.sync import SyncMCPServers
     from .messages import ChatMessage
     from .tools.approval import Approver
     from .tools.loop import LoopEvent, ToolLoop
-    from .tools.mcp_sync import SyncMCPServers
 
 __all__ = ["SyncClient", "SyncToolLoop"]
 
@@ -356,7 +356,7 @@ class SyncClient:
     ) -> AbstractContextManager[SyncMCPServers]:
         """``lb.connect_mcp_servers`` on this client's event loop, as a ``with`` block; the
         client answers sampling requests (``sampling_model=``) unless ``client=`` says else."""
-        from .tools.mcp_sync import sync_mcp_servers
+        from .mcp.hub.sync import sync_mcp_servers
 
         self._check_open()
         options.setdefault("client", self._client)

@@ -17,7 +17,7 @@ Rules:
   escapes too (JSON escapes C0 itself; orjson writes the others raw): the same value, inert on
   a terminal.
 * Every writer to a terminal uses these: the CLI's chat, demo, replay, models, elicitation
-  prompts and errors, and the MCP OAuth hooks' authorization URL (``tools.mcp_oauth_hooks``).
+  prompts and errors, and the MCP OAuth hooks' authorization URL (``mcp.oauth.hooks``).
   This module imports nothing of llmbridge, so any layer may use it.
 """
 

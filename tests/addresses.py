@@ -5,7 +5,7 @@ Run it from the repository root::
     python -m tests.addresses     # every name with an address beyond its home and llmbridge
 
 Rules: an address is a module whose ``__all__`` lists the name. A name's home is the module
-that defines it (``obj.__module__``); the package right above the home counts as the same
+that defines it (``obj.__module__``); the packages enclosing the home count as the same
 home, and ``llmbridge`` itself is every public name's second address. Only objects defined in
 ``llmbridge`` are counted (a type alias of ``typing`` has no home of ours). Modules that need an
 optional extra which is missing are skipped. ``tests/test_addresses.py`` holds the package to
@@ -37,7 +37,9 @@ def _modules() -> list[str]:
 
 
 def _homes(home: str) -> set[str]:
-    return {home, home.rpartition(".")[0], "llmbridge"}
+    """The home, the packages enclosing it (their exports are its front doors), ``llmbridge``."""
+    parts = home.split(".")
+    return {".".join(parts[:n]) for n in range(1, len(parts) + 1)}
 
 
 def extra_addresses() -> dict[str, list[str]]:

@@ -29,13 +29,6 @@ ALLOWED: dict[str, tuple[str, tuple[str, ...]]] = {
     "llmbridge.response_data:ToolSearchCall": ("compat", ("llmbridge.events",)),
     "llmbridge.response_data:Usage": ("compat", ("llmbridge.events",)),
     # MCP re-exports: the mcp branch moves tools/mcp*.py into llmbridge/mcp/ (42.6).
-    "llmbridge.tools.mcp_catalog:MCPPrompt": ("mcp", ("llmbridge.tools.mcp_servers",)),
-    "llmbridge.tools.mcp_connection:MCPConnection": ("mcp", ("llmbridge.tools.mcp",)),
-    "llmbridge.tools.mcp_connection:MCPTool": ("mcp", ("llmbridge.tools.mcp",)),
-    "llmbridge.tools.mcp_errors:MCPConnectionLostError": ("mcp", ("llmbridge.tools.mcp",)),
-    "llmbridge.tools.mcp_errors:MCPError": ("mcp", ("llmbridge.tools.mcp",)),
-    "llmbridge.tools.mcp_errors:MCPTimeoutError": ("mcp", ("llmbridge.tools.mcp",)),
-    "llmbridge.tools.mcp_errors:MCPToolError": ("mcp", ("llmbridge.tools.mcp",)),
     # client/*: the loop branch rewrites the call path (42.2-42.4).
     "llmbridge.client.event_stream:EventStream": ("loop", ("llmbridge.client.async_client",)),
     "llmbridge.model_refs:ModelOption": ("loop", ("llmbridge.client.model_chain",)),

@@ -18,9 +18,9 @@ from llmbridge.cli.demo import describe_event, merged_lines
 from llmbridge.cli.report import report
 from llmbridge.errors import ServerError
 from llmbridge.events import Finish, ReasoningDelta, StreamStart, TextDelta, ToolCallEnd
+from llmbridge.mcp import ElicitationRequest
 from llmbridge.messages import ChatMessage
 from llmbridge.terminal import json_line, terminal_text, terminal_url
-from llmbridge.tools.mcp_elicitation import ElicitationRequest
 from llmbridge.tools.results import ToolResult
 
 CLIPBOARD = "\x1b]52;c;ZXZpbA==\x07"  # OSC 52: write the clipboard

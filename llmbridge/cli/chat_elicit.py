@@ -25,13 +25,13 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
-from ..terminal import terminal_text, terminal_url
-from ..tools.mcp_elicitation import (
+from ..mcp.elicitation.elicit import (
     ElicitationAnswer,
     ElicitationContentError,
     ElicitationRequest,
     validate_content,
 )
+from ..terminal import terminal_text, terminal_url
 
 __all__ = ["terminal_elicitor"]
 

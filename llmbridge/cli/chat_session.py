@@ -164,9 +164,9 @@ class _Session:
             self.provider = client.provider(self.provider_name)  # no key: said now
             registry = ToolRegistry(tools)
             if args.mcp is not None:
-                from ..tools.mcp_elicitation import ElicitOption
-                from ..tools.mcp_oauth_hooks import cli_oauth
-                from ..tools.mcp_servers import connect_mcp_servers
+                from ..mcp.elicitation.elicit import ElicitOption
+                from ..mcp.hub.servers import connect_mcp_servers
+                from ..mcp.oauth.hooks import cli_oauth
                 from .chat_elicit import terminal_elicitor
 
                 # with piped input nobody can answer: elicitation is not offered

@@ -12,10 +12,10 @@ import pytest
 pytest.importorskip("mcp")
 
 import llmbridge as lb
+from llmbridge.mcp import MCPError, MCPToolError, connect_stdio
 from llmbridge.prompt_tools.dialects import FUNCTION_CALL
 from llmbridge.prompt_tools.instructions import instructions_size
 from llmbridge.tools import ToolRegistry
-from llmbridge.tools.mcp import MCPError, MCPToolError, connect_stdio
 from tests.live_local.server import EVERYTHING
 
 pytestmark = pytest.mark.anyio

@@ -18,8 +18,7 @@ import pytest
 pytest.importorskip("mcp")
 
 import llmbridge as lb
-from llmbridge.tools.mcp_elicitation import ElicitationRequest
-from llmbridge.tools.mcp_progress import ProgressUpdate
+from llmbridge.mcp import ElicitationRequest, ProgressUpdate
 from tests.live_local.server import EVERYTHING
 from tests.tools.mcp_helpers import descendants
 

@@ -14,8 +14,7 @@ import pytest
 pytest.importorskip("mcp")
 
 import llmbridge as lb
-from llmbridge.tools import MCPError, MCPResourceUpdate, MCPToolOutput, resource_parts
-from llmbridge.tools.mcp import connect_stdio
+from llmbridge.mcp import MCPError, MCPResourceUpdate, MCPToolOutput, connect_stdio, resource_parts
 from tests.live_local.server import EVERYTHING
 from tests.tools.mcp_helpers import descendants
 

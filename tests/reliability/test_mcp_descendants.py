@@ -19,7 +19,7 @@ import pytest
 pytest.importorskip("mcp")
 
 import llmbridge as lb
-from llmbridge.tools.mcp import connect_stdio
+from llmbridge.mcp import connect_stdio
 from tests.tools.mcp_helpers import alive
 
 pytestmark = [

@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("mcp")
 
 import llmbridge as lb
-from llmbridge.tools.mcp import MCPError, connect_stdio
+from llmbridge.mcp import MCPError, connect_stdio
 
 pytestmark = pytest.mark.anyio
 
@@ -76,7 +76,7 @@ async def test_fail_fast_raises_the_scrubbed_error() -> None:
 
 
 async def test_a_server_that_dies_mid_session_after_printing_its_token(tmp_path: Path) -> None:
-    from llmbridge.tools import MCPConnectionLostError
+    from llmbridge.mcp import MCPConnectionLostError
 
     state = tmp_path / "starts"
     # the lifecycle server's 'die' tool writes to stderr, then exits; the token goes first
@@ -115,7 +115,7 @@ async def test_connect_stdio_scrubs_secret_named_env_values_and_given_secrets() 
 
 
 def test_the_config_knows_what_its_variables_became() -> None:
-    from llmbridge.tools.mcp_config import load_mcp_config
+    from llmbridge.mcp import load_mcp_config
 
     entry = load_mcp_config(
         {"s": {"url": "https://h/mcp?k=${A}", "headers": {"X": "${B:-fallback-value}"}}},

@@ -13,8 +13,8 @@ pytest.importorskip("mcp")
 pytest.importorskip("mcp.server.lowlevel")
 
 from llmbridge.events import Finish, ToolCallEnd, ToolCallStart
+from llmbridge.mcp import MCPToolError, connect_http, connect_stdio
 from llmbridge.tools import ToolRegistry, ToolResult, run_tool_loop
-from llmbridge.tools.mcp import MCPToolError, connect_http, connect_stdio
 from llmbridge.tools.results import ToolOutput
 from llmbridge.types import ChatMessage, ImagePart, TextPart
 from tests.tools.mcp_helpers import http_server
@@ -85,7 +85,7 @@ async def test_http_round_trip(http_url: str) -> None:
 
 def test_missing_extra_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
     import llmbridge as lb
-    from llmbridge.tools import mcp as mcp_module
+    from llmbridge.mcp.connection import connection as mcp_module
 
     monkeypatch.setitem(sys.modules, "mcp", None)
     with pytest.raises(lb.ConfigurationError, match=r"pip install 'llmbridge\[mcp\]'"):

@@ -13,8 +13,9 @@ import anyio
 import pytest
 
 import llmbridge as lb
-from llmbridge.tools.mcp_config import MCPHttpServerConfig, MCPStdioServerConfig, load_mcp_config
-from llmbridge.tools.mcp_names import assign_tool_names, safe_tool_name
+from llmbridge.mcp import load_mcp_config
+from llmbridge.mcp.hub.config import MCPHttpServerConfig, MCPStdioServerConfig
+from llmbridge.mcp.hub.names import assign_tool_names, safe_tool_name
 
 EXAMPLE = Path(__file__).parents[2] / "examples" / "mcp_servers.json"
 

@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("mcp")
 
 import llmbridge as lb
-from llmbridge.tools.mcp import MCPError, connect_stdio
+from llmbridge.mcp import MCPError, connect_stdio
 
 pytestmark = pytest.mark.anyio
 

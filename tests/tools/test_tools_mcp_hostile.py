@@ -15,8 +15,7 @@ import pytest
 pytest.importorskip("mcp")
 
 import llmbridge as lb
-from llmbridge.tools.mcp import MCPError, MCPTimeoutError
-from llmbridge.tools.mcp_connection import MCPConnection
+from llmbridge.mcp import MCPConnection, MCPError, MCPTimeoutError
 
 pytestmark = pytest.mark.anyio
 
@@ -65,7 +64,7 @@ async def test_every_listing_stops_at_a_cursor_that_comes_back(
 async def test_every_listing_stops_at_the_page_bound(
     method: str, attribute: str, what: str, listing: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    import llmbridge.tools.mcp_paging as paging
+    import llmbridge.mcp.connection.paging as paging
 
     monkeypatch.setattr(paging, "MAX_PAGES", 50)
     asked: list[Any] = []
@@ -145,7 +144,7 @@ def _forged_lines(caplog: pytest.LogCaptureFixture) -> list[str]:
 async def test_a_log_record_cannot_forge_lines_or_grow_without_bound(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    from llmbridge.tools.mcp_progress import logging_callback
+    from llmbridge.mcp.connection.progress import logging_callback
 
     log = logging_callback(server="s", scrub=lambda text: text)
     huge = SimpleNamespace(level="info", logger="x" * 4_194_304 + FORGED, data=FORGED * 500_000)
@@ -198,18 +197,16 @@ async def test_a_tool_call_that_never_answers_is_a_timeout_the_model_reads(tmp_p
 
 
 def test_tool_calls_get_60_seconds_unless_an_entry_or_the_app_says_otherwise() -> None:
-    from llmbridge.tools.mcp_config import load_mcp_config
-    from llmbridge.tools.mcp_connection import DEFAULT_TOOL_TIMEOUT
-    from llmbridge.tools.mcp_interact import Interaction
-    from llmbridge.tools.mcp_server import MCPServer
+    from llmbridge.mcp import MCPServer, MCPServers, load_mcp_config
+    from llmbridge.mcp.connection.connection import DEFAULT_TOOL_TIMEOUT
+    from llmbridge.mcp.hub.options import HubOptions, Timeouts
 
-    async def refresh(name: str) -> None: ...
-
-    def timeout_of(entry: dict[str, Any], **hub: Any) -> float:
+    def timeout_of(
+        entry: dict[str, Any], timeout: float | None = None, tool_timeout: float | None = None
+    ) -> float:
         cfg = load_mcp_config({"s": {"command": "x", **entry}})["s"]
-        given = {"timeout": None, "tool_timeout": None, "startup_timeout": None, **hub}
-        owner = SimpleNamespace(interaction=Interaction(), _refresh_quietly=refresh, **given)
-        return MCPServer("s", cfg, owner)._tool_timeout()  # type: ignore[arg-type]
+        options = HubOptions(timeouts=Timeouts(request=timeout, tool=tool_timeout))
+        return MCPServer("s", cfg, MCPServers({"s": cfg}, options))._tool_timeout()
 
     assert DEFAULT_TOOL_TIMEOUT == 60.0 and timeout_of({}) == 60.0
     assert MCPConnection(SimpleNamespace()).tool_timeout == 60.0  # connect_stdio / _http too

@@ -15,9 +15,13 @@ import pytest
 pytest.importorskip("mcp")
 
 import llmbridge as lb
-from llmbridge.tools.mcp import MCPError, connect_stdio
-from llmbridge.tools.mcp_elicitation import ElicitationAnswer, ElicitationRequest
-from llmbridge.tools.mcp_progress import ProgressUpdate
+from llmbridge.mcp import (
+    ElicitationAnswer,
+    ElicitationRequest,
+    MCPError,
+    ProgressUpdate,
+    connect_stdio,
+)
 from tests.tools.mcp_helpers import (
     INTERACT_SERVER,
     INTERACT_STDIO,
@@ -257,7 +261,7 @@ async def test_server_logs_reach_the_logger_at_their_level_without_secrets(
 
 
 async def test_elicitation_and_progress_over_streamable_http(interact_web: tuple[str, int]) -> None:
-    from llmbridge.tools.mcp import connect_http
+    from llmbridge.mcp import connect_http
 
     updates: list[ProgressUpdate] = []
 
@@ -280,7 +284,7 @@ async def test_elicitation_and_progress_over_streamable_http(interact_web: tuple
 
 async def test_elicitation_and_progress_over_the_sse_transport() -> None:
     """``connect_sse`` (and so ``connect_remote``'s fallback) gets the interaction options too."""
-    from llmbridge.tools import connect_sse
+    from llmbridge.mcp import connect_sse
 
     updates: list[ProgressUpdate] = []
 

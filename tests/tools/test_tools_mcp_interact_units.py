@@ -15,18 +15,19 @@ pytest.importorskip("mcp")
 import llmbridge as lb
 from llmbridge.cli.chat_elicit import terminal_elicitor
 from llmbridge.errors import UsageError
-from llmbridge.tools.mcp_config import MCPConfigError, load_mcp_config
-from llmbridge.tools.mcp_elicitation import (
+from llmbridge.mcp import (
     ElicitationAnswer,
     ElicitationContentError,
     ElicitationRequest,
-    checked_answer,
-    validate_content,
+    MCPConfigError,
+    MCPRoots,
+    load_mcp_config,
 )
-from llmbridge.tools.mcp_progress import LEVELS, check_log_level, logging_callback
-from llmbridge.tools.mcp_roots import MCPRoots, root_entries
-from llmbridge.tools.mcp_sampling_messages import reply_result, sampling_messages, sampling_tools
-from llmbridge.tools.mcp_sampling_models import choose_model
+from llmbridge.mcp.connection.progress import LEVELS, check_log_level, logging_callback
+from llmbridge.mcp.elicitation.elicit import checked_answer, validate_content
+from llmbridge.mcp.elicitation.roots import root_entries
+from llmbridge.mcp.sampling.messages import reply_result, sampling_messages, sampling_tools
+from llmbridge.mcp.sampling.models import choose_model
 
 FORM = {
     "type": "object",

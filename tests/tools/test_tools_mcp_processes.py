@@ -13,7 +13,7 @@ from collections.abc import Iterator
 
 import pytest
 
-from llmbridge.tools.mcp_processes import TAG_VARIABLE, ServerProcesses
+from llmbridge.mcp.connection.processes import TAG_VARIABLE, ServerProcesses
 from tests.tools.mcp_helpers import alive
 
 pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="needs /proc (Linux)")

@@ -28,7 +28,7 @@ pytest.importorskip("mcp")
 
 import llmbridge as lb
 from llmbridge.auth import BearerAuth
-from llmbridge.tools import (
+from llmbridge.mcp import (
     FileTokenStore,
     InMemoryTokenStore,
     MCPAuthError,
@@ -78,8 +78,8 @@ class Clocks:
     CLIENT_MODULES = (
         "mcp.client.auth.oauth2",
         "mcp.shared.auth_utils",
-        "llmbridge.tools.mcp_oauth",
-        "llmbridge.tools.mcp_oauth_store",
+        "llmbridge.mcp.oauth.flow",
+        "llmbridge.mcp.oauth.store",
     )
 
     def __init__(self, file: Path) -> None:

@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("mcp")
 
 from llmbridge.cli import main
-from llmbridge.tools.mcp_oauth_hooks import cli_oauth
+from llmbridge.mcp.oauth.hooks import cli_oauth
 from tests.fakes import chat_sse, sse_response
 from tests.tools.mcp_helpers import free_port, http_server
 
@@ -56,7 +56,7 @@ def test_chat_authorizes_once_and_keeps_the_tokens(
 
     tokens = tmp_path / "state" / "mcp-oauth.json"
     monkeypatch.setattr("llmbridge.stream.clients.httpx.AsyncClient", FakeClient)
-    monkeypatch.setattr("llmbridge.tools.mcp_oauth_hooks._open_in_browser", browser)
+    monkeypatch.setattr("llmbridge.mcp.oauth.hooks._open_in_browser", browser)
     monkeypatch.setenv("OPENAI_API_KEY", "sk-test")
     monkeypatch.setenv("LLMBRIDGE_MCP_TOKENS", str(tokens))
     config = tmp_path / "mcp.json"

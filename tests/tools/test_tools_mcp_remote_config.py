@@ -13,14 +13,15 @@ import anyio
 import pytest
 
 import llmbridge as lb
-from llmbridge.tools import FileTokenStore, InMemoryTokenStore, MCPAuthError, MCPOAuth
-from llmbridge.tools.mcp_config import (
-    MCPHttpServerConfig,
-    MCPOAuthEntry,
-    MCPSseServerConfig,
+from llmbridge.mcp import (
+    FileTokenStore,
+    InMemoryTokenStore,
+    MCPAuthError,
+    MCPOAuth,
     load_mcp_config,
 )
-from llmbridge.tools.mcp_oauth import _Hook, entry_oauth, store_key
+from llmbridge.mcp.hub.config import MCPHttpServerConfig, MCPOAuthEntry, MCPSseServerConfig
+from llmbridge.mcp.oauth.flow import _Hook, entry_oauth, store_key
 from tests.heartbeat import Heartbeat
 
 pytestmark = pytest.mark.anyio

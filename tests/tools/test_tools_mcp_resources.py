@@ -21,19 +21,20 @@ pytest.importorskip("mcp")
 
 
 import llmbridge as lb
-from llmbridge.tools import (
+from llmbridge.mcp import (
     MCPConnectionLostError,
     MCPError,
     MCPResourceTemplate,
     MCPResourceTooLargeError,
     MCPResourceUpdate,
     MCPToolOutput,
+    connect_http,
+    connect_stdio,
     resource_parts,
 )
-from llmbridge.tools.mcp import connect_http, connect_stdio
-from llmbridge.tools.mcp_content import content_parts
-from llmbridge.tools.mcp_resource_watch import MAX_PENDING, ResourceWatch
-from llmbridge.tools.mcp_resources import contents_of, tool_resources
+from llmbridge.mcp.content import content_parts
+from llmbridge.mcp.resources.model import contents_of, tool_resources
+from llmbridge.mcp.resources.watch import MAX_PENDING, ResourceWatch
 from llmbridge.tools.results import ToolOutput
 from tests.tools.mcp_helpers import APP_SERVER, descendants, http_server
 
@@ -168,7 +169,7 @@ def _updated(uri: str) -> Any:
 async def test_update_queues_merge_bound_and_match_sub_resources(
     caplog: pytest.LogCaptureFixture,
 ) -> None:
-    from llmbridge.tools.mcp_resource_watch import MCPResourceSubscription
+    from llmbridge.mcp import MCPResourceSubscription
 
     watch = ResourceWatch("s")
     seen: list[str] = []
@@ -215,7 +216,7 @@ async def test_update_queues_merge_bound_and_match_sub_resources(
 
 
 async def test_a_subscription_ends_with_the_connection_error() -> None:
-    from llmbridge.tools.mcp_resource_watch import MCPResourceSubscription
+    from llmbridge.mcp import MCPResourceSubscription
 
     watch = ResourceWatch("s")
     sub = MCPResourceSubscription("f://a", server="s")
@@ -381,7 +382,7 @@ async def test_resources_over_streamable_http() -> None:
 
 
 async def test_a_server_paging_in_a_circle_is_an_error_not_a_hang() -> None:
-    from llmbridge.tools.mcp_connection import MCPConnection
+    from llmbridge.mcp import MCPConnection
 
     asked: list[Any] = []
 

@@ -14,7 +14,7 @@ import anyio
 import pytest
 
 import llmbridge as lb
-from llmbridge.tools.mcp_config import load_mcp_config
+from llmbridge.mcp import load_mcp_config
 from tests.tools.mcp_helpers import APP_SERVER, alive, free_port
 
 BAD_SCHEMA = str(Path(__file__).with_name("mcp_bad_schema_server.py"))
@@ -102,7 +102,7 @@ async def test_start_up_failures_do_not_show_expanded_secrets() -> None:
 @pytest.mark.anyio
 async def test_a_result_with_only_structured_content_reaches_the_model() -> None:
     pytest.importorskip("mcp")
-    from llmbridge.tools.mcp import MCPConnection
+    from llmbridge.mcp import MCPConnection
     from llmbridge.tools.results import result_message
 
     class Session:  # a server that sends structuredContent without the (optional) text copy
@@ -151,7 +151,7 @@ async def test_a_new_server_tool_named_like_an_app_tool_is_prefixed_not_fatal() 
 
 
 def test_reserved_names_are_not_given_out() -> None:
-    from llmbridge.tools.mcp_names import assign_tool_names
+    from llmbridge.mcp.hub.names import assign_tool_names
 
     names = assign_tool_names({"a": ["extra", "x"]}, reserved=["extra"])
     assert names == {("a", "extra"): "a__extra", ("a", "x"): "x"}
@@ -171,7 +171,7 @@ async def test_sampling_takes_every_model_reference_the_client_takes(
     model: Any, label: str
 ) -> None:
     pytest.importorskip("mcp")
-    from llmbridge.tools.mcp_sampling import sampling_callback
+    from llmbridge.mcp.sampling.callback import sampling_callback
     from tests.fakes import FakeProvider
 
     if model == "provider":
@@ -214,7 +214,7 @@ def test_the_stderr_tail_of_a_chatty_server_reads_only_the_tail() -> None:
     import tempfile
     import tracemalloc
 
-    from llmbridge.tools.mcp_errors import _Boundary
+    from llmbridge.mcp.errors import _Boundary
 
     with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as log:
         for _ in range(20_000):  # 20 MB of stderr over a long session
@@ -244,7 +244,7 @@ def test_vs_code_and_cursor_env_references_are_expanded() -> None:
 @pytest.mark.anyio
 async def test_an_http_server_that_is_not_there_is_an_mcp_error() -> None:
     pytest.importorskip("mcp")
-    from llmbridge.tools.mcp import connect_http
+    from llmbridge.mcp import connect_http
 
     url = f"http://127.0.0.1:{free_port()}/mcp"
     with anyio.fail_after(20), pytest.raises(lb.MCPError) as info:
@@ -315,7 +315,7 @@ def test_a_bad_approval_rule_is_refused_before_anything_starts(rule: Any) -> Non
 def test_base64_as_servers_send_it_and_a_bad_block_does_not_fail_the_result() -> None:
     import base64
 
-    from llmbridge.tools.mcp_content import content_parts
+    from llmbridge.mcp.content import content_parts
 
     png = b"\x89PNG\r\n\x1a\n" + b"x" * 7
     unpadded = base64.b64encode(png).decode().rstrip("=")

@@ -15,14 +15,14 @@ pytest.importorskip("mcp")
 
 import llmbridge as lb
 from llmbridge.errors import UsageError
-from llmbridge.tools import ToolApprovalRequest
-from llmbridge.tools.mcp_sampling_context import MAX_CHARS, MAX_ENTRY_CHARS, SamplingContext
-from llmbridge.tools.mcp_sampling_policy import (
+from llmbridge.mcp import MCPSamplingPolicy
+from llmbridge.mcp.sampling.context import MAX_CHARS, MAX_ENTRY_CHARS, SamplingContext
+from llmbridge.mcp.sampling.policy import (
     DEFAULT_SAMPLING_CONCURRENCY,
     DEFAULT_SAMPLING_MAX_TOKENS,
     DEFAULT_SAMPLING_SYSTEM_PROMPT,
-    MCPSamplingPolicy,
 )
+from llmbridge.tools import ToolApprovalRequest
 from tests.tools.mcp_helpers import INTERACT_STDIO as STDIO
 from tests.tools.mcp_helpers import descendants
 from tests.tools.mcp_helpers import first_text as text
@@ -271,7 +271,7 @@ HOSTILE = {
 
 
 async def _sampled(params: dict[str, Any], **given: Any) -> tuple[list[Any], dict[str, Any]]:
-    from llmbridge.tools.mcp_sampling import sampling_callback
+    from llmbridge.mcp.sampling.callback import sampling_callback
 
     client = _Recorder()
     answer = sampling_callback(server="s", client=client, model="openai:m", approve=None, **given)
@@ -340,7 +340,7 @@ def test_a_policy_that_cannot_work_is_a_usage_error() -> None:
 
 
 async def test_a_sampling_flood_calls_the_model_a_few_at_a_time() -> None:
-    from llmbridge.tools.mcp_sampling import sampling_callback
+    from llmbridge.mcp.sampling.callback import sampling_callback
 
     running, most, release = 0, 0, anyio.Event()
 

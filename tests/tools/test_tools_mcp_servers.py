@@ -17,7 +17,8 @@ pytest.importorskip("mcp")
 
 import llmbridge as lb
 from llmbridge.events import Finish, StreamEvent, ToolCallEnd, ToolCallStart
-from llmbridge.tools import MCPConnectionLostError, ToolApprovalRequest, ToolResult, run_tool_loop
+from llmbridge.mcp import MCPConnectionLostError
+from llmbridge.tools import ToolApprovalRequest, ToolResult, run_tool_loop
 from llmbridge.tools.results import ToolOutput
 from tests.fakes import FakeProvider, mock_client, sse_body, sse_response
 from tests.tools.mcp_helpers import APP_SERVER, descendants, free_port, http_app_server

@@ -13,7 +13,7 @@ import pytest
 pytest.importorskip("mcp")
 
 import llmbridge as lb
-from llmbridge.tools.mcp_config import load_mcp_config
+from llmbridge.mcp import load_mcp_config
 from tests.tools.mcp_helpers import APP_SERVER
 
 

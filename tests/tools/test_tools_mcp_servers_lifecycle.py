@@ -44,7 +44,7 @@ async def test_a_call_in_flight_ends_when_its_server_exits_though_a_child_holds_
     tmp_path: Path,
 ) -> None:
     pytest.importorskip("mcp")
-    from llmbridge.tools import MCPConnectionLostError
+    from llmbridge.mcp import MCPConnectionLostError
 
     state = tmp_path / "starts"
     config = {"life": {"command": sys.executable, "args": [LIFECYCLE, str(state)]}}
@@ -77,7 +77,7 @@ async def test_a_call_in_flight_ends_when_its_server_exits_though_a_child_holds_
 @pytest.mark.anyio
 async def test_a_server_that_exits_before_initialize_is_not_waited_for(tmp_path: Path) -> None:
     pytest.importorskip("mcp")
-    from llmbridge.tools.mcp import MCPError, connect_stdio
+    from llmbridge.mcp import MCPError, connect_stdio
 
     child = tmp_path / "child"  # a background job keeps the server's stdin and stdout open
     script = f"exec 3<&0; sleep 30 <&3 & echo $! > {child}; echo 'no config' >&2; exit 3"
@@ -100,7 +100,7 @@ async def test_a_restart_that_cannot_list_its_tools_is_stopped_and_reported(
     tmp_path: Path,
 ) -> None:
     pytest.importorskip("mcp")
-    from llmbridge.tools import MCPConnectionLostError
+    from llmbridge.mcp import MCPConnectionLostError
 
     state = tmp_path / "starts"
     config = {"flaky": {"command": sys.executable, "args": [LIFECYCLE, str(state), "2"]}}
@@ -188,7 +188,7 @@ async def test_leaving_the_block_while_calls_wait_on_a_restart_does_not_hang(
     restart. The block ends meanwhile: both calls fail (the servers were stopped), the
     block is left at once, and no process is started after it."""
     pytest.importorskip("mcp")
-    from llmbridge.tools import MCPConnectionLostError
+    from llmbridge.mcp import MCPConnectionLostError
 
     state = tmp_path / "starts"
     config = {"life": {"command": sys.executable, "args": [LIFECYCLE, str(state)]}}
@@ -223,7 +223,7 @@ async def test_calls_waiting_on_a_restart_that_fails_do_not_each_restart_it_agai
     restarted once, as for a restart that works, and every call gets that failure (not one
     more process, and one more start-up wait, per waiting call). A later call tries again."""
     pytest.importorskip("mcp")
-    from llmbridge.tools import MCPConnectionLostError
+    from llmbridge.mcp import MCPConnectionLostError
 
     state = tmp_path / "starts"
     config = {"flaky": {"command": sys.executable, "args": [LIFECYCLE, str(state), "2", "3", "4"]}}

@@ -17,15 +17,9 @@ pytest.importorskip("mcp")
 
 import llmbridge as lb
 from llmbridge.events import Finish, StreamEvent, ToolCallEnd, ToolCallStart
-from llmbridge.tools import (
-    MCPError,
-    MCPResourceUpdate,
-    MCPToolOutput,
-    ToolResult,
-    resource_parts,
-    run_tool_loop,
-)
-from llmbridge.tools.mcp_names import assign_tool_names
+from llmbridge.mcp import MCPError, MCPResourceUpdate, MCPToolOutput, resource_parts
+from llmbridge.mcp.hub.names import assign_tool_names
+from llmbridge.tools import ToolResult, run_tool_loop
 from tests.tools.mcp_helpers import APP_SERVER, descendants
 
 pytestmark = pytest.mark.anyio
@@ -196,31 +190,26 @@ async def test_names_do_not_depend_on_a_list_change_heard_while_servers_start(
     """A ``tools/list_changed`` heard while the servers start (server-everything sends one)
     rebuilds the registry before every server has listed its tools: names given then are not
     kept, so two servers' ``search`` are both prefixed whatever the start order."""
+    from types import SimpleNamespace
+
     import mcp.types as types
 
-    from llmbridge.tools.mcp_config import load_mcp_config
-    from llmbridge.tools.mcp_servers import MCPServers
+    from llmbridge.mcp import MCPConnection, MCPServers, load_mcp_config
 
     cfg = {"mcpServers": {"a": {"command": "x"}, "b": {"command": "y"}}}
-    servers = MCPServers(
-        load_mcp_config(cfg),
-        approve=None,
-        client=None,
-        sampling_model=None,
-        timeout=None,
-        startup_timeout=None,
-    )
+    servers = MCPServers(load_mcp_config(cfg))
     search = types.Tool(name="search", input_schema={"type": "object"})
 
     async def start_one(server: Any) -> None:  # b starts first; a list change comes meanwhile
         if server.name == "a":
             await anyio.sleep(0.05)
+        server._latest = MCPConnection(SimpleNamespace(), where="fake", name=server.name)
         server.definitions = [search]
-        servers._rebuild()
+        servers.on_tools_changed(server.name)
 
     monkeypatch.setattr(servers, "_start_one", start_one)
     await servers._start_all()
     assert sorted(servers.registry.names) == ["a__search", "b__search"]
     servers.servers["b"].definitions = [search, types.Tool(name="x", input_schema={})]
-    servers._rebuild()  # settled now: kept names stay, the newcomer is named
+    servers.on_tools_changed("b")  # settled now: kept names stay, the newcomer is named
     assert sorted(servers.registry.names) == ["a__search", "b__search", "x"]
