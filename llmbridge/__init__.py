@@ -30,6 +30,7 @@ from .events import (
 if _TYPE_CHECKING:
     from .client import Client, EventStream
     from .compaction import Compaction
+    from .embeddings import EmbeddingResponse, RerankResponse, RerankResult
     from .hosted import (
         CodeExecution,
         FileSearch,
@@ -88,6 +89,7 @@ if _TYPE_CHECKING:
 _LAZY = {
     ".client": ("Client", "EventStream"),
     ".compaction": ("Compaction",),
+    ".embeddings": ("EmbeddingResponse", "RerankResponse", "RerankResult"),
     ".hosted": (
         "CodeExecution",
         "FileSearch",
@@ -161,6 +163,9 @@ __all__ = [
     "CodeExecution",
     "CodeOutput",
     "Compaction",
+    "EmbeddingResponse",
+    "RerankResponse",
+    "RerankResult",
     "FileSearch",
     "GeneratedImage",
     "HostedMCP",
