@@ -5,8 +5,9 @@ Rules:
 * Every request goes through ``llmbridge.stream.fetch.fetch_json`` (the one attempt loop:
   auth on every attempt, retries per piece, ``Retry-After``, typed errors through the
   provider's ``map_error``); nothing here retries.
-* A list longer than the family's per-request limit (``options.SUPPORT``) is split into
-  pieces sent at most ``max_concurrency`` at a time. One failed piece fails the call: the
+* A list longer than the family's per-request limit (``options.SUPPORT``, and few enough
+  inputs that the answer fits ``MAX_JSON_BODY``: ``codecs.max_inputs``) is split into pieces
+  sent at most ``max_concurrency`` at a time. One failed piece fails the call: the
   first error is raised with ``partial``, an ``EmbeddingResponse`` holding the vectors that
   arrived and ``None`` for each input of a failed piece; the other pieces still finish.
 * ``embed_many`` reads any iterable or async iterable a window at a time (``max_concurrency``
@@ -71,7 +72,7 @@ class _Call:
         self.options, self.retry, self.timeout = options, retry, timeout
         self.target: Target = target_for(provider, model)
         self.warnings = codecs.prepare(self.target, options)
-        self.size = codecs.max_inputs(self.target)
+        self.size = codecs.max_inputs(self.target, options)
         self.limit = anyio.CapacityLimiter(max_concurrency)
         self.window = max_concurrency
 
@@ -136,7 +137,7 @@ class _Call:
         }
         raws = [p._raw for p in parts]
         if all(raw is not None for raw in raws) and first.dimensions:
-            joined = raws[0] if len(raws) == 1 else b"".join(raws)  # type: ignore[arg-type]
+            joined = raws[0] if len(raws) == 1 else bytearray().join(raws)  # type: ignore[arg-type]
             return EmbeddingResponse(raw=joined, dimensions=first.dimensions, **common)
         return EmbeddingResponse([v for p in parts for v in p.vectors], **common)
 

@@ -44,9 +44,21 @@ def prepare(target: Target, options: EmbedOptions) -> list[str]:
     return check(target.family, options, provider=target.provider)
 
 
-def max_inputs(target: Target) -> int:
-    """Inputs per request of ``target``'s family."""
-    return SUPPORT[target.family].max_inputs
+_BASE64_FAMILIES = frozenset({"openai", "openai-compatible", "mistral", "voyage"})
+_ASSUMED_DIMENSIONS = 4096
+"""The width assumed when ``dimensions`` is not given (the widest common models')."""
+
+
+def max_inputs(target: Target, options: EmbedOptions) -> int:
+    """Inputs per request: the family's limit, and few enough that the answer stays under
+    ``fetch_json``'s ``MAX_JSON_BODY`` (a vector is ~5.4 bytes a dimension as base64 float32,
+    up to ~24 as JSON numbers)."""
+    from ..stream.fetch import MAX_JSON_BODY
+
+    wide = options.dimensions or _ASSUMED_DIMENSIONS
+    base64 = target.family in _BASE64_FAMILIES and options.output_type == "float"
+    per_vector = wide * (6 if base64 else 24) + 64
+    return max(1, min(SUPPORT[target.family].max_inputs, MAX_JSON_BODY // per_vector))
 
 
 def encode(target: Target, model: str, inputs: list[Input], options: EmbedOptions) -> HttpRequest:

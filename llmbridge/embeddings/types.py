@@ -76,7 +76,7 @@ class EmbeddingResponse:
         warnings: list[str] | None = None,
         provider: str | None = None,
         output_type: OutputType = "float",
-        raw: bytes | None = None,
+        raw: bytes | bytearray | None = None,
         dimensions: int | None = None,
     ) -> None:
         """``raw``: the float32 (little-endian) bytes of every vector, ``dimensions`` wide,
@@ -124,7 +124,9 @@ class EmbeddingResponse:
             raise ImportError("EmbeddingResponse.numpy() needs numpy (pip install numpy)") from exc
         dtype = _NUMPY_DTYPES[self.output_type]
         if self._raw is not None:
-            return np.frombuffer(self._raw, dtype="<f4").reshape(-1, self.dimensions)
+            view = np.frombuffer(self._raw, dtype="<f4").reshape(-1, self.dimensions)
+            view.flags.writeable = False
+            return view
         if any(v is None for v in self.vectors):
             raise ValueError("numpy(): some inputs have no vector (their piece failed)")
         return np.asarray(self.vectors, dtype=dtype).reshape(len(self.vectors), self.dimensions)
@@ -140,7 +142,7 @@ def _width(vectors: list[Any]) -> int:
     return next((len(v) for v in vectors if v is not None), 0)
 
 
-def _unpack_float32(raw: bytes, dimensions: int) -> list[Any]:
+def _unpack_float32(raw: bytes | bytearray, dimensions: int) -> list[Any]:
     """``raw`` (little-endian float32) as one ``list[float]`` per vector, no loop per float."""
     view = memoryview(raw)
     if sys.byteorder == "big":  # pragma: no cover - no big-endian CI machine

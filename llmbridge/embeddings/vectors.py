@@ -2,7 +2,7 @@
 
 Rules:
 
-* ``float32_base64`` joins the decoded bytes of every vector into one ``bytes`` (what
+* ``float32_base64`` decodes every vector into its place in one buffer (what
   ``EmbeddingResponse(raw=...)`` keeps): ``binascii`` decodes, nothing touches a float.
 * ``pack_bits`` packs one 0/1 value per dimension (Titan's ``binary``) into bytes, the first
   dimension in the high bit (numpy's ``packbits``, the way Cohere and Voyage send ``ubinary``);
@@ -21,20 +21,27 @@ from ..errors import MalformedStreamError
 __all__ = ["float32_base64", "pack_bits", "vector_list"]
 
 
-def float32_base64(items: Sequence[Any], *, provider: str) -> tuple[bytes, int]:
-    """The float32 bytes of every base64 vector in ``items``, joined, and their width."""
+def float32_base64(items: Sequence[Any], *, provider: str) -> tuple[bytearray, int]:
+    """The float32 bytes of every base64 vector in ``items``, in one buffer, and their width
+    (each vector is decoded straight into its place: one vector's bytes at a time extra)."""
     try:
-        chunks = [binascii.a2b_base64(item) for item in items]
-    except (binascii.Error, TypeError) as exc:
+        first = binascii.a2b_base64(items[0]) if items else b""
+        width = len(first)
+        if width % 4:
+            raise ValueError("not float32 sized")
+        buffer = bytearray(width * len(items))
+        buffer[:width] = first
+        for i in range(1, len(items)):
+            chunk = binascii.a2b_base64(items[i])
+            if len(chunk) != width:
+                raise ValueError("vectors of unequal sizes")
+            buffer[i * width : (i + 1) * width] = chunk
+    except (binascii.Error, TypeError, ValueError) as exc:
         raise MalformedStreamError(
-            f"{provider}: an embedding is not base64 ({exc})", provider=provider
+            f"{provider}: base64 embeddings that are not float32 vectors of one size ({exc})",
+            provider=provider,
         ) from None
-    width = len(chunks[0]) if chunks else 0
-    if width % 4 or any(len(c) != width for c in chunks):
-        raise MalformedStreamError(
-            f"{provider}: base64 embeddings of unequal or non-float32 sizes", provider=provider
-        )
-    return b"".join(chunks), width // 4
+    return buffer, width // 4
 
 
 def pack_bits(bits: Sequence[Any], *, signed: bool) -> list[int]:
