@@ -8,7 +8,7 @@ iterator; leaving it early closes the async one in the portal.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, Awaitable, Callable, Iterable, Iterator
+from collections.abc import AsyncIterable, Awaitable, Callable, Iterable, Iterator, Sequence
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
@@ -39,7 +39,7 @@ class SyncEmbedMethods:
     def embed(
         self,
         model: ModelRef,
-        inputs: str | list[Input],
+        inputs: str | Sequence[Input],
         *,
         dimensions: int | None = None,
         input_type: InputType | None = None,

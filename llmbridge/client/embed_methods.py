@@ -9,7 +9,7 @@ goes through the client's pool, retry policy and default ``timeout`` like chat
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Iterable
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..embeddings.calls import DEFAULT_MAX_CONCURRENCY, embed, embed_many, rerank_call
@@ -60,7 +60,7 @@ class EmbedMethods:
     async def embed(
         self,
         model: ModelRef,
-        inputs: str | list[Input],
+        inputs: str | Sequence[Input],
         *,
         dimensions: int | None = None,
         input_type: InputType | None = None,

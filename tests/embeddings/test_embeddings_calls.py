@@ -249,3 +249,27 @@ def test_the_sync_client_embeds_streams_and_reranks() -> None:
     assert got.vectors == [[1.0], [2.0]]
     assert streamed == [(i, [float(i)]) for i in range(100)]
     assert len(ranked.results) == 2
+
+
+async def test_a_full_openai_batch_is_split_so_each_answer_fits_the_body_limit() -> None:
+    """2,048 inputs of an unknown width: base64 answers of 4,096 dimensions would pass
+    ``MAX_JSON_BODY`` (16 MB), so the list goes in pieces; with ``dimensions`` given, fewer."""
+    sizes: list[int] = []
+
+    def answer(request: httpx.Request) -> httpx.Response:
+        count = len(orjson.loads(request.content)["input"])
+        sizes.append(count)
+        data = [{"index": i, "embedding": "AACAPw=="} for i in range(count)]
+        return httpx.Response(200, json={"data": data, "model": "m"})
+
+    client = lb.Client(
+        http_client=httpx.AsyncClient(transport=httpx.MockTransport(answer)),
+        providers={"openai": {"api_key": "k"}},
+    )
+    async with client:
+        got = await client.embed("openai:text-embedding-3-large", ["x"] * 2048)
+        assert len(got.vectors) == 2048 and got.vectors[0] == [1.0]
+        assert max(sizes) * 4096 * 4 * 4 / 3 < 16 * 1024 * 1024 and sum(sizes) == 2048
+        sizes.clear()
+        await client.embed("openai:text-embedding-3-small", ["x"] * 2048, dimensions=256)
+    assert sizes == [2048]
