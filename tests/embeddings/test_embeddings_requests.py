@@ -347,3 +347,24 @@ async def test_numpy_view_of_base64_floats_is_zero_copy() -> None:
     assert array.shape == (2, 3) and array.dtype == np.float32
     assert not array.flags.writeable and not array.flags.owndata
     assert array.tolist() == got.vectors
+
+
+async def test_images_are_embedded_as_bytes_by_gemini_and_nova() -> None:
+    image = lb.ImagePart(data=b"\x89PNG", media_type="image/png")
+    server = Server({"embeddings": [{"values": [0.5]}, {"values": [0.25]}]})
+    async with client_for(server, "gemini") as client:
+        got = await client.embed("gemini:gemini-embedding-2-preview", ["a cat", image])
+    parts = [r["content"]["parts"][0] for r in server.body["requests"]]
+    assert parts == [
+        {"text": "a cat"},
+        {"inlineData": {"mimeType": "image/png", "data": "iVBORw=="}},
+    ]
+    assert got.vectors == [[0.5], [0.25]]
+    nova = Server({"embeddings": [{"embeddingType": "IMAGE", "embedding": [0.5]}]})
+    async with client_for(nova, "bedrock") as client:
+        await client.embed("bedrock:amazon.nova-2-multimodal-embeddings-v1:0", [image])
+    params = nova.body["singleEmbeddingParams"]
+    assert params["image"] == {"format": "png", "source": {"bytes": "iVBORw=="}}
+    async with client_for(server, "openai") as client:
+        with pytest.raises(lb.UsageError, match="images are embedded by"):
+            await client.embed("openai:text-embedding-3-small", [image])
