@@ -24,6 +24,7 @@ from .call_options import UNSET
 if TYPE_CHECKING:
     from ..stream import RetryPolicy
     from ..stream.clients import HttpPool
+    from ..telemetry import Telemetry
 
 __all__ = ["EmbedMethods"]
 
@@ -37,6 +38,7 @@ class EmbedMethods:
         _http: HttpPool
         _timeout: Any
         retry: RetryPolicy
+        telemetry: Telemetry | None
 
         def _check_open(self) -> None: ...
         def resolve(self, model: ModelRef) -> tuple[Provider, str]: ...
@@ -75,7 +77,12 @@ class EmbedMethods:
         call's total seconds (retries and pieces included; not given: the client's)."""
         options = EmbedOptions(dimensions, input_type, output_type, truncate)
         call = self._embed_call(model, options, max_concurrency)
-        work = embed(inputs=inputs, **call)
+        work = self._traced(
+            "embeddings",
+            call["provider"],
+            model_name=call["model"],
+            work=embed(inputs=inputs, **call),
+        )
         return await self._within(timeout, work, call["provider"], "embedding")
 
     async def embed_many(
@@ -119,7 +126,20 @@ class EmbedMethods:
             retry=self.retry,
             timeout=self._timeout,
         )
-        return await self._within(timeout, work, provider, "reranking")
+        traced = self._traced("rerank", provider, model_name=model_name, work=work)
+        return await self._within(timeout, traced, provider, "reranking")
+
+    def _traced(
+        self, operation: str, provider: Provider, *, model_name: str, work: Awaitable[T]
+    ) -> Awaitable[T]:
+        """``work`` inside a GenAI span when the client has telemetry on."""
+        if self.telemetry is None:
+            return work
+        from ..telemetry.embeddings import traced_call
+
+        return traced_call(
+            self.telemetry, operation=operation, provider=provider.name, model=model_name, work=work
+        )
 
     async def _within(self, timeout: Any, work: Awaitable[T], provider: Provider, during: str) -> T:
         deadline = self._deadline(timeout)
