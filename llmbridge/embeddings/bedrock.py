@@ -65,7 +65,7 @@ _FAMILIES = (
 def encode(target: Target, model: str, inputs: list[Input], options: EmbedOptions) -> HttpRequest:
     """The InvokeModel request of ``inputs`` (one input for Titan and Nova)."""
     if target.family == "bedrock-cohere":
-        return target.post("/invoke", cohere.body_of(texts_of(inputs, target=target), options))
+        return target.post("/invoke", cohere.body_of(inputs, options))
     (item,) = inputs
     if target.family == "bedrock-titan":
         (text,) = texts_of([item], target=target)

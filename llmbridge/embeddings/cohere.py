@@ -2,7 +2,8 @@
 
 Rules:
 
-* ``texts``, ``input_type`` (query → ``search_query``, document → ``search_document``,
+* ``texts`` (or ``inputs``, each a ``content`` list, when an ``ImagePart`` is among them:
+  an image as its URL or a ``data:`` URL), ``input_type`` (query → ``search_query``, document → ``search_document``,
   ``classification``, ``clustering``; none given: ``search_document``, as the API requires
   one), ``embedding_types`` (the one output type asked), ``output_dimension``, ``truncate``
   (True → ``END``, False → ``NONE``). On Bedrock the model is in the URL, not the body.
@@ -21,7 +22,7 @@ from ..providers.base import HttpRequest
 from .options import EmbedOptions
 from .types import EmbeddingResponse
 from .vectors import vector_list
-from .wire import Input, Target, object_of, texts_of, usage_of
+from .wire import Input, Target, object_of, usage_of
 
 __all__ = ["INPUT_TYPES", "body_of", "decode", "encode"]
 
@@ -33,10 +34,23 @@ INPUT_TYPES = {
 }
 
 
-def body_of(texts: list[str], options: EmbedOptions) -> dict[str, Any]:
-    """The Cohere Embed body (no ``model``) of ``texts``."""
+def _content(item: Input) -> dict[str, Any]:
+    if isinstance(item, str):
+        return {"type": "text", "text": item}
+    url = item.url if item.url is not None else f"data:{item.media_type};base64,{item.base64_data}"
+    return {"type": "image_url", "image_url": {"url": url}}
+
+
+def body_of(inputs: list[Input], options: EmbedOptions) -> dict[str, Any]:
+    """The Cohere Embed body (no ``model``) of ``inputs``: ``texts``, or, when an image is
+    among them, ``inputs`` (Embed v4: one ``content`` list per input)."""
+    given: dict[str, Any]
+    if all(isinstance(item, str) for item in inputs):
+        given = {"texts": inputs}
+    else:
+        given = {"inputs": [{"content": [_content(item)]} for item in inputs]}
     body: dict[str, Any] = {
-        "texts": texts,
+        **given,
         "input_type": INPUT_TYPES[options.input_type or "document"],
         "embedding_types": [options.output_type],
     }
@@ -49,7 +63,7 @@ def body_of(texts: list[str], options: EmbedOptions) -> dict[str, Any]:
 
 def encode(target: Target, model: str, inputs: list[Input], options: EmbedOptions) -> HttpRequest:
     """The ``/v2/embed`` request of ``inputs``."""
-    body = {"model": model, **body_of(texts_of(inputs, target=target), options)}
+    body = {"model": model, **body_of(inputs, options)}
     return target.post("/v2/embed", body)
 
 

@@ -59,7 +59,7 @@ def texts_of(inputs: list[Input], *, target: Target) -> list[str]:
         if not isinstance(item, str):
             raise UsageError(
                 f"{target.provider}: embedding inputs are texts here (got "
-                f"{type(item).__name__}); images are embedded by gemini and bedrock (Nova)"
+                f"{type(item).__name__}); images are embedded by cohere, gemini and bedrock (Cohere, Nova)"
             )
     return inputs  # type: ignore[return-value]
 

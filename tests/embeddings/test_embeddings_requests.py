@@ -368,3 +368,23 @@ async def test_images_are_embedded_as_bytes_by_gemini_and_nova() -> None:
     async with client_for(server, "openai") as client:
         with pytest.raises(lb.UsageError, match="images are embedded by"):
             await client.embed("openai:text-embedding-3-small", [image])
+
+
+async def test_cohere_embed_v4_takes_images_as_inputs_content() -> None:
+    image = lb.ImagePart(data=b"\x89PNG", media_type="image/png")
+    server = Server({"embeddings": {"float": [[0.5], [0.25]]}})
+    async with client_for(server, "cohere") as client:
+        got = await client.embed("cohere:embed-v4.0", ["a cat", image])
+    body = server.body
+    assert body["inputs"] == [
+        {"content": [{"type": "text", "text": "a cat"}]},
+        {
+            "content": [
+                {"type": "image_url", "image_url": {"url": "data:image/png;base64,iVBORw=="}}
+            ]
+        },
+    ]
+    assert "texts" not in body and got.vectors == [[0.5], [0.25]]
+    cohere = pytest.importorskip("cohere")
+    for item in body["inputs"]:  # the SDK's own types take them
+        cohere.EmbedInput.model_validate(item)
