@@ -70,6 +70,11 @@ if _TYPE_CHECKING:
     from .compaction import (
         Compaction as Compaction,
     )
+    from .embeddings import (
+        EmbeddingResponse as EmbeddingResponse,
+        RerankResponse as RerankResponse,
+        RerankResult as RerankResult,
+    )
     from .hosted import (
         CodeExecution as CodeExecution,
         FileSearch as FileSearch,
@@ -158,6 +163,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "EventStream",
     ),
     ".compaction": ("Compaction",),
+    ".embeddings": ("EmbeddingResponse", "RerankResponse", "RerankResult"),
     ".hosted": (
         "CodeExecution",
         "FileSearch",

@@ -35,6 +35,7 @@ from .events import StreamEvent
 from .model_info import ModelInfo
 from .providers.base import Provider
 from .response import ChatResponse
+from .sync_embed import SyncEmbedMethods
 from .sync_stream import SyncEventStream
 
 if TYPE_CHECKING:
@@ -114,8 +115,9 @@ class SyncToolLoop(Generic[T]):
         return getattr(self.loop, name)
 
 
-class SyncClient:
-    """``SyncClient(**client_options)``: ``stream()`` yields events, ``complete()`` returns."""
+class SyncClient(SyncEmbedMethods):
+    """``SyncClient(**client_options)``: ``stream()`` yields events, ``complete()`` returns
+    (``embed``, ``embed_many``, ``rerank``: ``llmbridge.sync_embed``)."""
 
     def __init__(self, **client_options: Any) -> None:
         self._client = Client(**client_options)  # a misuse fails before a thread is started
@@ -131,6 +133,12 @@ class SyncClient:
 
     def __repr__(self) -> str:
         return f"Sync{self._client!r}"
+
+    def _blocking_call(self, work: Callable[[], Awaitable[Any]]) -> Any:
+        return _call_in_portal(self._portal, work)
+
+    def _blocking_next(self, events: AsyncIterator[Any]) -> Any:
+        return _next_in_portal(self._portal, events)
 
     def stream(
         self,

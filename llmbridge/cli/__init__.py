@@ -1,4 +1,4 @@
-"""The llmbridge command: demo, replay, run, chat, models, --version.
+"""The llmbridge command: demo, replay, run, chat, models, embed, --version.
 
 Rules: ``demo``, ``replay`` and ``run`` never touch the network (fixtures are served by the
 replay transport; ``run SCRIPT --replay DIR`` runs a script so, ``llmbridge.cli.run_script``);
@@ -16,6 +16,7 @@ import os
 import sys
 from asyncio import CancelledError
 from collections.abc import Sequence
+from functools import partial
 from pathlib import Path
 from typing import cast
 
@@ -76,6 +77,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     models.add_argument("--base-url", help="the provider's base URL (e.g. a local server)")
     models.add_argument("--api-key", help="the provider's API key (default: its key variable)")
     models.add_argument("--json", action="store_true", help="print JSON lines")
+    embed = sub.add_parser("embed", help="embed texts: dimensions and first values per text")
+    embed.add_argument("model", help="provider:model, e.g. openai:text-embedding-3-small")
+    embed.add_argument("text", nargs="+", help="the text(s) to embed")
+    embed.add_argument("--dimensions", type=int, default=None, help="the vectors' size")
+    embed.add_argument(
+        "--input-type", choices=["query", "document", "classification", "clustering"]
+    )
+    embed.add_argument(
+        "--output-type", choices=["float", "int8", "uint8", "binary", "ubinary"], default="float"
+    )
+    embed.add_argument("--base-url", help="the provider's base URL (e.g. a local server)")
+    embed.add_argument("--api-key", help="the provider's API key (default: its key variable)")
+    embed.add_argument("--json", action="store_true", help="print JSON lines (whole vectors)")
     chat = sub.add_parser(
         "chat", help="stream one answer, running tools if given (keys from the environment)"
     )
@@ -199,6 +213,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .models import run_models
 
         return anyio.run(run_models, args.provider, args.base_url, args.json, args.api_key)
+    if args.command == "embed":
+        from .embed import run_embed
+
+        options = {
+            "dimensions": args.dimensions,
+            "input_type": args.input_type,
+            "output_type": args.output_type,
+        }
+        return anyio.run(
+            partial(
+                run_embed,
+                args.model,
+                args.text,
+                options=options,
+                as_json=args.json,
+                base_url=args.base_url,
+                api_key=args.api_key,
+            )
+        )
     prompt, interactive = args.prompt, args.interactive
     if prompt == "-" or (prompt is None and not sys.stdin.isatty() and not interactive):
         prompt = sys.stdin.read().strip()

@@ -44,6 +44,7 @@ from .call_options import (
     HttpOptions,
     Messages,
 )
+from .embed_methods import EmbedMethods
 from .event_stream import EventStream
 from .loop_methods import ToolLoopMethods, tool_bounds
 from .model_chain import ModelRef, is_chain, open_chain
@@ -62,7 +63,7 @@ T = TypeVar("T")
 _DEFAULT = UNSET
 
 
-class Client(ToolLoopMethods, QueryMethods):
+class Client(ToolLoopMethods, QueryMethods, EmbedMethods):
     """One streaming API over every registered provider (``run`` and
     ``answer_tool_searches``: ``llmbridge.client.loop_methods``; ``count_tokens`` and
     ``list_models``: ``llmbridge.client.query_methods``)."""

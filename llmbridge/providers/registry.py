@@ -58,6 +58,8 @@ _BUILTINS: dict[str, _Builtin] = {
     "anthropic-bedrock-mantle": _Builtin("llmbridge.providers.anthropic_clouds.mantle", "create"),
     "ollama-native": _Builtin("llmbridge.providers.ollama_native", "create"),
     "cohere": _Builtin("llmbridge.providers.cohere", "create"),
+    "voyage": _Builtin("llmbridge.providers.embedding_hosts", "create_voyage"),
+    "jina": _Builtin("llmbridge.providers.embedding_hosts", "create_jina"),
 }
 """Native providers, named by module path like the preset table and its factory below and
 imported through ``importlib`` on first use: a provider's modules import

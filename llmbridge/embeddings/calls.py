@@ -1,0 +1,219 @@
+"""The IO of embedding and rerank calls: split, sent concurrently, merged in input order.
+
+Rules:
+
+* Every request goes through ``llmbridge.stream.fetch.fetch_json`` (the one attempt loop:
+  auth on every attempt, retries per piece, ``Retry-After``, typed errors through the
+  provider's ``map_error``); nothing here retries.
+* A list longer than the family's per-request limit (``options.SUPPORT``, and few enough
+  inputs that the answer fits ``MAX_JSON_BODY``: ``codecs.max_inputs``) is split into pieces
+  sent at most ``max_concurrency`` at a time. One failed piece fails the call: the
+  first error is raised with ``partial``, an ``EmbeddingResponse`` holding the vectors that
+  arrived and ``None`` for each input of a failed piece; the other pieces still finish.
+* ``embed_many`` reads any iterable or async iterable a window at a time (``max_concurrency``
+  pieces) and yields ``(index, vector)`` in input order: memory is bounded by the window.
+* Usage is summed over the pieces when every piece reports it; float32 bytes (base64 on the
+  wire) stay bytes across the merge.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterable, AsyncIterator, Iterable
+from typing import Any
+
+import anyio
+
+from ..errors import LLMBridgeError, UsageError
+from ..providers.base import Provider
+from ..response_data import Usage
+from ..stream.fetch import fetch_json
+from ..stream.retry import RetryPolicy
+from . import codecs, rerank
+from .options import EmbedOptions
+from .targets import target_for
+from .types import EmbeddingResponse, RerankResponse
+from .wire import Input, Target
+
+__all__ = ["DEFAULT_MAX_CONCURRENCY", "embed", "embed_many", "rerank_call"]
+
+DEFAULT_MAX_CONCURRENCY = 4
+"""Pieces of one split call in flight at once."""
+
+
+def inputs_of(inputs: Any) -> list[Input]:
+    """``inputs`` as a list: one string, or a list of strings / ``ImagePart``s."""
+    if isinstance(inputs, str):
+        return [inputs]
+    if isinstance(inputs, (list, tuple)):
+        return list(inputs)
+    raise UsageError(
+        f"inputs is a string or a list of strings / ImagePart (got {type(inputs).__name__}); "
+        "for an iterator use embed_many"
+    )
+
+
+class _Call:
+    """One embedding call's fixed parts: where, what options, how to send."""
+
+    def __init__(
+        self,
+        *,
+        http: Any,
+        provider: Provider,
+        model: str,
+        options: EmbedOptions,
+        retry: RetryPolicy,
+        timeout: Any,
+        max_concurrency: int,
+    ) -> None:
+        if not isinstance(max_concurrency, int) or max_concurrency < 1:
+            raise UsageError(f"max_concurrency is a positive int (got {max_concurrency!r})")
+        self.http, self.provider, self.model = http, provider, model
+        self.options, self.retry, self.timeout = options, retry, timeout
+        self.target: Target = target_for(provider, model)
+        self.warnings = codecs.prepare(self.target, options)
+        self.size = codecs.max_inputs(self.target, options)
+        self.limit = anyio.CapacityLimiter(max_concurrency)
+        self.window = max_concurrency
+
+    async def piece(self, inputs: list[Input]) -> EmbeddingResponse:
+        request = codecs.encode(self.target, self.model, inputs, self.options)
+        async with self.limit:
+            data = await fetch_json(
+                http=self.http,
+                provider=self.provider,
+                request=request,
+                retry=self.retry,
+                timeout=self.timeout,
+            )
+        return codecs.decode(
+            data, target=self.target, model=self.model, options=self.options, count=len(inputs)
+        )
+
+    async def pieces(self, inputs: list[Input]) -> EmbeddingResponse:
+        """``inputs`` split, sent concurrently, merged (``partial`` on a failure)."""
+        chunks = [inputs[i : i + self.size] for i in range(0, len(inputs), self.size)]
+        if len(chunks) == 1:
+            return self.finish([await self.piece(chunks[0])])
+        done: list[EmbeddingResponse | LLMBridgeError | None] = [None] * len(chunks)
+
+        async def run(i: int) -> None:
+            try:
+                done[i] = await self.piece(chunks[i])
+            except LLMBridgeError as exc:
+                done[i] = exc
+
+        async with anyio.create_task_group() as group:
+            for i in range(len(chunks)):
+                group.start_soon(run, i)
+        failed = next((r for r in done if isinstance(r, LLMBridgeError)), None)
+        if failed is None:
+            return self.finish(done)  # type: ignore[arg-type]
+        vectors: list[Any] = []
+        for chunk, result in zip(chunks, done, strict=True):
+            ok = isinstance(result, EmbeddingResponse)
+            vectors.extend(result.vectors if ok else [None] * len(chunk))  # type: ignore[union-attr]
+        failed.partial = EmbeddingResponse(  # type: ignore[assignment]
+            vectors,
+            model=self.model,
+            warnings=self.warnings,
+            provider=self.provider.name,
+            output_type=self.options.output_type,
+        )
+        raise failed
+
+    def finish(self, parts: list[EmbeddingResponse]) -> EmbeddingResponse:
+        """One response of ``parts`` (in input order), the call's warnings on it."""
+        first = parts[0]
+        counts = [p.usage.input_tokens for p in parts if p.usage is not None]
+        usage = Usage(input_tokens=sum(counts)) if len(counts) == len(parts) else None
+        common: dict[str, Any] = {
+            "model": first.model,
+            "usage": usage,
+            "request_id": first.request_id,
+            "warnings": self.warnings,
+            "provider": self.provider.name,
+            "output_type": self.options.output_type,
+        }
+        raws = [p._raw for p in parts]
+        if all(raw is not None for raw in raws) and first.dimensions:
+            joined = raws[0] if len(raws) == 1 else bytearray().join(raws)  # type: ignore[arg-type]
+            return EmbeddingResponse(raw=joined, dimensions=first.dimensions, **common)
+        return EmbeddingResponse([v for p in parts for v in p.vectors], **common)
+
+
+async def embed(*, inputs: Any, **call: Any) -> EmbeddingResponse:
+    """One ``client.embed`` call (``call``: ``_Call``'s arguments)."""
+    items = inputs_of(inputs)
+    work = _Call(**call)
+    if not items:
+        return EmbeddingResponse(
+            [],
+            model=work.model,
+            warnings=work.warnings,
+            provider=work.provider.name,
+            output_type=work.options.output_type,
+        )
+    return await work.pieces(items)
+
+
+async def embed_many(
+    *, inputs: Iterable[Input] | AsyncIterable[Input], **call: Any
+) -> AsyncIterator[tuple[int, Any]]:
+    """``(index, vector)`` for every input, in input order, a window of pieces at a time."""
+    work = _Call(**call)
+    span = work.size * work.window
+    index = 0
+    async for batch in _batches(inputs, span):
+        response = await work.pieces(batch)
+        for vector in response.vectors:
+            yield index, vector
+            index += 1
+
+
+async def _batches(
+    inputs: Iterable[Input] | AsyncIterable[Input], size: int
+) -> AsyncIterator[list[Input]]:
+    batch: list[Input] = []
+    if isinstance(inputs, str):
+        inputs = [inputs]
+    if isinstance(inputs, AsyncIterable):
+        async for item in inputs:
+            batch.append(item)
+            if len(batch) == size:
+                yield batch
+                batch = []
+    else:
+        for item in inputs:
+            batch.append(item)
+            if len(batch) == size:
+                yield batch
+                batch = []
+    if batch:
+        yield batch
+
+
+async def rerank_call(
+    *,
+    http: Any,
+    provider: Provider,
+    model: str,
+    query: str,
+    documents: list[str],
+    top_n: int | None,
+    retry: RetryPolicy,
+    timeout: Any,
+) -> RerankResponse:
+    """One ``client.rerank`` call."""
+    if not isinstance(query, str):
+        raise UsageError(f"query is a string (got {type(query).__name__})")
+    if isinstance(documents, str) or not all(isinstance(d, str) for d in documents):
+        raise UsageError("documents is a list of strings")
+    if top_n is not None and (isinstance(top_n, bool) or not isinstance(top_n, int) or top_n < 1):
+        raise UsageError(f"top_n is a positive int or None (got {top_n!r})")
+    target = target_for(provider, model)
+    request = rerank.encode(target, model, query, list(documents), top_n)
+    data = await fetch_json(
+        http=http, provider=provider, request=request, retry=retry, timeout=timeout
+    )
+    return rerank.decode(data, target=target, model=model, documents=list(documents))

@@ -1,0 +1,90 @@
+"""``/embeddings`` of OpenAI, Azure, every OpenAI-compatible preset, Mistral, Voyage and Jina.
+
+Rules:
+
+* One body shape (``model``, ``input``: a list of texts), with each family's own option names:
+  OpenAI ``dimensions``; Mistral ``output_dimension`` / ``output_dtype``; Voyage
+  ``input_type`` (query/document), ``output_dimension``, ``output_dtype``, ``truncation``;
+  Jina ``task`` (retrieval.query / retrieval.passage / classification / separation),
+  ``dimensions``, ``embedding_type``, ``truncate``.
+* Floats travel as base64 (``encoding_format: base64``, as the openai SDK sends it) where the
+  family takes it (not Jina), and are decoded to exactly the SDK's float32 values; the
+  integer types come as JSON numbers. A server that answers floats as JSON is read too.
+* ``data[].index`` orders the vectors; usage is ``prompt_tokens`` (else ``total_tokens``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..errors import MalformedStreamError
+from ..providers.base import HttpRequest
+from .options import EmbedOptions
+from .types import EmbeddingResponse
+from .vectors import float32_base64, vector_list
+from .wire import Input, Target, items_of, object_of, texts_of, usage_of
+
+__all__ = ["decode", "encode"]
+
+_JINA_TASKS = {
+    "query": "retrieval.query",
+    "document": "retrieval.passage",
+    "classification": "classification",
+    "clustering": "separation",
+}
+_BASE64 = frozenset({"openai", "openai-compatible", "mistral", "voyage"})
+
+
+def encode(target: Target, model: str, inputs: list[Input], options: EmbedOptions) -> HttpRequest:
+    """The ``/embeddings`` request of ``inputs``."""
+    family = target.family
+    body: dict[str, Any] = {"model": model, "input": texts_of(inputs, target=target)}
+    if family in _BASE64 and options.output_type == "float":
+        body["encoding_format"] = "base64"
+    if family == "voyage":
+        if options.input_type in ("query", "document"):
+            body["input_type"] = options.input_type
+        if options.truncate is not None:
+            body["truncation"] = options.truncate
+    if family == "jina":
+        if options.input_type is not None:
+            body["task"] = _JINA_TASKS[options.input_type]
+        if options.truncate is not None:
+            body["truncate"] = options.truncate
+        body["embedding_type"] = options.output_type
+    if family in ("voyage", "mistral"):
+        if options.dimensions is not None:
+            body["output_dimension"] = options.dimensions
+        if options.output_type != "float":
+            body["output_dtype"] = options.output_type
+    elif options.dimensions is not None:
+        body["dimensions"] = options.dimensions
+    if target.query:  # Azure's deployment URL names the model
+        body.pop("model")
+    return target.post("/embeddings", body)
+
+
+def decode(data: Any, *, target: Target, model: str, options: EmbedOptions) -> EmbeddingResponse:
+    """The answer of ``/embeddings``: vectors by ``index``."""
+    provider = target.provider
+    items = items_of(data, "data", provider=provider)
+    try:
+        items = sorted(items, key=lambda item: int(item.get("index", 0)))
+        values = [item["embedding"] for item in items]
+    except (AttributeError, KeyError, TypeError, ValueError):
+        raise MalformedStreamError(
+            f"{provider}: an embedding item without 'embedding' / 'index': {str(items)[:200]!r}",
+            provider=provider,
+        ) from None
+    usage = object_of(data, "usage")
+    common: dict[str, Any] = {
+        "model": str(data.get("model") or model),
+        "usage": usage_of(usage.get("prompt_tokens"), usage.get("total_tokens")),
+        "request_id": data.get("id") if isinstance(data.get("id"), str) else None,
+        "provider": provider,
+        "output_type": options.output_type,
+    }
+    if values and all(isinstance(v, str) for v in values):
+        raw, width = float32_base64(values, provider=provider)
+        return EmbeddingResponse(raw=raw, dimensions=width, **common)
+    return EmbeddingResponse([vector_list(v, provider=provider) for v in values], **common)

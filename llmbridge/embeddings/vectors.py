@@ -1,0 +1,64 @@
+"""Vectors off the wire: base64 float32 decoded without a loop per float, bits packed.
+
+Rules:
+
+* ``float32_base64`` decodes every vector into its place in one buffer (what
+  ``EmbeddingResponse(raw=...)`` keeps): ``binascii`` decodes, nothing touches a float.
+* ``pack_bits`` packs one 0/1 value per dimension (Titan's ``binary``) into bytes, the first
+  dimension in the high bit (numpy's ``packbits``, the way Cohere and Voyage send ``ubinary``);
+  ``binary`` is the same bytes read as signed ``int8``.
+* A malformed vector is a ``MalformedStreamError`` naming the provider.
+"""
+
+from __future__ import annotations
+
+import binascii
+from collections.abc import Sequence
+from typing import Any
+
+from ..errors import MalformedStreamError
+
+__all__ = ["float32_base64", "pack_bits", "vector_list"]
+
+
+def float32_base64(items: Sequence[Any], *, provider: str) -> tuple[bytearray, int]:
+    """The float32 bytes of every base64 vector in ``items``, in one buffer, and their width
+    (each vector is decoded straight into its place: one vector's bytes at a time extra)."""
+    try:
+        first = binascii.a2b_base64(items[0]) if items else b""
+        width = len(first)
+        if width % 4:
+            raise ValueError("not float32 sized")
+        buffer = bytearray(width * len(items))
+        buffer[:width] = first
+        for i in range(1, len(items)):
+            chunk = binascii.a2b_base64(items[i])
+            if len(chunk) != width:
+                raise ValueError("vectors of unequal sizes")
+            buffer[i * width : (i + 1) * width] = chunk
+    except (binascii.Error, TypeError, ValueError) as exc:
+        raise MalformedStreamError(
+            f"{provider}: base64 embeddings that are not float32 vectors of one size ({exc})",
+            provider=provider,
+        ) from None
+    return buffer, width // 4
+
+
+def pack_bits(bits: Sequence[Any], *, signed: bool) -> list[int]:
+    """One 0/1 per dimension → 8 dimensions a byte, the first in the high bit."""
+    text = "".join("1" if b else "0" for b in bits)
+    text += "0" * (-len(text) % 8)
+    packed = int(text, 2).to_bytes(len(text) // 8, "big") if text else b""
+    if signed:
+        return [b - 256 if b > 127 else b for b in packed]
+    return list(packed)
+
+
+def vector_list(value: Any, *, provider: str) -> list[Any]:
+    """``value`` checked to be a list of numbers (the JSON vector of one input)."""
+    if not isinstance(value, list):
+        raise MalformedStreamError(
+            f"{provider}: expected an embedding (a list of numbers), got {type(value).__name__}",
+            provider=provider,
+        )
+    return value
