@@ -2,16 +2,19 @@
 
 Rules:
 
-* ``plan_request`` is the one decision per request, made before anything is sent:
+* ``plan_request`` is the one decision per request, made before anything is sent, and gives
+  the call prepared once (``providers.prepared.Prepared``, through ``adapter.prepared_of``):
+  the model's ``capabilities`` are asked once (``plan_wire``), then
   provider-run tools are checked against what the provider runs (``llmbridge.hosted``), and
   ``compaction=`` against whether it compacts (``llmbridge.compaction``);
   deferred tools (``ToolSpec.defer_loading``) with no ``ToolSearch`` to load them are sent as
   ordinary tools, with a warning (no API loads a deferred tool without its search); the
   response format is asked natively or in the prompt (``llmbridge.structured.prompt``); the
   tools are sent natively, rescued or written into the prompt (``llmbridge.fallback``, loaded
-  only when there are tools). It gives the wire request and a decoder factory (a fresh
-  decoder per attempt: retries start over).
-* ``open_events`` builds the HTTP request once, attaches the telemetry observer when it is on
+  only when there are tools). Its warnings follow the encoder's in ``Prepared.warnings``; the
+  call's own ``headers=`` are merged into the prepared request once; the decoder factory
+  makes a fresh decoder per attempt (retries start over), wrapped when the tools need it.
+* ``open_events`` prepares the call once, attaches the telemetry observer when it is on
   (``llmbridge.telemetry``, loaded only then) and hands everything to ``stream_events``; a
   background request (``ChatRequest.background``) to ``stream.resume.resumable_events``
   instead, with the provider's resume and cancel requests (``providers.base.Resumable``) given
@@ -25,40 +28,68 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import UsageError
 from ..events import StreamEvent
-from ..providers.base import Decoder, HttpRequest, Provider, Resumable, ResumePoint
+from ..providers.adapter import prepared_of
+from ..providers.base import (
+    Decoder,
+    HttpRequest,
+    Provider,
+    ReadsRateLimits,
+    Resumable,
+    ResumePoint,
+)
 from ..providers.option_names import unsupported_option
+from ..providers.prepared import Prepared
 from ..request import ChatRequest
 from ..stream import RetryPolicy, stream_events
 from ..stream.bounded import DEFAULT_MAX_RESPONSE_BYTES
 from ..stream.deadline import Deadline
 from ..stream.record import DEFAULT_MAX_EVENTS
-from ..structured.prompt import WarningDecoder, plan_format
+from ..structured.prompt import plan_format
 from ..telemetry import Telemetry
 
 if TYPE_CHECKING:
     from ..stream.resume import ResumeTracker
 
-__all__ = ["open_events", "open_resumed", "plan_request"]
+__all__ = ["Planned", "open_events", "open_resumed", "plan_request", "plan_wire"]
 
 
-def plan_request(
-    provider: Provider, request: ChatRequest, *, rescue: bool | None
-) -> tuple[ChatRequest, Callable[[], Decoder]]:
-    """The wire request and the decoder factory for ``request`` (see module rules)."""
+class Planned(NamedTuple):
+    """``plan_wire``'s answer: the request to prepare, what planning warned of, and the
+    wrapper of its decoders (``fallback.Plan.wrap``)."""
+
+    request: ChatRequest
+    warnings: tuple[str, ...]
+    wrap: Callable[[Decoder], Decoder] | None
+
+
+def plan_wire(provider: Provider, request: ChatRequest, *, rescue: bool | None) -> Planned:
+    """The request to send for ``request`` (see module rules; ``capabilities`` asked once)."""
     if request.background and not isinstance(provider, Resumable):
         raise unsupported_option("background", provider=provider.name, model=request.model)
+    needs_caps = (
+        request.hosted_tools
+        or request.compaction is not None
+        or request.response_format is not None
+        or request.tools
+    )
+    if not needs_caps:
+        return Planned(request, (), None)
+    caps = provider.capabilities(request.model)
     if request.hosted_tools:  # provider-run tools: refused here, before anything is sent
         from ..hosted import check_runs_on
 
-        kinds = provider.capabilities(request.model).hosted_tools
         check_runs_on(
-            request.hosted_tools, provider=provider.name, model=request.model, kinds=kinds
+            request.hosted_tools,
+            provider=provider.name,
+            model=request.model,
+            kinds=caps.hosted_tools,
         )
-    if request.compaction is not None and not provider.capabilities(request.model).compaction:
+    if request.compaction is not None and not caps.compaction:
         from ..compaction import unsupported_compaction
 
         raise unsupported_compaction(provider=provider.name, model=request.model)
@@ -67,18 +98,39 @@ def plan_request(
         request, undeferred = _undefer(request)
         warnings.extend(undeferred)
     if request.response_format is not None:
-        request, warning = plan_format(request, provider.capabilities(request.model))
+        request, warning = plan_format(request, caps)
         if warning is not None:
             warnings.append(warning)
+    wrap = None
     if request.tools:
         from ..fallback import plan
 
-        wire, new_decoder = plan(request, provider, rescue=rescue)
-    else:  # nothing for the tool fallback to do: leave it unloaded
-        wire, new_decoder = request, lambda: provider.new_decoder(request)
-    if warnings:
-        new_decoder = WarningDecoder.factory(new_decoder, warnings)
-    return wire, new_decoder
+        request, wrap = plan(request, caps, rescue=rescue)
+    return Planned(request, tuple(warnings), wrap)
+
+
+def plan_request(
+    provider: Provider,
+    request: ChatRequest,
+    *,
+    rescue: bool | None,
+    headers: Mapping[str, str] | None = None,
+) -> Prepared:
+    """``request`` planned and prepared once (see module rules): the call's ``headers`` on the
+    prepared request, the planning's warnings after the encoder's, the decoders wrapped."""
+    planned = plan_wire(provider, request, rescue=rescue)
+    prepared = prepared_of(provider, planned.request)
+    http = _with_headers(prepared.http, headers)
+    wrap = planned.wrap
+    if wrap is None and not planned.warnings and http is prepared.http:
+        return prepared  # nothing to add: the provider's own value
+    new_decoder = prepared.new_decoder
+    return replace(
+        prepared,
+        http=http,
+        new_decoder=new_decoder if wrap is None else lambda: wrap(new_decoder()),
+        warnings=(*prepared.warnings, *planned.warnings),
+    )
 
 
 def _undefer(request: ChatRequest) -> tuple[ChatRequest, list[str]]:
@@ -120,13 +172,14 @@ def open_events(
             "cancel_on_close=True stops a background response (background=True, or "
             "Client.resume) when the stream is left early; this stream is not one"
         )
-    wire, new_decoder = plan_request(provider, request, rescue=rescue)
-    http_request = _with_headers(provider.build_request(wire), headers)
+    prepared = plan_request(provider, request, rescue=rescue, headers=headers)
+    http_request = prepared.http
     bounds: dict[str, Any] = {
         "http": http,
         "provider": provider,
         "request": http_request,
-        "new_decoder": new_decoder,
+        "new_decoder": prepared.new_decoder,
+        "prepared": prepared,
         "retry": retry,
         "timeout": timeout,
         "deadline": deadline,
@@ -172,6 +225,12 @@ def open_resumed(
     point = ResumePoint(response_id, after)
     first = _with_headers(provider.resume_request(response_id, after=after), headers)
     request = ChatRequest(model=model, messages=[], background=True)  # for telemetry
+    read = provider.read_rate_limit if isinstance(provider, ReadsRateLimits) else None
+    prepared = Prepared(
+        http=first,
+        new_decoder=lambda: provider.resume_decoder(response_id=response_id, after=after),
+        read_rate_limit=read,
+    )
     return _resumable(
         headers,
         cancel_on_close=cancel_on_close,
@@ -180,7 +239,8 @@ def open_resumed(
         http=http,
         provider=provider,
         request=first,
-        new_decoder=lambda: provider.resume_decoder(response_id=response_id, after=after),
+        new_decoder=prepared.new_decoder,
+        prepared=prepared,
         retry=retry,
         timeout=timeout,
         deadline=deadline,
@@ -241,7 +301,7 @@ def _observer(
 def _with_headers(request: HttpRequest, headers: Mapping[str, str] | None) -> HttpRequest:
     """``request`` with the call's own ``headers=`` on top (llmbridge.call_settings)."""
     if headers:
-        request.headers = _merged(request.headers, headers)
+        return replace(request, headers=_merged(request.headers, headers))
     return request
 
 

@@ -17,7 +17,7 @@ from ..providers.base import CountsTokens, ListsModels, Provider
 from ..request import ChatRequest
 from ..stream import RetryPolicy
 from ..stream.fetch import fetch_json
-from .pipeline import plan_request
+from .pipeline import plan_wire
 
 __all__ = ["MAX_MODEL_PAGES", "count_tokens", "list_models"]
 
@@ -35,7 +35,7 @@ async def count_tokens(
             "(Anthropic, Gemini and the OpenAI Responses API have one)",
             provider=provider.name,
         )
-    wire, _ = plan_request(provider, request, rescue=False)
+    wire = plan_wire(provider, request, rescue=False).request
     data = await fetch_json(
         http=http,
         provider=provider,

@@ -44,8 +44,9 @@ from typing import Any
 import anyio
 
 from ..errors import CertificateError, LLMBridgeError, StreamTruncatedError, TransportError
-from ..events import RateLimit, StreamEvent
+from ..events import StreamEvent
 from ..providers.base import Decoder, HttpRequest, Provider, ResumePoint, resume_point_of
+from ..providers.prepared import Prepared
 from .bounded import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES
 from .clients import HttpPool
 from .deadline import Deadline, Until, within
@@ -60,7 +61,16 @@ from .sending import (
     sent_scrubber,
     translate,
 )
-from .transport import StreamObserver, _attach, _framing, _open, _stamp, _stamp_start
+from .transport import (
+    Stamp,
+    StreamObserver,
+    _attach,
+    _framing,
+    _open,
+    _prepared,
+    _stamp,
+    _stamp_start,
+)
 
 __all__ = ["CANCEL_TIMEOUT", "ResumeTracker", "is_break", "resumable_events"]
 
@@ -120,6 +130,7 @@ async def resumable_events(
     sleep: Sleep = anyio.sleep,
     observer: StreamObserver | None = None,
     tracker: ResumeTracker | None = None,
+    prepared: Prepared | None = None,
 ) -> AsyncIterator[StreamEvent]:
     """Yield the events of one resumable response (see the module rules).
 
@@ -127,15 +138,17 @@ async def resumable_events(
     request, then ``resuming`` says where it starts); ``resume(point)`` builds the request that
     continues after a break; ``cancel(response_id)``, when given, the one ``cancel_on_close``
     sends; ``tracker`` is told each decoder made."""
+    prepared = _prepared(prepared, provider, request, new_decoder)
+    request, new_decoder = prepared.http, prepared.new_decoder
     name = provider.name
     attempt = 0
     record = Record(provider=name, max_events=max_events)
     scrub = request_scrubber(request)
     auth = auth_for(provider, request).get("auth")
     pool = http if isinstance(http, HttpPool) else HttpPool(http)
-    content_type, reader = _framing(provider)
+    content_type, reader = _framing(prepared, provider)
     decoder: Decoder | None = None
-    stamp: tuple[str | None, RateLimit | None] | None = None
+    stamp: Stamp | None = None
     sending = request
     if observer is not None:
         observer.start()
@@ -156,7 +169,7 @@ async def resumable_events(
                 scrub = sent_scrubber(response, scrub, auth=auth)
                 if decoder is None:  # the first answer (or one before any event)
                     decoder = new_decoder()
-                    stamp = _stamp(provider, response.headers)
+                    stamp = _stamp(prepared, response.headers)
                     if tracker is not None:
                         tracker.decoder = decoder
                 reading = True
@@ -190,7 +203,10 @@ async def resumable_events(
                         f"the stream of {_where(point)} ended before its terminal event",
                         provider=name,
                     )
-                for event in decoder.close():
+                tail = decoder.close()
+                if stamp is not None and _stamp_start(tail, stamp, end=not record):
+                    stamp = None
+                for event in tail:
                     keep(event)
                     yield event
                 return

@@ -21,7 +21,7 @@ Rules:
 * What the stream yields is kept in a ``record.Record`` (for ``err.partial`` and telemetry):
   the hot loop appends to a list, the reader folds it every few thousand events, so its memory
   follows the content; past ``max_events`` events it is a ``MalformedStreamError``.
-  A provider whose ``framing`` attribute says ``"aws-eventstream"`` is read by botocore's
+  A prepared call whose ``framing`` says ``"aws-eventstream"`` is read by botocore's
   decoder instead (``eventstream.EventStreamBody``, same bounds, same ``feed``), and ``"ndjson"``
   (Ollama's native API) by lines (``ndjson.NdjsonBody``: ``feed("", line)``, same bounds); the
   framing table ``_FRAMINGS`` names each one's content type and reader, nothing else differs.
@@ -49,7 +49,9 @@ from ..errors import (
 )
 from ..events import RateLimit, StreamEvent, StreamStart
 from ..http_headers import request_id_from
+from ..providers.adapter import legacy_prepared
 from ..providers.base import Decoder, HttpRequest, Provider, held_of
+from ..providers.prepared import Prepared
 from .bounded import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES, BoundedBody
 from .clients import HttpPool
 from .deadline import Deadline, Until, within
@@ -85,14 +87,25 @@ _FRAMINGS: dict[str, tuple[str, Callable[..., Any]]] = {
 """A provider's ``framing`` → (the content type its 2xx body has, the reader of that body)."""
 
 
-def _framing(provider: Provider) -> tuple[str, Callable[..., Any]]:
-    name = getattr(provider, "framing", "sse")
+def _framing(prepared: Prepared, provider: Provider) -> tuple[str, Callable[..., Any]]:
+    name = prepared.framing
     try:
         return _FRAMINGS[name]
     except KeyError:
         raise ConfigurationError(
             f"unknown framing {name!r} (known: {', '.join(_FRAMINGS)})", provider=provider.name
         ) from None
+
+
+def _prepared(
+    prepared: Prepared | None,
+    provider: Provider,
+    request: HttpRequest,
+    new_decoder: Callable[[], Decoder],
+) -> Prepared:
+    """The prepared call (one built by a caller of the loop from a bare request: the
+    provider's old attributes, read by ``providers.adapter``)."""
+    return prepared if prepared is not None else legacy_prepared(provider, request, new_decoder)
 
 
 async def _open(
@@ -159,26 +172,40 @@ def _not_sse(provider: Provider, response: Any, ctype: str, body: bytes) -> LLMB
     )
 
 
-def _stamp(provider: Provider, headers: Any) -> tuple[str | None, RateLimit | None] | None:
-    """What the response headers say for the stream's ``StreamStart`` (``None``: nothing)."""
-    # ``ReadsRateLimits`` by its one method: a runtime-checkable isinstance costs ~3 µs a call
-    read = getattr(provider, "read_rate_limit", None)
+Stamp = tuple[str | None, RateLimit | None, tuple[str, ...]]
+"""The request id, the rate limit and the prepared call's warnings, for the ``StreamStart``."""
+
+
+def _stamp(prepared: Prepared, headers: Any) -> Stamp | None:
+    """What the response headers and the prepared call say for the stream's ``StreamStart``
+    (``None``: nothing)."""
+    read = prepared.read_rate_limit
     limit = read(headers) if read is not None else None
     request_id = request_id_from(headers)
-    return (request_id, limit) if request_id is not None or limit is not None else None
+    if request_id is None and limit is None and not prepared.warnings:
+        return None
+    return request_id, limit, prepared.warnings
 
 
-def _stamp_start(
-    batch: list[StreamEvent], stamp: tuple[str | None, RateLimit | None] | None
-) -> bool:
-    """Give the ``StreamStart`` in ``batch`` the response's request id and limits; whether
-    nothing is left to stamp (no stamp, or it was given)."""
+def _stamp_start(batch: list[StreamEvent], stamp: Stamp | None, *, end: bool = False) -> bool:
+    """Give the ``StreamStart`` in ``batch`` the response's request id and limits and the
+    call's warnings (first, then the decoder's own); whether nothing is left to stamp. With
+    warnings and no ``StreamStart`` in the first events (or at the ``end``), one is put in
+    front of them."""
     if stamp is None:
         return True
+    request_id, limit, warnings = stamp
     for event in batch:
         if event.__class__ is StreamStart:
-            event.request_id, event.rate_limit = stamp
+            event.request_id, event.rate_limit = request_id, limit
+            if warnings:
+                event.warnings = [*warnings, *event.warnings]
             return True
+    if warnings and (batch or end):
+        batch.insert(
+            0, StreamStart(warnings=list(warnings), request_id=request_id, rate_limit=limit)
+        )
+        return True
     return False
 
 
@@ -219,20 +246,25 @@ async def stream_events(
     max_events: int = DEFAULT_MAX_EVENTS,
     sleep: Sleep = anyio.sleep,
     observer: StreamObserver | None = None,
+    prepared: Prepared | None = None,
 ) -> AsyncIterator[StreamEvent]:
     """Yield the normalized events of one streamed provider response (retrying before the first).
 
     ``http`` is an ``HttpPool`` or any ``httpx.AsyncClient``-like client. ``timeout``: httpx's
     timeouts for each request; ``deadline``: the call's total budget. ``observer`` (the
     telemetry) hears when the stream starts, its first event, and once how it ended.
+    ``prepared``: the call as the provider prepared it (its framing, warnings, rate-limit
+    reader; ``request`` and ``new_decoder`` are its own).
     """
+    prepared = _prepared(prepared, provider, request, new_decoder)
+    request, new_decoder = prepared.http, prepared.new_decoder
     name = provider.name
     attempt = 0
     record = Record(provider=name, max_events=max_events)
     scrub = request_scrubber(request)
     auth = auth_for(provider, request).get("auth")  # its tokens and signatures are secrets too
     pool = http if isinstance(http, HttpPool) else HttpPool(http)
-    content_type, reader = _framing(provider)
+    content_type, reader = _framing(prepared, provider)
     if observer is not None:
         observer.start()
     first, ended = observer, None
@@ -248,7 +280,7 @@ async def stream_events(
                     opening = within(deadline, opening, provider=name, during="sending")
                 response = await opening
                 scrub = sent_scrubber(response, scrub, auth=auth)  # the app's client's, the auth's
-                stamp = _stamp(provider, response.headers)
+                stamp = _stamp(prepared, response.headers)
                 decoder = new_decoder()
                 body = reader(
                     response,
@@ -262,6 +294,7 @@ async def stream_events(
                     events = Until(events, deadline, name)
                 # httpx-sse names unnamed events "message"; decoders are given "".
                 feed, keep = decoder.feed, record.recent.append
+                stamped = False
                 with translate(name, request.url, midway=True):
                     # Up to the first events: clock the first, stamp the StreamStart (in the
                     # first batch, nearly always; a decoder may send it later).
@@ -283,7 +316,10 @@ async def stream_events(
                         for event in feed("" if kind == "message" else kind, sse.data):
                             keep(event)
                             yield event
-                    for event in decoder.close():
+                    tail = decoder.close()
+                    if not stamped:
+                        _stamp_start(tail, stamp, end=not record)
+                    for event in tail:
                         keep(event)
                         yield event
                 return

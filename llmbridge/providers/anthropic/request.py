@@ -25,19 +25,20 @@ Rules:
 * ``compaction`` (``llmbridge.compaction``) → ``context_management.edits`` with the
   ``compact_20260112`` edit (``compaction.py``; its beta flag is added to the headers by the
   provider, and so it is whenever a compaction block goes back).
-* Settings that cannot be honoured become warnings (``request_warnings``), surfaced on
-  ``StreamStart``; only an unbuildable request raises. ``extra`` is merged into the body last
+* Settings that cannot be honoured become warnings, returned with the body (``MessagesBody``)
+  and surfaced on ``StreamStart`` by the attempt loop; so are the beta flags the body needs
+  (its MCP connector's, compaction's), for the headers; only an unbuildable request raises. ``extra`` is merged into the body last
   (``extra["tools"]``, e.g. server tools, is appended to the app's tools).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...types import ChatRequest
 from ..history import ANTHROPIC_IDS, adapt_history
-from .compaction import compaction_edit
+from .compaction import compaction_betas, compaction_edit
 from .hosted import encode_hosted
 from .messages import cache_control, encode_messages, limit_cache_points
 from .models import MIN_THINKING_BUDGET, default_max_tokens, effort_budget, supports_adaptive
@@ -48,6 +49,7 @@ __all__ = [
     "API_VERSION",
     "COUNT_FIELDS",
     "SAMPLING_REMOVED_FROM",
+    "MessagesBody",
     "build_body",
     "build_headers",
     "count_tokens_body",
@@ -89,10 +91,19 @@ def _thinking(req: ChatRequest, body: dict[str, Any], warnings: list[str]) -> in
     return budget
 
 
-def build_body(
-    req: ChatRequest, *, provider_name: str, api_version: str
-) -> tuple[dict[str, Any], list[str]]:
-    """The JSON body and the warnings for settings that were dropped or changed."""
+class MessagesBody(NamedTuple):
+    """What ``build_body`` makes of a request."""
+
+    body: dict[str, Any]
+    warnings: list[str]
+    """The settings that were dropped or changed, one sentence each."""
+    betas: list[str]
+    """The beta flags the body needs (its MCP connector's, compaction's), for the headers."""
+
+
+def build_body(req: ChatRequest, *, provider_name: str, api_version: str) -> MessagesBody:
+    """The JSON body, its warnings and the beta flags it needs (see the module rules)."""
+    betas: list[str] = []
     history = adapt_history(req.messages, provider=provider_name, ids=ANTHROPIC_IDS)
     system, messages, warnings = encode_messages(history.messages, provider_name=provider_name)
     warnings[:0] = history.warnings
@@ -116,6 +127,7 @@ def build_body(
     if req.hosted_tools:  # provider-run tools (hosted.py) after the app's
         hosted = encode_hosted(req.hosted_tools)
         warnings.extend(hosted.warnings)
+        betas.extend(hosted.betas)
         if hosted.tools:
             body["tools"] = [*body.get("tools", []), *hosted.tools]
         if hosted.mcp_servers:
@@ -162,7 +174,8 @@ def build_body(
             body["tools"] = [*body["tools"], *value]  # server tools next to the app's tools
         else:
             body[name] = value
-    return body, warnings
+    betas.extend(compaction_betas(req, provider_name=provider_name))
+    return MessagesBody(body, warnings, betas)
 
 
 COUNT_FIELDS = frozenset(
@@ -175,7 +188,7 @@ COUNT_FIELDS = frozenset(
 def count_tokens_body(req: ChatRequest, *, provider_name: str, api_version: str) -> dict[str, Any]:
     """The ``/v1/messages/count_tokens`` body: the Messages body ``build_body`` makes, less
     what only shapes the answer (``stream``, ``max_tokens``, sampling, stop sequences)."""
-    body, _ = build_body(req, provider_name=provider_name, api_version=api_version)
+    body = build_body(req, provider_name=provider_name, api_version=api_version).body
     return {k: v for k, v in body.items() if k in COUNT_FIELDS}
 
 

@@ -26,6 +26,7 @@ import orjson
 from ...errors import LLMBridgeError, MalformedStreamError
 from ...events import Finish, StreamEvent
 from ..anthropic.decode import AnthropicDecoder
+from ..base import BaseDecoder
 from ..bedrock.errors import stream_error
 
 __all__ = ["BedrockAnthropicDecoder"]
@@ -33,12 +34,12 @@ __all__ = ["BedrockAnthropicDecoder"]
 _METRICS_KEY = '"amazon-bedrock-invocationMetrics"'
 
 
-class BedrockAnthropicDecoder:
+class BedrockAnthropicDecoder(BaseDecoder):
     """Feed it the frames of one Bedrock response; it feeds the Anthropic decoder."""
 
-    def __init__(self, *, provider: str, warnings: list[str] | None = None) -> None:
+    def __init__(self, *, provider: str) -> None:
         self._provider = provider
-        self._inner = AnthropicDecoder(provider=provider, warnings=warnings)
+        self._inner = AnthropicDecoder(provider=provider)
         self._failed = False
         self._metrics: dict[str, Any] | None = None
 
