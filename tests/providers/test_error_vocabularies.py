@@ -57,7 +57,11 @@ def test_no_provider_imports_the_io_layer() -> None:
 
 
 def test_the_io_layer_names_no_provider() -> None:
-    neutral = ("llmbridge.providers.base",)  # the protocol; headers are llmbridge.http_headers
+    neutral = (  # the protocol and its adapter; headers are llmbridge.http_headers
+        "llmbridge.providers.base",
+        "llmbridge.providers.prepared",
+        "llmbridge.providers.adapter",
+    )
     for path in (PACKAGE / "stream").rglob("*.py"):
         for module in _imported(path):
             if module.startswith("llmbridge.providers"):
