@@ -80,7 +80,9 @@ def test_anthropic_drops_each_setting_with_a_warning() -> None:
     )
     assert not SETTINGS.keys() & body.keys()
     assert all(any(name in w for w in warnings) for name in SETTINGS)
-    older, _, _ = build_body(_request(top_k=40), provider_name="anthropic", api_version="2023-06-01")
+    older, _, _ = build_body(
+        _request(top_k=40), provider_name="anthropic", api_version="2023-06-01"
+    )
     assert older["top_k"] == 40  # the API version that still takes sampling settings
 
 

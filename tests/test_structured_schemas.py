@@ -115,7 +115,9 @@ def test_gemini_says_which_keywords_its_schema_dialect_dropped() -> None:
     typed = request.model_copy(update={"response_format": response_format_of(Person)})
     (warning,) = build_body(typed, provider="gemini").warnings
     assert "has no multipleOf;" in warning
-    assert build_body(typed, provider="gemini", json_schema=True).warnings == []  # full JSON Schema: nothing dropped
+    assert (
+        build_body(typed, provider="gemini", json_schema=True).warnings == []
+    )  # full JSON Schema: nothing dropped
     plain = request.model_copy(update={"response_format": response_format_of(Plain)})
     assert build_body(plain, provider="gemini").warnings == []
 

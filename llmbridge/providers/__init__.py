@@ -21,6 +21,7 @@ failure discipline, ``finish_reason_mapper``), ``request_parts.py`` (body pieces
 ``history.py`` (history adaptation) and ``http_errors.py`` (the error mechanism).
 """
 
+from .adapter import Prepares
 from .base import (
     BaseDecoder,
     Capabilities,
@@ -29,7 +30,6 @@ from .base import (
     Encoded,
     HttpRequest,
     ListsModels,
-    Prepares,
     Provider,
     ProviderConfig,
     ProviderFactory,

@@ -19,19 +19,28 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import Any, cast
+from typing import Any, Protocol, cast, runtime_checkable
 
 import httpx
 
 from ..errors import ConfigurationError
 from ..events import RateLimit, StreamEvent
 from ..types import ChatRequest
-from .base import Decoder, HttpRequest, Prepares, Provider, ResumePoint
+from .base import Decoder, HttpRequest, Provider, ResumePoint
 from .prepared import Framing, Prepared
 
-__all__ = ["adapt_decoder", "auth_of", "legacy_prepared", "prepared_of"]
+__all__ = ["Prepares", "adapt_decoder", "auth_of", "legacy_prepared", "prepared_of"]
 
 FRAMINGS: frozenset[str] = frozenset({"sse", "aws-eventstream", "ndjson", "json"})
+
+
+@runtime_checkable
+class Prepares(Protocol):
+    """A provider that prepares a call once (every built-in provider; ``providers.base``)."""
+
+    def prepare(self, request: ChatRequest) -> Prepared:
+        """The call for ``request``, encoded once (``providers.prepared``)."""
+        ...
 
 
 def prepared_of(provider: Provider, request: ChatRequest) -> Prepared:

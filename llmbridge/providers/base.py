@@ -2,7 +2,8 @@
 
 Rules:
 
-* ``Prepares.prepare`` is pure: ``ChatRequest -> Prepared`` (``providers.prepared``), no IO,
+* ``Prepares.prepare`` (``providers.adapter``, beside the adapter: ``prepared`` reads this
+  module's types, so this module does not import it) is pure: ``ChatRequest -> Prepared`` (``providers.prepared``), no IO,
   no clock, no env. It encodes the request once: the ``HttpRequest`` (its ``auth`` set when the
   provider has one), the encoder's own warnings, a decoder factory, the framing and the
   rate-limit reader. The client calls it once per request; the attempt loop resends the
@@ -56,7 +57,6 @@ from ..secrets import (
 )
 from ..types import ChatRequest
 from .config import ProviderConfig
-from .prepared import Framing, Prepared
 
 __all__ = [
     "SECRET_QUERY_PARAMS",
@@ -67,13 +67,10 @@ __all__ = [
     "CountsTokens",
     "Decoder",
     "Encoded",
-    "Framing",
     "HasAuth",
     "HttpRequest",
     "JsonMode",
     "ListsModels",
-    "Prepared",
-    "Prepares",
     "Provider",
     "ProviderConfig",
     "ProviderFactory",
@@ -230,15 +227,6 @@ class Provider(Protocol):
     def capabilities(self, model: str) -> Capabilities: ...
 
     def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError: ...
-
-
-@runtime_checkable
-class Prepares(Protocol):
-    """A provider that prepares a call once (every built-in provider)."""
-
-    def prepare(self, request: ChatRequest) -> Prepared:
-        """The call for ``request``, encoded once (``providers.prepared``)."""
-        ...
 
 
 @runtime_checkable

@@ -18,7 +18,7 @@ from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import ConfigurationError
-from .base import BuildsRequests, Prepares, Provider, ProviderConfig, ProviderFactory
+from .base import BuildsRequests, Provider, ProviderConfig, ProviderFactory
 from .option_names import did_you_mean
 
 if TYPE_CHECKING:
@@ -159,6 +159,8 @@ def create_provider(name: str, config: ProviderConfig | None = None) -> Provider
     """Build the provider ``name`` from ``config`` (keys resolved here, once)."""
     factory = _factory(name)
     provider = factory(config or ProviderConfig())
+    from .adapter import Prepares
+
     if not isinstance(provider, Provider) or not isinstance(provider, (Prepares, BuildsRequests)):
         raise ConfigurationError(
             f"provider {name!r}: its factory returned a {type(provider).__name__}, which lacks the "

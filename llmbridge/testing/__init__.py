@@ -8,6 +8,7 @@ from .invariants import (
     decode_collect,
     merge_deltas,
 )
+from .prepared import prepared_decoder
 from .record import Recording, RecordingTransport, record_fixture
 from .replay import ReplayMismatch, ReplayTransport, replay_client
 from .sse import iter_eventstream, iter_sse
@@ -26,6 +27,7 @@ __all__ = [
     "iter_sse",
     "load_fixture",
     "merge_deltas",
+    "prepared_decoder",
     "record_fixture",
     "replay_client",
 ]
