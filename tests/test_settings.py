@@ -29,10 +29,8 @@ def _built(name: str) -> tuple[dict[str, Any], list[str]]:
     config = ProviderConfig.from_mapping({"api_key": "k", "base_url": "http://127.0.0.1:9/v1"})
     provider = create_provider(name, config)
     request = _request(**SETTINGS)
-    first_chunk = '{"id": "r", "responseId": "r", "model": "m-1", "choices": []}'
-    events = provider.new_decoder(request).feed("", first_chunk)
-    warnings = [w for e in events if isinstance(e, lb.StreamStart) for w in e.warnings]
-    return provider.build_request(request).json, warnings
+    prepared = provider.prepare(request)  # type: ignore[attr-defined]
+    return prepared.http.json, list(prepared.warnings)
 
 
 def test_openai_chat_sends_seed_and_penalties_and_names_the_missing_top_k() -> None:
