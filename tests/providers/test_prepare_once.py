@@ -101,3 +101,29 @@ async def test_warnings_of_the_encoder_and_the_planning_reach_stream_start(
     assert len(encoder) == 2 and len(planning) == 1
     assert start.warnings.index(planning[0]) > start.warnings.index(encoder[-1])
     assert calls[0] == 1
+
+
+def test_capabilities_are_asked_once_per_request(monkeypatch: pytest.MonkeyPatch) -> None:
+    from llmbridge.client.pipeline import plan_request
+    from llmbridge.providers import ProviderConfig, create_provider
+    from llmbridge.providers.openai.provider import OpenAIChatProvider
+
+    asked: list[str] = []
+    real = OpenAIChatProvider.capabilities
+
+    def counting(self: OpenAIChatProvider, model: str) -> Any:
+        asked.append(model)
+        return real(self, model)
+
+    monkeypatch.setattr(OpenAIChatProvider, "capabilities", counting)
+    provider = create_provider("openai", ProviderConfig.from_mapping({"api_key": "k"}))
+    tool = lb.ToolSpec.from_json_schema("lookup", "Look up.", {"type": "object"})
+    request = lb.ChatRequest(
+        model="gpt-4.1-mini",
+        messages=[lb.ChatMessage.user("hi")],
+        tools=[tool.deferred(True)],
+        response_format=lb.ResponseFormat.json_object(),
+    )  # the format plan and the tool plan both read the capabilities
+    prepared = plan_request(provider, request, rescue=None)
+    assert asked == ["gpt-4.1-mini"]
+    assert any("defer_loading" in w for w in prepared.warnings)
