@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterable
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from .errors import EventOrderError
 from .events import (
@@ -143,6 +143,11 @@ class Accumulator:
         if type(event) is ReasoningDelta:
             self._add_reasoning(event)
             return
+        self._add_other(event)
+
+    def _add_other(self, event: StreamEvent) -> None:
+        """Every event but the deltas' fast paths: the exhaustive dispatch (``assert_never``),
+        which also takes subclasses of the delta types."""
         match event:
             case TextDelta():
                 run = self._text if self._text is not None else self._open_text()
@@ -150,23 +155,13 @@ class Accumulator:
             case ReasoningDelta():
                 self._add_reasoning(event)
             case ToolCallStart():
-                self._close_runs()
-                if event.id in self._seen_ids:
-                    raise EventOrderError(f"tool call id {event.id!r} started twice")
-                self._seen_ids.add(event.id)
-                self._calls[event.id] = _OpenCall(event, len(self._parts))
-                self._parts.append(None)
+                self._start_call(event)
             case ToolCallChunk():
                 self._open_call(event.id).chunks.append(event.arguments_delta)
             case ToolCallEnd():
                 self._end_call(event)
             case Finish():
-                if self._calls:
-                    raise EventOrderError(
-                        f"finish with tool calls still open: {sorted(self._calls)}"
-                    )
-                self._close_runs()
-                self._finish = event
+                self._finished(event)
             case ProviderItem():
                 self._close_runs()
                 provider = event.provider or self.provider or "unknown"
@@ -182,12 +177,24 @@ class Accumulator:
                 self._phase = event.phase
             case ToolSearchCall():
                 self._add_search(event)
-            case PartialObject():
-                pass  # a view of the text already folded
-            case ModelSwitch():
-                pass  # handled first, above
+            case PartialObject() | ModelSwitch():
+                pass  # a view of the text already folded; a switch is handled first, in add
             case _:
                 assert_never(event)
+
+    def _start_call(self, event: ToolCallStart) -> None:
+        self._close_runs()
+        if event.id in self._seen_ids:
+            raise EventOrderError(f"tool call id {event.id!r} started twice")
+        self._seen_ids.add(event.id)
+        self._calls[event.id] = _OpenCall(event, len(self._parts))
+        self._parts.append(None)
+
+    def _finished(self, event: Finish) -> None:
+        if self._calls:
+            raise EventOrderError(f"finish with tool calls still open: {sorted(self._calls)}")
+        self._close_runs()
+        self._finish = event
 
     def _end_call(self, event: ToolCallEnd) -> None:
         call = self._open_call(event.id)
@@ -292,18 +299,36 @@ class Accumulator:
 
     def response(self) -> ChatResponse:
         """The response so far. Open runs and unfinished calls are included, flagged."""
+        finish, start = self._finish, self._start
+        hosted = self._hosted
+        return ChatResponse(
+            message=ChatMessage(role="assistant", content=self._content()),
+            finish_reason=finish.reason if finish else None,
+            raw_finish_reason=finish.raw_reason if finish else None,
+            usage=finish.usage if finish else None,
+            provider_data=finish.provider_data if finish else None,
+            **_started(start),
+            provider=self.provider,
+            citations=[e for e in hosted if type(e) is Citation],
+            approval_requests=[e for e in hosted if type(e) is ApprovalRequest],
+            code_outputs=[e for e in hosted if type(e) is CodeOutput],
+            images=[e for e in hosted if type(e) is GeneratedImage],
+            tool_searches=list(self._searches),
+        )
+
+    def _content(self) -> list[ContentPart]:
+        """The message's parts so far: open runs as they stand, unfinished calls flagged."""
         parts: list[ContentPart] = []
         text_run = "".join(self._text) if self._text is not None else None
         open_slots = {call.slot: call for call in self._calls.values()}
         for slot, part in enumerate(self._parts):
             if part is None and slot in open_slots:
                 call = open_slots[slot]
-                raw = "".join(call.chunks)
                 parts.append(
                     ToolCallPart(
                         id=call.id,
                         name=call.name,
-                        raw_arguments=raw,
+                        raw_arguments="".join(call.chunks),
                         error="the stream ended inside this tool call",
                     )
                 )
@@ -313,25 +338,26 @@ class Accumulator:
                 parts.append(part.model_copy(update={"text": "".join(self._reasoning or [])}))
             else:
                 parts.append(part)
-        finish, start = self._finish, self._start
-        return ChatResponse(
-            message=ChatMessage(role="assistant", content=parts),
-            finish_reason=finish.reason if finish else None,
-            raw_finish_reason=finish.raw_reason if finish else None,
-            usage=finish.usage if finish else None,
-            response_id=start.response_id if start else None,
-            model=start.model if start else None,
-            warnings=list(start.warnings) if start else [],
-            request_id=start.request_id if start else None,
-            rate_limit=start.rate_limit if start else None,
-            provider_data=finish.provider_data if finish else None,
-            provider=self.provider,
-            citations=[e for e in self._hosted if type(e) is Citation],
-            approval_requests=[e for e in self._hosted if type(e) is ApprovalRequest],
-            code_outputs=[e for e in self._hosted if type(e) is CodeOutput],
-            images=[e for e in self._hosted if type(e) is GeneratedImage],
-            tool_searches=list(self._searches),
-        )
+        return parts
+
+
+def _started(start: StreamStart | None) -> dict[str, Any]:
+    """What a response takes from its ``StreamStart`` (nothing without one)."""
+    if start is None:
+        return {
+            "response_id": None,
+            "model": None,
+            "warnings": [],
+            "request_id": None,
+            "rate_limit": None,
+        }
+    return {
+        "response_id": start.response_id,
+        "model": start.model,
+        "warnings": list(start.warnings),
+        "request_id": start.request_id,
+        "rate_limit": start.rate_limit,
+    }
 
 
 def accumulate(events: Iterable[StreamEvent], *, provider: str | None = None) -> ChatResponse:

@@ -382,9 +382,11 @@ WALK: tuple[tuple[str, int], ...] = (
 )
 """The walk of a request, top down: the client pipeline → its plans (prompt tools, structured
 output) → the provider → IO → the shapes every floor shares. An arrow never climbs it."""
-PROTOCOL = frozenset({f"{PACKAGE}.providers.base", f"{PACKAGE}.providers.prepared"})
-"""What IO may import of the provider floor: the provider protocol (and the prepared call it
-sends, ``Prepared``)."""
+PROTOCOL = frozenset(
+    {f"{PACKAGE}.providers.base", f"{PACKAGE}.providers.prepared", f"{PACKAGE}.providers.adapter"}
+)
+"""What IO may import of the provider floor: the provider protocol (a prepared call, and the
+adapter that prepares one from a provider of the protocol before ``prepare``)."""
 
 
 def _rank(module: str) -> int | None:
@@ -398,9 +400,8 @@ def rule_breaches(graph: Graph) -> list[str]:
     """Arrows that break the named rules of the house (see ``docs/architecture.md``).
 
     * The walk goes down (``WALK``): no module imports one of a concern higher up the walk
-      (``llmbridge.stream`` imports ``llmbridge.providers.base``, the protocol, and
-      ``llmbridge.providers.prepared``, the call it sends, and nothing else of the provider
-      floor).
+      (``llmbridge.stream`` imports the protocol, ``PROTOCOL``, and nothing
+      else of the provider floor).
     * Outside ``llmbridge.prompt_tools``, the prompt tools are reached through its front door only
       (the package itself, ``llmbridge.prompt_tools``).
     """

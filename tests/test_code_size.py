@@ -14,15 +14,7 @@ from pathlib import Path
 
 from tests.code_size import MAX_COMPLEXITY, MAX_LINES, complexity, functions, measure
 
-ALLOWED: dict[str, str] = {
-    # stream/transport.py, stream/resume.py: the one attempt loop (42.2)
-    # response.py: the Accumulator's use, events folded once (42.4)
-    "llmbridge/response.py:Accumulator.add": "loop",
-    "llmbridge/response.py:Accumulator.response": "loop",
-    # providers/*/request.py: prepare once, the encoder reports its warnings (42.1)
-    "llmbridge/providers/openai/request.py:request_warnings": "prepare",
-    "llmbridge/providers/anthropic/request.py:build_body": "prepare",
-}
+ALLOWED: dict[str, str] = {}
 """Offender -> the branch that owns its file this session (prepare, loop, frames, hosts, mcp)."""
 
 

@@ -29,6 +29,7 @@ from llmbridge.testing import (
     merge_deltas,
 )
 from llmbridge.testing.fixtures import dump_json
+from llmbridge.testing.prepared import prepared_decoder
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures"
 ALL = sorted(p.parent for p in FIXTURES.glob("*/*/input.json"))
@@ -80,7 +81,7 @@ def test_decoder_yields_golden_events(path: Path) -> None:
         pytest.skip("HTTP error responses are covered through the client")
     framing = getattr(provider, "framing", "sse")
     events, error = decode_collect(
-        provider.new_decoder(fx.request), fx.body_chunks(), framing=framing
+        prepared_decoder(provider, fx.request)(), fx.body_chunks(), framing=framing
     )
     error_file = path / "error.json"
     if REGENERATE:
@@ -102,7 +103,7 @@ def test_decoder_split_invariance(path: Path) -> None:
     if fx.status != 200:
         pytest.skip("HTTP error responses are covered through the client")
     assert_split_invariant(
-        lambda: provider.new_decoder(fx.request),
+        prepared_decoder(provider, fx.request),
         fx.body,
         max_splits=400,
         framing=getattr(provider, "framing", "sse"),

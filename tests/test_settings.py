@@ -29,10 +29,8 @@ def _built(name: str) -> tuple[dict[str, Any], list[str]]:
     config = ProviderConfig.from_mapping({"api_key": "k", "base_url": "http://127.0.0.1:9/v1"})
     provider = create_provider(name, config)
     request = _request(**SETTINGS)
-    first_chunk = '{"id": "r", "responseId": "r", "model": "m-1", "choices": []}'
-    events = provider.new_decoder(request).feed("", first_chunk)
-    warnings = [w for e in events if isinstance(e, lb.StreamStart) for w in e.warnings]
-    return provider.build_request(request).json, warnings
+    prepared = provider.prepare(request)  # type: ignore[attr-defined]
+    return prepared.http.json, list(prepared.warnings)
 
 
 def test_openai_chat_sends_seed_and_penalties_and_names_the_missing_top_k() -> None:
@@ -61,12 +59,12 @@ def test_chat_completions_field_names_match_the_openai_sdk() -> None:
 
 
 def test_responses_api_drops_each_setting_with_a_warning() -> None:
-    from llmbridge.providers.openai_responses.request import build_body, request_warnings
+    from llmbridge.providers.openai_responses.request import build_body
 
     request = _request(**SETTINGS)
-    body = build_body(request)
+    body, warnings = build_body(request)
     assert not SETTINGS.keys() & body.keys()
-    warned = " ".join(request_warnings(request))
+    warned = " ".join(warnings)
     assert all(name in warned for name in SETTINGS)
     params = pytest.importorskip("openai.types.responses.response_create_params")
     assert not SETTINGS.keys() & params.ResponseCreateParamsBase.__annotations__.keys()
@@ -75,12 +73,14 @@ def test_responses_api_drops_each_setting_with_a_warning() -> None:
 def test_anthropic_drops_each_setting_with_a_warning() -> None:
     from llmbridge.providers.anthropic.request import build_body
 
-    body, warnings = build_body(
+    body, warnings, _ = build_body(
         _request(**SETTINGS), provider_name="anthropic", api_version="2026-10-21"
     )
     assert not SETTINGS.keys() & body.keys()
     assert all(any(name in w for w in warnings) for name in SETTINGS)
-    older, _ = build_body(_request(top_k=40), provider_name="anthropic", api_version="2023-06-01")
+    older, _, _ = build_body(
+        _request(top_k=40), provider_name="anthropic", api_version="2023-06-01"
+    )
     assert older["top_k"] == 40  # the API version that still takes sampling settings
 
 

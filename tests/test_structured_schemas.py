@@ -109,15 +109,17 @@ def test_a_typed_reply_to_the_strict_schema_validates() -> None:
 
 
 def test_gemini_says_which_keywords_its_schema_dialect_dropped() -> None:
-    from llmbridge.providers.gemini.request import request_warnings
+    from llmbridge.providers.gemini.request import build_body
 
     request = lb.Client().build_request("gemini-2.5-flash", [lb.ChatMessage.user("x")])
     typed = request.model_copy(update={"response_format": response_format_of(Person)})
-    (warning,) = request_warnings(typed)
+    (warning,) = build_body(typed, provider="gemini").warnings
     assert "has no multipleOf;" in warning
-    assert request_warnings(typed, json_schema=True) == []  # full JSON Schema: nothing dropped
+    assert (
+        build_body(typed, provider="gemini", json_schema=True).warnings == []
+    )  # full JSON Schema: nothing dropped
     plain = request.model_copy(update={"response_format": response_format_of(Plain)})
-    assert request_warnings(plain) == []
+    assert build_body(plain, provider="gemini").warnings == []
 
 
 class Inventory(BaseModel):

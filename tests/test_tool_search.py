@@ -117,9 +117,9 @@ def test_responses_client_search_has_a_query_schema() -> None:
 
 def test_responses_warns_that_algorithm_has_no_field() -> None:
     req = lb.ChatRequest(model="m", messages=USER, hosted_tools=[lb.ToolSearch(algorithm="regex")])
-    from llmbridge.providers.openai_responses.request import request_warnings
+    from llmbridge.providers.openai_responses.request import build_body
 
-    assert any("algorithm='regex'" in w for w in request_warnings(req))
+    assert any("algorithm='regex'" in w for w in build_body(req).warnings)
 
 
 @pytest.mark.parametrize(

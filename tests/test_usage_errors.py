@@ -236,8 +236,7 @@ def _body(model: str, response_format: Any, **providers: Any) -> dict[str, Any]:
     request = c.build_request(name, "Give me a JSON object", response_format=response_format)
     from llmbridge.client.pipeline import plan_request
 
-    wire, _ = plan_request(provider, request, rescue=None)
-    body = provider.build_request(wire).json
+    body = plan_request(provider, request, rescue=None).http.json
     assert body is not None
     return body
 

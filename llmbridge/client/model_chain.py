@@ -135,8 +135,7 @@ def _links(
         provider, name = client.resolve(model)
         request = client.build_request(name, messages, **merged)
         if request.hosted_tools:  # refused (or not) by the provider's check and encoder
-            wire, _ = plan_request(provider, request, rescue=rescue)
-            provider.build_request(wire)
+            plan_request(provider, request, rescue=rescue)
         links.append(_Link(f"{provider.name}:{name}", provider, request))
     return links
 

@@ -2,21 +2,24 @@
 
 Rules:
 
-* ``plan_request`` is the one decision per request, made before anything is sent:
+* ``plan_request`` is the one decision per request, made before anything is sent, and gives
+  the call prepared once (``providers.prepared.Prepared``, through ``adapter.prepared_of``):
+  the model's ``capabilities`` are asked once (``plan_wire``), then
   provider-run tools are checked against what the provider runs (``llmbridge.hosted``), and
   ``compaction=`` against whether it compacts (``llmbridge.compaction``);
   deferred tools (``ToolSpec.defer_loading``) with no ``ToolSearch`` to load them are sent as
   ordinary tools, with a warning (no API loads a deferred tool without its search); the
   response format is asked natively or in the prompt (``llmbridge.structured.prompt``); the
-  tools are sent natively, rescued or written into the prompt (``llmbridge.prompt_tools``, loaded
-  only when there are tools). It gives the wire request and a decoder factory (a fresh
-  decoder per attempt: retries start over).
-* ``prepare`` makes the call's ``Prepared`` once (the plan, the HTTP request with the call's
-  headers on top, the framing and the rate-limit reader); ``open_events`` attaches the
-  telemetry observer when it is on (``llmbridge.telemetry``, loaded only then) and hands it to
-  the one attempt loop (``stream.transport.run_attempts``); a background request
-  (``ChatRequest.background``) with a ``stream.resume.Resume`` strategy, whose resume and
-  cancel requests (``providers.base.Resumable``) get the call's headers too. ``background`` on a provider that is not ``Resumable`` is a
+  tools are sent natively, rescued or written into the prompt (``llmbridge.prompt_tools``,
+  loaded only when there are tools). Its warnings follow the encoder's in ``Prepared.warnings``;
+  the call's own ``headers=`` are merged into the prepared request once; the decoder factory
+  makes a fresh decoder per attempt (retries start over), wrapped when the tools need it.
+* ``open_events`` prepares the call once, attaches the telemetry observer when it is on
+  (``llmbridge.telemetry``, loaded only then) and hands it to the one attempt loop
+  (``stream.transport.run_attempts``); a background request (``ChatRequest.background``) with a
+  ``stream.resume.Resume`` strategy, whose resume and cancel requests
+  (``providers.base.Resumable``) get the call's headers too. ``background`` on a provider that
+  is not ``Resumable`` is a
   ``ConfigurationError`` before sending (``option_names.unsupported_option``);
   ``cancel_on_close`` without it a ``UsageError``.
 * ``open_resumed`` is ``Client.resume``: the provider's resume request for a response another
@@ -28,40 +31,67 @@ Rules:
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Callable, Mapping
-from typing import TYPE_CHECKING, Any
+from dataclasses import replace
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 from ..errors import UsageError
 from ..events import StreamEvent
-from ..providers.base import AnyDecoder, HttpRequest, Provider, Resumable, ResumePoint
+from ..providers.adapter import prepared_of
+from ..providers.base import (
+    AnyDecoder,
+    HttpRequest,
+    Provider,
+    ReadsRateLimits,
+    Resumable,
+    ResumePoint,
+)
 from ..providers.option_names import unsupported_option
 from ..providers.prepared import Prepared
 from ..request import ChatRequest
 from ..stream.call import CallConfig, StreamState
 from ..stream.start_stamp import StartNote
 from ..stream.transport import run_attempts
-from ..structured.prompt import WarningDecoder, plan_format
+from ..structured.prompt import plan_format
 from ..telemetry import Telemetry
 
 if TYPE_CHECKING:
     from ..stream.resume import Resume
 
-__all__ = ["open_events", "open_resumed", "plan_request", "prepare", "with_headers"]
+__all__ = ["Planned", "open_events", "open_resumed", "plan_request", "plan_wire", "with_headers"]
 
 
-def plan_request(
-    provider: Provider, request: ChatRequest, *, rescue: bool | None
-) -> tuple[ChatRequest, Callable[[], AnyDecoder]]:
-    """The wire request and the decoder factory for ``request`` (see module rules)."""
+class Planned(NamedTuple):
+    """``plan_wire``'s answer: the request to prepare, what planning warned of, and the
+    wrapper of its decoders (``prompt_tools.Plan.wrap``)."""
+
+    request: ChatRequest
+    warnings: tuple[str, ...]
+    wrap: Callable[[AnyDecoder], AnyDecoder] | None
+
+
+def plan_wire(provider: Provider, request: ChatRequest, *, rescue: bool | None) -> Planned:
+    """The request to send for ``request`` (see module rules; ``capabilities`` asked once)."""
     if request.background and not isinstance(provider, Resumable):
         raise unsupported_option("background", provider=provider.name, model=request.model)
+    needs_caps = (
+        request.hosted_tools
+        or request.compaction is not None
+        or request.response_format is not None
+        or request.tools
+    )
+    if not needs_caps:
+        return Planned(request, (), None)
+    caps = provider.capabilities(request.model)
     if request.hosted_tools:  # provider-run tools: refused here, before anything is sent
         from ..hosted import check_runs_on
 
-        kinds = provider.capabilities(request.model).hosted_tools
         check_runs_on(
-            request.hosted_tools, provider=provider.name, model=request.model, kinds=kinds
+            request.hosted_tools,
+            provider=provider.name,
+            model=request.model,
+            kinds=caps.hosted_tools,
         )
-    if request.compaction is not None and not provider.capabilities(request.model).compaction:
+    if request.compaction is not None and not caps.compaction:
         from ..compaction import unsupported_compaction
 
         raise unsupported_compaction(provider=provider.name, model=request.model)
@@ -70,18 +100,39 @@ def plan_request(
         request, undeferred = _undefer(request)
         warnings.extend(undeferred)
     if request.response_format is not None:
-        request, warning = plan_format(request, provider.capabilities(request.model))
+        request, warning = plan_format(request, caps)
         if warning is not None:
             warnings.append(warning)
+    wrap = None
     if request.tools:
         from ..prompt_tools import plan
 
-        wire, new_decoder = plan(request, provider, rescue=rescue)
-    else:  # nothing for the tool fallback to do: leave it unloaded
-        wire, new_decoder = request, lambda: provider.new_decoder(request)
-    if warnings:
-        new_decoder = WarningDecoder.factory(new_decoder, warnings)
-    return wire, new_decoder
+        request, wrap = plan(request, caps, rescue=rescue)
+    return Planned(request, tuple(warnings), wrap)
+
+
+def plan_request(
+    provider: Provider,
+    request: ChatRequest,
+    *,
+    rescue: bool | None,
+    headers: Mapping[str, str] | None = None,
+) -> Prepared:
+    """``request`` planned and prepared once (see module rules): the call's ``headers`` on the
+    prepared request, the planning's warnings after the encoder's, the decoders wrapped."""
+    planned = plan_wire(provider, request, rescue=rescue)
+    prepared = prepared_of(provider, planned.request)
+    http = with_headers(prepared.http, headers)
+    wrap = planned.wrap
+    if wrap is None and not planned.warnings and http is prepared.http:
+        return prepared  # nothing to add: the provider's own value
+    new_decoder = prepared.new_decoder
+    return replace(
+        prepared,
+        http=http,
+        new_decoder=new_decoder if wrap is None else lambda: wrap(new_decoder()),
+        warnings=(*prepared.warnings, *planned.warnings),
+    )
 
 
 def _undefer(request: ChatRequest) -> tuple[ChatRequest, list[str]]:
@@ -97,23 +148,6 @@ def _undefer(request: ChatRequest) -> tuple[ChatRequest, list[str]]:
         "them: sent as ordinary tools"
     )
     return request.model_copy(update={"tools": tools}), [warning]
-
-
-def prepare(
-    provider: Provider,
-    request: ChatRequest,
-    *,
-    rescue: bool | None,
-    headers: Mapping[str, str] | None = None,
-) -> Prepared:
-    """The one ``Prepared`` of ``request`` (the call's ``headers`` on top of the provider's)."""
-    wire, new_decoder = plan_request(provider, request, rescue=rescue)
-    return Prepared(
-        http=with_headers(provider.build_request(wire), headers),
-        new_decoder=new_decoder,
-        framing=getattr(provider, "framing", "sse"),
-        read_rate_limit=getattr(provider, "read_rate_limit", None),
-    )
 
 
 def open_events(
@@ -133,7 +167,7 @@ def open_events(
             "cancel_on_close=True stops a background response (background=True, or "
             "Client.resume) when the stream is left early; this stream is not one"
         )
-    prepared = prepare(provider, request, rescue=rescue, headers=config.headers)
+    prepared = plan_request(provider, request, rescue=rescue, headers=config.headers)
     observer = _observer(config.telemetry, provider, request, prepared.http)
     resume = _resume(provider, config) if request.background else None
     return run_attempts(
@@ -171,8 +205,7 @@ def open_resumed(
     prepared = Prepared(
         http=first,
         new_decoder=lambda: provider.resume_decoder(response_id=response_id, after=after),
-        framing=getattr(provider, "framing", "sse"),
-        read_rate_limit=getattr(provider, "read_rate_limit", None),
+        read_rate_limit=provider.read_rate_limit if isinstance(provider, ReadsRateLimits) else None,
     )
     request = ChatRequest(model=model, messages=[], background=True)  # for telemetry
     return run_attempts(
@@ -233,7 +266,7 @@ def _observer(
 def with_headers(request: HttpRequest, headers: Mapping[str, str] | None) -> HttpRequest:
     """``request`` with the call's own ``headers=`` on top (llmbridge.call_settings)."""
     if headers:
-        request.headers = _merged(request.headers, headers)
+        return replace(request, headers=_merged(request.headers, headers))
     return request
 
 

@@ -16,7 +16,7 @@ from ..providers.base import CountsTokens, ListsModels, Provider
 from ..request import ChatRequest
 from ..stream.call import CallConfig
 from ..stream.fetch import fetch_json
-from .pipeline import plan_request, with_headers
+from .pipeline import plan_wire, with_headers
 
 __all__ = ["MAX_MODEL_PAGES", "count_tokens", "list_models"]
 
@@ -32,7 +32,7 @@ async def count_tokens(*, provider: Provider, request: ChatRequest, config: Call
             "(Anthropic, Gemini and the OpenAI Responses API have one)",
             provider=provider.name,
         )
-    wire, _ = plan_request(provider, request, rescue=False)
+    wire = plan_wire(provider, request, rescue=False).request
     data = await fetch_json(
         http=config.http,
         provider=provider,

@@ -20,6 +20,7 @@ from typing import Any
 from ..errors import ConfigurationError
 from ..messages import ChatMessage
 from ..parts import TextPart
+from ..providers.adapter import prepared_of
 from ..providers.base import Provider
 from ..providers.embedding_hosts import EmbeddingHost
 from ..request import ChatRequest
@@ -61,9 +62,10 @@ def target_for(provider: Provider, model: str) -> Target:
             provider=provider.name,
         )
     family, chat_path = known
-    chat = provider.build_request(
-        ChatRequest(model=model, messages=[ChatMessage(role="user", content=[TextPart(text="x")])])
-    )
+    chat = prepared_of(
+        provider,
+        ChatRequest(model=model, messages=[ChatMessage(role="user", content=[TextPart(text="x")])]),
+    ).http
     url, _, query = chat.url.partition("?")
     if not url.endswith(chat_path):
         raise ConfigurationError(

@@ -1,7 +1,7 @@
 """Prompt-based tool calling for models without native tools (and rescue of leaked calls).
 
-The client makes one call: ``plan(request, provider, rescue=...)`` gives the request to send
-and the decoder factory to read its stream with (``plan.py``). Request side:
+The client makes one call: ``plan(request, capabilities, rescue=...)`` gives the request to send
+and the wrapper of the decoders that read its stream (``plan.py``). Request side:
 ``prepare_request(request)`` writes the tools and the calling format into the system prompt
 and rewrites tool history as text. Response side: ``PromptToolDecoder`` wraps a provider
 decoder and turns ``<function_call>{"name": ..., "arguments": {...}}</function_call>``

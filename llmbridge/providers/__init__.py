@@ -4,7 +4,7 @@ Every provider folder uses the same file names for the same jobs:
 
 =====================  ==============================================================
 ``provider.py``        options, URL, auth; ``create(config)``; wires the files below
-``request.py``         ``ChatRequest`` → body (``build_body``) and ``request_warnings``
+``request.py``         ``ChatRequest`` → body and warnings (``build_body`` → ``Encoded``)
 ``messages.py``        chat messages → the wire's message list (``encode_messages``)
 ``tools.py``           ``ToolSpec`` / ``ToolChoice`` → the wire (``encode_tools``, ...)
 ``decode.py``          the sans-IO stream decoder (``feed`` / ``close``)
@@ -21,10 +21,13 @@ failure discipline, ``finish_reason_mapper``), ``request_parts.py`` (body pieces
 ``history.py`` (history adaptation) and ``http_errors.py`` (the error mechanism).
 """
 
+from .adapter import Prepares
 from .base import (
+    BaseDecoder,
     Capabilities,
     CountsTokens,
     Decoder,
+    Encoded,
     HttpRequest,
     ListsModels,
     Provider,
@@ -32,7 +35,9 @@ from .base import (
     ProviderFactory,
     ReadsRateLimits,
     Secret,
+    WrappingDecoder,
 )
+from .prepared import Framing, Prepared
 from .registry import (
     ENTRY_POINT_GROUP,
     available_providers,
@@ -43,16 +48,22 @@ from .registry import (
 
 __all__ = [
     "ENTRY_POINT_GROUP",
+    "BaseDecoder",
     "Capabilities",
     "CountsTokens",
     "Decoder",
+    "Encoded",
+    "Framing",
     "HttpRequest",
     "ListsModels",
+    "Prepared",
+    "Prepares",
     "Provider",
     "ProviderConfig",
     "ProviderFactory",
     "ReadsRateLimits",
     "Secret",
+    "WrappingDecoder",
     "available_providers",
     "create_provider",
     "register_provider",

@@ -2,24 +2,35 @@
 
 Rules:
 
-* ``Provider.build_request`` is pure: ``ChatRequest -> HttpRequest``, no IO, no clock, no env.
-* ``Provider.new_decoder`` returns a sans-IO ``Decoder``: ``feed(event, data)`` takes one SSE
-  event (its ``event:`` name, ``""`` when absent, and its ``data:`` text) and returns the
-  normalized events it completes; ``close()`` is called once at end of body and returns the
-  rest, raising ``StreamTruncatedError`` if the provider's terminal event never came.
-  Decoders raise only ``LLMBridgeError`` subclasses.
+* ``Prepares.prepare`` (``providers.adapter``, beside the adapter: ``prepared`` reads this
+  module's types, so this module does not import it) is pure: ``ChatRequest -> Prepared`` (``providers.prepared``), no IO,
+  no clock, no env. It encodes the request once: the ``HttpRequest`` (its ``auth`` set when the
+  provider has one), the encoder's own warnings, a decoder factory, the framing and the
+  rate-limit reader. The client calls it once per request; the attempt loop resends the
+  prepared request as it is.
+* Providers written before ``prepare`` (``build_request`` + ``new_decoder``, optional
+  ``framing`` / ``read_rate_limit`` / ``auth`` attributes: ``BuildsRequests``) keep working:
+  ``providers.adapter.prepared_of`` prepares them, the one place that looks for those
+  attributes.
+* A ``Decoder`` is sans-IO: ``feed(event, data)`` takes one SSE event (its ``event:`` name,
+  ``""`` when absent, and its ``data:`` text) and returns the normalized events it completes;
+  ``close()`` is called once at end of body and returns the rest, raising
+  ``StreamTruncatedError`` if the provider's terminal event never came. ``held()`` and
+  ``resume_point()`` are declared with defaults (``BaseDecoder``; ``WrappingDecoder`` forwards
+  them to the decoder it wraps). Decoders raise only ``LLMBridgeError`` subclasses.
 * Keys and base URLs are resolved once, when the provider is built from a ``ProviderConfig``.
 * Auth beyond a key header is an ``httpx.Auth`` (``llmbridge.auth``), run by the transport on
-  every attempt: ``HttpRequest.auth`` when the request carries one, else the provider's optional
-  ``auth`` attribute (built providers set it from ``llmbridge.auth.config_auth(config)``). A
-  config with ``auth`` (an ``httpx.Auth``) or ``token_provider`` needs no API key.
+  every attempt: ``HttpRequest.auth`` when the request carries one (a prepared request does),
+  else the provider's optional ``auth`` attribute (``HasAuth``; built providers set it from
+  ``llmbridge.auth.config_auth(config)``). A config with ``auth`` (an ``httpx.Auth``) or
+  ``token_provider`` needs no API key.
 * Core code never branches on a provider's name: it asks the provider object.
 * Resumable streams (optional, ``Resumable``): a provider whose server keeps a streamed
   response (OpenAI Responses background mode) builds the request that streams it again after a
   given event (``resume_request``) and the one that stops it (``cancel_request``); its decoder
   for such a request tells where it stands (``ResumableDecoder.resume_point``): the response id,
-  the last event's number, whether the terminal event came. A decoder that wraps another
-  forwards ``resume_point`` (``resume_point_of`` finds it). The transport resumes only when a
+  the last event's number, whether the terminal event came. A ``WrappingDecoder`` forwards
+  ``resume_point`` by itself (``resume_point_of`` asks it). The transport resumes only when a
   point is known (``llmbridge.stream.resume``).
 """
 
@@ -28,7 +39,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Literal, Protocol, TypeAlias, runtime_checkable
+from typing import Any, Literal, NamedTuple, Protocol, TypeAlias, runtime_checkable
 
 import httpx
 import orjson
@@ -52,9 +63,13 @@ __all__ = [
     "SECRET_QUERY_PARAMS",
     "SENSITIVE_HEADERS",
     "AnyDecoder",
+    "BaseDecoder",
+    "BuildsRequests",
     "Capabilities",
     "CountsTokens",
     "Decoder",
+    "Encoded",
+    "HasAuth",
     "HttpRequest",
     "JsonMode",
     "ListsModels",
@@ -66,6 +81,8 @@ __all__ = [
     "ResumableDecoder",
     "ResumePoint",
     "Secret",
+    "WrappingDecoder",
+    "held_of",
     "is_secret_name",
     "read_token_count",
     "resume_point_of",
@@ -142,16 +159,64 @@ class Capabilities:
     compaction: bool = False
     """Server-side compaction (``compaction=``, ``llmbridge.compaction``); refused before
     sending where this is false."""
+    rescue_tool_calls: bool = False
+    """Whether tool markup leaked as text is rescued when the app did not say (``rescue=None``):
+    servers known to leak it (an OpenAI-compatible preset's ``rescue_tool_calls``)."""
 
 
 @runtime_checkable
 class Decoder(Protocol):
     """Sans-IO: ``feed(event, data)`` per SSE event (``event == ""`` when unnamed; ``data``
-    may be empty, see docs/httpx-sse-empty-events.md), ``close()`` at the end of the body."""
+    may be empty, see docs/httpx-sse-empty-events.md), ``close()`` at the end of the body;
+    ``held()`` and ``resume_point()`` as ``BaseDecoder`` gives them by default."""
 
     def feed(self, event: str, data: str) -> list[StreamEvent]: ...
 
     def close(self) -> list[StreamEvent]: ...
+
+    def held(self) -> list[StreamEvent]:
+        """Events decoded but kept back until a later event (released into a broken
+        stream's partial response so nothing decoded is lost)."""
+        ...
+
+    def resume_point(self) -> ResumePoint | None:
+        """Where a resumable stream stands (``None``: not resumable, or not known yet)."""
+        ...
+
+
+class BaseDecoder:
+    """The defaults of a ``Decoder``'s optional parts: nothing held, no resume point."""
+
+    __slots__ = ()
+
+    def held(self) -> list[StreamEvent]:
+        return []
+
+    def resume_point(self) -> ResumePoint | None:
+        return None
+
+
+class WrappingDecoder(BaseDecoder):
+    """A decoder around another (``inner``): ``held`` and ``resume_point`` are the inner
+    decoder's unless a subclass adds its own."""
+
+    __slots__ = ("inner",)
+
+    def __init__(self, inner: AnyDecoder) -> None:
+        self.inner = inner
+
+    def held(self) -> list[StreamEvent]:
+        return self.inner.held()
+
+    def resume_point(self) -> ResumePoint | None:
+        return self.inner.resume_point()
+
+
+class Encoded(NamedTuple):
+    """What an encoder makes of a request: the body and the settings it could not honour."""
+
+    body: dict[str, Any]
+    warnings: list[str]
 
 
 AnyDecoder: TypeAlias = "Decoder | FrameDecoder[Any]"
@@ -162,17 +227,31 @@ AnyDecoder: TypeAlias = "Decoder | FrameDecoder[Any]"
 
 @runtime_checkable
 class Provider(Protocol):
-    """A provider adapter. Built by a ``ProviderFactory`` from a ``ProviderConfig``."""
+    """A provider adapter. Built by a ``ProviderFactory`` from a ``ProviderConfig``; it
+    also ``Prepares`` its calls (or, written before that, ``BuildsRequests``)."""
 
     name: str
 
     def capabilities(self, model: str) -> Capabilities: ...
 
+    def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError: ...
+
+
+@runtime_checkable
+class BuildsRequests(Protocol):
+    """The protocol before ``prepare`` (third-party providers; ``adapter.prepared_of``)."""
+
     def build_request(self, request: ChatRequest) -> HttpRequest: ...
 
     def new_decoder(self, request: ChatRequest) -> AnyDecoder: ...
 
-    def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError: ...
+
+@runtime_checkable
+class HasAuth(Protocol):
+    """A provider with an ``httpx.Auth`` of its own, run on every attempt of a request that
+    carries none (a prepared request carries it; ``models_request`` and the like do not)."""
+
+    auth: httpx.Auth | None
 
 
 @runtime_checkable
@@ -231,18 +310,15 @@ class ResumableDecoder(Protocol):
         ...
 
 
-def held_of(decoder: Any) -> list[StreamEvent]:
-    """``decoder.held()`` when it has one (optional; wrappers forward it), else none: events it
-    decoded but keeps back until a later event, released into a broken stream's partial
-    response so nothing decoded is lost."""
-    held = getattr(decoder, "held", None)
-    return held() if held is not None else []
+def held_of(decoder: AnyDecoder | None) -> list[StreamEvent]:
+    """``decoder.held()`` (none without a decoder)."""
+    return decoder.held() if decoder is not None else []
 
 
-def resume_point_of(decoder: Any) -> ResumePoint | None:
-    """``decoder.resume_point()`` when it has one (wrappers forward it), else ``None``."""
-    point = getattr(decoder, "resume_point", None)
-    return point() if point is not None else None
+def resume_point_of(decoder: AnyDecoder | None) -> ResumePoint | None:
+    """``decoder.resume_point()`` (``None`` without a decoder)."""
+    point = decoder.resume_point() if decoder is not None else None
+    return point if isinstance(point, ResumePoint) else None
 
 
 @runtime_checkable

@@ -31,6 +31,7 @@ from typing import Any, TypeVar
 
 from ..errors import LLMBridgeError, MalformedStreamError
 from ..events import FinishReason, StreamEvent
+from .base import BaseDecoder
 
 __all__ = ["UNREADABLE", "GuardedDecoder", "finish_reason_mapper"]
 
@@ -41,7 +42,7 @@ _D = TypeVar("_D", bound="GuardedDecoder")
 _NO_KIND = object()
 
 
-class GuardedDecoder:
+class GuardedDecoder(BaseDecoder):
     """A decoder's failure flag and the three steps that set or read it."""
 
     _provider: str

@@ -18,7 +18,7 @@ from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import ConfigurationError
-from .base import Provider, ProviderConfig, ProviderFactory
+from .base import BuildsRequests, Provider, ProviderConfig, ProviderFactory
 from .option_names import did_you_mean
 
 if TYPE_CHECKING:
@@ -162,9 +162,12 @@ def create_provider(name: str, config: ProviderConfig | None = None) -> Provider
     """Build the provider ``name`` from ``config`` (keys resolved here, once)."""
     factory = _factory(name)
     provider = factory(config or ProviderConfig())
-    if not isinstance(provider, Provider):
+    from .adapter import Prepares
+
+    if not isinstance(provider, Provider) or not isinstance(provider, (Prepares, BuildsRequests)):
         raise ConfigurationError(
             f"provider {name!r}: its factory returned a {type(provider).__name__}, which lacks the "
-            "Provider methods (name, capabilities, build_request, new_decoder, map_error)"
+            "Provider methods (name, capabilities, map_error, and prepare or build_request + "
+            "new_decoder)"
         )
     return provider

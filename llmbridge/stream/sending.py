@@ -50,6 +50,7 @@ from ..errors import (
     TimeoutError,
 )
 from ..http_headers import request_id_from
+from ..providers.adapter import auth_of
 from ..providers.base import HttpRequest, Provider
 from ..secrets import Scrub, named_secrets, scrub_json, secret_scrubber
 
@@ -240,7 +241,7 @@ class CheckedAuth(httpx.Auth):
 def auth_for(provider: Provider, request: HttpRequest) -> dict[str, Any]:
     """``send``'s ``auth=`` argument: the request's auth, else the provider's, checked
     (``CheckedAuth``; none: the client's own default stays in force)."""
-    auth = request.auth if request.auth is not None else getattr(provider, "auth", None)
+    auth = request.auth if request.auth is not None else auth_of(provider)
     return {} if auth is None else {"auth": CheckedAuth(auth, provider=provider.name)}
 
 

@@ -41,6 +41,7 @@ import anyio
 
 from ..errors import LLMBridgeError
 from ..events import StreamEvent
+from ..providers.adapter import legacy_prepared
 from ..providers.base import AnyDecoder, HttpRequest, Provider
 from ..providers.prepared import Prepared
 from .call import CallConfig, StreamState
@@ -308,11 +309,6 @@ def stream_events(
     """The events of one streamed ``request`` through ``run_attempts`` (for callers holding an
     ``HttpRequest`` and a decoder factory rather than a ``Prepared``; ``bounds``: ``deadline``,
     ``max_event_bytes``, ``max_response_bytes``, ``max_events`` of ``CallConfig``)."""
-    prepared = Prepared(
-        http=request,
-        new_decoder=new_decoder,
-        framing=getattr(provider, "framing", "sse"),
-        read_rate_limit=getattr(provider, "read_rate_limit", None),
-    )
+    prepared = legacy_prepared(provider, request, new_decoder)  # the provider's old attributes
     config = CallConfig(http=http, retry=retry, timeout=timeout, sleep=sleep, **bounds)
     return run_attempts(prepared, provider=provider, config=config, observer=observer)

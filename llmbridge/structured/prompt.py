@@ -18,21 +18,20 @@ Rules:
   or prose are read anyway (``llmbridge.structured.formats``, ``.partial_json``), and the
   value is validated against the type the app asked for.
 * ``auto`` falling back to the prompt on a model with no JSON mode is said in
-  ``StreamStart.warnings`` (``WarningDecoder``); a JSON-object mode is the encoder's warning.
+  ``StreamStart.warnings`` (``plan_format``'s warning, in ``Prepared.warnings`` after the
+  encoder's); a JSON-object mode is the encoder's warning.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
 from typing import Any
 
 import orjson
 
-from ..events import StreamEvent, StreamStart
-from ..providers.base import AnyDecoder, Capabilities, ResumePoint, held_of, resume_point_of
+from ..providers.base import Capabilities
 from ..request import ChatRequest, ResponseFormat
 
-__all__ = ["WarningDecoder", "format_instructions", "plan_format"]
+__all__ = ["format_instructions", "plan_format"]
 
 
 def format_instructions(fmt: ResponseFormat) -> str:
@@ -76,49 +75,3 @@ def plan_format(request: ChatRequest, capabilities: Capabilities) -> tuple[ChatR
             "the system prompt and the reply is validated by llmbridge"
         )
     return request.model_copy(update=update), warning
-
-
-class WarningDecoder:
-    """A decoder whose stream also carries ``warnings``: added to its ``StreamStart``, or to
-    one of their own in front of its first events when it sends none."""
-
-    __slots__ = ("_inner", "_pending")
-
-    def __init__(self, inner: AnyDecoder, warnings: Sequence[str]) -> None:
-        self._inner: Any = inner  # feed or feed_frame: the loop calls what the framing makes
-        self._pending = list(warnings)
-
-    @classmethod
-    def factory(
-        cls, new_decoder: Callable[[], AnyDecoder], warnings: Sequence[str]
-    ) -> Callable[[], AnyDecoder]:
-        return lambda: cls(new_decoder(), warnings)
-
-    def feed(self, event: str, data: str) -> list[StreamEvent]:
-        out: list[StreamEvent] = self._inner.feed(event, data)
-        return self._warn(out) if self._pending and out else out
-
-    def feed_frame(self, frame: Any) -> list[StreamEvent]:
-        """One typed frame (``llmbridge.frames``) for the wrapped decoder of a typed framing."""
-        out: list[StreamEvent] = self._inner.feed_frame(frame)
-        return self._warn(out) if self._pending and out else out
-
-    def close(self) -> list[StreamEvent]:
-        out = self._inner.close()
-        return self._warn(out) if self._pending else out
-
-    def resume_point(self) -> ResumePoint | None:
-        """The wrapped decoder's (a resumable stream: ``providers.base``)."""
-        return resume_point_of(self._inner)
-
-    def held(self) -> list[StreamEvent]:
-        """The wrapped decoder's held-back events (``providers.base.held_of``)."""
-        return held_of(self._inner)
-
-    def _warn(self, out: list[StreamEvent]) -> list[StreamEvent]:
-        pending, self._pending = self._pending, []
-        for event in out:
-            if isinstance(event, StreamStart):
-                event.warnings = [*event.warnings, *pending]
-                return out
-        return [StreamStart(warnings=pending), *out]

@@ -9,6 +9,7 @@ from .invariants import (
     merge_deltas,
 )
 from .offline import offline
+from .prepared import prepared_decoder
 from .record import Recording, RecordingTransport, record_fixture
 from .replay import ReplayMismatch, ReplayTransport, replay_client
 from .sse import iter_eventstream, iter_sse
@@ -28,6 +29,7 @@ __all__ = [
     "load_fixture",
     "merge_deltas",
     "offline",
+    "prepared_decoder",
     "record_fixture",
     "replay_client",
 ]

@@ -1,9 +1,8 @@
-"""``fallback.plan``: the client's one call (wire request + decoder factory) per tool mode."""
+"""``fallback.plan``: the client's one call (wire request + decoder wrapper) per tool mode."""
 
 from __future__ import annotations
 
-from types import SimpleNamespace
-from typing import Any, cast
+from typing import Any
 
 import pytest
 
@@ -16,7 +15,7 @@ from llmbridge.prompt_tools import (
     prepare_request,
     rescues_by_default,
 )
-from llmbridge.providers import Capabilities, Provider, ProviderConfig, create_provider
+from llmbridge.providers import Capabilities, ProviderConfig, create_provider
 from llmbridge.providers.openai.presets import PRESETS
 
 SEARCH = ToolSpec.from_json_schema(
@@ -51,11 +50,17 @@ class FakeProvider:
         return InnerDecoder()
 
 
+def decoders(planned: Plan, provider: FakeProvider) -> Any:
+    """The plan's decoder factory around ``provider``'s decoders for the planned request."""
+    return planned.decoders(lambda: provider.new_decoder(planned.request))
+
+
 def plan_for(
     req: ChatRequest, *, native_tools: bool, rescue: bool = False
-) -> tuple[Plan, FakeProvider]:
+) -> tuple[tuple[ChatRequest, Any], FakeProvider]:
     provider = FakeProvider(native_tools=native_tools)
-    return plan(req, cast(Provider, provider), rescue=rescue), provider
+    planned = plan(req, provider.caps, rescue=rescue)
+    return (planned.request, decoders(planned, provider)), provider
 
 
 def request(**kw: Any) -> ChatRequest:
@@ -116,11 +121,11 @@ def test_rescue_wraps_native_tools_and_extracts_only_declared_tools() -> None:
 
 
 class PresetProvider(FakeProvider):
-    """A provider carrying a preset row, as the OpenAI-compatible ones do."""
+    """A provider whose model rescues by default, as the self-hosted presets' do."""
 
     def __init__(self, *, rescue_tool_calls: bool) -> None:
         super().__init__(native_tools=True)
-        self.preset = SimpleNamespace(rescue_tool_calls=rescue_tool_calls)
+        self.caps = Capabilities(native_tools=True, rescue_tool_calls=rescue_tool_calls)
 
 
 @pytest.mark.parametrize(
@@ -136,15 +141,15 @@ def test_rescue_defaults_to_the_preset_and_the_app_wins(
     preset_says: bool, app_says: bool | None, wrapped: bool
 ) -> None:
     provider = PresetProvider(rescue_tool_calls=preset_says)
-    _, new_decoder = plan(request(), cast(Provider, provider), rescue=app_says)
+    new_decoder = decoders(plan(request(), provider.caps, rescue=app_says), provider)
     assert isinstance(new_decoder(), PromptToolDecoder) is wrapped
-    assert rescues_by_default(cast(Provider, provider)) is preset_says
+    assert rescues_by_default(provider.caps) is preset_says
 
 
 def test_providers_without_a_preset_do_not_rescue_by_default() -> None:
-    provider = cast(Provider, FakeProvider(native_tools=True))
-    assert rescues_by_default(provider) is False
-    assert isinstance(plan(request(), provider).new_decoder(), InnerDecoder)
+    provider = FakeProvider(native_tools=True)
+    assert rescues_by_default(provider.caps) is False
+    assert isinstance(decoders(plan(request(), provider.caps), provider)(), InnerDecoder)
 
 
 def test_self_hosted_presets_rescue_by_default() -> None:
@@ -152,5 +157,7 @@ def test_self_hosted_presets_rescue_by_default() -> None:
     assert on == {"llamacpp", "ollama", "vllm", "lmstudio"}
     options = {"base_url": "http://127.0.0.1:1/v1", "rescue_tool_calls": False}
     provider = create_provider("vllm", ProviderConfig.from_mapping(options))
-    assert rescues_by_default(provider) is False  # a client can turn the default off
-    assert rescues_by_default(create_provider("vllm", ProviderConfig.from_mapping({})))
+    assert rescues_by_default(provider.capabilities("m")) is False  # the default turned off
+    assert rescues_by_default(
+        create_provider("vllm", ProviderConfig.from_mapping({})).capabilities("m")
+    )

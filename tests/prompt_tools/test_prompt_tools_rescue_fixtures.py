@@ -18,7 +18,7 @@ import orjson
 import pytest
 
 import llmbridge as lb
-from llmbridge.prompt_tools import plan
+from llmbridge.client.pipeline import plan_request
 from llmbridge.providers import ProviderConfig, create_provider
 from llmbridge.testing import (
     ReplayTransport,
@@ -89,7 +89,7 @@ def test_encoder_builds_recorded_request(path: Path) -> None:
 @pytest.mark.parametrize("path", ALL, ids=IDS)
 def test_preset_default_rescues_and_yields_golden_events(path: Path) -> None:
     fx, provider = _provider(path)
-    _, new_decoder = plan(fx.request, provider)  # rescue=None: the preset decides
+    new_decoder = plan_request(provider, fx.request, rescue=None).new_decoder  # the preset's
     events, error = decode_collect(new_decoder(), fx.body_chunks())
     assert error is None and events == fx.events
     check_invariants(events)
@@ -110,7 +110,7 @@ def test_preset_default_rescues_and_yields_golden_events(path: Path) -> None:
 @pytest.mark.parametrize("path", ALL, ids=IDS)
 def test_rescue_off_leaves_the_markup_as_the_sdk_reads_it(path: Path) -> None:
     fx, provider = _provider(path)
-    _, new_decoder = plan(fx.request, provider, rescue=False)
+    new_decoder = plan_request(provider, fx.request, rescue=False).new_decoder
     events, error = decode_collect(new_decoder(), fx.body_chunks())
     assert error is None
     assert _calls(events) == [] and _text(events) == _content(fx.body)

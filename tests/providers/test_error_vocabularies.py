@@ -57,8 +57,11 @@ def test_no_provider_imports_the_io_layer() -> None:
 
 
 def test_the_io_layer_names_no_provider() -> None:
-    # the protocol and the prepared call it sends; headers are llmbridge.http_headers
-    neutral = ("llmbridge.providers.base", "llmbridge.providers.prepared")
+    neutral = (  # the protocol and its adapter; headers are llmbridge.http_headers
+        "llmbridge.providers.base",
+        "llmbridge.providers.prepared",
+        "llmbridge.providers.adapter",
+    )
     for path in (PACKAGE / "stream").rglob("*.py"):
         for module in _imported(path):
             if module.startswith("llmbridge.providers"):

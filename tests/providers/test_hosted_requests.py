@@ -87,7 +87,7 @@ def test_responses_maps_every_spec_it_runs() -> None:
     ]
     assert body["include"] == ["web_search_call.action.sources", "code_interpreter_call.outputs"]
     check_body("responses", body)
-    assert p.new_decoder(req)._warnings == []
+    assert list(p.prepare(req).warnings) == []
 
 
 def test_responses_refuses_blocked_domains_and_warns_on_max_uses() -> None:
@@ -95,7 +95,7 @@ def test_responses_refuses_blocked_domains_and_warns_on_max_uses() -> None:
         _request("openai-responses", "gpt-5", lb.WebSearch(blocked_domains=["x.com"]))
     p, req, built = _request("openai-responses", "gpt-5", lb.WebSearch(max_uses=3))
     assert built.json["tools"][1] == {"type": "web_search"}
-    assert any("max_uses=3" in w for w in p.new_decoder(req)._warnings)
+    assert any("max_uses=3" in w for w in list(p.prepare(req).warnings))
 
 
 def test_responses_extra_include_and_tools_still_join() -> None:
@@ -196,7 +196,7 @@ def test_anthropic_maps_server_tools_with_their_dated_versions() -> None:
     ]
     assert "anthropic-beta" not in built.headers  # GA tool types: no beta flag
     check_body("anthropic", body)
-    assert any("context_size" in w for w in p.new_decoder(req)._warnings)
+    assert any("context_size" in w for w in list(p.prepare(req).warnings))
 
 
 def _check_beta_body(body: dict[str, Any]) -> None:
@@ -287,7 +287,7 @@ def test_gemini_maps_each_spec_to_its_own_tool_entry(provider: str) -> None:
         )
     assert body["tools"][1:] == expected
     check_body("gemini", body)
-    assert any("max_uses" in w for w in p.new_decoder(req)._warnings)
+    assert any("max_uses" in w for w in list(p.prepare(req).warnings))
 
 
 def test_blocked_domains_go_to_vertex_only() -> None:

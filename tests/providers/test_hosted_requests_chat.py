@@ -32,7 +32,7 @@ def test_openai_search_models_take_web_search_options() -> None:
         },
     }
     check_body("chat", built.json)
-    assert any("max_uses=2" in w for w in p.new_decoder(req)._warnings)
+    assert any("max_uses=2" in w for w in list(p.prepare(req).warnings))
     assert p.capabilities("gpt-4o-search-preview").hosted_tools == {"web_search"}
     assert p.capabilities("gpt-4.1").hosted_tools == frozenset()
 

@@ -319,4 +319,4 @@ def test_azure_sends_its_own_items_back() -> None:
         "function_call_output",
     ]  # fmt: skip
     check_body("responses", body)
-    assert not any("not sent" in w or "left out" in w for w in azure.new_decoder(req)._warnings)
+    assert not any("not sent" in w or "left out" in w for w in list(azure.prepare(req).warnings))

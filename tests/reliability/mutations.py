@@ -22,6 +22,7 @@ from llmbridge.events import StreamEvent
 from llmbridge.providers import ProviderConfig, create_provider
 from llmbridge.providers.base import Decoder
 from llmbridge.testing import Fixture, check_invariants, decode_collect
+from llmbridge.testing.prepared import prepared_decoder
 from llmbridge.types import ChatRequest
 
 FIXTURES = Path(__file__).resolve().parents[2] / "fixtures"
@@ -71,7 +72,7 @@ def _provider(fx_path: Path) -> Any:
 
 
 def new_decoder(fx: Fixture) -> Decoder:
-    return _provider(fx.path).new_decoder(fx.request)  # type: ignore[no-any-return]
+    return prepared_decoder(_provider(fx.path), fx.request)()  # type: ignore[no-any-return]
 
 
 def _sep(body: bytes) -> bytes:

@@ -27,6 +27,7 @@ from llmbridge.events import StreamEvent
 from llmbridge.providers import ProviderConfig, create_provider
 from llmbridge.providers.base import Provider
 from llmbridge.testing import Fixture, iter_sse, load_fixture, merge_deltas
+from llmbridge.testing.prepared import prepared_decoder
 from tests.loopback import chunk, serve
 from tests.loopback import read_request as read_http_request
 
@@ -97,7 +98,7 @@ async def collect(
 
 def prefix_events(fx: Fixture, data: bytes) -> list[StreamEvent]:
     """Events of the SSE events *completed* within ``data`` (no ``close()``): what arrived."""
-    decoder = build_provider(fx).new_decoder(fx.request)
+    decoder = prepared_decoder(build_provider(fx), fx.request)()
     out: list[StreamEvent] = []
     for name, payload in iter_sse(data):
         out.extend(decoder.feed(name, payload))

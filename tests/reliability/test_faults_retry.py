@@ -24,6 +24,7 @@ import llmbridge as lb
 from llmbridge.providers.http_errors import parse_retry_after
 from llmbridge.stream import RetryPolicy, stream_events
 from llmbridge.testing import merge_deltas
+from llmbridge.testing.prepared import prepared_decoder
 from tests.fakes import ChunkedBody, mock_client, sse_response
 from tests.reliability.reliability_support import (
     FAMILY,
@@ -73,7 +74,7 @@ async def _drive(
             http=mock_client(script),
             provider=provider,
             request=provider.build_request(fx.request),
-            new_decoder=lambda: provider.new_decoder(fx.request),
+            new_decoder=prepared_decoder(provider, fx.request),
             retry=policy,
             sleep=fake_sleep,
         ):

@@ -18,6 +18,7 @@ import pytest
 import llmbridge as lb
 from llmbridge.errors import MalformedStreamError
 from llmbridge.stream.bounded import iter_sse
+from llmbridge.testing.prepared import prepared_decoder
 from tests.loopback import SSE_HEAD, chunk, read_request, serve
 from tests.test_fixtures import _provider
 
@@ -35,7 +36,7 @@ def _decode(name: str, body: bytes) -> tuple[list[lb.StreamEvent], list[lb.Strea
     fx, provider = _provider(FIXTURES / TEXT[name])
     out: list[Any] = []
     for original in (fx.body, body):
-        decoder = provider.new_decoder(fx.request)
+        decoder = prepared_decoder(provider, fx.request)()
         events: list[lb.StreamEvent] = []
         for event, data in iter_sse(original):
             events += decoder.feed(event, data)

@@ -15,17 +15,26 @@ from .errors import map_http_error
 from .hosted import HOSTED_TOOLS, encode_hosted
 from .model_list import PAGE_SIZE, parse_model_list
 from .provider import DEFAULT_BASE_URL, AnthropicProvider, create, model_capabilities
-from .request import API_VERSION, build_body, build_headers, count_tokens_body
+from .request import (
+    API_VERSION,
+    COUNT_FIELDS,
+    MessagesBody,
+    build_body,
+    build_headers,
+    count_tokens_body,
+)
 from .tool_search import ToolSearchAnswers
 from .usage import read_rate_limit
 
 __all__ = [
     "API_VERSION",
+    "COUNT_FIELDS",
     "DEFAULT_BASE_URL",
     "HOSTED_TOOLS",
     "PAGE_SIZE",
     "AnthropicDecoder",
     "AnthropicProvider",
+    "MessagesBody",
     "ToolSearchAnswers",
     "build_body",
     "build_headers",

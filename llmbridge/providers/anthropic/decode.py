@@ -11,7 +11,7 @@ Follows https://platform.claude.com/docs/en/build-with-claude/streaming. Rules:
   their events; blocks the provider runs itself (server tools and their results, MCP, code
   execution, unknown block types) become one ``ProviderItem`` each at their
   ``content_block_stop``, in stream order, so ``resp.message`` carries them back.
-* ``message_start`` → ``StreamStart`` (id, model, the request's warnings); content already in
+* ``message_start`` → ``StreamStart`` (id, model; the request's warnings are the attempt loop's to add); content already in
   ``message.content`` is decoded as if it had streamed. A repeated ``message_start`` for the
   open message is ignored; one for another message while a message is open is a
   ``MalformedStreamError`` (a spliced stream).
@@ -57,9 +57,8 @@ _STOP_FIELDS = ("stop_sequence", "stop_details", "container")
 class AnthropicDecoder(GuardedDecoder):
     """Feed it SSE events of one Messages stream; it returns normalized events."""
 
-    def __init__(self, *, provider: str = "anthropic", warnings: list[str] | None = None) -> None:
+    def __init__(self, *, provider: str = "anthropic") -> None:
         self._provider = provider
-        self._warnings = list(warnings or [])
         self._content = ContentBlocks(provider=provider)
         self._blocks = self._content.open
         self._started = False
@@ -190,7 +189,6 @@ class AnthropicDecoder(GuardedDecoder):
                 StreamStart(
                     response_id=mid if isinstance(mid, str) else None,
                     model=model if isinstance(model, str) else None,
-                    warnings=self._warnings,
                 )
             )
         content = msg.get("content")

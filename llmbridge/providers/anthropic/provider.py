@@ -24,13 +24,13 @@ from ...model_info import ModelInfo
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, Secret, read_token_count
 from ..option_names import declare_options
-from .compaction import compaction_betas
+from ..prepared import Prepared
 from .decode import AnthropicDecoder
 from .errors import map_http_error
-from .hosted import HOSTED_TOOLS, encode_hosted
+from .hosted import HOSTED_TOOLS
 from .model_list import PAGE_SIZE, parse_model_list
 from .models import base_model_name
-from .request import API_VERSION, build_body, build_headers, count_tokens_body
+from .request import API_VERSION, COUNT_FIELDS, build_body, build_headers
 from .tool_search import ToolSearchAnswers
 from .usage import read_rate_limit
 
@@ -129,21 +129,33 @@ class AnthropicProvider(ToolSearchAnswers):
         headers["accept"] = accept
         return headers
 
-    def _betas_for(self, request: ChatRequest) -> list[str]:
-        """The request's own beta flags: its MCP connector's, compaction's."""
-        betas = encode_hosted(request.hosted_tools).betas if request.hosted_tools else []
-        return [*betas, *compaction_betas(request, provider_name=self.name)]
-
-    def build_request(self, request: ChatRequest) -> HttpRequest:
-        body, _ = build_body(request, provider_name=self.name, api_version=self._api_version)
-        headers = self._request_headers(betas=self._betas_for(request))
-        return HttpRequest(
-            method="POST", url=f"{self._base_url}/v1/messages", headers=headers, json=body
+    def prepare(self, request: ChatRequest) -> Prepared:
+        """The Messages call, encoded once: body, warnings and beta flags together."""
+        body, warnings, betas = build_body(
+            request, provider_name=self.name, api_version=self._api_version
+        )
+        http = HttpRequest(
+            "POST",
+            f"{self._base_url}/v1/messages",
+            headers=self._request_headers(betas=betas),
+            json=body,
+            auth=self.auth,
+        )
+        return Prepared(
+            http=http,
+            new_decoder=lambda: AnthropicDecoder(provider=self.name),
+            warnings=tuple(warnings),
+            read_rate_limit=read_rate_limit,
         )
 
+    def build_request(self, request: ChatRequest) -> HttpRequest:
+        """``prepare(request).http`` (the protocol before ``prepare``)."""
+        return self.prepare(request).http
+
     def count_tokens_request(self, request: ChatRequest) -> HttpRequest:
-        body = count_tokens_body(request, provider_name=self.name, api_version=self._api_version)
-        headers = self._request_headers(accept="application/json", betas=self._betas_for(request))
+        encoded = build_body(request, provider_name=self.name, api_version=self._api_version)
+        body = {k: v for k, v in encoded.body.items() if k in COUNT_FIELDS}
+        headers = self._request_headers(accept="application/json", betas=encoded.betas)
         url = f"{self._base_url}/v1/messages/count_tokens"
         return HttpRequest(method="POST", url=url, headers=headers, json=body)
 
@@ -166,8 +178,8 @@ class AnthropicProvider(ToolSearchAnswers):
         return parse_model_list(data, provider=self.name)
 
     def new_decoder(self, request: ChatRequest) -> AnthropicDecoder:
-        _, warnings = build_body(request, provider_name=self.name, api_version=self._api_version)
-        return AnthropicDecoder(provider=self.name, warnings=warnings)
+        """A decoder of one Messages stream (the protocol before ``prepare``)."""
+        return AnthropicDecoder(provider=self.name)
 
     def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
         return map_http_error(provider=self.name, status=status, headers=headers, body=body)

@@ -25,19 +25,20 @@ Rules:
 * ``compaction`` (``llmbridge.compaction``) → ``context_management.edits`` with the
   ``compact_20260112`` edit (``compaction.py``; its beta flag is added to the headers by the
   provider, and so it is whenever a compaction block goes back).
-* Settings that cannot be honoured become warnings (``request_warnings``), surfaced on
-  ``StreamStart``; only an unbuildable request raises. ``extra`` is merged into the body last
+* Settings that cannot be honoured become warnings, returned with the body (``MessagesBody``)
+  and surfaced on ``StreamStart`` by the attempt loop; so are the beta flags the body needs
+  (its MCP connector's, compaction's), for the headers; only an unbuildable request raises. ``extra`` is merged into the body last
   (``extra["tools"]``, e.g. server tools, is appended to the app's tools).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, NamedTuple
 
 from ...types import ChatRequest
 from ..history import ANTHROPIC_IDS, adapt_history
-from .compaction import compaction_edit
+from .compaction import compaction_betas, compaction_edit
 from .hosted import encode_hosted
 from .messages import cache_control, encode_messages, limit_cache_points
 from .models import MIN_THINKING_BUDGET, default_max_tokens, effort_budget, supports_adaptive
@@ -48,6 +49,7 @@ __all__ = [
     "API_VERSION",
     "COUNT_FIELDS",
     "SAMPLING_REMOVED_FROM",
+    "MessagesBody",
     "build_body",
     "build_headers",
     "count_tokens_body",
@@ -89,10 +91,19 @@ def _thinking(req: ChatRequest, body: dict[str, Any], warnings: list[str]) -> in
     return budget
 
 
-def build_body(
-    req: ChatRequest, *, provider_name: str, api_version: str
-) -> tuple[dict[str, Any], list[str]]:
-    """The JSON body and the warnings for settings that were dropped or changed."""
+class MessagesBody(NamedTuple):
+    """What ``build_body`` makes of a request."""
+
+    body: dict[str, Any]
+    warnings: list[str]
+    """The settings that were dropped or changed, one sentence each."""
+    betas: list[str]
+    """The beta flags the body needs (its MCP connector's, compaction's), for the headers."""
+
+
+def build_body(req: ChatRequest, *, provider_name: str, api_version: str) -> MessagesBody:
+    """The JSON body, its warnings and the beta flags it needs (see the module rules)."""
+    betas: list[str] = []
     history = adapt_history(req.messages, provider=provider_name, ids=ANTHROPIC_IDS)
     system, messages, warnings = encode_messages(history.messages, provider_name=provider_name)
     warnings[:0] = history.warnings
@@ -106,6 +117,34 @@ def build_body(
     else:
         body["max_tokens"] = max(default_max_tokens(req.model), budget + MIN_THINKING_BUDGET)
     body["stream"] = True
+    _tools(req, body, warnings, betas)
+    if req.compaction is not None:
+        edit = compaction_edit(req.compaction, provider_name=provider_name)
+        body["context_management"] = {"edits": [edit]}
+    if req.stop:
+        body["stop_sequences"] = list(req.stop)
+    _sampling(req, body, warnings, api_version=api_version)
+    if "thinking" in extras:
+        body["thinking"] = extras["thinking"]
+    output_config = _output_config(req, dict(extras.get("output_config", {})), warnings)
+    if output_config:
+        body["output_config"] = output_config
+    blocks: list[dict[str, Any]] = list(body.get("tools", []))  # prompt order: tools first
+    if isinstance(system, list):
+        blocks.extend(system)
+    blocks.extend(b for m in messages for b in m["content"])
+    limit_cache_points(blocks, warnings)
+    for name, value in req.extra.items():
+        if name == "tools" and isinstance(value, list) and "tools" in body:
+            body["tools"] = [*body["tools"], *value]  # server tools next to the app's tools
+        else:
+            body[name] = value
+    betas.extend(compaction_betas(req, provider_name=provider_name))
+    return MessagesBody(body, warnings, betas)
+
+
+def _tools(req: ChatRequest, body: dict[str, Any], warnings: list[str], betas: list[str]) -> None:
+    """The app's tools (native unless the prompt carries them), then the provider-run ones."""
     if req.tools and req.tool_mode != "prompt":
         body["tools"] = [encode_tool(t) for t in req.tools]
         if req.tools_cache_point is not None:
@@ -116,15 +155,17 @@ def build_body(
     if req.hosted_tools:  # provider-run tools (hosted.py) after the app's
         hosted = encode_hosted(req.hosted_tools)
         warnings.extend(hosted.warnings)
+        betas.extend(hosted.betas)
         if hosted.tools:
             body["tools"] = [*body.get("tools", []), *hosted.tools]
         if hosted.mcp_servers:
             body["mcp_servers"] = hosted.mcp_servers
-    if req.compaction is not None:
-        edit = compaction_edit(req.compaction, provider_name=provider_name)
-        body["context_management"] = {"edits": [edit]}
-    if req.stop:
-        body["stop_sequences"] = list(req.stop)
+
+
+def _sampling(
+    req: ChatRequest, body: dict[str, Any], warnings: list[str], *, api_version: str
+) -> None:
+    """Sampling settings, sent or dropped with a warning (see the module rules)."""
     sampling = {"temperature": req.temperature, "top_p": req.top_p, "top_k": req.top_k}
     for name, value in sampling.items():
         if value is None:
@@ -138,11 +179,14 @@ def build_body(
     for name in ("seed", "presence_penalty", "frequency_penalty"):
         if getattr(req, name) is not None:
             warnings.append(f"{name} was dropped: the Messages API has no such setting")
-    if "thinking" in extras:
-        body["thinking"] = extras["thinking"]
-    output_config: dict[str, Any] = dict(extras.get("output_config", {}))
+
+
+def _output_config(
+    req: ChatRequest, output_config: dict[str, Any], warnings: list[str]
+) -> dict[str, Any]:
+    """``output_config`` with the response format's schema (any JSON object: Anthropic has no
+    schema-less JSON mode; the prompt asks for it)."""
     if req.response_format is not None and not req.response_format.any_object:
-        # (any JSON object: Anthropic has no schema-less JSON mode; the prompt asks for it)
         schema, moved = output_schema(req.response_format.json_schema)
         output_config["format"] = {"type": "json_schema", "schema": schema}
         if moved:
@@ -150,19 +194,7 @@ def build_body(
                 "response_format: keywords structured outputs cannot enforce were moved into "
                 f"descriptions ({'; '.join(moved)}); llmbridge validates the reply against them"
             )
-    if output_config:
-        body["output_config"] = output_config
-    blocks: list[dict[str, Any]] = list(body.get("tools", []))  # prompt order: tools first
-    if isinstance(system, list):
-        blocks.extend(system)
-    blocks.extend(b for m in messages for b in m["content"])
-    limit_cache_points(blocks, warnings)
-    for name, value in req.extra.items():
-        if name == "tools" and isinstance(value, list) and "tools" in body:
-            body["tools"] = [*body["tools"], *value]  # server tools next to the app's tools
-        else:
-            body[name] = value
-    return body, warnings
+    return output_config
 
 
 COUNT_FIELDS = frozenset(
@@ -175,7 +207,7 @@ COUNT_FIELDS = frozenset(
 def count_tokens_body(req: ChatRequest, *, provider_name: str, api_version: str) -> dict[str, Any]:
     """The ``/v1/messages/count_tokens`` body: the Messages body ``build_body`` makes, less
     what only shapes the answer (``stream``, ``max_tokens``, sampling, stop sequences)."""
-    body, _ = build_body(req, provider_name=provider_name, api_version=api_version)
+    body = build_body(req, provider_name=provider_name, api_version=api_version).body
     return {k: v for k, v in body.items() if k in COUNT_FIELDS}
 
 

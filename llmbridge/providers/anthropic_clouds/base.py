@@ -36,21 +36,28 @@ from ...model_info import ModelInfo
 from ...types import ChatRequest
 from ..anthropic import (
     API_VERSION,
+    COUNT_FIELDS,
     HOSTED_TOOLS,
     PAGE_SIZE,
     AnthropicDecoder,
+    MessagesBody,
     ToolSearchAnswers,
     build_body,
     build_headers,
-    compaction_betas,
-    count_tokens_body,
-    encode_hosted,
     map_http_error,
     model_capabilities,
     parse_model_list,
     read_rate_limit,
 )
-from ..base import Capabilities, HttpRequest, ProviderConfig, Secret, read_token_count
+from ..base import (
+    AnyDecoder,
+    Capabilities,
+    HttpRequest,
+    ProviderConfig,
+    Secret,
+    read_token_count,
+)
+from ..prepared import Framing, Prepared
 
 __all__ = [
     "API_VERSION",
@@ -105,7 +112,7 @@ class Credential:
 class AnthropicCloudProvider(ToolSearchAnswers):
     """The Messages API on a cloud: subclasses give the URLs, the body changes, the credential."""
 
-    framing = "sse"
+    framing: Framing = "sse"
     accept = "text/event-stream"
     version_in_body = False
     """``anthropic_version`` goes in the body (Bedrock, Vertex), not the header."""
@@ -158,11 +165,9 @@ class AnthropicCloudProvider(ToolSearchAnswers):
     def capabilities(self, model: str) -> Capabilities:
         return model_capabilities(model, hosted_tools=self.hosted_tools)
 
-    def _betas_for(self, request: ChatRequest) -> list[str]:
-        betas = list(self._betas)
-        if request.hosted_tools:
-            betas.extend(encode_hosted(request.hosted_tools).betas)
-        betas.extend(compaction_betas(request, provider_name=self.name))
+    def _betas_for(self, body_betas: list[str]) -> list[str]:
+        """The configured beta flags, the body's (``MessagesBody.betas``), the headers'."""
+        betas = [*self._betas, *body_betas]
         for name, value in self._headers.items():
             if name.lower() == "anthropic-beta":
                 betas.extend(b.strip() for b in value.split(",") if b.strip())
@@ -180,23 +185,39 @@ class AnthropicCloudProvider(ToolSearchAnswers):
         headers["accept"] = accept
         return headers
 
-    def _body(self, request: ChatRequest) -> tuple[dict[str, Any], list[str]]:
+    def _body(self, request: ChatRequest) -> MessagesBody:
         return build_body(request, provider_name=self.name, api_version=self._sampling_version)
 
-    def build_request(self, request: ChatRequest) -> HttpRequest:
-        body, _ = self._body(request)
-        betas = self._betas_for(request)
-        return HttpRequest(
+    def prepare(self, request: ChatRequest) -> Prepared:
+        """The Messages call on this cloud, encoded once (body, warnings, beta flags)."""
+        body, warnings, body_betas = self._body(request)
+        betas = self._betas_for(body_betas)
+        http = HttpRequest(
             method="POST",
             url=self.messages_url(request.model),
             headers=self._request_headers(accept=self.accept, betas=betas),
             json=self.adapt_body(body, betas=betas, count=False),
             auth=self._credential.auth,
         )
+        return Prepared(
+            http=http,
+            new_decoder=self.stream_decoder,
+            warnings=tuple(warnings),
+            framing=self.framing,
+            read_rate_limit=read_rate_limit,
+        )
 
-    def new_decoder(self, request: ChatRequest) -> Any:
-        _, warnings = self._body(request)
-        return AnthropicDecoder(provider=self.name, warnings=warnings)
+    def stream_decoder(self) -> AnyDecoder:
+        """A decoder of one answer's body (default: the Messages SSE decoder)."""
+        return AnthropicDecoder(provider=self.name)
+
+    def build_request(self, request: ChatRequest) -> HttpRequest:
+        """``prepare(request).http`` (the protocol before ``prepare``)."""
+        return self.prepare(request).http
+
+    def new_decoder(self, request: ChatRequest) -> AnyDecoder:
+        """``stream_decoder()`` (the protocol before ``prepare``)."""
+        return self.stream_decoder()
 
     def read_rate_limit(self, headers: Mapping[str, str]) -> RateLimit | None:
         return read_rate_limit(headers)
@@ -212,10 +233,9 @@ class CountsTokensRoute(AnthropicCloudProvider):
         return f"{self.base_url}/v1/messages/count_tokens"
 
     def count_tokens_request(self, request: ChatRequest) -> HttpRequest:
-        body = count_tokens_body(
-            request, provider_name=self.name, api_version=self._sampling_version
-        )
-        betas = self._betas_for(request)
+        encoded = self._body(request)
+        body = {k: v for k, v in encoded.body.items() if k in COUNT_FIELDS}
+        betas = self._betas_for(encoded.betas)
         return HttpRequest(
             method="POST",
             url=self.count_url(request.model),

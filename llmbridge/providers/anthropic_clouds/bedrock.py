@@ -76,8 +76,8 @@ class AnthropicBedrockProvider(AnthropicCloudProvider):
 
     def count_tokens_request(self, request: ChatRequest) -> HttpRequest:
         """Bedrock's ``CountTokens`` with the InvokeModel body (a blob: base64 in the JSON)."""
-        body, _ = self._body(request)
-        invoke = self.adapt_body(body, betas=self._betas_for(request), count=False)
+        body, _, body_betas = self._body(request)
+        invoke = self.adapt_body(body, betas=self._betas_for(body_betas), count=False)
         model = counted_model(request.model)
         headers = self._request_headers(accept="application/json", betas=[])
         return HttpRequest(
@@ -91,9 +91,8 @@ class AnthropicBedrockProvider(AnthropicCloudProvider):
     def parse_token_count(self, data: Any) -> int:
         return read_token_count(data, "inputTokens", provider=self.name)
 
-    def new_decoder(self, request: ChatRequest) -> BedrockAnthropicDecoder:
-        _, warnings = self._body(request)
-        return BedrockAnthropicDecoder(provider=self.name, warnings=warnings)
+    def stream_decoder(self) -> BedrockAnthropicDecoder:
+        return BedrockAnthropicDecoder(provider=self.name)
 
     def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
         return map_http_error(provider=self.name, status=status, headers=headers, body=body)

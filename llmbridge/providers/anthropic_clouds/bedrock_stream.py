@@ -29,6 +29,7 @@ from ...errors import LLMBridgeError, MalformedStreamError
 from ...events import Finish, StreamEvent
 from ...frames import EventMessage
 from ..anthropic import AnthropicDecoder
+from ..base import BaseDecoder
 from ..hosts.aws_errors import stream_error
 
 __all__ = ["BedrockAnthropicDecoder"]
@@ -38,12 +39,12 @@ _loads = orjson.loads
 _UNREADABLE = (orjson.JSONDecodeError, KeyError, TypeError, binascii.Error)
 
 
-class BedrockAnthropicDecoder:
+class BedrockAnthropicDecoder(BaseDecoder):
     """Feed it the frames of one Bedrock response; it feeds the Anthropic decoder."""
 
-    def __init__(self, *, provider: str, warnings: list[str] | None = None) -> None:
+    def __init__(self, *, provider: str) -> None:
         self._provider = provider
-        self._inner = AnthropicDecoder(provider=provider, warnings=warnings)
+        self._inner = AnthropicDecoder(provider=provider)
         self._failed = False
         self._metrics: dict[str, Any] | None = None
 

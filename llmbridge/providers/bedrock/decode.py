@@ -7,7 +7,8 @@ once per ``frames.EventMessage``. Rules:
 * One ``orjson.loads`` per event message, of its bytes payload; dispatch on its ``event_type``
   through a table. Text deltas (nearly every frame) take an inlined fast path. Unknown event
   types are skipped. AWS's ``p`` padding field is ignored wherever it is.
-* ``messageStart`` → ``StreamStart`` (the model asked for and the request's warnings; Converse
+* ``messageStart`` → ``StreamStart`` (the model asked for; the attempt loop adds the request's
+  warnings; Converse
   sends no response id: the request id comes from the ``x-amzn-RequestId`` header). Content
   blocks are decoded by ``blocks.py``.
 * ``messageStop`` keeps ``stopReason`` (and ``additionalModelResponseFields``) and ends every
@@ -53,11 +54,9 @@ class BedrockDecoder(GuardedDecoder):
         *,
         provider: str = "bedrock",
         model: str | None = None,
-        warnings: list[str] | None = None,
     ) -> None:
         self._provider = provider
         self._model = model
-        self._warnings = list(warnings or [])
         self._content = ContentBlocks(provider=provider)
         self._started = False
         self._stop_reason: str | None = None
@@ -111,7 +110,7 @@ class BedrockDecoder(GuardedDecoder):
     # -- handlers ----------------------------------------------------------------------
     def _start(self, out: _Events) -> _Events:
         self._started = True
-        out.append(StreamStart(model=self._model, warnings=self._warnings))
+        out.append(StreamStart(model=self._model))
         return out
 
     def _message_start(self, obj: dict[str, Any]) -> _Events:

@@ -42,12 +42,13 @@ from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, read_token_count
 from ..hosts.aws import base_id, control_url, counted_model, model_path, runtime_url
 from ..option_names import declare_options
+from ..prepared import Framing, Prepared
 from .decode import BedrockDecoder
 from .errors import map_http_error
 from .hosted import hosted_kinds
 from .model_list import PAGE_SIZE, PROFILES, parse_model_list
 from .models import family, reasoning_fields
-from .request import OPTION_FIELDS, build_body, request_warnings, structured
+from .request import OPTION_FIELDS, build_body, structured
 
 __all__ = ["BedrockProvider", "create"]
 
@@ -76,7 +77,7 @@ class BedrockProvider:
     """Converse on Bedrock; ``auth`` is the ``httpx.Auth`` the transport runs on each attempt."""
 
     name = "bedrock"
-    framing = "aws-eventstream"
+    framing: Framing = "aws-eventstream"
 
     def __init__(
         self,
@@ -115,22 +116,31 @@ class BedrockProvider:
 
     def _post(self, url: str, body: dict[str, Any], accept: str) -> HttpRequest:
         headers = {"content-type": "application/json", "accept": accept, **self._headers}
-        return HttpRequest(method="POST", url=url, headers=headers, json=body)
+        return HttpRequest(method="POST", url=url, headers=headers, json=body, auth=self.auth)
+
+    def prepare(self, request: ChatRequest) -> Prepared:
+        body, warnings = build_body(request, provider=self.name, options=self._options)
+        url = f"{self._base}{model_path(request.model, provider=self.name)}/converse-stream"
+        return Prepared(
+            http=self._post(url, body, "application/vnd.amazon.eventstream"),
+            new_decoder=lambda: self.new_decoder(request),
+            warnings=tuple(warnings),
+            framing=self.framing,
+        )
 
     def build_request(self, request: ChatRequest) -> HttpRequest:
-        body = build_body(request, provider=self.name, options=self._options)
-        url = f"{self._base}{model_path(request.model, provider=self.name)}/converse-stream"
-        return self._post(url, body, "application/vnd.amazon.eventstream")
+        """``prepare(request).http`` (the protocol before ``prepare``)."""
+        return self.prepare(request).http
 
     def new_decoder(self, request: ChatRequest) -> BedrockDecoder:
-        warnings = request_warnings(request, provider=self.name, options=self._options)
-        return BedrockDecoder(provider=self.name, model=request.model, warnings=warnings)
+        """A decoder of one stream (the protocol before ``prepare``)."""
+        return BedrockDecoder(provider=self.name, model=request.model)
 
     def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
         return map_http_error(provider=self.name, status=status, headers=headers, body=body)
 
     def count_tokens_request(self, request: ChatRequest) -> HttpRequest:
-        built = build_body(request, provider=self.name, options=self._options)
+        built = build_body(request, provider=self.name, options=self._options).body
         converse = {k: built[k] for k in _COUNT_FIELDS if k in built}
         url = f"{self._base}{model_path(counted_model(request.model), provider=self.name)}"
         url += "/count-tokens"

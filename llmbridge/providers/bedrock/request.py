@@ -19,7 +19,8 @@ every member but ``modelId``, which goes in the path). Rules:
 * ``extra`` is merged last: dict values one level deep, others replace.
 * settings Converse cannot carry (``seed``, penalties, ``parallel_tool_calls=False``, a
   family's missing ``top_k`` or reasoning switch, ``tool_choice="none"`` with tool history) are
-  named by ``request_warnings`` (the decoder puts them on ``StreamStart``).
+  named in the warnings ``build_body`` returns with the body (``Encoded``; the attempt loop
+  puts them on ``StreamStart``).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ from typing import Any
 import orjson
 
 from ...types import ChatRequest
+from ..base import Encoded
 from ..history import AdaptedHistory, IdRule, adapt_history
 from ..request_parts import has_tool_blocks, merge_fields
 from .hosted import encode_hosted
@@ -37,7 +39,7 @@ from .messages import encode_messages
 from .models import native_structured_output, reasoning_fields, top_k_fields
 from .tools import encode_tool_choice, encode_tools
 
-__all__ = ["BEDROCK_IDS", "OPTION_FIELDS", "build_body", "request_warnings"]
+__all__ = ["BEDROCK_IDS", "OPTION_FIELDS", "build_body"]
 
 BEDROCK_IDS = IdRule("bedrock", invalid_chars=r"[^a-zA-Z0-9_.:-]", max_length=64)
 
@@ -96,10 +98,12 @@ def structured(request: ChatRequest, options: Mapping[str, Any]) -> bool:
 
 def build_body(
     request: ChatRequest, *, provider: str, options: Mapping[str, Any] | None = None
-) -> dict[str, Any]:
-    """The JSON body of ``/model/{modelId}/converse-stream`` for ``request``."""
+) -> Encoded:
+    """The JSON body of ``/model/{modelId}/converse-stream`` for ``request``, and what it
+    could not carry (warnings)."""
     options = options or {}
     history = _history(request, provider)
+    hosted_warnings: list[str] = []
     system, messages = encode_messages(
         history.messages,
         provider=provider,
@@ -118,7 +122,8 @@ def build_body(
     if request.tools and request.tool_mode != "prompt" and not tools_off:
         tools = encode_tools(request.tools, request.tools_cache_point)
     if request.hosted_tools:  # Nova's system tools (hosted.py), after the function tools
-        tools += encode_hosted(request.hosted_tools, provider=provider)[0]
+        hosted, hosted_warnings = encode_hosted(request.hosted_tools, provider=provider)
+        tools += hosted
     if tools:
         config: dict[str, Any] = {"tools": tools}
         picked = encode_tool_choice(choice) if choice is not None and request.tools else None
@@ -134,19 +139,16 @@ def build_body(
         if value is not None:
             body[name] = value
     merge_fields(body, request.extra)
-    return body
+    return Encoded(body, _dropped(request, history.warnings, hosted_warnings))
 
 
-def request_warnings(
-    request: ChatRequest, *, provider: str, options: Mapping[str, Any] | None = None
-) -> list[str]:
+def _dropped(request: ChatRequest, history: list[str], hosted: list[str]) -> list[str]:
     """Settings of ``request`` that Converse (or the model's family) has no field for."""
-    warnings = _history(request, provider).warnings
+    warnings = list(history)
     for setting in ("seed", "presence_penalty", "frequency_penalty"):
         if getattr(request, setting) is not None:
             warnings.append(f"{setting}: Bedrock's Converse API has no such setting; ignored")
-    if request.hosted_tools:
-        warnings.extend(encode_hosted(request.hosted_tools, provider=provider)[1])
+    warnings.extend(hosted)
     if request.parallel_tool_calls is False and request.tools:
         warnings.append("parallel_tool_calls=False: Converse has no setting for it; ignored")
     if request.top_k is not None and top_k_fields(request.model, request.top_k) is None:

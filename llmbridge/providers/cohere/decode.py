@@ -4,7 +4,7 @@ Follows ``StreamedChatResponseV2`` of the ``cohere`` SDK and
 https://docs.cohere.com/reference/chat-stream. Every event's ``event:`` name is its ``type``
 (the ``type`` inside the data is read when the name is missing). Rules:
 
-* ``message-start`` → ``StreamStart`` (its ``id``, the model asked for, the request's warnings).
+* ``message-start`` → ``StreamStart`` (its ``id``, the model asked for; the request's warnings are added by the attempt loop).
 * ``content-start`` / ``content-delta`` / ``content-end`` carry ``text`` (→ ``TextDelta``) or
   ``thinking`` (→ ``ReasoningDelta``), by the field the delta holds.
 * ``tool-plan-delta`` (the plan Cohere writes before its tool calls) is collected and given as
@@ -64,11 +64,9 @@ class CohereDecoder(GuardedDecoder):
         *,
         provider: str = "cohere",
         model: str | None = None,
-        warnings: list[str] | None = None,
     ) -> None:
         self._provider = provider
         self._model = model
-        self._warnings = list(warnings or [])
         self._calls = ToolCallLedger(id_prefix="call_")
         self._by_index: dict[Any, ToolCall] = {}
         self._plan: list[str] = []
@@ -122,7 +120,6 @@ class CohereDecoder(GuardedDecoder):
             StreamStart(
                 response_id=response_id if isinstance(response_id, str) else None,
                 model=self._model,
-                warnings=self._warnings,
             )
         ]
 

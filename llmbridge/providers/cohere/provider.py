@@ -31,10 +31,11 @@ from ...secrets import Secret
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig
 from ..option_names import declare_options
+from ..prepared import Prepared
 from .decode import CohereDecoder
 from .errors import map_http_error
 from .model_list import PAGE_SIZE, parse_model_list
-from .request import build_body, request_warnings
+from .request import build_body
 
 __all__ = ["COHERE_BASE_URL", "CohereProvider", "create"]
 
@@ -83,18 +84,28 @@ class CohereProvider:
             headers["authorization"] = f"Bearer {self._key.reveal()}"
         return headers
 
-    def build_request(self, request: ChatRequest) -> HttpRequest:
-        body = build_body(request, provider=self.name, options=self._options)
-        return HttpRequest(
+    def prepare(self, request: ChatRequest) -> Prepared:
+        body, warnings = build_body(request, provider=self.name, options=self._options)
+        http = HttpRequest(
             method="POST",
             url=f"{self._base}/v2/chat",
             headers=self._headers_for("text/event-stream"),
             json=body,
+            auth=self.auth,
+        )
+        return Prepared(
+            http=http,
+            new_decoder=lambda: self.new_decoder(request),
+            warnings=tuple(warnings),
         )
 
+    def build_request(self, request: ChatRequest) -> HttpRequest:
+        """``prepare(request).http`` (the protocol before ``prepare``)."""
+        return self.prepare(request).http
+
     def new_decoder(self, request: ChatRequest) -> CohereDecoder:
-        warnings = request_warnings(request, provider=self.name)
-        return CohereDecoder(provider=self.name, model=request.model, warnings=warnings)
+        """A decoder of one stream (the protocol before ``prepare``)."""
+        return CohereDecoder(provider=self.name, model=request.model)
 
     def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
         return map_http_error(provider=self.name, status=status, headers=headers, body=body)

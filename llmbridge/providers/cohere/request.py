@@ -25,12 +25,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...types import ChatRequest, ResponseFormat
+from ..base import Encoded
 from ..history import AdaptedHistory, IdRule, adapt_history
 from ..request_parts import constrains, merge_fields
 from .messages import encode_messages, result_images
 from .tools import encode_tool_choice, encode_tools
 
-__all__ = ["COHERE_IDS", "OPTION_FIELDS", "build_body", "request_warnings"]
+__all__ = ["COHERE_IDS", "OPTION_FIELDS", "build_body"]
 
 COHERE_IDS = IdRule("cohere", invalid_chars=r"[^a-zA-Z0-9_.:-]", max_length=64)
 """Cohere's own ids are ``<tool name>_<12 letters or digits>``; others are kept to that
@@ -72,10 +73,11 @@ def _thinking(request: ChatRequest) -> dict[str, Any] | None:
 
 def build_body(
     request: ChatRequest, *, provider: str, options: Mapping[str, Any] | None = None
-) -> dict[str, Any]:
-    """The JSON body of ``POST /v2/chat`` for ``request``."""
+) -> Encoded:
+    """The JSON body and warnings (``Encoded``) of ``POST /v2/chat`` for ``request``."""
     options = options or {}
-    messages, documents = encode_messages(_history(request, provider).messages, provider=provider)
+    history = _history(request, provider)
+    messages, documents = encode_messages(history.messages, provider=provider)
     body: dict[str, Any] = {"model": request.model, "messages": messages, "stream": True}
     if documents:
         body["documents"] = documents
@@ -105,12 +107,12 @@ def build_body(
         if options.get(option) is not None:
             body[option] = options[option]
     merge_fields(body, request.extra)
-    return body
+    return Encoded(body, _dropped(request, history.warnings))
 
 
-def request_warnings(request: ChatRequest, *, provider: str) -> list[str]:
+def _dropped(request: ChatRequest, history: list[str]) -> list[str]:
     """Settings of ``request`` that ``/v2/chat`` has no field for."""
-    warnings = _history(request, provider).warnings
+    warnings = list(history)
     tools = request.tools and request.tool_mode != "prompt"
     if tools and request.parallel_tool_calls is not None:
         warnings.append("parallel_tool_calls: Cohere has no setting for it; ignored")

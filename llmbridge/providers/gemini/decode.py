@@ -50,6 +50,7 @@ from ...events import (
     TextDelta,
 )
 from ...tool_calls import ToolCall, ToolCallLedger
+from ..base import BaseDecoder
 from .errors import stream_error
 from .finish_reasons import map_finish_reason
 from .hosted import PartViews, grounding_citations
@@ -72,12 +73,11 @@ _METADATA = (
 )
 
 
-class GeminiDecoder:
+class GeminiDecoder(BaseDecoder):
     """``feed(event, data)`` per SSE event, ``close()`` once at the end of the body."""
 
-    def __init__(self, *, provider: str, warnings: list[str] | None = None) -> None:
+    def __init__(self, *, provider: str) -> None:
         self.provider = provider
-        self._warnings = warnings or []
         self._started = False
         self._response_id: str | None = None
         self._calls = ToolCallLedger()
@@ -179,7 +179,7 @@ class GeminiDecoder:
         if self._response_id:
             self._calls.id_prefix = f"call_{self._response_id}_"
         model = model if isinstance(model, str) else None
-        out.append(StreamStart(self._response_id, model, list(self._warnings)))
+        out.append(StreamStart(self._response_id, model))
 
     def _feedback(self, feedback: Any) -> None:
         if isinstance(feedback, dict) and isinstance(feedback.get("blockReason"), str):

@@ -31,12 +31,13 @@ from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, Secret, read_token_count
 from ..hosts.google import vertex_location, vertex_origin
 from ..option_names import declare_options
+from ..prepared import Prepared
 from ..url_paths import path_segments
 from .decode import GeminiDecoder
 from .errors import map_http_error
 from .hosted import GEMINI_TOOLS, VERTEX_TOOLS
 from .model_list import PAGE_SIZE, parse_model_list
-from .request import build_body, request_warnings
+from .request import build_body
 
 __all__ = ["GEMINI_BASE_URL", "GeminiProvider", "VertexProvider", "create", "create_vertex"]
 
@@ -102,8 +103,8 @@ class GeminiProvider:
     def _auth(self) -> dict[str, str]:
         return {} if self._key is None else {"x-goog-api-key": self._key.reveal()}
 
-    def build_request(self, request: ChatRequest) -> HttpRequest:
-        body = build_body(
+    def prepare(self, request: ChatRequest) -> Prepared:
+        body, warnings = build_body(
             request,
             provider=self.name,
             vertex=self._vertex,
@@ -111,12 +112,23 @@ class GeminiProvider:
             stream_arguments=self._stream_arguments,
         )
         headers = {"content-type": "application/json", **self._headers, **self._auth()}
-        return HttpRequest(method="POST", url=self._url(request.model), headers=headers, json=body)
+        http = HttpRequest(
+            "POST", self._url(request.model), headers=headers, json=body, auth=self.auth
+        )
+        return Prepared(
+            http=http,
+            new_decoder=lambda: GeminiDecoder(provider=self.name),
+            warnings=tuple(warnings),
+        )
+
+    def build_request(self, request: ChatRequest) -> HttpRequest:
+        """``prepare(request).http`` (the protocol before ``prepare``)."""
+        return self.prepare(request).http
 
     def count_tokens_request(self, request: ChatRequest) -> HttpRequest:
         body = build_body(
             request, provider=self.name, vertex=self._vertex, json_schema=self._json_schema
-        )
+        ).body
         body = {k: v for k, v in body.items() if k in _COUNT_FIELDS}
         if not self._vertex:  # the Gemini API counts a whole generateContent request
             body = {
@@ -147,12 +159,8 @@ class GeminiProvider:
         return parse_model_list(data, provider=self.name)
 
     def new_decoder(self, request: ChatRequest) -> GeminiDecoder:
-        return GeminiDecoder(
-            provider=self.name,
-            warnings=request_warnings(
-                request, provider=self.name, json_schema=self._json_schema, vertex=self._vertex
-            ),
-        )
+        """A decoder of one stream (the protocol before ``prepare``)."""
+        return GeminiDecoder(provider=self.name)
 
     def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
         return map_http_error(provider=self.name, status=status, headers=headers, body=body)

@@ -24,8 +24,9 @@ Rules:
   ``hosted.py``);
 * ``extra`` is merged into the body last: dict values one level deep (so
   ``extra={"generationConfig": {"topK": 5}}`` adds to what was built), others replace.
-* settings Gemini cannot honour are listed by ``request_warnings`` (the decoder reports them as
-  warnings on ``StreamStart``); nothing is dropped silently.
+* settings Gemini cannot honour are listed in the warnings ``build_body`` returns with the
+  body (``Encoded``; the attempt loop reports them on ``StreamStart``); nothing is dropped
+  silently.
 """
 
 from __future__ import annotations
@@ -34,6 +35,7 @@ from typing import Any
 
 from ...specs.schema_bounds import check_schema_bounds
 from ...types import CachePoint, ChatRequest, ReasoningConfig, ToolChoice
+from ..base import Encoded
 from ..history import adapt_history, validates_thought_signatures
 from ..request_parts import merge_fields
 from .hosted import encode_hosted
@@ -41,7 +43,7 @@ from .messages import encode_messages
 from .schema import dropped_keywords, to_gemini_schema
 from .tools import encode_tool_choice, encode_tools
 
-__all__ = ["EFFORT_BUDGETS", "build_body", "request_warnings"]
+__all__ = ["EFFORT_BUDGETS", "build_body"]
 
 EFFORT_BUDGETS = {"minimal": 512, "low": 1024, "medium": 8192, "high": 24576}
 """Thinking budgets standing in for an effort on Gemini 2.x models (no ``thinkingLevel``)."""
@@ -106,9 +108,10 @@ def build_body(
     vertex: bool = False,
     json_schema: bool = False,
     stream_arguments: bool = False,
-) -> dict[str, Any]:
-    """The JSON body of ``:streamGenerateContent`` for ``request``."""
+) -> Encoded:
+    """The JSON body of ``:streamGenerateContent`` for ``request``, and its warnings."""
     history = adapt_history(request.messages, provider=provider)
+    hosted_warnings: list[str] = []
     system, contents = encode_messages(
         history.messages,
         provider=provider,
@@ -132,24 +135,31 @@ def build_body(
                 choice, stream_arguments=stream_arguments and vertex
             )
     if request.hosted_tools:  # provider-run tools (hosted.py): a Tool entry each
-        hosted, _ = encode_hosted(request.hosted_tools, provider=provider, vertex=vertex)
+        hosted, hosted_warnings = encode_hosted(
+            request.hosted_tools, provider=provider, vertex=vertex
+        )
         body["tools"] = [*body.get("tools", []), *hosted]
     generation = _generation_config(request, json_schema=json_schema, vertex=vertex)
     if generation:
         body["generationConfig"] = generation
     merge_fields(body, request.extra)
-    return body
+    warnings = _dropped(
+        request, json_schema=json_schema, vertex=vertex, history=history.warnings,
+        hosted=hosted_warnings,
+    )  # fmt: skip
+    return Encoded(body, warnings)
 
 
-def request_warnings(
+def _dropped(
     request: ChatRequest,
     *,
-    provider: str = "gemini",
-    json_schema: bool = False,
-    vertex: bool = False,
+    json_schema: bool,
+    vertex: bool,
+    history: list[str],
+    hosted: list[str],
 ) -> list[str]:
     """Settings of ``request`` Gemini has no switch for (reported, never silently lost)."""
-    warnings = adapt_history(request.messages, provider=provider).warnings
+    warnings = list(history)
     if request.response_format is not None and not json_schema:
         schema = request.response_format.json_schema
         dropped = dropped_keywords(schema, additional_properties=vertex, what="response_format")
@@ -159,8 +169,7 @@ def request_warnings(
                 "(llmbridge validates the reply against them; the json_schema option sends "
                 "the full JSON Schema)"
             )
-    if request.hosted_tools:
-        warnings.extend(encode_hosted(request.hosted_tools, provider=provider, vertex=vertex)[1])
+    warnings.extend(hosted)
     if request.parallel_tool_calls is False and request.tools:
         warnings.append("parallel_tool_calls=False: Gemini has no setting for it; it was ignored")
     if request.tools_cache_point is not None or any(

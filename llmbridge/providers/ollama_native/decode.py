@@ -4,8 +4,9 @@ Follows ``ChatResponse`` / ``GenerateResponse`` of https://github.com/ollama/oll
 (and the ``ollama`` Python client's types). The transport frames the body by lines
 (``llmbridge.stream.ndjson``) and calls ``feed_frame(line)`` once per ``frames.Line``. Rules:
 
-* One ``orjson.loads`` per line, of its bytes (orjson checks the UTF-8 as it parses). The first line gives ``StreamStart`` (its ``model``, the
-  request's warnings; Ollama sends no response id). ``/api/chat`` lines carry ``message``
+* One ``orjson.loads`` per line, of its bytes (orjson checks the UTF-8 as it parses). The
+  first line gives ``StreamStart`` (its ``model``; the request's warnings are added by the
+  attempt loop; Ollama sends no response id). ``/api/chat`` lines carry ``message``
   (``thinking`` → ``ReasoningDelta``, ``content`` → ``TextDelta``, in that order, then
   ``tool_calls``); ``/api/generate`` lines carry ``thinking`` and ``response`` at the top.
 * Ollama sends each tool call whole in one line (``{"function": {"name", "arguments": {…}}}``,
@@ -53,11 +54,9 @@ class OllamaDecoder(GuardedDecoder):
         *,
         provider: str = "ollama-native",
         model: str | None = None,
-        warnings: list[str] | None = None,
     ) -> None:
         self._provider = provider
         self._model = model
-        self._warnings = list(warnings or [])
         self._calls = ToolCallLedger(id_prefix="call_")
         self._started = False
         self._done = False
@@ -122,7 +121,6 @@ class OllamaDecoder(GuardedDecoder):
             out.append(
                 StreamStart(
                     model=model if isinstance(model, str) else self._model,
-                    warnings=self._warnings,
                 )
             )
         message = line.get("message")

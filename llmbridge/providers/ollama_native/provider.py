@@ -37,10 +37,11 @@ from ...secrets import Secret
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig
 from ..option_names import declare_options
+from ..prepared import Framing, Prepared
 from .decode import OllamaDecoder
 from .errors import map_http_error
 from .model_list import parse_model_list
-from .request import build_body, request_warnings
+from .request import build_body
 
 __all__ = ["DEFAULT_HOST", "OllamaNativeProvider", "create", "parse_host"]
 
@@ -83,7 +84,7 @@ class OllamaNativeProvider:
     """Ollama's native chat API."""
 
     name = "ollama-native"
-    framing = "ndjson"
+    framing: Framing = "ndjson"
 
     def __init__(
         self, config: ProviderConfig, *, base: str, key: Secret | None, name: str = "ollama-native"
@@ -113,18 +114,29 @@ class OllamaNativeProvider:
             headers["authorization"] = f"Bearer {self._key.reveal()}"
         return headers
 
-    def build_request(self, request: ChatRequest) -> HttpRequest:
-        body = build_body(request, provider=self.name, options=self._options)
-        return HttpRequest(
+    def prepare(self, request: ChatRequest) -> Prepared:
+        body, warnings = build_body(request, provider=self.name, options=self._options)
+        http = HttpRequest(
             method="POST",
             url=f"{self._base}/api/chat",
             headers=self._headers_for("application/x-ndjson"),
             json=body,
+            auth=self.auth,
+        )
+        return Prepared(
+            http=http,
+            new_decoder=lambda: self.new_decoder(request),
+            warnings=tuple(warnings),
+            framing=self.framing,
         )
 
+    def build_request(self, request: ChatRequest) -> HttpRequest:
+        """``prepare(request).http`` (the protocol before ``prepare``)."""
+        return self.prepare(request).http
+
     def new_decoder(self, request: ChatRequest) -> OllamaDecoder:
-        warnings = request_warnings(request, provider=self.name)
-        return OllamaDecoder(provider=self.name, model=request.model, warnings=warnings)
+        """A decoder of one stream (the protocol before ``prepare``)."""
+        return OllamaDecoder(provider=self.name, model=request.model)
 
     def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:
         return map_http_error(provider=self.name, status=status, headers=headers, body=body)

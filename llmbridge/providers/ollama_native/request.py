@@ -31,12 +31,13 @@ from collections.abc import Mapping
 from typing import Any
 
 from ...types import ChatRequest, ResponseFormat
+from ..base import Encoded
 from ..history import AdaptedHistory, adapt_history
 from ..request_parts import constrains, has_tool_blocks, merge_fields
 from .messages import encode_messages
 from .tools import encode_tools
 
-__all__ = ["build_body", "request_warnings"]
+__all__ = ["build_body"]
 
 _OPTIONS = {
     "temperature": "temperature",
@@ -94,8 +95,8 @@ def _tools_sent(request: ChatRequest) -> bool:
 
 def build_body(
     request: ChatRequest, *, provider: str, options: Mapping[str, Any] | None = None
-) -> dict[str, Any]:
-    """The JSON body of ``POST /api/chat`` for ``request``."""
+) -> Encoded:
+    """The JSON body and warnings (``Encoded``) of ``POST /api/chat`` for ``request``."""
     options = options or {}
     history = _history(request, provider)
     body: dict[str, Any] = {
@@ -116,12 +117,12 @@ def build_body(
     if options.get("keep_alive") is not None:
         body["keep_alive"] = options["keep_alive"]
     merge_fields(body, request.extra)
-    return body
+    return Encoded(body, _dropped(request, history.warnings))
 
 
-def request_warnings(request: ChatRequest, *, provider: str) -> list[str]:
+def _dropped(request: ChatRequest, history: list[str]) -> list[str]:
     """Settings of ``request`` that ``/api/chat`` has no field for."""
-    warnings = _history(request, provider).warnings
+    warnings = list(history)
     tools = request.tools and request.tool_mode != "prompt"
     choice = request.tool_choice
     if tools and choice is not None and choice.mode in ("required", "tool"):

@@ -33,6 +33,7 @@ import orjson
 
 from ...errors import LLMBridgeError, MalformedStreamError, StreamTruncatedError
 from ...events import Finish, ReasoningDelta, StreamEvent, StreamStart, TextDelta
+from ..base import BaseDecoder
 from .errors import stream_error
 from .finish_reasons import map_finish_reason
 from .hosted import annotation_citations
@@ -45,14 +46,11 @@ __all__ = ["ChatCompletionsDecoder"]
 _loads = orjson.loads
 
 
-class ChatCompletionsDecoder:
+class ChatCompletionsDecoder(BaseDecoder):
     """Feed SSE events with ``feed(event, data)``; call ``close()`` once at end of body."""
 
-    def __init__(
-        self, *, provider: str, use_index: bool = True, warnings: list[str] | None = None
-    ) -> None:
+    def __init__(self, *, provider: str, use_index: bool = True) -> None:
         self._provider = provider
-        self._warnings = warnings or []
         self._calls = ToolCallTracker(use_index=use_index, provider=provider)
         self._details = DetailCollector()
         self._detail_items = self._details.items  # the hot path's check: no method call
@@ -182,7 +180,7 @@ class ChatCompletionsDecoder:
         else:
             response_id = None
         model = model if isinstance(model, str) and model else None
-        out.append(StreamStart(response_id, model, list(self._warnings)))
+        out.append(StreamStart(response_id, model))
 
     def _delta(self, delta: dict[str, Any], out: list[StreamEvent]) -> None:
         for key, value in delta.items():

@@ -27,6 +27,7 @@ from ...model_info import ModelInfo
 from ...types import ChatRequest
 from ..base import Capabilities, HttpRequest, ProviderConfig, ProviderFactory, Secret
 from ..option_names import declare_options
+from ..prepared import Prepared
 from ..url_paths import path_segment
 from .decode import ChatCompletionsDecoder
 from .endpoints import AZURE_API_VERSION, resolve_endpoint
@@ -34,7 +35,7 @@ from .errors import map_http_error
 from .hosted import search_tools
 from .model_list import parse_model_list
 from .presets import PRESET_OPTIONS, PRESETS, Preset, resolve_preset
-from .request import build_body, request_warnings
+from .request import build_body
 from .usage import read_rate_limit
 
 __all__ = ["AZURE_API_VERSION", "OpenAIChatProvider", "create", "preset_factory"]
@@ -102,6 +103,7 @@ class OpenAIChatProvider:
             images=self.preset.images,
             json_mode="schema" if self.preset.json_schema else "object",
             hosted_tools=search_tools(model, style=self.preset.web_search),
+            rescue_tool_calls=self.preset.rescue_tool_calls,
         )
 
     def _auth_headers(self, headers: dict[str, str]) -> dict[str, str]:
@@ -113,12 +115,24 @@ class OpenAIChatProvider:
         headers.update(self._headers)
         return headers
 
-    def build_request(self, request: ChatRequest) -> HttpRequest:
+    def prepare(self, request: ChatRequest) -> Prepared:
         headers = self._auth_headers(
             {"content-type": "application/json", "accept": "text/event-stream"}
         )
-        body = build_body(request=request, preset=self.preset, provider=self.name)
-        return HttpRequest(method="POST", url=self._url(request.model), headers=headers, json=body)
+        body, warnings = build_body(request=request, preset=self.preset, provider=self.name)
+        http = HttpRequest(
+            "POST", self._url(request.model), headers=headers, json=body, auth=self.auth
+        )
+        return Prepared(
+            http=http,
+            new_decoder=lambda: self.new_decoder(request),
+            warnings=tuple(warnings),
+            read_rate_limit=read_rate_limit,
+        )
+
+    def build_request(self, request: ChatRequest) -> HttpRequest:
+        """``prepare(request).http`` (the protocol before ``prepare``)."""
+        return self.prepare(request).http
 
     def _url(self, model: str) -> str:
         if self._api_version is None:  # every preset, and Azure's v1 API
@@ -146,7 +160,6 @@ class OpenAIChatProvider:
         return ChatCompletionsDecoder(
             provider=self.name,
             use_index=self.preset.sends_index,
-            warnings=request_warnings(request=request, preset=self.preset, provider=self.name),
         )
 
     def map_error(self, *, status: int, headers: Mapping[str, str], body: bytes) -> APIError:

@@ -16,8 +16,9 @@ Follows https://platform.openai.com/docs/api-reference/chat/create. Rules:
 * ``lb.WebSearch`` → ``web_search_options`` (OpenAI's search models) or OpenRouter's
   ``openrouter:web_search`` server tool, as ``Preset.web_search`` says (``hosted.py``);
 * ``ChatRequest.extra`` is merged into the body last, as given (it wins);
-* a setting the preset cannot send is left out of the body and named by ``request_warnings``
-  (the decoder puts the warnings on ``StreamStart``): nothing is dropped silently.
+* a setting the preset cannot send is left out of the body and named in the warnings
+  ``build_body`` returns with it (``Encoded``; the attempt loop puts them on ``StreamStart``):
+  nothing is dropped silently.
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...types import CachePoint, ChatRequest
+from ..base import Encoded
 from ..history import (
     ANY_IDS,
     CHAT_COMPLETIONS_IDS,
@@ -44,7 +46,7 @@ from .tools import (
     response_schema_warning,
 )
 
-__all__ = ["adapted_history", "build_body", "request_warnings"]
+__all__ = ["adapted_history", "build_body"]
 
 _ID_RULES = {"any": ANY_IDS, "openai": CHAT_COMPLETIONS_IDS, "mistral": MISTRAL_IDS}
 
@@ -55,8 +57,10 @@ def adapted_history(request: ChatRequest, *, preset: Preset, provider: str) -> A
     return adapt_history(request.messages, provider=provider, ids=rule)
 
 
-def build_body(*, request: ChatRequest, preset: Preset, provider: str) -> dict[str, Any]:
+def build_body(*, request: ChatRequest, preset: Preset, provider: str) -> Encoded:
+    """The body for ``request`` and what it could not send as asked, one sentence each."""
     history = adapted_history(request, preset=preset, provider=provider)
+    warnings = _dropped(request, preset=preset, provider=provider, history=history)
     body: dict[str, Any] = {
         "model": request.model,
         "messages": encode_messages(
@@ -105,9 +109,12 @@ def build_body(*, request: ChatRequest, preset: Preset, provider: str) -> dict[s
             body["chat_template_kwargs"] = {"enable_thinking": False}
     _reasoning(request, preset, body)
     if request.hosted_tools:  # web search (hosted.py); other specs were refused before
-        add_web_search(body, request.hosted_tools, style=preset.web_search, provider=provider)
+        at = len(history.warnings)  # after history's, as the rules read
+        warnings[at:at] = add_web_search(
+            body, request.hosted_tools, style=preset.web_search, provider=provider
+        )
     body.update(request.extra)
-    return body
+    return Encoded(body, warnings)
 
 
 def _reasoning(request: ChatRequest, preset: Preset, body: dict[str, Any]) -> None:
@@ -127,22 +134,44 @@ def _reasoning(request: ChatRequest, preset: Preset, body: dict[str, Any]) -> No
         body["reasoning"] = reasoning or {"enabled": True}
 
 
-def request_warnings(
-    *, request: ChatRequest, preset: Preset, provider: str | None = None
+def _dropped(
+    request: ChatRequest, *, preset: Preset, provider: str, history: AdaptedHistory
 ) -> list[str]:
-    """What ``build_body`` could not send as asked, one sentence each."""
+    """What ``build_body`` cannot send as asked besides web search (its own), one sentence
+    each, history's first."""
     name = preset.name
-    provider = provider or name
-    warnings = adapted_history(request, preset=preset, provider=provider).warnings
-    if request.hosted_tools:
-        warnings.extend(
-            add_web_search({}, request.hosted_tools, style=preset.web_search, provider=provider)
-        )
+    warnings = list(history.warnings)
     if count := foreign_family_details(request.messages, provider=provider, model=request.model):
         warnings.append(
             f"history: {count} reasoning detail(s) made by another model family were not sent "
             f"to {request.model} (only the family that made them can read them)"
         )
+    warnings += _tool_and_format_drops(request, preset)
+    if not preset.images and (count := result_images(request.messages)):
+        warnings.append(
+            f"images: {name} is set to take no images; {count} image(s) in tool results were "
+            "sent as a short text note"
+        )
+    warnings += _cache_point_drops(request, name, cache_points=preset.cache_points)
+    if request.top_k is not None and not preset.top_k:
+        warnings.append(f"top_k: {name} does not take it; it was left out")
+    if request.seed is not None and preset.seed_field is None:
+        warnings.append(f"seed: {name} does not take it; it was left out")
+    config = request.reasoning
+    if config is not None:
+        if preset.reasoning_style == "none":
+            warnings.append(f"reasoning: {name} takes no reasoning setting; it was left out")
+        elif preset.reasoning_style == "effort" and config.effort is None:
+            warnings.append(
+                "reasoning.budget_tokens: Chat Completions takes only an effort level "
+                "(ReasoningConfig(effort=...)); it was left out"
+            )
+    return warnings
+
+
+def _tool_and_format_drops(request: ChatRequest, preset: Preset) -> list[str]:
+    """What ``build_body`` cannot send of the tools' and the response format's settings."""
+    name, warnings = preset.name, []
     if request.tools and request.tool_mode != "prompt":
         if not preset.strict_tools and any(tool.strict for tool in request.tools):
             warnings.append(f"strict tool schemas: {name} does not take 'strict'; sent without it")
@@ -162,35 +191,23 @@ def request_warnings(
             "so the schema is not enforced"
             + ("" if request.format_mode == "native" else " (it is in the system prompt)")
         )
-    if not preset.images and (count := result_images(request.messages)):
-        warnings.append(
-            f"images: {name} is set to take no images; {count} image(s) in tool results were "
-            "sent as a short text note"
-        )
+    return warnings
+
+
+def _cache_point_drops(request: ChatRequest, name: str, *, cache_points: bool) -> list[str]:
+    """The ``CachePoint``s ``build_body`` leaves out, one sentence each."""
+    warnings = []
     if request.tools_cache_point is not None:
         warnings.append(
             f"a CachePoint among the tools: {name} has no breakpoint for tool definitions; ignored"
         )
-    if not preset.cache_points and _has_cache_points(request):
+    if not cache_points and _has_cache_points(request):
         warnings.append(f"CachePoint: {name} takes no prompt-cache breakpoints; ignored")
     elif _has_cache_points(request, roles=("assistant", "tool")):
         warnings.append(
             "CachePoint in an assistant or tool message: only user and system "
             "content can be marked; ignored there"
         )
-    if request.top_k is not None and not preset.top_k:
-        warnings.append(f"top_k: {name} does not take it; it was left out")
-    if request.seed is not None and preset.seed_field is None:
-        warnings.append(f"seed: {name} does not take it; it was left out")
-    config = request.reasoning
-    if config is not None:
-        if preset.reasoning_style == "none":
-            warnings.append(f"reasoning: {name} takes no reasoning setting; it was left out")
-        elif preset.reasoning_style == "effort" and config.effort is None:
-            warnings.append(
-                "reasoning.budget_tokens: Chat Completions takes only an effort level "
-                "(ReasoningConfig(effort=...)); it was left out"
-            )
     return warnings
 
 

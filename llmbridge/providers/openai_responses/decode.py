@@ -72,6 +72,7 @@ from ...events import (
     StreamStart,
     TextDelta,
 )
+from ..base import BaseDecoder
 from .errors import stream_error
 from .finish_reasons import map_finish_reason
 from .hosted import citation
@@ -89,11 +90,10 @@ _JSONDecodeError = orjson.JSONDecodeError
 _Out = list[StreamEvent]
 
 
-class ResponsesDecoder(OutputItems):
+class ResponsesDecoder(BaseDecoder, OutputItems):
     """Sans-IO decoder for one Responses API stream (see the module docstring)."""
 
-    def __init__(self, *, warnings: list[str] | None = None) -> None:
-        self._warnings = list(warnings or [])
+    def __init__(self) -> None:
         self._started = False
         self._done = False
         self._error: APIError | MalformedStreamError | None = None
@@ -191,7 +191,7 @@ class ResponsesDecoder(OutputItems):
         rid = model = None
         if isinstance(response, dict):
             rid, model = str_or_none(response.get("id")), str_or_none(response.get("model"))
-        out.append(StreamStart(response_id=rid, model=model, warnings=self._warnings))
+        out.append(StreamStart(response_id=rid, model=model))
 
     def _on_completed(self, obj: dict[str, Any], out: _Out) -> None:
         self._finish(obj, out, None)

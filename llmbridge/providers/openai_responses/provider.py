@@ -42,11 +42,12 @@ from ..openai import (
     resolve_preset,
 )
 from ..option_names import declare_options
+from ..prepared import Prepared
 from .decode import ResponsesDecoder
 from .errors import map_http_error
 from .hosted import HOSTED_TOOLS
 from .messages import PROVIDER_NAME
-from .request import build_body, count_tokens_body, request_warnings
+from .request import build_body, count_tokens_body
 from .resume import BackgroundDecoder, cancel_request, resume_request
 from .tool_search import answer_item
 
@@ -170,20 +171,26 @@ class OpenAIResponsesProvider:
         ]
         return request.model_copy(update={"messages": messages})
 
-    def build_request(self, request: ChatRequest) -> HttpRequest:
+    def prepare(self, request: ChatRequest) -> Prepared:
         headers = self._auth_headers({"Content-Type": "application/json"})  # transport: Accept
-        return HttpRequest(
-            method="POST",
-            url=f"{self.base_url}/responses",
-            headers=headers,
-            json=build_body(self._own_history(request)),
+        body, warnings = build_body(self._own_history(request))
+        http = HttpRequest(
+            "POST", f"{self.base_url}/responses", headers=headers, json=body, auth=self.auth
+        )
+        return Prepared(
+            http=http,
+            new_decoder=BackgroundDecoder if request.background else ResponsesDecoder,
+            warnings=tuple(warnings),
+            read_rate_limit=read_rate_limit,
         )
 
+    def build_request(self, request: ChatRequest) -> HttpRequest:
+        """``prepare(request).http`` (the protocol before ``prepare``)."""
+        return self.prepare(request).http
+
     def new_decoder(self, request: ChatRequest) -> ResponsesDecoder:
-        warnings = request_warnings(self._own_history(request))
-        if request.background:
-            return BackgroundDecoder(warnings=warnings)
-        return ResponsesDecoder(warnings=warnings)
+        """A decoder of one stream (the protocol before ``prepare``)."""
+        return BackgroundDecoder() if request.background else ResponsesDecoder()
 
     def resume_request(self, response_id: str, *, after: int | None) -> HttpRequest:
         headers = self._auth_headers({})  # the transport asks for text/event-stream

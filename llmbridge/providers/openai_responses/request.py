@@ -18,7 +18,7 @@ Rules:
   ``max_output_tokens``; ``response_format`` is ``text.format`` of type ``json_schema``.
 * Settings the API lacks (``stop``, ``seed``, ``top_k``, the penalties, a reasoning
   ``budget_tokens``) are dropped with a warning
-  (``request_warnings``), which the decoder reports on ``StreamStart``.
+  (returned with the body, ``Encoded``; the attempt loop reports them on ``StreamStart``).
 * the history is first made sendable (``providers/history.py``): other providers' reasoning
   and items left out with a warning, tool-call ids over 64 characters rewritten;
 * ``compaction`` (``llmbridge.compaction``) → a ``context_management`` compaction entry
@@ -34,6 +34,7 @@ from __future__ import annotations
 from typing import Any
 
 from ...types import CachePoint, ChatRequest
+from ..base import Encoded
 from ..history import RESPONSES_IDS, adapt_history
 from ..openai import response_schema_warning, schema_format
 from .compaction import compaction_entry, compaction_warnings
@@ -47,7 +48,6 @@ __all__ = [
     "ENCRYPTED_REASONING",
     "build_body",
     "count_tokens_body",
-    "request_warnings",
 ]
 
 COUNT_FIELDS = frozenset(
@@ -63,9 +63,9 @@ def _store(request: ChatRequest) -> bool:
     return bool(request.background) or bool(request.extra.get("store", False))
 
 
-def request_warnings(request: ChatRequest) -> list[str]:
+def _dropped(request: ChatRequest, history_warnings: list[str]) -> list[str]:
     """Settings this API cannot express (dropped from the body), and history left out."""
-    warnings = adapt_history(request.messages, provider=PROVIDER_NAME, ids=RESPONSES_IDS).warnings
+    warnings = list(history_warnings)
     if request.stop:
         warnings.append("stop sequences are not supported by the Responses API; dropped")
     if request.response_format is not None:
@@ -96,10 +96,11 @@ def request_warnings(request: ChatRequest) -> list[str]:
     return warnings
 
 
-def build_body(request: ChatRequest) -> dict[str, Any]:
-    """The JSON body for ``request``."""
+def build_body(request: ChatRequest) -> Encoded:
+    """The JSON body for ``request`` and the warnings of what it could not send."""
     store = _store(request)
     history = adapt_history(request.messages, provider=PROVIDER_NAME, ids=RESPONSES_IDS)
+    warnings = _dropped(request, history.warnings)
     instructions, items = encode_messages(history.messages, store=store)
     body: dict[str, Any] = {"model": request.model, "input": items, "stream": True}
     if instructions is not None:
@@ -158,10 +159,10 @@ def build_body(request: ChatRequest) -> dict[str, Any]:
     if isinstance(extra_text, dict):
         body["text"] = {**body.get("text", {}), **extra_text}
     body.update(extra)
-    return body
+    return Encoded(body, warnings)
 
 
 def count_tokens_body(request: ChatRequest) -> dict[str, Any]:
     """The ``/responses/input_tokens`` body: ``build_body``'s, less what only shapes the
     answer (``stream``, ``store``, ``include``, limits, sampling)."""
-    return {k: v for k, v in build_body(request).items() if k in COUNT_FIELDS}
+    return {k: v for k, v in build_body(request).body.items() if k in COUNT_FIELDS}

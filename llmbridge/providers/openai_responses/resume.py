@@ -74,11 +74,10 @@ class BackgroundDecoder(ResponsesDecoder):
     def __init__(
         self,
         *,
-        warnings: list[str] | None = None,
         response_id: str | None = None,
         after: int | None = None,
     ) -> None:
-        super().__init__(warnings=warnings)
+        super().__init__()
         self.response_id = response_id
         """The response's id: given (``Client.resume``) or read from its first events."""
         self.after = after

@@ -211,7 +211,7 @@ def test_a_responses_compaction_is_left_out_of_an_anthropic_request() -> None:
     wire = _provider().build_request(request)
     assert wire.json["messages"][1]["content"] == [{"type": "text", "text": "Hello"}]
     assert COMPACTION_BETA not in _betas(wire.headers)
-    warnings = _provider().new_decoder(request)._warnings
+    warnings = list(_provider().prepare(request).warnings)
     assert [w for w in warnings if "compaction" in w] == [
         "history: 1 compaction(s) from openai-responses were left out: anthropic cannot read "
         "another provider's compacted context (the messages before it are sent as they are)"

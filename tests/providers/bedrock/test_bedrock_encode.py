@@ -13,7 +13,7 @@ import llmbridge as lb
 from llmbridge.errors import UnsupportedFeatureError
 from llmbridge.providers.base import ProviderConfig
 from llmbridge.providers.bedrock import BedrockProvider
-from llmbridge.providers.bedrock.request import request_warnings
+from llmbridge.providers.bedrock.request import build_body
 from llmbridge.types import (
     AudioPart,
     CachePoint,
@@ -276,7 +276,7 @@ def test_what_converse_cannot_carry_is_a_warning() -> None:
         tools=[WEATHER],
         parallel_tool_calls=False,
     )
-    warnings = request_warnings(request, provider="bedrock")
+    warnings = build_body(request, provider="bedrock").warnings
     assert any(w.startswith("seed") for w in warnings)
     assert any(w.startswith("presence_penalty") for w in warnings)
     assert any(w.startswith("top_k") for w in warnings)
@@ -391,7 +391,7 @@ def test_nova_2_runs_web_grounding_and_the_code_interpreter() -> None:
         messages=[lb.ChatMessage.user("hi")],
         hosted_tools=[lb.WebSearch(max_uses=2)],
     )
-    assert any("max_uses" in w for w in request_warnings(request, provider="bedrock"))
+    assert any("max_uses" in w for w in build_body(request, provider="bedrock").warnings)
     assert provider().capabilities("us.amazon.nova-2-lite-v1:0").hosted_tools == {
         "web_search",
         "code_execution",

@@ -119,12 +119,7 @@ def test_a_whole_conversation() -> None:
         "stream": True,
     }.items():
         assert body[key] == value, key
-    start = (
-        _provider()
-        .new_decoder(request)
-        .feed("message-start", '{"id": "r", "type": "message-start"}')[0]
-    )
-    assert any("images" in w for w in start.warnings)
+    assert any("images" in w for w in _provider().prepare(request).warnings)
 
 
 def test_tool_choices_and_formats() -> None:
@@ -150,10 +145,8 @@ def test_tool_choices_and_formats() -> None:
         update={"reasoning": lb.ReasoningConfig(effort="high"), "parallel_tool_calls": True}
     )
     assert _body(effort)["thinking"] == {"type": "enabled"}
-    start = _provider().new_decoder(effort).feed("message-start", '{"type": "message-start"}')[0]
-    assert any("effort" in w for w in start.warnings) and any(
-        "parallel" in w for w in start.warnings
-    )
+    warnings = _provider().prepare(effort).warnings
+    assert any("effort" in w for w in warnings) and any("parallel" in w for w in warnings)
 
 
 def test_history_from_elsewhere_is_made_sendable() -> None:

@@ -8,6 +8,7 @@ from typing import Any
 from llmbridge.providers import ProviderConfig, create_provider
 from llmbridge.response import accumulate
 from llmbridge.testing import decode_body, load_fixture
+from llmbridge.testing.prepared import prepared_decoder
 from llmbridge.tool_spec import ToolSpec
 from llmbridge.types import (
     ChatMessage,
@@ -40,7 +41,7 @@ def req(*messages: ChatMessage, **kw: Any) -> ChatRequest:
 def test_signature_and_generated_id_round_trip_from_a_decoded_response() -> None:
     fx = load_fixture(FIXTURES / "gemini" / "single_call")
     gemini = provider()
-    events = decode_body(gemini.new_decoder(fx.request), fx.body_chunks())
+    events = decode_body(prepared_decoder(gemini, fx.request)(), fx.body_chunks())
     answer = accumulate(events, provider="gemini")
     (call,) = answer.tool_calls
     follow_up = req(
@@ -73,7 +74,7 @@ def test_thought_then_signed_text_round_trips_to_the_same_parts() -> None:
     fx = load_fixture(FIXTURES / "gemini" / "thoughts")
     gemini = provider()
     answer = accumulate(
-        decode_body(gemini.new_decoder(fx.request), fx.body_chunks()), provider="gemini"
+        decode_body(prepared_decoder(gemini, fx.request)(), fx.body_chunks()), provider="gemini"
     )
     parts = body(req(ChatMessage.user("q"), answer.message))["contents"][1]["parts"]
     assert [sorted(p) for p in parts] == [["text", "thought"], ["text", "thoughtSignature"]]

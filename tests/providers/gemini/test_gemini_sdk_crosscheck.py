@@ -20,6 +20,7 @@ from llmbridge.providers import ProviderConfig, create_provider
 from llmbridge.providers.gemini.finish_reasons import map_finish_reason
 from llmbridge.response import accumulate
 from llmbridge.testing import decode_collect, load_fixture
+from llmbridge.testing.prepared import prepared_decoder
 
 genai = pytest.importorskip("google.genai")
 from google.genai import errors as genai_errors  # noqa: E402
@@ -85,7 +86,7 @@ def test_fixture_body_agrees_with_the_sdk(path: Path) -> None:
     provider = create_provider(
         fx.provider, ProviderConfig.from_mapping({**fx.provider_config, "api_key": "k"})
     )
-    events, error = decode_collect(provider.new_decoder(fx.request), fx.body_chunks())
+    events, error = decode_collect(prepared_decoder(provider, fx.request)(), fx.body_chunks())
     ours = accumulate(events, provider=fx.provider)
     client = sdk_client(fx.body, {})
     stream = client.models.generate_content_stream(model=fx.request.model, contents="q")

@@ -8,7 +8,6 @@ from typing import Any
 import pytest
 
 import llmbridge as lb
-from llmbridge.frames import Line
 from llmbridge.providers import ProviderConfig, create_provider
 from llmbridge.providers.ollama_native.provider import parse_host
 from tests.sdk_requests import check_ollama_body
@@ -130,12 +129,9 @@ def test_tool_choice_and_warnings() -> None:
         update={"tool_choice": lb.ToolChoice(mode="required"), "parallel_tool_calls": False}
     )
     assert "tools" in provider.build_request(required).json
-    start = provider.new_decoder(required).feed_frame(
-        Line(b'{"model":"m","message":{"content":"x"},"done":false}')
-    )[0]
-    assert isinstance(start, lb.StreamStart)
-    assert any("tool_choice" in w for w in start.warnings)
-    assert any("parallel_tool_calls" in w for w in start.warnings)
+    warnings = provider.prepare(required).warnings
+    assert any("tool_choice" in w for w in warnings)
+    assert any("parallel_tool_calls" in w for w in warnings)
     prompt = base.model_copy(update={"tool_mode": "prompt"})
     assert "tools" not in provider.build_request(prompt).json
 

@@ -18,6 +18,7 @@ from llmbridge.errors import StreamTruncatedError
 from llmbridge.providers import ProviderConfig, create_provider
 from llmbridge.response import accumulate
 from llmbridge.testing import decode_collect, load_fixture
+from llmbridge.testing.prepared import prepared_decoder
 
 openai = pytest.importorskip("openai")
 from openai.lib.streaming.chat import ChatCompletionStreamState  # noqa: E402
@@ -79,7 +80,7 @@ def test_sdk_accumulates_what_we_accumulate(path: Path) -> None:
     provider = create_provider(
         fx.provider, ProviderConfig.from_mapping({**fx.provider_config, "api_key": "k"})
     )
-    events, error = decode_collect(provider.new_decoder(fx.request), [fx.body])
+    events, error = decode_collect(prepared_decoder(provider, fx.request)(), [fx.body])
     ours = accumulate(events)
     if fx.name in SDK_DIFFERS:
         try:

@@ -22,9 +22,10 @@ def _warnings(provider_name: str, **fields: object) -> tuple[list[str], dict[str
     request = lb.ChatRequest.model_validate(
         {"model": "m", "messages": [lb.ChatMessage.user("x")], **fields}
     )
-    start = decode_body(provider.new_decoder(request), [BODY])[0]
-    assert isinstance(start, lb.StreamStart)
-    return start.warnings, provider.build_request(request).json
+    prepared = provider.prepare(request)  # type: ignore[attr-defined]
+    start = decode_body(prepared.new_decoder(), [BODY])[0]
+    assert isinstance(start, lb.StreamStart) and start.warnings == []  # the loop stamps them
+    return list(prepared.warnings), prepared.http.json
 
 
 def test_budget_tokens_without_effort_is_named_not_silently_dropped() -> None:

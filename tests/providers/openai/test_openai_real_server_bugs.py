@@ -87,9 +87,7 @@ def test_image_results_to_a_model_without_images_become_a_note_and_a_warning() -
         "here it is\n[image omitted (image/png, 16 bytes): this model takes no images]"
     )
     assert all(m["role"] != "user" or isinstance(m["content"], str) for m in sent.json["messages"])
-    decoder = provider.new_decoder(_with_image_result())
-    start = decoder.feed("", orjson.dumps({"id": "x", "model": "m", "choices": []}).decode())
-    warnings = [w for e in start if isinstance(e, lb.StreamStart) for w in e.warnings]
+    warnings = provider.prepare(_with_image_result()).warnings
     assert any("1 image(s) in tool results" in w for w in warnings)
 
 

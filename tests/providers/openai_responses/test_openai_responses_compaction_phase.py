@@ -18,7 +18,7 @@ from llmbridge.errors import APIError
 from llmbridge.events import ProviderItem, TextDelta, TextPhase
 from llmbridge.messages import ChatMessage, RawPart, TextPart
 from llmbridge.providers.openai_responses import ResponsesDecoder
-from llmbridge.providers.openai_responses.request import build_body, request_warnings
+from llmbridge.providers.openai_responses.request import build_body
 from llmbridge.request import ChatRequest
 from llmbridge.response import accumulate
 from llmbridge.testing import assert_split_invariant, check_invariants, decode_collect
@@ -75,7 +75,7 @@ def _streamed(raw: bytes) -> list[str]:
 
 def _follow_up(messages: list[ChatMessage], **fields: Any) -> dict[str, Any]:
     request = ChatRequest(model="gpt-5.3-codex", messages=messages, **fields)
-    body = build_body(request)
+    body = build_body(request).body
     check_body("responses", body)
     return body
 
@@ -174,7 +174,7 @@ def test_compaction_option_is_a_context_management_entry() -> None:
         {"type": "compaction"}
     ]
     spec = Compaction(instructions="Keep names.", pause_after=True)
-    warnings = request_warnings(ChatRequest(model="gpt-5", messages=history, compaction=spec))
+    warnings = build_body(ChatRequest(model="gpt-5", messages=history, compaction=spec)).warnings
     assert any("instructions" in w for w in warnings) and any("pause_after" in w for w in warnings)
     extra = Compaction(provider_options={"openai-responses": {"compact_threshold": 5000}})
     assert (
@@ -190,7 +190,7 @@ def test_another_providers_compaction_is_left_out_with_one_warning() -> None:
     history = [ChatMessage.user("hello"), answer, answer, ChatMessage.user("next")]
     body = _follow_up(history)
     assert all(i.get("type") != "compaction" for i in body["input"])
-    warnings = request_warnings(ChatRequest(model="gpt-5", messages=history))
+    warnings = build_body(ChatRequest(model="gpt-5", messages=history)).warnings
     assert [w for w in warnings if "compaction" in w] == [
         "history: 2 compaction(s) from anthropic were left out: openai-responses cannot read "
         "another provider's compacted context (the messages before it are sent as they are)"

@@ -326,9 +326,9 @@ def test_a_tool_choice_naming_a_custom_tool_uses_the_custom_shape_on_both_apis()
             tools=tools,
             tool_choice=lb.ToolChoice.tool(name),
         )
-        chat = chat_body(request=request, preset=PRESETS["openai"], provider="openai")
+        chat = chat_body(request=request, preset=PRESETS["openai"], provider="openai").body
         assert chat["tool_choice"] == want_chat
-        assert responses_body(request)["tool_choice"] == want_responses
+        assert responses_body(request).body["tool_choice"] == want_responses
     chat_types = pytest.importorskip("openai.types.chat")
     TypeAdapter(chat_types.ChatCompletionToolChoiceOptionParam).validate_python(
         {"type": "custom", "custom": {"name": "run_sql"}}

@@ -94,10 +94,10 @@ def fc_item_done(idx: int, item_id: str, call_id: str, name: str, arguments: str
     return {"type": "response.output_item.done", "output_index": idx, "item": item}
 
 
-def decode(body: bytes, *, warnings: list[str] | None = None):  # type: ignore[no-untyped-def]
+def decode(body: bytes):  # type: ignore[no-untyped-def]
     """Events and error, after checking the body decodes the same split anywhere."""
-    assert_split_invariant(lambda: ResponsesDecoder(warnings=warnings), body)
-    return decode_collect(ResponsesDecoder(warnings=warnings), [body])
+    assert_split_invariant(ResponsesDecoder, body)
+    return decode_collect(ResponsesDecoder(), [body])
 
 
 def ends(events: list[Any]) -> list[ToolCallEnd]:
@@ -491,11 +491,16 @@ def test_background_stream_starts_with_queued_and_done_marker_is_ignored() -> No
     assert isinstance(events[0], StreamStart) and events[0].response_id == "resp_bg"
 
 
-def test_warnings_ride_on_stream_start() -> None:
-    events, _ = decode(named_sse(created(), completed()), warnings=["stop sequences ... dropped"])
-    assert isinstance(events[0], StreamStart) and events[0].warnings == [
-        "stop sequences ... dropped"
-    ]
+def test_the_encoder_reports_its_warnings_and_the_decoder_none() -> None:
+    from llmbridge import ChatMessage, ChatRequest
+    from llmbridge.providers import ProviderConfig, create_provider
+
+    provider = create_provider("openai-responses", ProviderConfig.from_mapping({"api_key": "k"}))
+    request = ChatRequest(model="gpt-5", messages=[ChatMessage.user("hi")], stop=["x"])
+    prepared = provider.prepare(request)  # type: ignore[attr-defined]
+    assert prepared.warnings == ("stop sequences are not supported by the Responses API; dropped",)
+    events, _ = decode(named_sse(created(), completed()))  # the attempt loop stamps them
+    assert isinstance(events[0], StreamStart) and events[0].warnings == []
 
 
 def test_unknown_events_and_odd_shapes_are_skipped() -> None:

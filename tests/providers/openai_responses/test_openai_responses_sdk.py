@@ -18,6 +18,7 @@ import pytest
 from llmbridge.providers import ProviderConfig, create_provider
 from llmbridge.response import accumulate
 from llmbridge.testing import decode_collect, iter_sse, load_fixture
+from llmbridge.testing.prepared import prepared_decoder
 
 openai = pytest.importorskip("openai")
 from openai.types.responses import ResponseStreamEvent  # noqa: E402
@@ -82,7 +83,7 @@ def test_sdk_accumulation_agrees(path: Path) -> None:
     provider = create_provider(
         "openai-responses", ProviderConfig.from_mapping({**fx.provider_config, "api_key": "k"})
     )
-    events, error = decode_collect(provider.new_decoder(fx.request), [fx.body])
+    events, error = decode_collect(prepared_decoder(provider, fx.request)(), [fx.body])
     if error is not None:
         # The SDK does not raise: it yields the ``error`` event (then ``response.failed``) and
         # only get_final_response() fails, untyped. Ours raises a typed APIError carrying the

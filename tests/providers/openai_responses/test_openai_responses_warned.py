@@ -1,4 +1,4 @@
-"""A stream that carries a warning (the decoder wrapped by ``structured.prompt.WarningDecoder``)
+"""A stream that carries a planning warning (in ``Prepared.warnings``, stamped by the loop)
 keeps what the bare decoder keeps: a broken stream's partial response still has the held
 compaction item, and a broken background response still resumes where it stood."""
 
