@@ -19,13 +19,7 @@ def build(name: str, messages: list[lb.ChatMessage]) -> tuple[dict[str, Any], li
     request = lb.ChatRequest(model="m-1", messages=messages)
     body = provider.build_request(request).json
     assert body is not None
-    first = '{"id": "r", "responseId": "r", "model": "m-1", "choices": []}'
-    if name == "anthropic":
-        first = '{"type": "message_start", "message": {"id": "r", "model": "m-1"}}'
-    events = provider.new_decoder(request).feed(
-        "message_start" if name == "anthropic" else "", first
-    )
-    warnings = [w for e in events if isinstance(e, lb.StreamStart) for w in e.warnings]
+    warnings = list(provider.prepare(request).warnings)  # what StreamStart is stamped with
     return body, warnings
 
 
@@ -126,8 +120,7 @@ def test_a_cache_point_among_the_tools_marks_the_tool_definitions() -> None:
     assert body["tools"][-1]["cache_control"] == {"type": "ephemeral", "ttl": "1h"}
     assert "cache_control" not in body["tools"][0]
     chat = create_provider("openai", ProviderConfig.from_mapping({"api_key": "k"}))
-    events = chat.new_decoder(request).feed("", '{"id": "r", "model": "m", "choices": []}')
-    warnings = [w for e in events if isinstance(e, lb.StreamStart) for w in e.warnings]
+    warnings = chat.prepare(request).warnings  # what StreamStart is stamped with
     assert any("CachePoint among the tools" in w for w in warnings)
 
 

@@ -20,6 +20,7 @@ from anyio.abc import SocketStream
 import llmbridge as lb
 from llmbridge.providers import ProviderConfig, create_provider
 from llmbridge.providers.base import SECRET_QUERY_PARAMS, SENSITIVE_HEADERS
+from llmbridge.providers.embedding_hosts import EmbeddingHost
 from llmbridge.providers.registry import available_providers
 from llmbridge.testing.redact import REDACTED
 from tests.fakes import mock_client, sse_response
@@ -71,7 +72,11 @@ def test_reprs_of_providers_clients_and_requests_hide_the_key(name: str) -> None
     provider = create_provider(name, ProviderConfig.from_mapping(_config(name)))
     client = lb.Client(providers={name: _config(name)}, http_client=mock_client(_no_call))
     assert client.provider(name) is not None
-    request = provider.build_request(lb.ChatRequest(model="some-model", messages=USER))
+    if isinstance(provider, EmbeddingHost):  # no chat: its requests carry auth_headers()
+        headers = provider.auth_headers()
+        request = lb.HttpRequest("POST", "https://embed.invalid/v1/embeddings", headers, None)
+    else:
+        request = provider.build_request(lb.ChatRequest(model="some-model", messages=USER))
     for text in (repr(provider), str(provider), repr(client), str(client), repr(request)):
         assert not _leaks(text), text
     config = ProviderConfig.from_mapping(_config(name))
