@@ -134,3 +134,34 @@ def test_connect_checks_before_starting_anything(monkeypatch: pytest.MonkeyPatch
     monkeypatch.setitem(sys.modules, "mcp", None)
     with pytest.raises(lb.ConfigurationError, match=r"pip install 'llmbridge\[mcp\]'"):
         anyio.run(functools.partial(enter, good))
+
+
+@pytest.mark.parametrize(
+    ("entry", "field", "meant"),
+    [
+        ({"command": "npx", "arg": ["-y", "server"]}, "arg", "args"),
+        ({"comand": "npx"}, "comand", "command"),
+        ({"url": "https://h/mcp", "header": {"x": "y"}}, "header", "headers"),
+        ({"command": "npx", "envs": {"K": "v"}}, "envs", "env"),
+    ],
+)
+def test_a_typo_in_an_entry_is_caught_before_any_server_starts(
+    entry: dict[str, Any], field: str, meant: str
+) -> None:
+    """Issue 44, item 3: ``"arg"`` for ``"args"`` started the server without arguments, and it
+    failed 30 s later; now it is an ``MCPConfigError`` naming the field, and nothing starts."""
+
+    async def enter() -> None:
+        async with lb.connect_mcp_servers({"mcpServers": {"srv": entry}}):
+            pytest.fail("nothing may start")
+
+    with pytest.raises(lb.MCPConfigError) as caught:
+        anyio.run(enter)
+    assert (caught.value.server, caught.value.field) == ("srv", field)
+    assert f"unknown field {field!r}; did you mean {meant!r}?" in str(caught.value)
+
+
+def test_other_clients_settings_are_left_alone() -> None:
+    entry = {"command": "npx", "autoApprove": ["x"], "description": "d", "envFile": ".env"}
+    (config,) = load_mcp_config({"mcpServers": {"srv": entry}}).values()
+    assert isinstance(config, MCPStdioServerConfig) and config.command == "npx"

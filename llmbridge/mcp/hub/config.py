@@ -39,6 +39,7 @@ Rules:
 
 from __future__ import annotations
 
+import difflib
 import os
 import re
 from collections.abc import Iterator, Mapping
@@ -249,6 +250,24 @@ def _expand(
     return value
 
 
+def _no_typos(name: str, data: Mapping[str, Any]) -> None:
+    """A key that is not a field but nearly one (``"arg"`` for ``"args"``) is an
+    ``MCPConfigError`` naming it, before any server starts; other unknown keys (other clients'
+    settings: ``autoApprove``, ``description``...) are left alone."""
+    known = {*MCPStdioServerConfig.model_fields, *MCPHttpServerConfig.model_fields, *_EXPANDED}
+    known.add("transport")
+    for key in data:
+        if key in known or not isinstance(key, str):
+            continue
+        near = difflib.get_close_matches(key.lower(), sorted(known), n=1, cutoff=0.75)
+        if near:
+            raise MCPConfigError(
+                f"MCP server {name!r}: unknown field {key!r}; did you mean {near[0]!r}?",
+                server=name,
+                field=key,
+            )
+
+
 def _entry(name: str, raw: Any, environ: Mapping[str, str]) -> MCPServerConfig:
     if not isinstance(raw, Mapping):
         raise MCPConfigError(
@@ -257,6 +276,7 @@ def _entry(name: str, raw: Any, environ: Mapping[str, str]) -> MCPServerConfig:
             server=name,
         )
     data = dict(raw)
+    _no_typos(name, data)
     kind = data.pop("type", None) or data.pop("transport", None)
     if isinstance(kind, Mapping):  # Cursor: "transport": {"type": "sse"}
         kind = kind.get("type")
@@ -285,11 +305,11 @@ def _entry(name: str, raw: Any, environ: Mapping[str, str]) -> MCPServerConfig:
             f"MCP server {name!r}: needs 'command' (a stdio server) or 'url' (an HTTP server)",
             server=name,
         )
+    model: type[MCPServerConfig] = _MODELS[_TYPES[kind]]
     written = {key: data[key] for key in _EXPANDED if key in data}
     expanded: set[str] = set()
     for key in written:
         data[key] = _expand(data[key], server=name, field=key, environ=environ, seen=expanded)
-    model: type[MCPServerConfig] = _MODELS[_TYPES[kind]]
     if model is not MCPStdioServerConfig:
         _oauth(data, name)
     try:
