@@ -34,12 +34,12 @@ from ..base import Capabilities, HttpRequest, ProviderFactory, read_token_count
 from ..config import ProviderConfig
 from ..openai import (
     PRESET_OPTIONS,
+    map_http_error,
     parse_model_list,
     read_rate_limit,
     resolve_endpoint,
     resolve_preset,
 )
-from ..openai.errors import map_http_error
 from ..option_names import declare_options
 from ..prepared import Prepared
 from .decode import ResponsesDecoder
