@@ -98,11 +98,7 @@ if _TYPE_CHECKING:
         ProviderConfig as ProviderConfig,
         register_provider as register_provider,
     )
-    from .response import (
-        Accumulator as Accumulator,
-        ChatResponse as ChatResponse,
-        accumulate as accumulate,
-    )
+    from .response import Accumulator as Accumulator, accumulate as accumulate
     from .stream import (
         RetryPolicy as RetryPolicy,
     )
@@ -127,35 +123,39 @@ if _TYPE_CHECKING:
         ApprovalDecision as ApprovalDecision,
         ToolApprovalError as ToolApprovalError,
         ToolApprovalRequest as ToolApprovalRequest,
-        ToolContext as ToolContext,
         ToolLimitError as ToolLimitError,
         ToolRegistry as ToolRegistry,
-        ToolSchemaError as ToolSchemaError,
-        ToolSchemaWarning as ToolSchemaWarning,
         ToolTimeoutError as ToolTimeoutError,
         tool as tool,
+    )
+    from .specs.context import ToolContext as ToolContext
+    from .specs.errors import (
+        ToolSchemaError as ToolSchemaError,
+        ToolSchemaWarning as ToolSchemaWarning,
     )
     from .tools.errors import (
         ToolNotFoundError as ToolNotFoundError,
     )
-    from .types import (
+    from .parts import (
         ApprovalResponse as ApprovalResponse,
         AudioPart as AudioPart,
         CachePoint as CachePoint,
-        ChatMessage as ChatMessage,
-        ChatRequest as ChatRequest,
         DocumentPart as DocumentPart,
         ImagePart as ImagePart,
         RawPart as RawPart,
-        ReasoningConfig as ReasoningConfig,
         ReasoningPart as ReasoningPart,
-        ResponseFormat as ResponseFormat,
         TextPart as TextPart,
         ToolCallPart as ToolCallPart,
-        ToolChoice as ToolChoice,
         ToolResultPart as ToolResultPart,
-        ToolSpec as ToolSpec,
     )
+    from .messages import ChatMessage as ChatMessage, ChatResponse as ChatResponse
+    from .request import (
+        ChatRequest as ChatRequest,
+        ReasoningConfig as ReasoningConfig,
+        ResponseFormat as ResponseFormat,
+        ToolChoice as ToolChoice,
+    )
+    from .tool_spec import ToolSpec as ToolSpec
 
 _LAZY: dict[str, tuple[str, ...]] = {
     ".client": (
@@ -191,11 +191,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "ProviderConfig",
         "register_provider",
     ),
-    ".response": (
-        "Accumulator",
-        "ChatResponse",
-        "accumulate",
-    ),
+    ".response": ("Accumulator", "accumulate"),
     ".stream": ("RetryPolicy",),
     ".sync": ("SyncClient",),
     ".sync_stream": ("SyncEventStream",),
@@ -204,33 +200,29 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "ApprovalDecision",
         "ToolApprovalError",
         "ToolApprovalRequest",
-        "ToolContext",
         "ToolLimitError",
         "ToolRegistry",
-        "ToolSchemaError",
-        "ToolSchemaWarning",
         "ToolTimeoutError",
         "tool",
     ),
     ".tools.errors": ("ToolNotFoundError",),
-    ".types": (
+    ".parts": (
         "ApprovalResponse",
         "AudioPart",
         "CachePoint",
-        "ChatMessage",
-        "ChatRequest",
         "DocumentPart",
         "ImagePart",
         "RawPart",
-        "ReasoningConfig",
         "ReasoningPart",
-        "ResponseFormat",
         "TextPart",
         "ToolCallPart",
-        "ToolChoice",
         "ToolResultPart",
-        "ToolSpec",
     ),
+    ".messages": ("ChatMessage", "ChatResponse"),
+    ".request": ("ChatRequest", "ReasoningConfig", "ResponseFormat", "ToolChoice"),
+    ".specs.context": ("ToolContext",),
+    ".specs.errors": ("ToolSchemaError", "ToolSchemaWarning"),
+    ".tool_spec": ("ToolSpec",),
 }
 """Names loaded on first use: ``import llmbridge`` costs its dependencies' import time plus
 a little, not pydantic's model machinery (which the first ``ChatMessage`` or ``Client`` loads)."""

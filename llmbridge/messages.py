@@ -19,21 +19,19 @@ from typing import Any, Generic, Literal, TypeAlias
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 from typing_extensions import TypeVar
 
-from .parts import (
-    ApprovalResponse,
-    AudioPart,
-    CachePoint,
-    ContentPart,
-    DocumentPart,
-    ImagePart,
-    RawPart,
-    ReasoningPart,
-    TextPart,
-    ToolCallPart,
-    ToolResultPart,
-    UserPart,
-    _Model,
-)
+from .parts import ApprovalResponse as ApprovalResponse
+from .parts import AudioPart as AudioPart
+from .parts import CachePoint as CachePoint
+from .parts import ContentPart as ContentPart
+from .parts import DocumentPart as DocumentPart
+from .parts import ImagePart as ImagePart
+from .parts import RawPart as RawPart
+from .parts import ReasoningPart as ReasoningPart
+from .parts import TextPart as TextPart
+from .parts import ToolCallPart as ToolCallPart
+from .parts import ToolResultPart as ToolResultPart
+from .parts import UserPart as UserPart
+from .parts import _Model
 from .response_data import (
     ApprovalRequest,
     Citation,
@@ -46,21 +44,9 @@ from .response_data import (
 )
 
 __all__ = [
-    "ApprovalResponse",
-    "AudioPart",
-    "CachePoint",
     "ChatMessage",
     "ChatResponse",
-    "ContentPart",
-    "DocumentPart",
-    "ImagePart",
-    "RawPart",
-    "ReasoningPart",
     "Role",
-    "TextPart",
-    "ToolCallPart",
-    "ToolResultPart",
-    "UserPart",
 ]
 
 Role: TypeAlias = Literal["system", "user", "assistant", "tool"]

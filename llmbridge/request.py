@@ -22,30 +22,22 @@ from pydantic import (
 
 from .compaction import Compaction
 from .hosted import HostedTool
-from .messages import CachePoint, ChatMessage
-from .parts import _Model
-from .tool_spec import (
-    CUSTOM_INPUT,
-    TOOL_NAME_PATTERN,
-    CustomToolFormat,
-    ToolBinding,
-    ToolSpec,
-    custom_parameters,
-)
+from .messages import ChatMessage
+from .parts import CachePoint, _Model
+from .tool_spec import CUSTOM_INPUT as CUSTOM_INPUT
+from .tool_spec import TOOL_NAME_PATTERN as TOOL_NAME_PATTERN
+from .tool_spec import CustomToolFormat as CustomToolFormat
+from .tool_spec import ToolBinding as ToolBinding
+from .tool_spec import ToolSpec as ToolSpec
+from .tool_spec import custom_parameters as custom_parameters
 
 __all__ = [
-    "CUSTOM_INPUT",
-    "TOOL_NAME_PATTERN",
     "ChatRequest",
-    "CustomToolFormat",
     "FormatMode",
     "ReasoningConfig",
     "ResponseFormat",
-    "ToolBinding",
     "ToolChoice",
     "ToolMode",
-    "ToolSpec",
-    "custom_parameters",
 ]
 
 ToolMode: TypeAlias = Literal["auto", "native", "prompt"]

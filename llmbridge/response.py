@@ -41,17 +41,14 @@ from .events import (
     ToolCallStart,
     ToolSearchCall,
 )
-from .messages import (
-    ChatMessage,
-    ChatResponse,
-    ContentPart,
-    RawPart,
-    ReasoningPart,
-    TextPart,
-    ToolCallPart,
-)
+from .messages import ChatMessage
+from .messages import ChatResponse as ChatResponse
+from .parts import ContentPart, RawPart, ReasoningPart, TextPart, ToolCallPart
 
-__all__ = ["Accumulator", "ChatResponse", "accumulate"]
+__all__ = [
+    "Accumulator",
+    "accumulate",
+]
 
 if sys.version_info >= (3, 11):
     from typing import assert_never

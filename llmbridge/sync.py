@@ -32,9 +32,9 @@ from .client.call_options import (
 )
 from .errors import UsageError
 from .events import StreamEvent
+from .messages import ChatResponse
 from .model_info import ModelInfo
 from .providers.base import Provider
-from .response import ChatResponse
 from .sync_embed import SyncEmbedMethods
 from .sync_stream import SyncEventStream
 

@@ -24,8 +24,9 @@ import orjson
 from pydantic import ValidationError
 
 from .errors import ConfigurationError, UsageError
-from .messages import ChatMessage, ImagePart, TextPart, ToolCallPart, ToolResultPart
-from .providers.base import ProviderConfig
+from .messages import ChatMessage
+from .parts import ImagePart, TextPart, ToolCallPart, ToolResultPart
+from .providers.config import ProviderConfig
 from .providers.option_names import check_options, did_you_mean
 
 __all__ = ["as_messages", "invalid_options", "provider_configs"]

@@ -6,7 +6,9 @@ Run it from the repository root::
 
 Rules: an address is a module whose ``__all__`` lists the name. A name's home is the module
 that defines it (``obj.__module__``); the packages enclosing the home count as the same
-home, and ``llmbridge`` itself is every public name's second address. Only objects defined in
+home, and ``llmbridge`` itself is every public name's second address. An object a factory
+made (``map_finish_reason = finish_reason_mapper(...)``, an ``IdRule(...)`` instance) is not
+found under its name in ``obj.__module__``: its home is the deepest module exporting it. Only objects defined in
 ``llmbridge`` are counted (a type alias of ``typing`` has no home of ours). Modules that need an
 optional extra which is missing are skipped. ``tests/test_addresses.py`` holds the package to
 one home (plus ``llmbridge``), less an explicit allow-list.
@@ -45,6 +47,7 @@ def _homes(home: str) -> set[str]:
 def extra_addresses() -> dict[str, list[str]]:
     """``"home:name"`` -> the modules beyond its home (and ``llmbridge``) that export it."""
     seen: dict[str, set[str]] = {}
+    made: dict[tuple[int, str], set[str]] = {}
     for name in _modules():
         module = sys.modules[name]
         for public in getattr(module, "__all__", ()):
@@ -54,7 +57,13 @@ def extra_addresses() -> dict[str, list[str]]:
                 continue
             if getattr(obj, "__name__", public) != public:
                 continue  # an alias under another name is not this name's address
+            if getattr(sys.modules.get(home), public, None) is not obj:
+                made.setdefault((id(obj), public), set()).add(name)
+                continue  # made by a factory of ``home``: its home is where it was made
             seen.setdefault(f"{home}:{public}", set()).add(name)
+    for (_, public), places in made.items():
+        maker = max(places, key=lambda place: place.count("."))
+        seen.setdefault(f"{maker}:{public}", set()).update(places)
     out = {}
     for key, places in sorted(seen.items()):
         extra = sorted(places - _homes(key.partition(":")[0]))

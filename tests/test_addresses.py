@@ -3,17 +3,22 @@ that module's package) and by ``llmbridge``, nowhere else.
 
 ``tests/addresses.py`` finds every name listed in more than one module's ``__all__``
 (``python -m tests.addresses``). ``ALLOWED`` names the extra addresses that stay for now, each
-with why: a face plug-ins import, or files another branch of issue 42 rewrites this session
-(prepare, loop, frames, mcp), or "after-merge". An entry that is no longer true fails too, so
-the list only shrinks.
+with why: only the compatibility faces plug-ins and docs import ("compat") are left. Inside
+``llmbridge`` every import names the defining module; facades such as ``llmbridge.types``,
+``llmbridge.tools`` or ``llmbridge.providers.base`` keep the other names importable as
+attributes (``import X as X``) without listing them. An entry that is no longer true fails
+too, so the list only shrinks.
 """
 
 from __future__ import annotations
 
+import ast
 import importlib
+import pathlib
 
 import pytest
 
+import llmbridge
 from tests.addresses import extra_addresses
 
 ALLOWED: dict[str, tuple[str, tuple[str, ...]]] = {
@@ -28,78 +33,6 @@ ALLOWED: dict[str, tuple[str, tuple[str, ...]]] = {
     "llmbridge.response_data:RateLimit": ("compat", ("llmbridge.events",)),
     "llmbridge.response_data:ToolSearchCall": ("compat", ("llmbridge.events",)),
     "llmbridge.response_data:Usage": ("compat", ("llmbridge.events",)),
-    # MCP re-exports: the mcp branch moves tools/mcp*.py into llmbridge/mcp/ (42.6).
-    # client/*: the loop branch rewrites the call path (42.2-42.4).
-    "llmbridge.client.event_stream:EventStream": ("loop", ("llmbridge.client.async_client",)),
-    "llmbridge.model_refs:ModelOption": ("loop", ("llmbridge.client.model_chain",)),
-    "llmbridge.model_refs:first_model": ("loop", ("llmbridge.client.model_chain",)),
-    "llmbridge.model_refs:is_chain": ("loop", ("llmbridge.client.model_chain",)),
-    # The llmbridge.types facade (and messages re-exporting parts): about 30 provider modules
-    # import through it; their request.py/provider.py are the prepare branch's this session.
-    "llmbridge.messages:ChatMessage": ("prepare", ("llmbridge.types",)),
-    "llmbridge.parts:ApprovalResponse": ("prepare", ("llmbridge.messages", "llmbridge.types")),
-    "llmbridge.parts:AudioPart": ("prepare", ("llmbridge.messages", "llmbridge.types")),
-    "llmbridge.parts:CachePoint": ("prepare", ("llmbridge.messages", "llmbridge.types")),
-    "llmbridge.parts:DocumentPart": ("prepare", ("llmbridge.messages", "llmbridge.types")),
-    "llmbridge.parts:ImagePart": ("prepare", ("llmbridge.messages", "llmbridge.types")),
-    "llmbridge.parts:RawPart": ("prepare", ("llmbridge.messages", "llmbridge.types")),
-    "llmbridge.parts:ReasoningPart": ("prepare", ("llmbridge.messages", "llmbridge.types")),
-    "llmbridge.parts:TextPart": ("prepare", ("llmbridge.messages", "llmbridge.types")),
-    "llmbridge.parts:ToolCallPart": ("prepare", ("llmbridge.messages", "llmbridge.types")),
-    "llmbridge.parts:ToolResultPart": ("prepare", ("llmbridge.messages", "llmbridge.types")),
-    "llmbridge.request:ChatRequest": ("prepare", ("llmbridge.types",)),
-    "llmbridge.request:ReasoningConfig": ("prepare", ("llmbridge.types",)),
-    "llmbridge.request:ResponseFormat": ("prepare", ("llmbridge.types",)),
-    "llmbridge.request:ToolChoice": ("prepare", ("llmbridge.types",)),
-    "llmbridge.tool_spec:ToolSpec": (
-        "prepare",
-        ("llmbridge.request", "llmbridge.tools", "llmbridge.types"),
-    ),
-    # providers/base.py and providers/<name>/request.py: the prepare branch's (42.1).
-    "llmbridge.providers.config:ProviderConfig": ("prepare", ("llmbridge.providers.base",)),
-    "llmbridge.providers.history:BEDROCK_IDS": (
-        "prepare",
-        ("llmbridge.providers.bedrock.request",),
-    ),
-    "llmbridge.providers.history:COHERE_IDS": ("prepare", ("llmbridge.providers.cohere.request",)),
-    "llmbridge.secrets:Secret": ("prepare", ("llmbridge.providers", "llmbridge.providers.base")),
-    "llmbridge.secrets:is_secret_name": ("prepare", ("llmbridge.providers.base",)),
-    "llmbridge.secrets:secret_values": ("prepare", ("llmbridge.providers.base",)),
-    # Documented package faces (llmbridge.tools in docs/tools.md, llmbridge.testing in
-    # docs/testing.md) and re-exports inside the provider floor: to narrow after the merge.
-    "llmbridge.messages:ChatResponse": ("after-merge", ("llmbridge.response",)),
-    "llmbridge.providers.decoding:map_finish_reason": (
-        "after-merge",
-        (
-            "llmbridge.providers.anthropic.finish_reasons",
-            "llmbridge.providers.bedrock.finish_reasons",
-            "llmbridge.providers.cohere.finish_reasons",
-        ),
-    ),
-    "llmbridge.providers.openai.errors:map_http_error": (
-        "after-merge",
-        ("llmbridge.providers.openai_responses.errors",),
-    ),
-    "llmbridge.specs.context:ToolContext": ("after-merge", ("llmbridge.tools",)),
-    "llmbridge.specs.errors:ToolSchemaError": (
-        "after-merge",
-        ("llmbridge.tools", "llmbridge.tools.errors"),
-    ),
-    "llmbridge.specs.errors:ToolSchemaWarning": (
-        "after-merge",
-        ("llmbridge.tools", "llmbridge.tools.errors"),
-    ),
-    "llmbridge.stream.bounded:iter_sse": (
-        "after-merge",
-        ("llmbridge.testing", "llmbridge.testing.sse"),
-    ),
-    "llmbridge.stream.aws_eventstream:iter_eventstream": (
-        "after-merge",
-        ("llmbridge.testing", "llmbridge.testing.sse"),
-    ),
-    "llmbridge.tool_spec:CustomToolFormat": ("after-merge", ("llmbridge.request",)),
-    "llmbridge.tool_spec:ToolBinding": ("after-merge", ("llmbridge.request",)),
-    "llmbridge.tool_spec:custom_parameters": ("after-merge", ("llmbridge.request",)),
 }
 """``"home:name"`` -> (why it stays, the modules that export it beside its home)."""
 
@@ -133,6 +66,13 @@ def test_tool_spec_has_its_home_and_llmbridge_only_among_the_old_shims() -> None
         ("llmbridge.providers.http_errors", ("api_error", "error_from_body", "request_id_from")),
         ("llmbridge.events", ("FinishReason", "StreamEvent", "Usage", "ApprovalRequest")),
         ("llmbridge.errors", ("APIError", "UnsupportedFeatureError", "LLMBridgeError")),
+        # Facades that list nothing they do not define, yet keep the old names as attributes:
+        ("llmbridge.types", ("ChatMessage", "TextPart", "ToolSpec", "ChatRequest", "ContentPart")),
+        ("llmbridge.providers.base", ("ProviderConfig", "Secret", "is_secret_name")),
+        ("llmbridge.tools", ("ToolSpec", "ToolContext", "ToolSchemaError", "ToolSchemaWarning")),
+        ("llmbridge.testing", ("iter_sse", "iter_eventstream")),
+        ("llmbridge.messages", ("TextPart", "ImagePart")),
+        ("llmbridge.client.model_chain", ("is_chain", "first_model", "ModelOption")),
     ],
 )
 def test_what_plug_ins_import_stays_importable(module: str, names: tuple[str, ...]) -> None:
@@ -140,3 +80,18 @@ def test_what_plug_ins_import_stays_importable(module: str, names: tuple[str, ..
     loaded = importlib.import_module(module)
     for name in names:
         assert getattr(loaded, name) is not None, f"{module}.{name}"
+
+
+def test_nothing_inside_llmbridge_imports_the_app_facade() -> None:
+    """``llmbridge.types`` is for apps: the package's own modules import the defining ones."""
+    root = pathlib.Path(llmbridge.__file__).parent
+    users = []
+    for path in sorted(root.rglob("*.py")):
+        package = ["llmbridge", *path.relative_to(root).parent.parts]
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.ImportFrom):
+                continue
+            base = package[: len(package) - node.level + 1] if node.level else []
+            if ".".join([*base, node.module or ""]) == "llmbridge.types":
+                users.append(f"{path.relative_to(root)}:{node.lineno}")
+    assert not users, users

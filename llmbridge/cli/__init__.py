@@ -23,7 +23,7 @@ from typing import cast
 import anyio
 
 from .._version import __version__
-from ..types import ToolMode
+from ..request import ToolMode
 from .chat import ChatArgs, ChatPrinter, load_tool, replay_fixtures, use_color
 from .demo import bundled_fixtures_dir, describe_event, run_demo, run_replay
 from .report import CLIError, report

@@ -12,7 +12,7 @@ import mimetypes
 from pathlib import Path
 
 from ..errors import ConfigurationError
-from ..messages import AudioPart, DocumentPart, ImagePart, UserPart
+from ..parts import AudioPart, DocumentPart, ImagePart, UserPart
 
 __all__ = ["attachment"]
 

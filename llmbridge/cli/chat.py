@@ -30,15 +30,17 @@ from ..events import (
     ToolCallEnd,
     event_to_dict,
 )
-from ..providers.base import ProviderConfig
+from ..messages import ChatMessage
+from ..providers.config import ProviderConfig
 from ..providers.registry import split_model
+from ..request import ToolMode
 from ..secrets import secret_scrubber
 from ..terminal import json_line, terminal_text
 from ..testing.fixtures import Fixture, dump_json, load_fixture
 from ..testing.record import RecordingTransport, replayable_config
+from ..tool_spec import ToolSpec
 from ..tools.decorator import tool, tool_spec_of
 from ..tools.results import ToolResult
-from ..types import ChatMessage, ToolMode, ToolSpec
 from .report import report
 
 __all__ = [

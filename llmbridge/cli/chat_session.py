@@ -23,6 +23,7 @@ import orjson
 from ..client import Client
 from ..errors import ConfigurationError, LLMBridgeError
 from ..events import StreamEvent
+from ..messages import ChatMessage
 from ..providers.base import Provider
 from ..providers.registry import split_model
 from ..response import Accumulator
@@ -33,7 +34,6 @@ from ..testing.record import RecordingTransport
 from ..testing.replay import ReplayMismatch, ReplayTransport
 from ..tools.registry import ToolRegistry
 from ..tools.results import ToolResult
-from ..types import ChatMessage
 from .attach import attachment
 from .chat import ChatArgs, ChatPrinter, load_tool, replay_fixtures, save_recordings
 from .chat_commands import HELP, Command, command_of, greeting, problem_of, stoppable

@@ -20,8 +20,8 @@ Below it: plans (``llmbridge.prompt_tools``, ``llmbridge.structured``) → the p
 tests.import_graph`` shows the floors; ``tests/test_import_graph.py`` fails on an arrow back up.
 """
 
-from .async_client import Client, Models
+from ..model_refs import ModelRef, Models
+from .async_client import Client
 from .event_stream import EventStream
-from .model_chain import ModelRef
 
 __all__ = ["Client", "EventStream", "ModelRef", "Models"]

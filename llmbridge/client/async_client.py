@@ -19,10 +19,14 @@ import httpx
 from ..call_settings import CallSettings, pop_call_settings
 from ..errors import UsageError
 from ..events import StreamEvent
-from ..model_refs import Models
-from ..providers.base import Provider, ProviderConfig
+from ..messages import ChatResponse
+from ..model_refs import ModelRef as ModelRef
+from ..model_refs import Models as Models
+from ..model_refs import is_chain
+from ..providers.base import Provider
+from ..providers.config import ProviderConfig
 from ..providers.registry import create_provider, split_model
-from ..response import ChatResponse
+from ..request import ChatRequest
 from ..stream import RetryPolicy
 from ..stream.bounded import DEFAULT_MAX_EVENT_BYTES, DEFAULT_MAX_RESPONSE_BYTES
 from ..stream.call import CallConfig, StreamState
@@ -33,9 +37,6 @@ from ..stream.start_stamp import StartNote
 from ..structured import parse_response, response_format_of
 from ..structured.partial_stream import with_partials
 from ..telemetry import Telemetry, telemetry_from
-from ..types import (
-    ChatRequest,
-)
 from ..usage_errors import as_messages, provider_configs
 from .call_options import (
     UNSET,
@@ -45,9 +46,9 @@ from .call_options import (
     Messages,
 )
 from .embed_methods import EmbedMethods
-from .event_stream import EventStream
+from .event_stream import EventStream as EventStream
 from .loop_methods import ToolLoopMethods, tool_bounds
-from .model_chain import ModelRef, is_chain, open_chain
+from .model_chain import open_chain
 from .pipeline import open_events, open_resumed
 from .query_methods import QueryMethods
 from .request_options import build_request as _build_request
@@ -57,7 +58,9 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 
-__all__ = ["Client", "EventStream", "ModelRef", "Models"]
+__all__ = [
+    "Client",
+]
 
 T = TypeVar("T")
 _DEFAULT = UNSET

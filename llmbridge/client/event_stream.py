@@ -21,8 +21,8 @@ from types import TracebackType
 
 from ..errors import UsageError
 from ..events import StreamEvent
+from ..messages import ChatResponse
 from ..providers.base import Provider, ResumePoint
-from ..response import ChatResponse
 from ..stream.call import StreamState
 from ..stream.loop_end import close_dropped, trio_token
 

@@ -12,11 +12,10 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 from ..errors import UsageError
 from ..events import StreamEvent
 from ..hosted import ToolSearch
+from ..messages import ChatMessage, ChatResponse
 from ..model_refs import ModelRef, Models, first_model, is_chain
 from ..providers.base import Provider
-from ..response import ChatResponse
 from ..structured import response_format_of
-from ..types import ChatMessage
 from ..usage_errors import as_messages
 from .call_options import UNSET, FormatArg, Messages, RunOptions, Tools
 from .tool_options import as_specs, hosted_tools, loop_tools

@@ -47,21 +47,21 @@ from typing import Any, Protocol, TypeAlias
 
 from ..errors import AllModelsFailedError, LLMBridgeError, StreamError, UsageError
 from ..events import ModelSwitch, StreamEvent, StreamStart
-from ..model_refs import ModelOption, ModelRef, first_model, is_chain
+from ..messages import ChatMessage
+from ..model_refs import ModelOption as ModelOption
+from ..model_refs import ModelRef as ModelRef
+from ..model_refs import first_model as first_model
+from ..model_refs import is_chain as is_chain
 from ..providers.base import Provider
+from ..request import ChatRequest
 from ..stream.call import CallConfig, StreamState
 from ..stream.start_stamp import StartNote
-from ..types import ChatMessage, ChatRequest
 from .event_stream import EventStream
 
 __all__ = [
     "CHAIN_OPTIONS",
     "ChainHost",
     "FallbackOn",
-    "ModelOption",
-    "ModelRef",
-    "first_model",
-    "is_chain",
     "open_chain",
 ]
 

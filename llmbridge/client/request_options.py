@@ -20,8 +20,8 @@ from ..call_settings import CALL_OPTIONS
 from ..compaction import Compaction
 from ..errors import UsageError
 from ..providers.option_names import did_you_mean
+from ..request import ChatRequest, FormatMode, ReasoningConfig, ToolChoice, ToolMode
 from ..structured import response_format_of
-from ..types import ChatRequest, FormatMode, ReasoningConfig, ToolChoice, ToolMode
 from ..usage_errors import as_messages, invalid_options
 from .call_options import FormatArg, Messages, Tools
 from .tool_options import as_specs, hosted_tools, tools_cache_point

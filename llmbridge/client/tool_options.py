@@ -16,8 +16,8 @@ from typing import Any
 
 from ..errors import UsageError
 from ..hosted import HostedTool, is_hosted
-from ..messages import CachePoint
-from ..request import ToolSpec
+from ..parts import CachePoint
+from ..tool_spec import ToolSpec
 
 __all__ = ["as_specs", "hosted_tools", "loop_tools", "tools_cache_point"]
 

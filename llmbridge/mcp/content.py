@@ -19,7 +19,8 @@ from typing import Any, TypeAlias
 
 import orjson
 
-from ..messages import AudioPart, ChatMessage, ContentPart, DocumentPart, ImagePart, TextPart
+from ..messages import ChatMessage
+from ..parts import AudioPart, ContentPart, DocumentPart, ImagePart, TextPart
 
 __all__ = [
     "MCPPart",

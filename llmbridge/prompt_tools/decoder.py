@@ -33,7 +33,7 @@ from typing import Any
 
 from ..events import Finish, StreamEvent, TextDelta, ToolCallStart
 from ..providers.base import AnyDecoder, ResumePoint, held_of, resume_point_of
-from ..types import ToolSpec
+from ..tool_spec import ToolSpec
 from .dialects import FUNCTION_CALL, KNOWN_DIALECTS, Dialect
 from .parser import ToolCallParser
 

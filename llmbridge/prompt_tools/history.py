@@ -20,7 +20,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ..types import ChatMessage, ContentPart, TextPart, ToolCallPart, ToolResultPart
+from ..messages import ChatMessage
+from ..parts import ContentPart, TextPart, ToolCallPart, ToolResultPart
 from .dialects import Dialect, render_call
 
 __all__ = ["render_result", "rewrite_history"]

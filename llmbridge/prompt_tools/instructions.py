@@ -20,7 +20,10 @@ from collections.abc import Sequence
 
 import orjson
 
-from ..types import ChatMessage, ContentPart, TextPart, ToolChoice, ToolSpec
+from ..messages import ChatMessage
+from ..parts import ContentPart, TextPart
+from ..request import ToolChoice
+from ..tool_spec import ToolSpec
 from .dialects import Dialect, render_call
 
 __all__ = ["instructions_size", "merge_system", "render_instructions"]

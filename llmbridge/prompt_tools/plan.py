@@ -24,7 +24,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from ..providers.base import AnyDecoder, Capabilities
-from ..types import ChatRequest
+from ..request import ChatRequest
 from .decoder import PromptToolDecoder
 from .request import call_id_prefix, choose_tool_mode, prepare_request
 

@@ -23,7 +23,7 @@ from __future__ import annotations
 from typing import Literal
 
 from ..providers.base import Capabilities
-from ..types import ChatRequest
+from ..request import ChatRequest
 from .dialects import FUNCTION_CALL, Dialect
 from .history import rewrite_history
 from .instructions import merge_system, render_instructions

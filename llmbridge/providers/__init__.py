@@ -21,6 +21,7 @@ failure discipline, ``finish_reason_mapper``), ``request_parts.py`` (body pieces
 ``history.py`` (history adaptation) and ``http_errors.py`` (the error mechanism).
 """
 
+from ..secrets import Secret as Secret
 from .adapter import Prepares
 from .base import (
     BaseDecoder,
@@ -31,12 +32,11 @@ from .base import (
     HttpRequest,
     ListsModels,
     Provider,
-    ProviderConfig,
     ProviderFactory,
     ReadsRateLimits,
-    Secret,
     WrappingDecoder,
 )
+from .config import ProviderConfig
 from .prepared import Framing, Prepared
 from .registry import (
     ENTRY_POINT_GROUP,
@@ -62,7 +62,6 @@ __all__ = [
     "ProviderConfig",
     "ProviderFactory",
     "ReadsRateLimits",
-    "Secret",
     "WrappingDecoder",
     "available_providers",
     "create_provider",

@@ -25,7 +25,7 @@ import httpx
 
 from ..errors import ConfigurationError
 from ..events import RateLimit, StreamEvent
-from ..types import ChatRequest
+from ..request import ChatRequest
 from .base import Decoder, HttpRequest, Provider, ResumePoint
 from .prepared import Framing, Prepared
 

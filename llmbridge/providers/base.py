@@ -48,20 +48,16 @@ from ..errors import APIError, MalformedStreamError, UsageError
 from ..events import RateLimit, StreamEvent
 from ..frames import FrameDecoder
 from ..model_info import ModelInfo
-from ..secrets import (
-    REDACTED,
-    SECRET_QUERY_PARAMS,
-    SENSITIVE_HEADERS,
-    Secret,
-    is_secret_name,
-    secret_values,
-)
-from ..types import ChatRequest
-from .config import ProviderConfig
+from ..request import ChatRequest
+from ..secrets import REDACTED
+from ..secrets import SECRET_QUERY_PARAMS as SECRET_QUERY_PARAMS
+from ..secrets import SENSITIVE_HEADERS as SENSITIVE_HEADERS
+from ..secrets import Secret as Secret
+from ..secrets import is_secret_name as is_secret_name
+from ..secrets import secret_values as secret_values
+from .config import ProviderConfig as ProviderConfig
 
 __all__ = [
-    "SECRET_QUERY_PARAMS",
-    "SENSITIVE_HEADERS",
     "AnyDecoder",
     "BaseDecoder",
     "BuildsRequests",
@@ -74,19 +70,15 @@ __all__ = [
     "JsonMode",
     "ListsModels",
     "Provider",
-    "ProviderConfig",
     "ProviderFactory",
     "ReadsRateLimits",
     "Resumable",
     "ResumableDecoder",
     "ResumePoint",
-    "Secret",
     "WrappingDecoder",
     "held_of",
-    "is_secret_name",
     "read_token_count",
     "resume_point_of",
-    "secret_values",
 ]
 
 

@@ -16,7 +16,9 @@ import httpx
 from ..auth import config_auth
 from ..errors import APIError, ConfigurationError
 from ..request import ChatRequest
-from .base import Capabilities, Decoder, HttpRequest, ProviderConfig, Secret
+from ..secrets import Secret
+from .base import Capabilities, Decoder, HttpRequest
+from .config import ProviderConfig
 from .openai.errors import map_http_error
 
 __all__ = ["HOSTS", "EmbeddingHost", "create_jina", "create_voyage"]

@@ -57,14 +57,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import partial
 
-from ..messages import (
-    ChatMessage,
-    ContentPart,
-    RawPart,
-    ReasoningPart,
-    ToolCallPart,
-    ToolResultPart,
-)
+from ..messages import ChatMessage
+from ..parts import ContentPart, RawPart, ReasoningPart, ToolCallPart, ToolResultPart
 from ..tool_calls import unique_id
 
 __all__ = [

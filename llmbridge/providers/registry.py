@@ -18,7 +18,8 @@ from collections.abc import Collection, Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..errors import ConfigurationError
-from .base import BuildsRequests, Provider, ProviderConfig, ProviderFactory
+from .base import BuildsRequests, Provider, ProviderFactory
+from .config import ProviderConfig
 from .option_names import did_you_mean
 
 if TYPE_CHECKING:

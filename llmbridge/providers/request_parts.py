@@ -22,7 +22,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import UnsupportedFeatureError
-from ..types import ChatRequest, ToolCallPart, ToolResultPart, ToolSpec
+from ..parts import ToolCallPart, ToolResultPart
+from ..request import ChatRequest
+from ..tool_spec import ToolSpec
 
 __all__ = ["constrains", "encode_function_tools", "has_tool_blocks", "merge_fields"]
 

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from ..errors import LLMBridgeError, MalformedStreamError
 from ..events import StreamEvent, StreamStart
-from ..response import Accumulator, ChatResponse
+from ..messages import ChatResponse
+from ..response import Accumulator
 
 __all__ = ["DEFAULT_MAX_EVENTS", "FOLD_EVERY", "Record"]
 

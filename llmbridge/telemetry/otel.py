@@ -36,14 +36,8 @@ from .._version import __version__
 from ..cost import cost_of
 from ..errors import LLMBridgeError
 from ..events import Finish, Usage
-from ..messages import (
-    ChatMessage,
-    ChatResponse,
-    ReasoningPart,
-    TextPart,
-    ToolCallPart,
-    ToolResultPart,
-)
+from ..messages import ChatMessage, ChatResponse
+from ..parts import ReasoningPart, TextPart, ToolCallPart, ToolResultPart
 from ..request import ChatRequest
 from ..secrets import Scrub, scrub_json, secret_scrubber
 from ..stream.record import Record

@@ -1,5 +1,7 @@
 """Helpers for testing with llmbridge: fixtures, replay and recording, invariant checks."""
 
+from ..stream.aws_eventstream import iter_eventstream as iter_eventstream
+from ..stream.bounded import iter_sse as iter_sse
 from .fixtures import Fixture, load_fixture
 from .invariants import (
     assert_split_invariant,
@@ -12,7 +14,6 @@ from .offline import offline
 from .prepared import prepared_decoder
 from .record import Recording, RecordingTransport, record_fixture
 from .replay import ReplayMismatch, ReplayTransport, replay_client
-from .sse import iter_eventstream, iter_sse
 
 __all__ = [
     "Fixture",
@@ -24,8 +25,6 @@ __all__ = [
     "check_invariants",
     "decode_body",
     "decode_collect",
-    "iter_eventstream",
-    "iter_sse",
     "load_fixture",
     "merge_deltas",
     "offline",

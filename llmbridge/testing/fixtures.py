@@ -27,8 +27,8 @@ import orjson
 
 from ..errors import LLMBridgeError
 from ..events import StreamEvent, StreamStart, event_from_dict, event_to_dict
+from ..request import ChatRequest
 from ..secrets import scrub_json
-from ..types import ChatRequest
 from .redact import Scrub, scrub_bytes
 
 __all__ = ["BODY_FILES", "Fixture", "body_file", "dump_json", "load_fixture"]

@@ -26,7 +26,7 @@ from ..events import (
     ToolCallStart,
 )
 from ..providers.base import AnyDecoder
-from .sse import iter_sse
+from ..stream.bounded import iter_sse
 
 
 def _frames(framing: str) -> Callable[[Iterable[bytes]], Iterable[Any]] | None:

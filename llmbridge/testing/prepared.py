@@ -14,7 +14,7 @@ from typing import Any
 from ..events import StreamEvent, StreamStart
 from ..providers.adapter import prepared_of
 from ..providers.base import AnyDecoder, Provider, WrappingDecoder
-from ..types import ChatRequest
+from ..request import ChatRequest
 
 __all__ = ["prepared_decoder"]
 

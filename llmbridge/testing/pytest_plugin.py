@@ -35,7 +35,7 @@ if TYPE_CHECKING:  # the rest loads when a test asks for the fixture, not at pyt
     from ..client import Client
     from ..events import StreamEvent
     from ..providers.base import Provider
-    from ..types import ChatRequest
+    from ..request import ChatRequest
     from .record import RecordingTransport
     from .replay import ReplayTransport
 
@@ -163,7 +163,7 @@ def _replaying(paths: list[Path]) -> tuple[Client, ReplayTransport]:
 
 
 def _save(client: Any, recorder: RecordingTransport, folder: Path) -> None:
-    from ..providers.base import ProviderConfig
+    from ..providers.config import ProviderConfig
     from ..secrets import secret_scrubber
     from .fixtures import Fixture
     from .record import replayable_config

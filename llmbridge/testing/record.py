@@ -39,11 +39,11 @@ import orjson
 from ..auth.bearer import auth_secrets
 from ..errors import LLMBridgeError
 from ..events import StreamEvent
-from ..providers.base import ProviderConfig
+from ..messages import ChatMessage
+from ..providers.config import ProviderConfig
 from ..secrets import is_secret_name, json_strings, named_secrets, scrub_json, secret_scrubber
 from ..stream.clients import DEFAULT_TIMEOUT
 from ..stream.pieces import Pieces
-from ..types import ChatMessage
 from .fixtures import Fixture, dump_json
 from .redact import (
     Scrub,

@@ -8,7 +8,7 @@ see ``llmbridge.stream.bounded`` for the rules. ``iter_eventstream(body_or_chunk
 
 from __future__ import annotations
 
-from ..stream.aws_eventstream import iter_eventstream
-from ..stream.bounded import iter_sse
+from ..stream.aws_eventstream import iter_eventstream as iter_eventstream
+from ..stream.bounded import iter_sse as iter_sse
 
-__all__ = ["iter_eventstream", "iter_sse"]
+__all__: list[str] = []

@@ -15,10 +15,12 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from ..request import ToolSpec
-from ..specs.context import ToolContext
+from ..specs.context import ToolContext as ToolContext
+from ..specs.errors import ToolSchemaError as ToolSchemaError
+from ..specs.errors import ToolSchemaWarning as ToolSchemaWarning
+from ..tool_spec import ToolSpec as ToolSpec
 from .decorator import Tool, tool
-from .errors import ToolLimitError, ToolSchemaError, ToolSchemaWarning, ToolTimeoutError
+from .errors import ToolLimitError, ToolTimeoutError
 
 if TYPE_CHECKING:
     from .approval import ApprovalDecision, ToolApprovalError, ToolApprovalRequest
@@ -31,15 +33,11 @@ __all__ = [
     "Tool",
     "ToolApprovalError",
     "ToolApprovalRequest",
-    "ToolContext",
     "ToolLimitError",
     "ToolLoop",
     "ToolOutput",
     "ToolRegistry",
     "ToolResult",
-    "ToolSchemaError",
-    "ToolSchemaWarning",
-    "ToolSpec",
     "ToolTimeoutError",
     "run_tool_loop",
     "tool",

@@ -26,7 +26,7 @@ from typing import Any
 import anyio
 
 from ..errors import UsageError
-from ..messages import ToolCallPart
+from ..parts import ToolCallPart
 from .errors import ToolLimitError
 from .results import ToolResult, result_message
 

@@ -29,8 +29,9 @@ from typing import Any
 from ..errors import UsageError
 from ..events import ToolSearchCall
 from ..hosted import ToolSearch, search_query
-from ..messages import ChatMessage, ChatResponse, ToolCallPart
-from ..request import ToolSpec
+from ..messages import ChatMessage, ChatResponse
+from ..parts import ToolCallPart
+from ..tool_spec import ToolSpec
 from .results import ToolResult
 from .search import rank_tools
 

@@ -14,7 +14,7 @@ import functools
 from collections.abc import Callable
 from typing import Any, Generic, ParamSpec, TypeVar, overload
 
-from ..request import ToolSpec
+from ..tool_spec import ToolSpec
 from .approval import ApprovalRule, check_rule
 
 __all__ = ["Tool", "tool", "tool_spec_of"]

@@ -20,8 +20,8 @@ from typing import Any
 
 import anyio.to_thread
 
-from ..request import ToolSpec
 from ..specs.context import ToolContext
+from ..tool_spec import ToolSpec
 from .approval import ApprovalRule
 from .decorator import tool_spec_of
 from .errors import ToolLimitError

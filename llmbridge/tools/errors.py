@@ -19,13 +19,12 @@ from __future__ import annotations
 import builtins
 
 from ..errors import LLMBridgeError
-from ..specs.errors import ToolSchemaError, ToolSchemaWarning
+from ..specs.errors import ToolSchemaError as ToolSchemaError
+from ..specs.errors import ToolSchemaWarning as ToolSchemaWarning
 
 __all__ = [
     "ToolLimitError",
     "ToolNotFoundError",
-    "ToolSchemaError",
-    "ToolSchemaWarning",
     "ToolTimeoutError",
 ]
 

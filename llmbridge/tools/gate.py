@@ -9,8 +9,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..errors import ToolArgumentsError
-from ..messages import ToolCallPart
-from ..request import ToolSpec
+from ..parts import ToolCallPart
+from ..tool_spec import ToolSpec
 from .approval import (
     ApprovalRule,
     Approver,

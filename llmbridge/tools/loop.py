@@ -43,9 +43,9 @@ from typing_extensions import TypeVar
 
 from ..errors import UsageError
 from ..events import StreamEvent
-from ..messages import ChatMessage
+from ..messages import ChatMessage, ChatResponse
 from ..request import ResponseFormat
-from ..response import Accumulator, ChatResponse
+from ..response import Accumulator
 from ..stream.loop_end import close_dropped, trio_token
 from ..structured import parse_response
 from ..telemetry import Telemetry

@@ -40,9 +40,9 @@ import anyio
 import anyio.to_thread
 
 from ..errors import UsageError
-from ..messages import ToolCallPart
-from ..request import ToolSpec
+from ..parts import ToolCallPart
 from ..telemetry import Telemetry
+from ..tool_spec import ToolSpec
 from .approval import ApprovalRule, Approver, check_rule
 from .batch import (
     DEFAULT_MAX_PARALLEL_TOOLS,

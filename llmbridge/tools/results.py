@@ -18,7 +18,8 @@ import orjson
 from pydantic import BaseModel
 
 from ..errors import LLMBridgeError
-from ..messages import AudioPart, ChatMessage, DocumentPart, ImagePart, TextPart
+from ..messages import ChatMessage
+from ..parts import AudioPart, DocumentPart, ImagePart, TextPart
 
 ResultPart = TextPart | ImagePart | DocumentPart
 """What a tool result message can hold."""

@@ -22,7 +22,7 @@ from collections import Counter
 from collections.abc import Sequence
 from typing import Literal
 
-from ..request import ToolSpec
+from ..tool_spec import ToolSpec
 
 __all__ = ["rank_tools", "words"]
 

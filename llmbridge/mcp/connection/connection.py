@@ -39,8 +39,9 @@ import orjson
 from pydantic import ValidationError
 
 from ...errors import ConfigurationError, LLMBridgeError
-from ...messages import ChatMessage, TextPart
-from ...request import ToolSpec
+from ...messages import ChatMessage
+from ...parts import TextPart
+from ...tool_spec import ToolSpec
 from ...tools.results import ToolOutput
 from ..content import content_parts, field_of, prompt_messages
 from ..errors import (

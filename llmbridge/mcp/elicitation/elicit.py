@@ -43,8 +43,8 @@ import anyio.to_thread
 from pydantic import ValidationError
 
 from ...errors import LLMBridgeError
-from ...request import ToolSpec
 from ...specs.argument_errors import format_location
+from ...tool_spec import ToolSpec
 from ..content import field_of
 
 __all__ = [

@@ -47,7 +47,7 @@ from anyio.abc import TaskGroup
 
 from ...errors import LLMBridgeError, UsageError
 from ...messages import ChatMessage
-from ...request import TOOL_NAME_PATTERN
+from ...tool_spec import TOOL_NAME_PATTERN
 from ...tools.approval import Approver
 from ...tools.registry import ToolRegistry
 from ..connection.connect import DEFAULT_TIMEOUT

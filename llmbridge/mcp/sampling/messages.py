@@ -20,16 +20,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...messages import (
-    ChatMessage,
-    ContentPart,
-    DocumentPart,
-    ImagePart,
-    TextPart,
-    ToolCallPart,
-    ToolResultPart,
-)
-from ...request import ToolSpec
+from ...messages import ChatMessage
+from ...parts import ContentPart, DocumentPart, ImagePart, TextPart, ToolCallPart, ToolResultPart
+from ...tool_spec import ToolSpec
 from ..content import content_parts, field_of
 
 __all__ = ["reply_result", "sampling_messages", "sampling_tools"]

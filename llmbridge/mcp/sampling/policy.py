@@ -28,7 +28,8 @@ from typing import Any
 import orjson
 
 from ...errors import UsageError
-from ...messages import ChatMessage, ContentPart, TextPart
+from ...messages import ChatMessage
+from ...parts import ContentPart, TextPart
 
 __all__ = [
     "DEFAULT_SAMPLING_CONCURRENCY",

@@ -28,8 +28,9 @@ from collections.abc import Iterable
 from typing import Any
 
 from ...compaction import Compaction
-from ...messages import ChatMessage, RawPart
-from ...types import ChatRequest
+from ...messages import ChatMessage
+from ...parts import RawPart
+from ...request import ChatRequest
 
 __all__ = [
     "COMPACTION_BETA",

@@ -20,7 +20,8 @@ import dataclasses
 from collections.abc import Mapping
 
 from ...errors import APIError, ConfigurationError
-from ..base import Capabilities, ProviderConfig
+from ..base import Capabilities
+from ..config import ProviderConfig
 from ..option_names import declare_options
 from .provider import AnthropicProvider, model_capabilities
 

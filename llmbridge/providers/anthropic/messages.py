@@ -33,10 +33,10 @@ import base64
 from typing import Any
 
 from ...errors import UnsupportedFeatureError
-from ...types import (
+from ...messages import ChatMessage
+from ...parts import (
     AudioPart,
     CachePoint,
-    ChatMessage,
     DocumentPart,
     ImagePart,
     RawPart,

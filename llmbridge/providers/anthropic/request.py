@@ -36,7 +36,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from ...types import ChatRequest
+from ...request import ChatRequest
 from ..history import ANTHROPIC_IDS, adapt_history
 from .compaction import compaction_betas, compaction_edit
 from .hosted import encode_hosted

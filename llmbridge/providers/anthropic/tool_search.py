@@ -25,8 +25,9 @@ from typing import Any
 
 from ...events import ToolSearchCall
 from ...hosted import ToolSearch, options_for, search_query
-from ...messages import ChatMessage, RawPart
-from ...request import ToolSpec
+from ...messages import ChatMessage
+from ...parts import RawPart
+from ...tool_spec import ToolSpec
 
 __all__ = [
     "SEARCH_TOOLS",

@@ -18,8 +18,9 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import UnsupportedFeatureError
+from ...request import ToolChoice
 from ...specs.schema_bounds import check_schema_bounds
-from ...types import ToolChoice, ToolSpec
+from ...tool_spec import ToolSpec
 
 __all__ = ["encode_tool", "encode_tool_choice"]
 

@@ -17,7 +17,7 @@ Follows the ``anthropic`` SDK 2.14's ``AnthropicAWS``. Rules:
 from __future__ import annotations
 
 from ...auth.aws import AWS_OPTIONS, require_region
-from ..base import ProviderConfig
+from ..config import ProviderConfig
 from ..hosts.aws import external_anthropic_url
 from ..option_names import declare_options
 from .base import CLOUD_OPTIONS, CountsTokensRoute, ListsModelsRoute, env_of, first, required

@@ -33,7 +33,8 @@ import httpx
 from ...errors import APIError, ConfigurationError
 from ...events import RateLimit
 from ...model_info import ModelInfo
-from ...types import ChatRequest
+from ...request import ChatRequest
+from ...secrets import Secret
 from ..anthropic import (
     API_VERSION,
     COUNT_FIELDS,
@@ -49,14 +50,8 @@ from ..anthropic import (
     parse_model_list,
     read_rate_limit,
 )
-from ..base import (
-    AnyDecoder,
-    Capabilities,
-    HttpRequest,
-    ProviderConfig,
-    Secret,
-    read_token_count,
-)
+from ..base import AnyDecoder, Capabilities, HttpRequest, read_token_count
+from ..config import ProviderConfig
 from ..prepared import Framing, Prepared
 
 __all__ = [

@@ -34,8 +34,9 @@ import orjson
 
 from ...auth.aws import AWS_OPTIONS, BEDROCK_KEY_VAR, require_region
 from ...errors import APIError
-from ...types import ChatRequest
-from ..base import HttpRequest, ProviderConfig, read_token_count
+from ...request import ChatRequest
+from ..base import HttpRequest, read_token_count
+from ..config import ProviderConfig
 from ..hosts.aws import SDK_SAFE, counted_model, model_path, runtime_url
 from ..hosts.aws_errors import map_http_error
 from ..option_names import declare_options

@@ -19,7 +19,7 @@ built; nothing here touches the network):
 from __future__ import annotations
 
 from ...auth import key_or_auth
-from ..base import ProviderConfig
+from ..config import ProviderConfig
 from .base import Credential
 
 __all__ = ["aws_credential", "google_credential", "key_credential"]

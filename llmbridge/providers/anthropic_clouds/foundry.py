@@ -21,7 +21,7 @@ Rules:
 from __future__ import annotations
 
 from ...errors import ConfigurationError
-from ..base import ProviderConfig
+from ..config import ProviderConfig
 from ..hosts.azure import resource_url
 from ..option_names import declare_options
 from .base import CLOUD_OPTIONS, CountsTokensRoute, env_of, first

@@ -21,7 +21,7 @@ from __future__ import annotations
 from urllib.parse import quote
 
 from ...auth.google import GOOGLE_OPTIONS
-from ..base import ProviderConfig
+from ..config import ProviderConfig
 from ..option_names import declare_options
 from .base import CLOUD_OPTIONS, CountsTokensRoute, ListsModelsRoute, env_of, first, required
 from .credentials import google_credential

@@ -17,7 +17,7 @@ https://docs.aws.amazon.com/bedrock/latest/userguide/bedrock-mantle.html. Rules:
 from __future__ import annotations
 
 from ...auth.aws import AWS_OPTIONS, BEDROCK_KEY_VAR, require_region
-from ..base import ProviderConfig
+from ..config import ProviderConfig
 from ..hosts.aws import mantle_url
 from ..option_names import declare_options
 from .base import CLOUD_OPTIONS, CountsTokensRoute, env_of, first

@@ -24,7 +24,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ...auth.google import GOOGLE_OPTIONS
-from ..base import ProviderConfig
+from ..config import ProviderConfig
 from ..hosts.google import vertex_location, vertex_origin
 from ..option_names import declare_options
 from .base import CLOUD_OPTIONS, CountsTokensRoute, env_of, first, required

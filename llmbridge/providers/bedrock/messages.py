@@ -30,10 +30,10 @@ from typing import Any
 import orjson
 
 from ...errors import UnsupportedFeatureError
-from ...types import (
+from ...messages import ChatMessage
+from ...parts import (
     AudioPart,
     CachePoint,
-    ChatMessage,
     DocumentPart,
     ImagePart,
     RawPart,

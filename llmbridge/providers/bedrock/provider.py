@@ -38,8 +38,9 @@ import httpx
 from ...auth.aws import AWS_OPTIONS
 from ...errors import APIError
 from ...model_info import ModelInfo
-from ...types import ChatRequest
-from ..base import Capabilities, HttpRequest, ProviderConfig, read_token_count
+from ...request import ChatRequest
+from ..base import Capabilities, HttpRequest, read_token_count
+from ..config import ProviderConfig
 from ..hosts.aws import base_id, control_url, counted_model, model_path, runtime_url
 from ..option_names import declare_options
 from ..prepared import Framing, Prepared

@@ -30,7 +30,7 @@ from typing import Any
 
 import orjson
 
-from ...types import ChatRequest
+from ...request import ChatRequest
 from ..base import Encoded
 from ..history import AdaptedHistory, IdRule, adapt_history
 from ..request_parts import has_tool_blocks, merge_fields

@@ -15,7 +15,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...types import CachePoint, ToolChoice, ToolSpec
+from ...parts import CachePoint
+from ...request import ToolChoice
+from ...tool_spec import ToolSpec
 from .messages import cache_point
 
 __all__ = ["encode_tool_choice", "encode_tools"]

@@ -26,9 +26,9 @@ from typing import Any
 import orjson
 
 from ...errors import UnsupportedFeatureError
-from ...messages import (
+from ...messages import ChatMessage
+from ...parts import (
     AudioPart,
-    ChatMessage,
     DocumentPart,
     ImagePart,
     RawPart,

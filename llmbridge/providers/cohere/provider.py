@@ -27,9 +27,10 @@ import httpx
 from ...auth import config_auth
 from ...errors import APIError
 from ...model_info import ModelInfo
+from ...request import ChatRequest
 from ...secrets import Secret
-from ...types import ChatRequest
-from ..base import Capabilities, HttpRequest, ProviderConfig
+from ..base import Capabilities, HttpRequest
+from ..config import ProviderConfig
 from ..option_names import declare_options
 from ..prepared import Prepared
 from .decode import CohereDecoder

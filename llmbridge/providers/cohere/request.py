@@ -24,7 +24,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...types import ChatRequest, ResponseFormat
+from ...request import ChatRequest, ResponseFormat
 from ..base import Encoded
 from ..history import AdaptedHistory, IdRule, adapt_history
 from ..request_parts import constrains, merge_fields

@@ -9,7 +9,7 @@ named choice). A custom (freeform) tool is an ``UnsupportedFeatureError`` naming
 
 from __future__ import annotations
 
-from ...types import ToolChoice
+from ...request import ToolChoice
 from ..request_parts import encode_function_tools
 
 __all__ = ["encode_tool_choice", "encode_tools"]

@@ -37,10 +37,9 @@ from typing import Any
 
 import orjson
 
-from ...tool_calls import GENERATED_ID
-from ...types import (
+from ...messages import ChatMessage
+from ...parts import (
     AudioPart,
-    ChatMessage,
     DocumentPart,
     ImagePart,
     RawPart,
@@ -49,6 +48,7 @@ from ...types import (
     ToolCallPart,
     ToolResultPart,
 )
+from ...tool_calls import GENERATED_ID
 from ..history import PLACEHOLDER_SIGNATURE, current_turn_start
 
 __all__ = [

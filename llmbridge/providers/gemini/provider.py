@@ -27,8 +27,10 @@ import httpx
 from ...auth import config_auth
 from ...errors import APIError, ConfigurationError
 from ...model_info import ModelInfo
-from ...types import ChatRequest
-from ..base import Capabilities, HttpRequest, ProviderConfig, Secret, read_token_count
+from ...request import ChatRequest
+from ...secrets import Secret
+from ..base import Capabilities, HttpRequest, read_token_count
+from ..config import ProviderConfig
 from ..hosts.google import vertex_location, vertex_origin
 from ..option_names import declare_options
 from ..prepared import Prepared

@@ -33,8 +33,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ...parts import CachePoint
+from ...request import ChatRequest, ReasoningConfig, ToolChoice
 from ...specs.schema_bounds import check_schema_bounds
-from ...types import CachePoint, ChatRequest, ReasoningConfig, ToolChoice
 from ..base import Encoded
 from ..history import adapt_history, validates_thought_signatures
 from ..request_parts import merge_fields

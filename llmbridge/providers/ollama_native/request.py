@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ...types import ChatRequest, ResponseFormat
+from ...request import ChatRequest, ResponseFormat
 from ..base import Encoded
 from ..history import AdaptedHistory, adapt_history
 from ..request_parts import constrains, has_tool_blocks, merge_fields

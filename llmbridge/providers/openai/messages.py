@@ -35,13 +35,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from ...errors import UnsupportedFeatureError
-from ...messages import UserPart
-from ...request import CUSTOM_INPUT
-from ...tool_calls import arguments_text
-from ...types import (
+from ...messages import ChatMessage
+from ...parts import (
     AudioPart,
     CachePoint,
-    ChatMessage,
     DocumentPart,
     ImagePart,
     RawPart,
@@ -49,7 +46,10 @@ from ...types import (
     TextPart,
     ToolCallPart,
     ToolResultPart,
+    UserPart,
 )
+from ...tool_calls import arguments_text
+from ...tool_spec import CUSTOM_INPUT
 from ..history import current_turn_start
 from .round_trip import DETAILS, EXTRA_CONTENT, call_extra, reasoning_details, sign_first_call
 

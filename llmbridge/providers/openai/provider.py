@@ -24,8 +24,10 @@ from ...auth import config_auth, key_or_auth
 from ...errors import APIError, ConfigurationError
 from ...events import RateLimit
 from ...model_info import ModelInfo
-from ...types import ChatRequest
-from ..base import Capabilities, HttpRequest, ProviderConfig, ProviderFactory, Secret
+from ...request import ChatRequest
+from ...secrets import Secret
+from ..base import Capabilities, HttpRequest, ProviderFactory
+from ..config import ProviderConfig
 from ..option_names import declare_options
 from ..prepared import Prepared
 from ..url_paths import path_segment

@@ -25,7 +25,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...types import CachePoint, ChatRequest
+from ...parts import CachePoint
+from ...request import ChatRequest
 from ..base import Encoded
 from ..history import (
     ANY_IDS,

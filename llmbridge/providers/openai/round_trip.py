@@ -29,7 +29,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...messages import ChatMessage, ReasoningPart, ToolCallPart
+from ...messages import ChatMessage
+from ...parts import ReasoningPart, ToolCallPart
 from ..history import PLACEHOLDER_SIGNATURE
 
 __all__ = [

@@ -32,8 +32,8 @@ from typing import Any
 import orjson
 
 from ...events import StreamEvent, ToolCallChunk
-from ...request import CUSTOM_INPUT
 from ...tool_calls import ToolCall, ToolCallLedger
+from ...tool_spec import CUSTOM_INPUT
 from .messages import CUSTOM
 from .round_trip import EXTRA_CONTENT
 

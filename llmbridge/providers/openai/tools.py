@@ -21,9 +21,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from ...request import CustomToolFormat
+from ...request import ResponseFormat, ToolChoice
 from ...specs.schema_bounds import SchemaBudget, check_schema_bounds
-from ...types import ResponseFormat, ToolChoice, ToolSpec
+from ...tool_spec import CustomToolFormat, ToolSpec
 
 __all__ = [
     "encode_response_format",

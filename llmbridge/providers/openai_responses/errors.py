@@ -16,9 +16,13 @@ from typing import Any
 
 from ...errors import APIError
 from ..http_errors import api_error
-from ..openai import CONTEXT_LENGTH_CODES, ERRORS, map_http_error
+from ..openai import CONTEXT_LENGTH_CODES as CONTEXT_LENGTH_CODES
+from ..openai import ERRORS as ERRORS
+from ..openai import map_http_error as map_http_error
 
-__all__ = ["CONTEXT_LENGTH_CODES", "ERRORS", "map_http_error", "stream_error"]
+__all__ = [
+    "stream_error",
+]
 
 
 def stream_error(*, provider: str, error: Any, fallback: str | None = None) -> APIError:

@@ -44,7 +44,7 @@ from ...hosted import (
     options_for,
     unsupported,
 )
-from ...messages import ApprovalResponse
+from ...parts import ApprovalResponse
 from ...tool_calls import parse_arguments
 from .tool_search import encode_tool_search, search_events, search_warnings
 

@@ -47,12 +47,11 @@ from __future__ import annotations
 from typing import Any
 
 from ...errors import UnsupportedFeatureError
-from ...tool_calls import arguments_text
-from ...types import (
+from ...messages import ChatMessage
+from ...parts import (
     ApprovalResponse,
     AudioPart,
     CachePoint,
-    ChatMessage,
     DocumentPart,
     ImagePart,
     RawPart,
@@ -61,6 +60,7 @@ from ...types import (
     ToolCallPart,
     ToolResultPart,
 )
+from ...tool_calls import arguments_text
 from ..openai import cache_breakpoint, custom_input, document_name, is_custom_call
 from .hosted import approval_item
 

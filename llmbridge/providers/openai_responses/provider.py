@@ -24,18 +24,17 @@ from typing import Any
 from ...auth import config_auth, key_or_auth
 from ...errors import APIError, ConfigurationError
 from ...events import RateLimit, ToolSearchCall
+from ...messages import ChatMessage
 from ...model_info import ModelInfo
-from ...types import ChatMessage, ChatRequest, RawPart, ReasoningPart, ToolSpec
-from ..base import (
-    Capabilities,
-    HttpRequest,
-    ProviderConfig,
-    ProviderFactory,
-    Secret,
-    read_token_count,
-)
+from ...parts import RawPart, ReasoningPart
+from ...request import ChatRequest
+from ...secrets import Secret
+from ...tool_spec import ToolSpec
+from ..base import Capabilities, HttpRequest, ProviderFactory, read_token_count
+from ..config import ProviderConfig
 from ..openai import (
     PRESET_OPTIONS,
+    map_http_error,
     parse_model_list,
     read_rate_limit,
     resolve_endpoint,
@@ -44,7 +43,6 @@ from ..openai import (
 from ..option_names import declare_options
 from ..prepared import Prepared
 from .decode import ResponsesDecoder
-from .errors import map_http_error
 from .hosted import HOSTED_TOOLS
 from .messages import PROVIDER_NAME
 from .request import build_body, count_tokens_body

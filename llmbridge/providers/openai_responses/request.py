@@ -33,7 +33,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ...types import CachePoint, ChatRequest
+from ...parts import CachePoint
+from ...request import ChatRequest
 from ..base import Encoded
 from ..history import RESPONSES_IDS, adapt_history
 from ..openai import response_schema_warning, schema_format

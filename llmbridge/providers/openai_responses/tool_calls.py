@@ -38,8 +38,8 @@ from typing import Any
 
 from ...errors import MalformedStreamError
 from ...events import StreamEvent, ToolCallChunk
-from ...request import CUSTOM_INPUT
 from ...tool_calls import ToolCall, ToolCallLedger
+from ...tool_spec import CUSTOM_INPUT
 from ..openai import CUSTOM
 from .messages import PROVIDER_NAME
 from .shapes import Key, item_key, str_or_none

@@ -33,7 +33,7 @@ from typing import Any
 
 from ...events import StreamEvent, ToolSearchCall
 from ...hosted import ToolSearch, options_for, search_query
-from ...request import ToolSpec
+from ...tool_spec import ToolSpec
 from .tools import encode_tool
 
 __all__ = [

@@ -21,9 +21,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from ...request import CustomToolFormat
+from ...request import ToolChoice
 from ...specs.schema_bounds import check_schema_bounds
-from ...types import ToolChoice, ToolSpec
+from ...tool_spec import CustomToolFormat, ToolSpec
 
 __all__ = ["encode_custom_format", "encode_tool", "encode_tool_choice"]
 
