@@ -2,9 +2,9 @@
 
 Rules: providers are resolved once per name from the ``providers=`` options (keys and base
 URLs fixed then); core code asks the provider object, never its name. ``tool_mode`` decides
-between native tools and the prompt fallback (``auto`` asks the provider's capabilities).
-All IO goes through ``llmbridge.stream``. ``stream()`` returns an ``EventStream``: iterate it
-with ``async for``, or use ``async with`` to close the HTTP response deterministically.
+between native tools and prompt tools (``auto`` asks the provider's capabilities). IO goes
+through ``llmbridge.stream``. ``stream()`` returns an ``EventStream``: iterate it with ``async
+for``, or use ``async with`` to close the HTTP response deterministically.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 import httpx
 
 from ..call_settings import CallSettings, pop_call_settings
-from ..errors import UsageError
+from ..errors import StructuredOutputError, UsageError
 from ..events import StreamEvent
 from ..messages import ChatResponse
 from ..model_refs import ModelRef as ModelRef
@@ -48,7 +48,7 @@ from .call_options import (
 from .embed_methods import EmbedMethods
 from .event_stream import EventStream as EventStream
 from .loop_methods import ToolLoopMethods, tool_bounds
-from .model_chain import open_chain
+from .model_chain import later_models, open_chain
 from .pipeline import open_events, open_resumed
 from .query_methods import QueryMethods
 from .request_options import build_request as _build_request
@@ -119,7 +119,6 @@ class Client(ToolLoopMethods, QueryMethods, EmbedMethods):
             max_events=max_events,
             telemetry=self.telemetry,
         )
-        """What every call is sent with unless it says otherwise (``_config``)."""
         total = Deadline.of(None if isinstance(timeout, httpx.Timeout) else timeout)
         self.timeout: float | None = None if total is None else total.seconds
         """The default total time of a call, in seconds (``None``: no total limit)."""
@@ -353,20 +352,28 @@ class Client(ToolLoopMethods, QueryMethods, EmbedMethods):
         **options: Unpack[CallOptions],
     ) -> ChatResponse[Any]:
         """Stream one turn and fold it into a ``ChatResponse``; with ``response_format`` its
-        ``parsed`` holds the validated value (else ``StructuredOutputError``), typed
-        ``ChatResponse[Recipe]`` for ``response_format=Recipe``. ``timeout``: as for
-        ``stream``."""
+        ``parsed`` holds the validated value (else ``StructuredOutputError``: the next model
+        answers in a chain whose ``fallback_on`` names it), typed ``ChatResponse[Recipe]``.
+        ``timeout``: as for ``stream``."""
         given: dict[str, Any] = dict(options)
         fmt = None if response_format is None else response_format_of(response_format)
-        if fmt is not None:
-            given["response_format"] = fmt
-        stream = self._open(model, messages, rescue_tool_calls, given)
+        if fmt is not None and is_chain(model):  # one budget, however many models answer
+            given["timeout"] = self._deadline(given.get("timeout", _DEFAULT))
+        stream = self._open(model, messages, rescue_tool_calls, {**given, "response_format": fmt})
         async with stream:
             async for _ in stream:
                 pass  # the stream's record folds them: the one fold (issue 42)
         response = stream.response()
-        if fmt is not None:
-            response.parsed = parse_response(response, fmt, provider=stream.provider.name)
+        try:
+            if fmt is not None:
+                response.parsed = parse_response(response, fmt, provider=stream.provider.name)
+        except StructuredOutputError as exc:
+            rest = later_models(model, stream.state.link, exc, given.get("fallback_on"))
+            if rest is None:
+                raise
+            return await self.complete(
+                rest, messages, response_format=fmt, rescue_tool_calls=rescue_tool_calls, **given
+            )
         return response
 
     # -- lifecycle ----------------------------------------------------------------------

@@ -109,6 +109,9 @@ class ChainOptions(TypedDict, total=False):
 
     restart: bool
     fallback_on: FallbackOn
+    model_timeout: float | None
+    """Seconds each model of the chain may take (within the call's ``timeout``): past them
+    the model has failed (a ``TimeoutError`` naming it) and the next one answers."""
 
 
 class CountOptions(RequestOptions, HttpOptions, total=False):

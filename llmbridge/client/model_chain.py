@@ -55,6 +55,7 @@ from ..model_refs import is_chain as is_chain
 from ..providers.base import Provider
 from ..request import ChatRequest
 from ..stream.call import CallConfig, StreamState
+from ..stream.deadline import Deadline
 from ..stream.start_stamp import StartNote
 from .event_stream import EventStream
 
@@ -76,7 +77,7 @@ _On: TypeAlias = (
     type[BaseException] | tuple[type[BaseException], ...] | Callable[[LLMBridgeError], bool] | None
 )
 """``FallbackOn`` as checked (a list made a tuple)."""
-CHAIN_OPTIONS = frozenset({"restart", "fallback_on"})
+CHAIN_OPTIONS = frozenset({"restart", "fallback_on", "model_timeout"})
 """Options of a chain itself (never sent to a model)."""
 
 
@@ -155,14 +156,42 @@ def _checked(fallback_on: Any) -> _On:
     )
 
 
-def _moves_on(error: LLMBridgeError, fallback_on: _On) -> bool:
-    if error.retryable or isinstance(error, StreamError):
-        return True
+def later_models(
+    models: Any, answered: int, error: LLMBridgeError, fallback_on: Any
+) -> list[Any] | None:
+    """The models of a chain after the one that ``answered``, when its ``error`` (found once
+    its answer was whole: its structured output did not validate) is one the chain's
+    ``fallback_on`` moves on for; ``None``: raise it (not a chain, no model left, not asked)."""
+    if not is_chain(models):
+        return None
+    rest = list(models)[answered + 1 :]
+    on = _checked(fallback_on)
+    if not rest or on is None or not _matches(error, on):
+        return None
+    return rest
+
+
+def _matches(error: LLMBridgeError, fallback_on: _On) -> bool:
     if fallback_on is None:
         return False
     if isinstance(fallback_on, type | tuple):
         return isinstance(error, fallback_on)
     return bool(fallback_on(error))
+
+
+def _model_config(config: CallConfig, per_model: float | None, label: str) -> CallConfig:
+    """The call's configuration for one model: its ``model_timeout`` from now, within the
+    call's own deadline (none: the call's as it is)."""
+    if per_model is None:
+        return config
+    budget = f"{label}'s model_timeout"
+    if config.deadline is None:
+        return dataclasses.replace(config, deadline=Deadline(per_model, label=budget))
+    return dataclasses.replace(config, deadline=config.deadline.part(per_model, label=budget))
+
+
+def _moves_on(error: LLMBridgeError, fallback_on: _On) -> bool:
+    return error.retryable or isinstance(error, StreamError) or _matches(error, fallback_on)
 
 
 def open_chain(
@@ -181,11 +210,15 @@ def open_chain(
     opts = dict(options)
     restart = bool(opts.pop("restart", False))
     fallback_on = _checked(opts.pop("fallback_on", None))
+    per_model = opts.pop("model_timeout", None)
+    if per_model is not None:
+        Deadline(per_model)  # a UsageError unless seconds > 0
     links = _links(client, models, messages, opts, rescue=rescue, check=check)
     state = StreamState(links[0].provider)
     events = _chain(
-        client, links, state, rescue=rescue, restart=restart, on=fallback_on, config=config
-    )
+        client, links, state, rescue=rescue, restart=restart, on=fallback_on, config=config,
+        per_model=per_model,
+    )  # fmt: skip
     return EventStream(events, state)
 
 
@@ -198,12 +231,13 @@ async def _chain(
     restart: bool,
     on: _On,
     config: CallConfig,
+    per_model: float | None = None,
 ) -> AsyncIterator[StreamEvent]:
     errors: list[tuple[str, LLMBridgeError]] = []
     switch: ModelSwitch | None = None  # owed to the app before the next model's first event
     deadline = config.deadline
     for n, link in enumerate(links):
-        state.provider = link.provider
+        state.provider, state.link = link.provider, n
         held: list[StreamEvent] = []
         shown = False
         try:
@@ -211,7 +245,7 @@ async def _chain(
                 link.provider,
                 link.request,
                 rescue=rescue,
-                config=config,
+                config=_model_config(config, per_model, link.label),
                 state=state,
                 note=_note(link, errors),
             )
@@ -234,6 +268,8 @@ async def _chain(
             errors.append((link.label, error))
             last = n == len(links) - 1
             if deadline is not None and deadline.passed():
+                error.message = f"{error.message} ({link.label} was answering)"  # who used it
+                error.args = (error.message, *error.args[1:])
                 raise  # the call's time is up: no model gets another try
             moves_on = _moves_on(error, on)
             if shown and not (restart and moves_on):

@@ -64,10 +64,12 @@ class CallConfig:
 class StreamState:
     """What a stream tells the ``EventStream`` that reads it (see the module rules)."""
 
-    __slots__ = ("decoder", "provider", "record", "resumable")
+    __slots__ = ("decoder", "link", "provider", "record", "resumable")
 
     def __init__(self, provider: Provider, *, resumable: bool = False) -> None:
         self.provider = provider
+        self.link = 0
+        """Which model of a fallback chain answers (its index in the chain's list)."""
         self.record: Record | None = None
         self.decoder: AnyDecoder | None = None
         self.resumable = resumable

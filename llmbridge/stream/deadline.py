@@ -37,9 +37,9 @@ T = TypeVar("T")
 class Deadline:
     """``seconds`` for the whole call, from its first request (see the module rules)."""
 
-    __slots__ = ("at", "seconds")
+    __slots__ = ("at", "label", "seconds")
 
-    def __init__(self, seconds: float) -> None:
+    def __init__(self, seconds: float, *, label: str = "its timeout") -> None:
         if (
             isinstance(seconds, bool)
             or not isinstance(seconds, int | float)
@@ -52,6 +52,14 @@ class Deadline:
             )
         self.seconds = float(seconds)
         self.at: float | None = None
+        self.label = label
+        """What the error calls this budget ("its timeout"; a chain's ``model_timeout``)."""
+
+    def part(self, seconds: float, *, label: str) -> Deadline:
+        """A budget of ``seconds`` from now within this one (it ends by this one's end)."""
+        part = Deadline(seconds, label=label)
+        part.at = min(anyio.current_time() + part.seconds, self.start())
+        return part
 
     @classmethod
     def of(cls, timeout: Any) -> Deadline | None:
@@ -72,7 +80,7 @@ class Deadline:
 
     def error(self, *, provider: str, during: str) -> TimeoutError:
         return TimeoutError(
-            f"the call did not finish within its timeout of {self.seconds:g} s ({during})",
+            f"the call did not finish within {self.label} of {self.seconds:g} s ({during})",
             provider=provider,
         )
 

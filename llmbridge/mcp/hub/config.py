@@ -39,7 +39,6 @@ Rules:
 
 from __future__ import annotations
 
-import difflib
 import os
 import re
 from collections.abc import Iterator, Mapping
@@ -50,6 +49,7 @@ import orjson
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError, field_validator
 
 from ...errors import ConfigurationError
+from .entry_keys import kind_of_url, near_miss, value_at
 
 __all__ = [
     "MCPConfigError",
@@ -251,21 +251,16 @@ def _expand(
 
 
 def _no_typos(name: str, data: Mapping[str, Any]) -> None:
-    """A key that is not a field but nearly one (``"arg"`` for ``"args"``) is an
-    ``MCPConfigError`` naming it, before any server starts; other unknown keys (other clients'
-    settings: ``autoApprove``, ``description``...) are left alone."""
+    """A key that is nearly a field (``"arg"`` for ``"args"``) is an ``MCPConfigError``."""
     known = {*MCPStdioServerConfig.model_fields, *MCPHttpServerConfig.model_fields, *_EXPANDED}
-    known.add("transport")
-    for key in data:
-        if key in known or not isinstance(key, str):
-            continue
-        near = difflib.get_close_matches(key.lower(), sorted(known), n=1, cutoff=0.75)
-        if near:
-            raise MCPConfigError(
-                f"MCP server {name!r}: unknown field {key!r}; did you mean {near[0]!r}?",
-                server=name,
-                field=key,
-            )
+    miss = near_miss(data, known | {"transport"})
+    if miss is not None:
+        key, meant = miss
+        raise MCPConfigError(
+            f"MCP server {name!r}: unknown field {key!r}; did you mean {meant!r}?",
+            server=name,
+            field=key,
+        )
 
 
 def _entry(name: str, raw: Any, environ: Mapping[str, str]) -> MCPServerConfig:
@@ -285,7 +280,7 @@ def _entry(name: str, raw: Any, environ: Mapping[str, str]) -> MCPServerConfig:
         kind = "websocket"
     guessed = kind is None
     if kind is None:
-        kind = _kind_of_url(url) if "url" in data and "command" not in data else "stdio"
+        kind = kind_of_url(url) if "url" in data and "command" not in data else "stdio"
     if kind in _WEBSOCKET:
         raise MCPConfigError(
             f"MCP server {name!r}: the WebSocket transport is not supported (the mcp package "
@@ -317,7 +312,7 @@ def _entry(name: str, raw: Any, environ: Mapping[str, str]) -> MCPServerConfig:
     except ValidationError as exc:
         first = exc.errors()[0]
         field = str(first["loc"][0]) if first["loc"] else "?"  # the entry's key
-        got = _at(raw, first["loc"]) if field in written else first.get("input")  # no secrets
+        got = value_at(raw, first["loc"]) if field in written else first.get("input")  # no secrets
         if field == "oauth":  # spelt in several ways, maybe holding a client secret
             got = "..."
         raise MCPConfigError(
@@ -337,14 +332,6 @@ _MODELS: dict[str, type[MCPServerConfig]] = {
     "http": MCPHttpServerConfig,
     "sse": MCPSseServerConfig,
 }
-
-
-def _kind_of_url(url: Any) -> str:
-    """``sse`` for a URL whose path ends in ``/sse`` (the convention), else ``http``."""
-    from urllib.parse import urlsplit
-
-    path = urlsplit(url).path if isinstance(url, str) else ""
-    return "sse" if path.rstrip("/").endswith("/sse") else "http"
 
 
 def _oauth(data: dict[str, Any], name: str) -> None:
@@ -368,16 +355,6 @@ def _oauth(data: dict[str, Any], name: str) -> None:
             field="oauth",
         )
     data["oauth"] = oauth
-
-
-def _at(value: Any, loc: tuple[int | str, ...]) -> Any:
-    """What ``loc`` points at in the entry as written."""
-    for key in loc:
-        try:
-            value = value[key]
-        except (KeyError, IndexError, TypeError):
-            return "?"
-    return value
 
 
 def load_mcp_config(
