@@ -136,6 +136,9 @@ if _TYPE_CHECKING:
     from .tools.errors import (
         ToolNotFoundError as ToolNotFoundError,
     )
+    from .tools.results import (
+        ToolResult as ToolResult,
+    )
     from .parts import (
         ApprovalResponse as ApprovalResponse,
         AudioPart as AudioPart,
@@ -206,6 +209,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "tool",
     ),
     ".tools.errors": ("ToolNotFoundError",),
+    ".tools.results": ("ToolResult",),
     ".parts": (
         "ApprovalResponse",
         "AudioPart",

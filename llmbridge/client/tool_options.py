@@ -30,26 +30,43 @@ def as_specs(tools: Any) -> list[ToolSpec]:
     specs = getattr(tools, "specs", None)
     if callable(specs):
         return list(specs())
-    return [_as_spec(t) for t in tools if not isinstance(t, CachePoint) and not is_hosted(t)]
+    out: list[ToolSpec] = []
+    for tool in tools:
+        if isinstance(tool, CachePoint) or is_hosted(tool):
+            continue
+        listed = getattr(_registry_of(tool), "specs", None)  # a registry or an MCP hub among them
+        out.extend(listed() if callable(listed) and not callable(tool) else [_as_spec(tool)])
+    return out
 
 
 def loop_tools(tools: Any) -> tuple[Any, list[HostedTool]]:
     """``run(tools=)`` as the tool loop's ``ToolRegistry`` and the provider-run specs sent every
-    turn beside it: a registry as it is, or a list of tools (wrapped in a new registry), or one
-    ``ToolRegistry`` beside provider-run specs (an MCP servers' registry and a ``ToolSearch``)."""
+    turn beside it: a registry as it is, or a list of any mix of functions, specs, registries
+    and MCP hubs (``MCPServers``) beside provider-run specs, joined into one registry whose
+    names stay unique (``llmbridge.tools.joined``)."""
     from ..tools.registry import ToolRegistry
 
     hosted = hosted_tools(tools)
     if isinstance(tools, ToolRegistry):
         return tools, hosted
-    own = [t for t in tools if not is_hosted(t)]
+    own = [_registry_of(t) for t in tools if not is_hosted(t)]
     registries = [t for t in own if isinstance(t, ToolRegistry)]
-    if registries and len(own) > 1:
-        raise UsageError(
-            "run(tools=[...]) takes one ToolRegistry beside provider-run specs, or "
-            "tools without a registry: register the other tools on the registry"
-        )
-    return (registries[0] if registries else ToolRegistry(own)), hosted
+    if not registries:
+        return ToolRegistry(own), hosted
+    rest = [t for t in own if not isinstance(t, ToolRegistry)]
+    if len(registries) == 1 and not rest:
+        return registries[0], hosted
+    from ..tools.joined import JoinedRegistry
+
+    return JoinedRegistry(registries, rest), hosted
+
+
+def _registry_of(tool: Any) -> Any:
+    """An MCP hub (``connect_mcp_servers``'s ``MCPServers``) as its registry; else ``tool``."""
+    from ..tools.registry import ToolRegistry
+
+    registry = getattr(tool, "registry", None)
+    return registry if isinstance(registry, ToolRegistry) and not callable(tool) else tool
 
 
 def hosted_tools(tools: Any) -> list[HostedTool]:
