@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import ConfigurationError, MalformedStreamError, StreamTruncatedError
 from ..frames import EventMessage
 from .bounded import DEFAULT_MAX_RESPONSE_BYTES
-from .framed import FramedBody
+from .framed import FramedBody, SplitFramer
 
 if TYPE_CHECKING:
     from .record import Record
@@ -70,42 +70,23 @@ def _header(headers: dict[str, Any], name: str) -> str:
     return value.decode("utf-8", "replace") if isinstance(value, bytes) else str(value)
 
 
-class _Framer:
+class _Framer(SplitFramer[EventMessage]):
     """Bytes in, ``EventMessage``s out: prelude and CRCs checked here, in one buffer read
     linearly; headers parsed by botocore; the bound and the error mapping (see module rules)."""
 
-    __slots__ = ("_buffer", "_failure", "_headers", "limit", "provider")
+    __slots__ = ("_buffer", "_headers")
 
     def __init__(self, *, limit: int, provider: str | None) -> None:
+        super().__init__(limit=limit, provider=provider)
         self._headers = _botocore().EventStreamHeaderParser()
         self._buffer = bytearray()  # the bytes after the last whole frame
-        self.limit = limit
-        self.provider = provider
-        self._failure: MalformedStreamError | None = None
 
     @property
     def pending(self) -> int:
         """Bytes buffered that no complete frame has consumed yet."""
         return len(self._buffer)
 
-    def check(self) -> None:
-        """Raise the error met after the frames last returned (they go out first)."""
-        if self._failure is not None:
-            raise self._failure
-
-    def feed(self, data: bytes) -> list[EventMessage]:
-        """The frames ``data`` completes; an error after some of them waits for ``check``."""
-        self.check()
-        frames: list[EventMessage] = []
-        try:
-            self._frames(data, frames)
-        except MalformedStreamError as exc:
-            self._failure = exc
-            if not frames:
-                raise
-        return frames
-
-    def _frames(self, data: bytes, frames: list[EventMessage]) -> None:
+    def _take(self, data: bytes, frames: list[EventMessage]) -> None:
         buffer = self._buffer
         buffer += data
         at, size = 0, len(buffer)

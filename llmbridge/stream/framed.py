@@ -66,6 +66,39 @@ class Framer(Protocol[_T]):
     def close(self) -> list[_T]: ...
 
 
+class SplitFramer(Generic[_T]):
+    """The half every framer shares: ``feed`` hands out the frames a piece completes, and an
+    error met after some of them is kept for ``check`` (the frames before it go out first).
+    A framer adds ``_take(data, frames)``, which appends what ``data`` completes."""
+
+    __slots__ = ("_failure", "limit", "provider")
+
+    def __init__(self, *, limit: int, provider: str | None) -> None:
+        self.limit = limit
+        self.provider = provider
+        self._failure: MalformedStreamError | None = None
+
+    def check(self) -> None:
+        """Raise the error met after the frames last returned (they go out first)."""
+        if self._failure is not None:
+            raise self._failure
+
+    def feed(self, data: bytes) -> list[_T]:
+        """The frames ``data`` completes; an error after some of them waits for ``check``."""
+        self.check()
+        frames: list[_T] = []
+        try:
+            self._take(data, frames)
+        except MalformedStreamError as exc:
+            self._failure = exc
+            if not frames:
+                raise
+        return frames
+
+    def _take(self, data: bytes, frames: list[_T]) -> None:
+        raise NotImplementedError  # each framer's own
+
+
 def _paired(feed: Callable[[str, str], list[StreamEvent]], provider: str | None) -> FrameFeed:
     def feed_frame(frame: EventMessage | Line) -> list[StreamEvent]:
         try:

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 from ..errors import MalformedStreamError
 from ..frames import Line
 from .bounded import DEFAULT_MAX_RESPONSE_BYTES
-from .framed import FramedBody
+from .framed import FramedBody, SplitFramer
 
 if TYPE_CHECKING:
     from .record import Record
@@ -35,36 +35,17 @@ __all__ = ["CONTENT_TYPE", "NdjsonBody", "iter_ndjson"]
 CONTENT_TYPE = "application/x-ndjson"
 
 
-class _Lines:
+class _Lines(SplitFramer[Line]):
     """Bytes in, ``Line``s out: lines, the bound and the error mapping."""
 
-    __slots__ = ("_failure", "_pending", "_rest", "limit", "provider")
+    __slots__ = ("_pending", "_rest")
 
     def __init__(self, *, limit: int, provider: str | None) -> None:
+        super().__init__(limit=limit, provider=provider)
         self._rest: list[bytes] = []  # the line still open, in pieces (no quadratic joins)
         self._pending = 0
-        self._failure: MalformedStreamError | None = None
-        self.limit = limit
-        self.provider = provider
 
-    def check(self) -> None:
-        """Raise the error met after the lines last returned (they go out first)."""
-        if self._failure is not None:
-            raise self._failure
-
-    def feed(self, data: bytes) -> list[Line]:
-        """The lines ``data`` completes; an error after some of them waits for ``check``."""
-        self.check()
-        frames: list[Line] = []
-        try:
-            self._lines(data, frames)
-        except MalformedStreamError as exc:
-            self._failure = exc
-            if not frames:
-                raise
-        return frames
-
-    def _lines(self, data: bytes, frames: list[Line]) -> None:
+    def _take(self, data: bytes, frames: list[Line]) -> None:
         lines = data.split(b"\n")
         tail = lines.pop()  # what follows the last line end: the start of the next line
         if lines and self._rest:  # the line left open by the last piece ends in this one
