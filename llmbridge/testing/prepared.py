@@ -11,44 +11,42 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from ..events import StreamEvent, StreamStart
+from ..events import StreamEvent
 from ..providers.adapter import prepared_of
 from ..providers.base import AnyDecoder, Provider, WrappingDecoder
 from ..request import ChatRequest
+from ..stream.start_stamp import Stamp, stamp_batch
 
 __all__ = ["prepared_decoder"]
 
 
 class _Stamped(WrappingDecoder):
-    """``inner`` with ``warnings`` on its first ``StreamStart`` (one of their own in front of
-    its first events when it sends none)."""
+    """``inner`` with ``warnings`` stamped as the attempt loop stamps them
+    (``stream.start_stamp.stamp_batch``: on its first ``StreamStart``, or one made)."""
 
     __slots__ = ("_inner", "_pending")
 
     def __init__(self, inner: AnyDecoder, warnings: tuple[str, ...]) -> None:
         super().__init__(inner)
-        self._pending = warnings
+        self._pending: Stamp | None = Stamp(warnings, None, None, None)
         self._inner: Any = inner  # feed or feed_frame: what the framing makes
 
     def feed(self, event: str, data: str) -> list[StreamEvent]:
-        out: list[StreamEvent] = self._inner.feed(event, data)
-        return self._stamp(out) if self._pending and out else out
+        return self._stamp(self._inner.feed(event, data))
 
     def feed_frame(self, frame: Any) -> list[StreamEvent]:
-        out: list[StreamEvent] = self._inner.feed_frame(frame)
-        return self._stamp(out) if self._pending and out else out
+        return self._stamp(self._inner.feed_frame(frame))
 
     def close(self) -> list[StreamEvent]:
-        out = self.inner.close()
-        return self._stamp(out) if self._pending else out
+        return self._stamp(self.inner.close(), last=True)
 
-    def _stamp(self, out: list[StreamEvent]) -> list[StreamEvent]:
-        pending, self._pending = self._pending, ()
-        for event in out:
-            if isinstance(event, StreamStart):
-                event.warnings = [*pending, *event.warnings]
-                return out
-        return [StreamStart(warnings=list(pending)), *out]
+    def _stamp(self, out: list[StreamEvent], *, last: bool = False) -> list[StreamEvent]:
+        if self._pending is None:
+            return out
+        out, done = stamp_batch(out, self._pending, last=last)
+        if done:
+            self._pending = None
+        return out
 
 
 def prepared_decoder(provider: Provider, request: ChatRequest) -> Callable[[], AnyDecoder]:
