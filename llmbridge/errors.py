@@ -49,6 +49,7 @@ import builtins
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
+    from .embeddings.types import EmbeddingResponse
     from .messages import ChatResponse
 
 __all__ = [
@@ -92,7 +93,7 @@ class LLMBridgeError(Exception):
         status: int | None = None,
         request_id: str | None = None,
         provider_message: str | None = None,
-        partial: ChatResponse[None] | None = None,
+        partial: ChatResponse[None] | EmbeddingResponse | None = None,
     ) -> None:
         super().__init__(message)
         self.message = message
@@ -101,6 +102,8 @@ class LLMBridgeError(Exception):
         self.request_id = request_id
         self.provider_message = provider_message
         self.partial = partial
+        """What arrived before the error: the ``ChatResponse`` so far, or, for a split
+        embedding call, an ``EmbeddingResponse`` (``None`` for each input of a failed piece)."""
 
     def __str__(self) -> str:
         bits = [f"provider={self.provider}"] if self.provider else []

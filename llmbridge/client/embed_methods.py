@@ -46,7 +46,11 @@ class EmbedMethods:
         def _deadline(self, timeout: Any) -> Deadline | None: ...
 
     def _embed_call(
-        self, model: ModelRef, options: EmbedOptions, max_concurrency: int
+        self,
+        model: ModelRef,
+        options: EmbedOptions,
+        max_concurrency: int,
+        deadline: Deadline | None = None,
     ) -> dict[str, Any]:
         self._check_open()
         provider, model_name = self.resolve(model)
@@ -58,6 +62,7 @@ class EmbedMethods:
             "retry": self.retry,
             "timeout": self._defaults.timeout,
             "max_concurrency": max_concurrency,
+            "deadline": deadline,
         }
 
     async def embed(
@@ -77,14 +82,15 @@ class EmbedMethods:
         request is split and sent ``max_concurrency`` pieces at a time. ``timeout``: the
         call's total seconds (retries and pieces included; not given: the client's)."""
         options = EmbedOptions(dimensions, input_type, output_type, truncate)
-        call = self._embed_call(model, options, max_concurrency)
+        deadline = self._deadline(timeout)
+        call = self._embed_call(model, options, max_concurrency, deadline)
         work = self._traced(
             "embeddings",
             call["provider"],
             model_name=call["model"],
             work=embed(inputs=inputs, **call),
         )
-        return await self._within(timeout, work, call["provider"], "embedding")
+        return await self._within(deadline, work, call["provider"], "embedding")
 
     async def embed_many(
         self,
@@ -117,6 +123,7 @@ class EmbedMethods:
         ``index`` in ``documents``, its ``score`` and the document; ``top_n``: the best only."""
         self._check_open()
         provider, model_name = self.resolve(model)
+        deadline = self._deadline(timeout)
         work = rerank_call(
             http=self._http,
             provider=provider,
@@ -126,9 +133,10 @@ class EmbedMethods:
             top_n=top_n,
             retry=self.retry,
             timeout=self._defaults.timeout,
+            deadline=deadline,
         )
         traced = self._traced("rerank", provider, model_name=model_name, work=work)
-        return await self._within(timeout, traced, provider, "reranking")
+        return await self._within(deadline, traced, provider, "reranking")
 
     def _traced(
         self, operation: str, provider: Provider, *, model_name: str, work: Awaitable[T]
@@ -142,8 +150,11 @@ class EmbedMethods:
             self.telemetry, operation=operation, provider=provider.name, model=model_name, work=work
         )
 
-    async def _within(self, timeout: Any, work: Awaitable[T], provider: Provider, during: str) -> T:
-        deadline = self._deadline(timeout)
+    async def _within(
+        self, deadline: Deadline | None, work: Awaitable[T], provider: Provider, during: str
+    ) -> T:
+        """``work`` within the call's ``deadline`` (also handed to each request it sends, so a
+        retry that would wait past it ends the call at once)."""
         if deadline is None:
             return await work
         return await within(deadline, work, provider=provider.name, during=during)

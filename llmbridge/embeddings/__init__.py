@@ -5,10 +5,10 @@ family takes), one codec module per provider family (``openai_compatible``, ``ge
 ``cohere``, ``ollama``, ``bedrock``, ``rerank``: pure, options → ``HttpRequest`` and JSON →
 result), ``targets`` (where a provider's embeddings go, from the provider itself), ``calls``
 (the IO: split, concurrent, merged; through ``llmbridge.stream.fetch``). ``Client.embed`` /
-``embed_many`` / ``rerank`` are in ``llmbridge.client.embed_methods``.
+``embed_many`` / ``rerank`` are in ``llmbridge.client.embed_methods``. Only the result types
+are re-exported here (``llmbridge.errors`` names ``EmbeddingResponse`` as a ``partial``).
 """
 
-from .options import EmbedOptions
 from .types import EmbeddingResponse, RerankResponse, RerankResult
 
-__all__ = ["EmbedOptions", "EmbeddingResponse", "RerankResponse", "RerankResult"]
+__all__ = ["EmbeddingResponse", "RerankResponse", "RerankResult"]

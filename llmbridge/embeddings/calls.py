@@ -2,9 +2,11 @@
 
 Rules:
 
-* Every request goes through ``llmbridge.stream.fetch.fetch_json`` (the one attempt loop:
+* Every request goes through ``llmbridge.stream.fetch.fetch_answer`` (the one attempt loop:
   auth on every attempt, retries per piece, ``Retry-After``, typed errors through the
-  provider's ``map_error``); nothing here retries.
+  provider's ``map_error``); nothing here retries. The call's ``deadline`` (``timeout=``) is
+  handed to every piece: it bounds the whole call, pieces, retries and their waits (a retry
+  that would wait past it is a ``TimeoutError`` at once).
 * A list longer than the family's per-request limit (``options.SUPPORT``, and few enough
   inputs that the answer fits ``MAX_JSON_BODY``: ``codecs.max_inputs``) is split into pieces
   sent at most ``max_concurrency`` at a time. One failed piece fails the call: the
@@ -26,7 +28,8 @@ import anyio
 from ..errors import LLMBridgeError, UsageError
 from ..providers.base import Provider
 from ..response_data import Usage
-from ..stream.fetch import fetch_json
+from ..stream.deadline import Deadline
+from ..stream.fetch import fetch_answer
 from ..stream.retry import RetryPolicy
 from . import codecs, rerank
 from .options import EmbedOptions
@@ -65,11 +68,13 @@ class _Call:
         retry: RetryPolicy,
         timeout: Any,
         max_concurrency: int,
+        deadline: Deadline | None = None,
     ) -> None:
         if not isinstance(max_concurrency, int) or max_concurrency < 1:
             raise UsageError(f"max_concurrency is a positive int (got {max_concurrency!r})")
         self.http, self.provider, self.model = http, provider, model
         self.options, self.retry, self.timeout = options, retry, timeout
+        self.deadline = deadline
         self.target: Target = target_for(provider, model)
         self.warnings = codecs.prepare(self.target, options)
         self.size = codecs.max_inputs(self.target, options)
@@ -79,15 +84,17 @@ class _Call:
     async def piece(self, inputs: list[Input]) -> EmbeddingResponse:
         request = codecs.encode(self.target, self.model, inputs, self.options)
         async with self.limit:
-            data = await fetch_json(
+            answer = await fetch_answer(
                 http=self.http,
                 provider=self.provider,
                 request=request,
                 retry=self.retry,
                 timeout=self.timeout,
+                deadline=self.deadline,
+                during="embedding",
             )
         return codecs.decode(
-            data, target=self.target, model=self.model, options=self.options, count=len(inputs)
+            answer, target=self.target, model=self.model, options=self.options, count=len(inputs)
         )
 
     async def pieces(self, inputs: list[Input]) -> EmbeddingResponse:
@@ -95,25 +102,31 @@ class _Call:
         chunks = [inputs[i : i + self.size] for i in range(0, len(inputs), self.size)]
         if len(chunks) == 1:
             return self.finish([await self.piece(chunks[0])])
-        done: list[EmbeddingResponse | LLMBridgeError | None] = [None] * len(chunks)
+        done: list[EmbeddingResponse | LLMBridgeError] = []
+
+        results: dict[int, EmbeddingResponse | LLMBridgeError] = {}
 
         async def run(i: int) -> None:
             try:
-                done[i] = await self.piece(chunks[i])
+                results[i] = await self.piece(chunks[i])
             except LLMBridgeError as exc:
-                done[i] = exc
+                results[i] = exc
 
         async with anyio.create_task_group() as group:
             for i in range(len(chunks)):
                 group.start_soon(run, i)
+        done = [results[i] for i in range(len(chunks))]
+        arrived = [r for r in done if isinstance(r, EmbeddingResponse)]
         failed = next((r for r in done if isinstance(r, LLMBridgeError)), None)
         if failed is None:
-            return self.finish(done)  # type: ignore[arg-type]
+            return self.finish(arrived)
         vectors: list[Any] = []
         for chunk, result in zip(chunks, done, strict=True):
-            ok = isinstance(result, EmbeddingResponse)
-            vectors.extend(result.vectors if ok else [None] * len(chunk))  # type: ignore[union-attr]
-        failed.partial = EmbeddingResponse(  # type: ignore[assignment]
+            if isinstance(result, EmbeddingResponse):
+                vectors.extend(result.vectors)
+            else:
+                vectors.extend([None] * len(chunk))
+        failed.partial = EmbeddingResponse(
             vectors,
             model=self.model,
             warnings=self.warnings,
@@ -136,8 +149,9 @@ class _Call:
             "output_type": self.options.output_type,
         }
         raws = [p._raw for p in parts]
-        if all(raw is not None for raw in raws) and first.dimensions:
-            joined = raws[0] if len(raws) == 1 else bytearray().join(raws)  # type: ignore[arg-type]
+        blobs = [raw for raw in raws if raw is not None]
+        if len(blobs) == len(raws) and first.dimensions:
+            joined = blobs[0] if len(blobs) == 1 else bytearray().join(blobs)
             return EmbeddingResponse(raw=joined, dimensions=first.dimensions, **common)
         return EmbeddingResponse([v for p in parts for v in p.vectors], **common)
 
@@ -203,6 +217,7 @@ async def rerank_call(
     top_n: int | None,
     retry: RetryPolicy,
     timeout: Any,
+    deadline: Deadline | None = None,
 ) -> RerankResponse:
     """One ``client.rerank`` call."""
     if not isinstance(query, str):
@@ -213,7 +228,18 @@ async def rerank_call(
         raise UsageError(f"top_n is a positive int or None (got {top_n!r})")
     target = target_for(provider, model)
     request = rerank.encode(target, model, query, list(documents), top_n)
-    data = await fetch_json(
-        http=http, provider=provider, request=request, retry=retry, timeout=timeout
+    answer = await fetch_answer(
+        http=http,
+        provider=provider,
+        request=request,
+        retry=retry,
+        timeout=timeout,
+        deadline=deadline,
+        during="reranking",
     )
-    return rerank.decode(data, target=target, model=model, documents=list(documents))
+    response = rerank.decode(answer.json(), target=target, model=model, documents=list(documents))
+    if response.request_id is None:
+        response.request_id = answer.request_id
+    if response.usage is None:
+        response.usage = codecs.usage_of_head(answer.headers)
+    return response

@@ -1,22 +1,38 @@
 """Which codec module serves a family, and one piece of a call encoded / decoded through it.
 
-Rules: pure (options → ``HttpRequest``, JSON → ``EmbeddingResponse``); the options are
-checked against the family first (``options.check``), whose warnings land on the response.
+Rules: pure (options → ``HttpRequest``, an ``Answer`` → ``EmbeddingResponse``); the options
+are checked against the family first (``options.check``), whose warnings land on the response.
+A family's ``decode_answer`` reads the answer's bytes its own way (the OpenAI shape: base64
+vectors scanned out of them); the others parse it. The head fills what the body lacks: the
+request id (``x-request-id``, ``x-amzn-requestid``...) and Bedrock's token count
+(``x-amzn-bedrock-input-token-count``).
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from types import ModuleType
-from typing import Any
 
 from ..errors import ConfigurationError
 from ..providers.base import HttpRequest
+from ..response_data import Usage
+from ..stream.answer import Answer
 from . import bedrock, cohere, gemini, ollama, openai_compatible
 from .options import SUPPORT, EmbedOptions, check
 from .types import EmbeddingResponse
-from .wire import Input, Target
+from .wire import Input, Target, usage_of
 
-__all__ = ["decode", "encode", "max_inputs", "prepare"]
+__all__ = ["BEDROCK_TOKENS", "decode", "encode", "max_inputs", "prepare", "usage_of_head"]
+
+BEDROCK_TOKENS = "x-amzn-bedrock-input-token-count"
+"""The header of Bedrock's InvokeModel answers with the input tokens."""
+
+
+def usage_of_head(headers: Mapping[str, str]) -> Usage | None:
+    """The input tokens a head reports (Bedrock's ``BEDROCK_TOKENS``), else ``None``."""
+    value = headers.get(BEDROCK_TOKENS)
+    return usage_of(int(value)) if value is not None and value.isdigit() else None
+
 
 _CODECS: dict[str, ModuleType] = {
     "openai": openai_compatible,
@@ -67,15 +83,22 @@ def encode(target: Target, model: str, inputs: list[Input], options: EmbedOption
 
 
 def decode(
-    data: Any, *, target: Target, model: str, options: EmbedOptions, count: int
+    answer: Answer, *, target: Target, model: str, options: EmbedOptions, count: int
 ) -> EmbeddingResponse:
     """The answer of one piece (``count`` inputs): a ``MalformedStreamError`` when the count
     of vectors differs."""
     from ..errors import MalformedStreamError
 
-    response: EmbeddingResponse = _CODECS[target.family].decode(
-        data, target=target, model=model, options=options
-    )
+    codec = _CODECS[target.family]
+    response: EmbeddingResponse
+    if hasattr(codec, "decode_answer"):
+        response = codec.decode_answer(answer, target=target, model=model, options=options)
+    else:
+        response = codec.decode(answer.json(), target=target, model=model, options=options)
+    if response.request_id is None:
+        response.request_id = answer.request_id
+    if response.usage is None:
+        response.usage = usage_of_head(answer.headers)
     if len(response) != count:
         raise MalformedStreamError(
             f"{target.provider}: {len(response)} embeddings came for {count} inputs",

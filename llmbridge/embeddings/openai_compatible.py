@@ -11,6 +11,9 @@ Rules:
   family takes it (not Jina), and are decoded to exactly the SDK's float32 values; the
   integer types come as JSON numbers. A server that answers floats as JSON is read too.
 * ``data[].index`` orders the vectors; usage is ``prompt_tokens`` (else ``total_tokens``).
+* ``decode_answer`` reads base64 vectors from the answer's bytes (``vectors.scan_base64``):
+  each decoded into its row of one float32 buffer, the rest of the body parsed without them;
+  a body of another shape is parsed whole (``decode``).
 """
 
 from __future__ import annotations
@@ -19,12 +22,13 @@ from typing import Any
 
 from ..errors import MalformedStreamError
 from ..providers.base import HttpRequest
+from ..stream.answer import Answer
 from .options import EmbedOptions
 from .types import EmbeddingResponse
-from .vectors import float32_base64, vector_list
+from .vectors import decode_spans, float32_base64, scan_base64, vector_list
 from .wire import Input, Target, items_of, object_of, texts_of, usage_of
 
-__all__ = ["decode", "encode"]
+__all__ = ["decode", "decode_answer", "encode"]
 
 _JINA_TASKS = {
     "query": "retrieval.query",
@@ -76,15 +80,47 @@ def decode(data: Any, *, target: Target, model: str, options: EmbedOptions) -> E
             f"{provider}: an embedding item without 'embedding' / 'index': {str(items)[:200]!r}",
             provider=provider,
         ) from None
+    common = _common(data, model=model, provider=provider, options=options)
+    if values and all(isinstance(v, str) for v in values):
+        raw, width = float32_base64(values, provider=provider)
+        return EmbeddingResponse(raw=raw, dimensions=width, **common)
+    return EmbeddingResponse([vector_list(v, provider=provider) for v in values], **common)
+
+
+def _common(data: Any, *, model: str, provider: str, options: EmbedOptions) -> dict[str, Any]:
     usage = object_of(data, "usage")
-    common: dict[str, Any] = {
+    return {
         "model": str(data.get("model") or model),
         "usage": usage_of(usage.get("prompt_tokens"), usage.get("total_tokens")),
         "request_id": data.get("id") if isinstance(data.get("id"), str) else None,
         "provider": provider,
         "output_type": options.output_type,
     }
-    if values and all(isinstance(v, str) for v in values):
-        raw, width = float32_base64(values, provider=provider)
-        return EmbeddingResponse(raw=raw, dimensions=width, **common)
-    return EmbeddingResponse([vector_list(v, provider=provider) for v in values], **common)
+
+
+def decode_answer(
+    answer: Answer, *, target: Target, model: str, options: EmbedOptions
+) -> EmbeddingResponse:
+    """``decode`` of the answer's bytes, base64 vectors decoded straight from them."""
+    found = None
+    if target.family in _BASE64 and options.output_type == "float":
+        found = scan_base64(answer.body, b"embedding")
+    if not found or not found[0]:
+        return decode(answer.json(), target=target, model=model, options=options)
+    spans, rest = found
+    provider = target.provider
+    data = Answer(answer.status, answer.headers, rest, provider, answer.url).json()
+    items = items_of(data, "data", provider=provider)
+    try:
+        indices = [int(item.get("index", 0)) for item in items if item.get("embedding") == ""]
+    except (AttributeError, TypeError, ValueError):
+        indices = []
+    if len(indices) != len(spans) or len(items) != len(spans):  # not the shape scanned for
+        return decode(answer.json(), target=target, model=model, options=options)
+    ranks = sorted(range(len(indices)), key=indices.__getitem__)
+    order = [0] * len(ranks)
+    for row, span in enumerate(ranks):
+        order[span] = row
+    raw, width = decode_spans(answer.body, spans, order, provider=provider)
+    common = _common(data, model=model, provider=provider, options=options)
+    return EmbeddingResponse(raw=raw, dimensions=width, **common)

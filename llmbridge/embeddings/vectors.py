@@ -4,6 +4,9 @@ Rules:
 
 * ``float32_base64`` decodes every vector into its place in one buffer (what
   ``EmbeddingResponse(raw=...)`` keeps): ``binascii`` decodes, nothing touches a float.
+* ``scan_base64`` finds the base64 strings of one key in a raw JSON body by a linear scan
+  (their byte ranges, and the body without them, small enough to parse): the vectors are then
+  decoded from the body's bytes straight into one buffer, never held as Python strings.
 * ``pack_bits`` packs one 0/1 value per dimension (Titan's ``binary``) into bytes, the first
   dimension in the high bit (numpy's ``packbits``, the way Cohere and Voyage send ``ubinary``);
   ``binary`` is the same bytes read as signed ``int8``.
@@ -18,7 +21,7 @@ from typing import Any
 
 from ..errors import MalformedStreamError
 
-__all__ = ["float32_base64", "pack_bits", "vector_list"]
+__all__ = ["decode_spans", "float32_base64", "pack_bits", "scan_base64", "vector_list"]
 
 
 def float32_base64(items: Sequence[Any], *, provider: str) -> tuple[bytearray, int]:
@@ -41,6 +44,67 @@ def float32_base64(items: Sequence[Any], *, provider: str) -> tuple[bytearray, i
             f"{provider}: base64 embeddings that are not float32 vectors of one size ({exc})",
             provider=provider,
         ) from None
+    return buffer, width // 4
+
+
+_WHITESPACE = b" \t\r\n"
+
+
+def scan_base64(body: bytes, key: bytes) -> tuple[list[tuple[int, int]], bytes] | None:
+    """The byte ranges of the string values of ``"key"`` in ``body`` and the body with those
+    values emptied (``""``); ``None`` when a value is not a plain string (no escapes), so the
+    caller parses the body whole instead."""
+    needle = b'"' + key + b'"'
+    spans: list[tuple[int, int]] = []
+    kept: list[bytes] = []
+    pos = done = 0
+    while (found := body.find(needle, pos)) != -1:
+        at = found + len(needle)
+        while at < len(body) and body[at] in _WHITESPACE:
+            at += 1
+        if at >= len(body) or body[at] != 0x3A:  # not a key: a value such as "object": "embedding"
+            pos = at
+            continue
+        at += 1
+        while at < len(body) and body[at] in _WHITESPACE:
+            at += 1
+        if at >= len(body) or body[at] != 0x22:  # a list of floats, not a base64 string
+            return None
+        end = body.find(b'"', at + 1)
+        if end == -1 or body.find(b"\\", at + 1, end) != -1:
+            return None
+        spans.append((at + 1, end))
+        kept.append(body[done : at + 1])
+        done = pos = end
+    kept.append(body[done:])
+    return spans, b"".join(kept)
+
+
+def decode_spans(
+    body: bytes, spans: list[tuple[int, int]], order: list[int], *, provider: str
+) -> tuple[bytearray, int]:
+    """The float32 bytes of the base64 ``spans`` of ``body`` in one buffer, span ``i`` at row
+    ``order[i]``, and their width (one vector's bytes at a time extra)."""
+    view = memoryview(body)
+    try:
+        first = binascii.a2b_base64(view[spans[0][0] : spans[0][1]]) if spans else b""
+        width = len(first)
+        if width % 4 or sorted(order) != list(range(len(spans))):
+            raise ValueError("not float32 vectors with one index each")
+        buffer = bytearray(width * len(spans))
+        for i, (start, end) in enumerate(spans):
+            chunk = first if i == 0 else binascii.a2b_base64(view[start:end])
+            if len(chunk) != width:
+                raise ValueError("vectors of unequal sizes")
+            row = order[i] * width
+            buffer[row : row + width] = chunk
+    except (binascii.Error, TypeError, ValueError) as exc:
+        raise MalformedStreamError(
+            f"{provider}: base64 embeddings that are not float32 vectors of one size ({exc})",
+            provider=provider,
+        ) from None
+    finally:
+        view.release()
     return buffer, width // 4
 
 

@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Framing", "Prepared"]
 
-Framing: TypeAlias = Literal["sse", "aws-eventstream", "ndjson", "json"]
+Framing: TypeAlias = Literal["sse", "aws-eventstream", "ndjson", "json", "json-answer"]
 
 
 @dataclass(frozen=True, slots=True)

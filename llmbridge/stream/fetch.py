@@ -6,7 +6,9 @@ stream keeps (the client from the pool, typed errors through the provider's ``ma
 retries of retryable errors with ``Retry-After``, ``max_attempts``, the call's deadline — a
 retry that would wait past it is a ``TimeoutError`` at once —, the secrets of the request as
 sent scrubbed from errors, no redirect followed); its body is bounded (``MAX_JSON_BODY``) and
-an answer that is not JSON is a ``MalformedStreamError`` naming what came.
+an answer that is not JSON is a ``MalformedStreamError`` naming what came. ``fetch_answer`` is
+the same request returning the ``answer.Answer``: status, headers (the request id, a vendor's
+token counts) and the body's bytes, for a caller that reads the body its own way.
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ import anyio
 
 from ..providers.base import HttpRequest, Provider
 from ..providers.prepared import Prepared
+from .answer import Answer
 from .call import CallConfig
 from .deadline import Deadline
 from .opening import MAX_JSON_BODY
@@ -24,7 +27,7 @@ from .retry import RetryPolicy
 from .sending import Sleep
 from .transport import run_attempts
 
-__all__ = ["MAX_JSON_BODY", "fetch_json"]
+__all__ = ["MAX_JSON_BODY", "fetch_answer", "fetch_json"]
 
 
 def _no_decoder() -> NoReturn:  # a JSON answer is parsed whole, never fed to a decoder
@@ -51,6 +54,30 @@ async def fetch_json(
     try:
         async for answer in answers:
             return answer
+    finally:
+        await answers.aclose()  # type: ignore[attr-defined]
+    raise AssertionError("the attempt loop ended without an answer")  # pragma: no cover
+
+
+async def fetch_answer(
+    *,
+    http: Any,
+    provider: Provider,
+    request: HttpRequest,
+    retry: RetryPolicy,
+    timeout: Any = None,
+    sleep: Sleep = anyio.sleep,
+    deadline: Deadline | None = None,
+    during: str = "sending",
+) -> Answer:
+    """``fetch_json`` (the same keywords and rules) returning the whole ``Answer``: status,
+    headers and the body's bytes, unparsed."""
+    prepared = Prepared(http=request, new_decoder=_no_decoder, framing="json-answer")
+    config = CallConfig(http=http, retry=retry, timeout=timeout, deadline=deadline, sleep=sleep)
+    answers = run_attempts(prepared, provider=provider, config=config, during=during)
+    try:
+        async for answer in answers:
+            return answer  # type: ignore[no-any-return]
     finally:
         await answers.aclose()  # type: ignore[attr-defined]
     raise AssertionError("the attempt loop ended without an answer")  # pragma: no cover

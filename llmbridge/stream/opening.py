@@ -57,9 +57,10 @@ FRAMINGS: dict[str, tuple[str, Callable[..., Any]] | None] = {
     "aws-eventstream": (EVENTSTREAM_TYPE, EventStreamBody),
     "ndjson": (NDJSON_TYPE, NdjsonBody),
     "json": None,
+    "json-answer": None,
 }
 """A framing → (the content type its 2xx body has, the reader of that body); ``None``: one
-whole JSON answer (``read_json``)."""
+whole JSON answer (``read_json``; ``json-answer``: with its head, ``answer.read_answer``)."""
 
 
 def framing_of(name: str, provider: str) -> tuple[str, Callable[..., Any]] | None:

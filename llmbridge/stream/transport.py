@@ -44,6 +44,7 @@ from ..events import StreamEvent
 from ..providers.adapter import legacy_prepared
 from ..providers.base import AnyDecoder, HttpRequest, Provider
 from ..providers.prepared import Prepared
+from .answer import read_answer
 from .call import CallConfig, StreamState
 from .clients import HttpPool
 from .deadline import Until, within
@@ -110,7 +111,15 @@ async def run_attempts(
             shard = shards.acquire()
             try:
                 opening = _open_attempt(
-                    shards.clients[shard], provider, sending, config, framing, auth, resume, during
+                    shards.clients[shard],
+                    provider,
+                    sending,
+                    config,
+                    framing,
+                    auth,
+                    resume,
+                    during,
+                    head=prepared.framing == "json-answer",
                 )
                 if framing is None:  # a plain request: its answer, read whole, is the one item
                     yield await opening
@@ -191,10 +200,12 @@ def _open_attempt(
     auth: dict[str, Any],
     resume: BreakStrategy | None,
     during: str,
+    *,
+    head: bool = False,
 ) -> Awaitable[Any]:
     """One attempt's send: the response, its status checked (for framing ``json``: its parsed
-    answer), bounded by the call's deadline (``during``: what its timeout says the call was
-    doing; "resuming" for a resume request)."""
+    answer; ``json-answer``, ``head``: its ``answer.Answer``), bounded by the call's deadline
+    (``during``: what its timeout says the call was doing; "resuming" for a resume request)."""
     opening = open_response(
         client,
         provider,
@@ -204,7 +215,7 @@ def _open_attempt(
         auth=auth,
     )
     if framing is None:
-        opening = _answer(opening, provider.name, sending.url, auth.get("auth"))
+        opening = _answer(opening, provider.name, sending.url, auth.get("auth"), head=head)
     if config.deadline is None:
         return opening
     doing = "resuming" if resume is not None and resume.resuming is not None else during
@@ -281,10 +292,13 @@ def _last(
     return batch
 
 
-async def _answer(opening: Any, name: str, url: str, auth: Any) -> Any:
-    """The parsed JSON answer of a plain request (the response closed, whatever happens)."""
+async def _answer(opening: Any, name: str, url: str, auth: Any, *, head: bool) -> Any:
+    """The parsed JSON answer of a plain request, or (``head``) its ``Answer`` (the response
+    closed, whatever happens)."""
     response = await opening
     try:
+        if head:
+            return await read_answer(response, provider=name, url=url)
         return await read_json(response, provider=name, url=url)
     except LLMBridgeError as exc:
         scrub_error(exc, sent_scrubber(response, auth=auth))

@@ -200,6 +200,8 @@ class ChatObserver:
         if start is not None and start.model:
             attrs["gen_ai.response.model"] = start.model
         partial = error.partial if isinstance(error, LLMBridgeError) else None
+        if not isinstance(partial, ChatResponse):  # a stream's partial (not an embedding's)
+            partial = None
         usage = finish.usage if finish is not None else (partial.usage if partial else None)
         failed = error is not None and not _closed(error)
         if failed:

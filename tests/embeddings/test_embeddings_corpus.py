@@ -15,6 +15,7 @@ import pytest
 from llmbridge.embeddings import bedrock, codecs, rerank
 from llmbridge.embeddings.options import EmbedOptions
 from llmbridge.embeddings.wire import Target
+from llmbridge.stream.answer import Answer
 from tests.corpus import CORPUS, params, present
 
 _FAMILY = {
@@ -52,7 +53,8 @@ def _sha(vectors: list[list[float]]) -> str:
 
 @pytest.mark.parametrize("entry", _entries("embeddings"))
 def test_recorded_embeddings_decode_to_the_sdks_vectors(entry: dict[str, Any]) -> None:
-    body = json.loads((CORPUS / entry["file"]).read_text())
+    raw = (CORPUS / entry["file"]).read_bytes()
+    body = json.loads(raw)
     expected = json.loads((CORPUS / entry["expected_file"]).read_text())
     if entry["api"] == "ollama.embed" and "embeddings" not in body:
         pytest.skip("the older /api/embeddings answer (one 'embedding'): not an endpoint we call")
@@ -60,8 +62,9 @@ def test_recorded_embeddings_decode_to_the_sdks_vectors(entry: dict[str, Any]) -
     dtype = expected.get("dtype") or "float"
     options = EmbedOptions(output_type=dtype)
     target = Target(provider=family, family=family, prefix="https://x")
+    answer = Answer(200, {}, raw, family, "https://x")  # the recorded bytes, as they came
     response = codecs.decode(
-        body, target=target, model="m", options=options, count=expected["count"]
+        answer, target=target, model="m", options=options, count=expected["count"]
     )
     assert len(response.vectors) == expected["count"]
     assert response.dimensions == expected["dimension"]
