@@ -3,7 +3,8 @@
 ``fixtures/<provider>/<scenario>/`` holds:
 
 * ``input.json``    — the llmbridge-level request: ``model`` (``provider:model``), the other
-  ``ChatRequest`` fields, and optional ``provider_config`` (no secrets);
+  ``ChatRequest`` fields, and optional ``provider_config`` (no secrets); for a request of an
+  embedding or rerank call, ``operation`` instead of the chat fields (``embed_cassettes``);
 * ``request.json``  — the HTTP request as sent: ``method``, ``url``, ``headers`` (secrets
   redacted), ``body`` (JSON);
 * ``response.json`` — ``status``, ``headers`` (identifying ones redacted) and ``chunks``: the
@@ -84,6 +85,8 @@ class Fixture:
     events: list[StreamEvent] | None = None
     error: str | None = None
     """The transport error that ended the recorded attempt (an httpx class name), if one did."""
+    operation: str = "chat"
+    """``chat``, or ``embeddings`` / ``rerank`` (``input.json``'s ``operation``)."""
 
     @property
     def provider(self) -> str:
@@ -116,6 +119,8 @@ class Fixture:
             for k, v in inp.items()
             if v not in ([], {}) and (k, v) not in (("tool_mode", "auto"), ("format_mode", "auto"))
         }
+        if self.operation != "chat":  # an embedding or rerank call's request: no chat fields
+            inp = {"operation": self.operation}
         inp["model"] = self.model
         if self.provider_config:
             inp["provider_config"] = self.provider_config
@@ -168,6 +173,9 @@ def load_fixture(path: str | Path) -> Fixture:
     inp = orjson.loads((path / "input.json").read_bytes())
     model = inp.pop("model")
     provider_config = inp.pop("provider_config", {})
+    operation = inp.pop("operation", "chat")
+    if operation != "chat":
+        inp.setdefault("messages", [])
     request = ChatRequest.model_validate({**inp, "model": model.partition(":")[2]})
     meta = orjson.loads((path / "response.json").read_bytes())
     events_path = path / "events.json"
@@ -188,4 +196,5 @@ def load_fixture(path: str | Path) -> Fixture:
         chunks=meta.get("chunks", []),
         events=events,
         error=meta.get("error"),
+        operation=operation,
     )

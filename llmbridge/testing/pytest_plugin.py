@@ -18,6 +18,8 @@ Loaded through the ``pytest11`` entry point when llmbridge is installed (or with
 * An ``async def`` test that uses the fixture and has no async marker is marked
   ``pytest.mark.anyio`` (anyio's pytest plug-in runs it).
 * Recording redacts every credential, as ``llmbridge.testing.record_fixture`` does.
+* ``embed`` / ``embed_many`` / ``rerank`` calls are recorded and replayed the same way
+  (``llmbridge.testing.embed_cassettes``).
 """
 
 from __future__ import annotations
@@ -116,14 +118,16 @@ def llmbridge_record_transport() -> Any:
     return None
 
 
-def _recording_client(**options: Any) -> Any:
-    """A ``Client`` that keeps each request it streams and its events, for saving."""
-    from ..client import Client
+def _recording_client(recorder: RecordingTransport | None = None, **options: Any) -> Any:
+    """A ``Client`` that keeps each request it streams and its events, and the recordings of
+    each embedding and rerank call (``embed_recording.Recorded``), for saving."""
+    from .embed_recording import Recorded
 
-    class RecordingClient(Client):
+    class RecordingClient(Recorded):
         def __init__(self) -> None:
             super().__init__(**options)
-            self.calls: list[tuple[Provider, ChatRequest, list[StreamEvent]]] = []
+            self.recorder = recorder
+            self.calls: list[tuple[Provider, Any, Any]] = []
 
         def _stream(self, provider: Provider, request: ChatRequest, **more: Any) -> Any:
             events: list[StreamEvent] = []
@@ -165,6 +169,7 @@ def _replaying(paths: list[Path]) -> tuple[Client, ReplayTransport]:
 def _save(client: Any, recorder: RecordingTransport, folder: Path) -> None:
     from ..providers.config import ProviderConfig
     from ..secrets import secret_scrubber
+    from .embed_cassettes import steps
     from .fixtures import Fixture
     from .record import replayable_config
 
@@ -173,8 +178,8 @@ def _save(client: Any, recorder: RecordingTransport, folder: Path) -> None:
         secrets |= config.secrets()
     clean = secret_scrubber(secrets)
     count = len(recorder.recordings)
-    for n, (rec, (provider, request, events)) in enumerate(
-        zip(recorder.recordings, client.calls, strict=False)
+    for n, (rec, provider, request, events, operation) in enumerate(
+        steps(recorder.recordings, client.calls)
     ):
         config = client._configs.get(provider.name, ProviderConfig())
         Fixture(
@@ -189,6 +194,7 @@ def _save(client: Any, recorder: RecordingTransport, folder: Path) -> None:
             chunks=[len(c) for c in rec.chunks],
             events=events,
             error=rec.error,
+            operation=operation,
         ).save(scrub=clean)
 
 
@@ -226,6 +232,7 @@ def llmbridge_client(
 
     recorder = RecordingTransport(llmbridge_record_transport)
     recording = _recording_client(
+        recorder,
         http_client=recording_http(recorder),
         providers=llmbridge_providers,
         retry=RetryPolicy(max_attempts=1),  # one HTTP request per stream: one fixture each

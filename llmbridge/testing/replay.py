@@ -6,7 +6,8 @@ recorded headers — redacted ones only for presence); a mismatch raises ``Repla
 readable diff. The body is served at its recorded chunk boundaries, or re-split with
 ``chunk_size``. A fixture whose recorded attempt failed (``Fixture.error``: a read timeout, a
 dropped connection) fails the same way at the same place: its body, then the same httpx error
-(before any answer when ``status`` is 0). With ``strict=True``, ``assert_all_played()`` (also run on ``aclose``) fails
+(before any answer when ``status`` is 0). The pieces of a split embedding call are served by what they ask
+(``embed_cassettes.pick``), in any order. With ``strict=True``, ``assert_all_played()`` (also run on ``aclose``) fails
 when a recorded interaction was never requested.
 """
 
@@ -21,6 +22,7 @@ from typing import Any
 import httpx
 import orjson
 
+from .embed_cassettes import pick
 from .fixtures import Fixture, load_fixture
 from .redact import REDACTED, redact_url
 
@@ -85,10 +87,12 @@ class ReplayTransport(httpx.AsyncBaseTransport):
                 f"unexpected request {request.method} {redact_url(str(request.url))}: "
                 f"all {len(self.fixtures)} recorded interactions were already played"
             )
+        if self.check_request:
+            await request.aread()
+            pick(self.fixtures, self.played, request)  # an embedding call's concurrent pieces
         fixture = self.fixtures[self.played]
         self.played += 1
         if self.check_request:
-            await request.aread()
             self._check(fixture, request)
         error = _recorded_error(fixture, request)
         if error is not None and not fixture.status:  # it failed before any answer came
