@@ -35,6 +35,7 @@ from . import codecs, rerank
 from .options import EmbedOptions
 from .targets import target_for
 from .types import EmbeddingResponse, RerankResponse
+from .vectors import Rows
 from .wire import Input, Target
 
 __all__ = ["DEFAULT_MAX_CONCURRENCY", "embed", "embed_many", "rerank_call"]
@@ -81,7 +82,9 @@ class _Call:
         self.limit = anyio.CapacityLimiter(max_concurrency)
         self.window = max_concurrency
 
-    async def piece(self, inputs: list[Input]) -> EmbeddingResponse:
+    async def piece(
+        self, inputs: list[Input], rows: Rows | None = None, start: int = 0
+    ) -> EmbeddingResponse:
         request = codecs.encode(self.target, self.model, inputs, self.options)
         async with self.limit:
             answer = await fetch_answer(
@@ -94,7 +97,13 @@ class _Call:
                 during="embedding",
             )
         return codecs.decode(
-            answer, target=self.target, model=self.model, options=self.options, count=len(inputs)
+            answer,
+            target=self.target,
+            model=self.model,
+            options=self.options,
+            count=len(inputs),
+            rows=rows,
+            start=start,
         )
 
     async def pieces(self, inputs: list[Input]) -> EmbeddingResponse:
@@ -102,13 +111,12 @@ class _Call:
         chunks = [inputs[i : i + self.size] for i in range(0, len(inputs), self.size)]
         if len(chunks) == 1:
             return self.finish([await self.piece(chunks[0])])
-        done: list[EmbeddingResponse | LLMBridgeError] = []
-
+        rows = Rows(len(inputs))  # the float32 rows of every piece, filled in place
         results: dict[int, EmbeddingResponse | LLMBridgeError] = {}
 
         async def run(i: int) -> None:
             try:
-                results[i] = await self.piece(chunks[i])
+                results[i] = await self.piece(chunks[i], rows, i * self.size)
             except LLMBridgeError as exc:
                 results[i] = exc
 
@@ -119,7 +127,7 @@ class _Call:
         arrived = [r for r in done if isinstance(r, EmbeddingResponse)]
         failed = next((r for r in done if isinstance(r, LLMBridgeError)), None)
         if failed is None:
-            return self.finish(arrived)
+            return self.finish(arrived, rows)
         vectors: list[Any] = []
         for chunk, result in zip(chunks, done, strict=True):
             if isinstance(result, EmbeddingResponse):
@@ -135,8 +143,9 @@ class _Call:
         )
         raise failed
 
-    def finish(self, parts: list[EmbeddingResponse]) -> EmbeddingResponse:
-        """One response of ``parts`` (in input order), the call's warnings on it."""
+    def finish(self, parts: list[EmbeddingResponse], rows: Rows | None = None) -> EmbeddingResponse:
+        """One response of ``parts`` (in input order), the call's warnings on it (their float32
+        bytes: ``rows``' buffer when each part is a view of it, else joined)."""
         first = parts[0]
         counts = [p.usage.input_tokens for p in parts if p.usage is not None]
         usage = Usage(input_tokens=sum(counts)) if len(counts) == len(parts) else None
@@ -151,9 +160,20 @@ class _Call:
         raws = [p._raw for p in parts]
         blobs = [raw for raw in raws if raw is not None]
         if len(blobs) == len(raws) and first.dimensions:
-            joined = blobs[0] if len(blobs) == 1 else bytearray().join(blobs)
+            joined = _joined(blobs, rows)
             return EmbeddingResponse(raw=joined, dimensions=first.dimensions, **common)
         return EmbeddingResponse([v for p in parts for v in p.vectors], **common)
+
+
+def _joined(
+    blobs: list[bytes | bytearray | memoryview], rows: Rows | None
+) -> bytes | bytearray | memoryview:
+    """The float32 bytes of every piece: ``rows``' buffer when each is a view of it (filled in
+    place), the one piece's, or the pieces' joined."""
+    buffer = rows.buffer if rows is not None else None
+    if buffer is not None and all(isinstance(b, memoryview) and b.obj is buffer for b in blobs):
+        return buffer
+    return blobs[0] if len(blobs) == 1 else bytearray().join(blobs)
 
 
 async def embed(*, inputs: Any, **call: Any) -> EmbeddingResponse:

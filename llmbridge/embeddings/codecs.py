@@ -20,6 +20,7 @@ from ..stream.answer import Answer
 from . import bedrock, cohere, gemini, ollama, openai_compatible
 from .options import SUPPORT, EmbedOptions, check
 from .types import EmbeddingResponse
+from .vectors import Rows
 from .wire import Input, Target, usage_of
 
 __all__ = ["BEDROCK_TOKENS", "decode", "encode", "max_inputs", "prepare", "usage_of_head"]
@@ -83,16 +84,26 @@ def encode(target: Target, model: str, inputs: list[Input], options: EmbedOption
 
 
 def decode(
-    answer: Answer, *, target: Target, model: str, options: EmbedOptions, count: int
+    answer: Answer,
+    *,
+    target: Target,
+    model: str,
+    options: EmbedOptions,
+    count: int,
+    rows: Rows | None = None,
+    start: int = 0,
 ) -> EmbeddingResponse:
-    """The answer of one piece (``count`` inputs): a ``MalformedStreamError`` when the count
-    of vectors differs."""
+    """The answer of one piece (``count`` inputs; its vectors into ``rows`` from ``start``
+    where the family reads raw float32): a ``MalformedStreamError`` when the count of vectors
+    differs."""
     from ..errors import MalformedStreamError
 
     codec = _CODECS[target.family]
     response: EmbeddingResponse
     if hasattr(codec, "decode_answer"):
-        response = codec.decode_answer(answer, target=target, model=model, options=options)
+        response = codec.decode_answer(
+            answer, target=target, model=model, options=options, rows=rows, start=start
+        )
     else:
         response = codec.decode(answer.json(), target=target, model=model, options=options)
     if response.request_id is None:

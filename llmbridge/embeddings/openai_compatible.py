@@ -25,7 +25,7 @@ from ..providers.base import HttpRequest
 from ..stream.answer import Answer
 from .options import EmbedOptions
 from .types import EmbeddingResponse
-from .vectors import decode_spans, float32_base64, scan_base64, vector_list
+from .vectors import Rows, decode_spans, float32_base64, scan_base64, vector_list
 from .wire import Input, Target, items_of, object_of, texts_of, usage_of
 
 __all__ = ["decode", "decode_answer", "encode"]
@@ -99,9 +99,16 @@ def _common(data: Any, *, model: str, provider: str, options: EmbedOptions) -> d
 
 
 def decode_answer(
-    answer: Answer, *, target: Target, model: str, options: EmbedOptions
+    answer: Answer,
+    *,
+    target: Target,
+    model: str,
+    options: EmbedOptions,
+    rows: Rows | None = None,
+    start: int = 0,
 ) -> EmbeddingResponse:
-    """``decode`` of the answer's bytes, base64 vectors decoded straight from them."""
+    """``decode`` of the answer's bytes, base64 vectors decoded straight from them (into
+    ``rows`` from row ``start`` when given: the buffer of the whole split call)."""
     found = None
     if target.family in _BASE64 and options.output_type == "float":
         found = scan_base64(answer.body, b"embedding")
@@ -121,6 +128,6 @@ def decode_answer(
     order = [0] * len(ranks)
     for row, span in enumerate(ranks):
         order[span] = row
-    raw, width = decode_spans(answer.body, spans, order, provider=provider)
+    raw, width = decode_spans(answer.body, spans, order, provider=provider, rows=rows, start=start)
     common = _common(data, model=model, provider=provider, options=options)
     return EmbeddingResponse(raw=raw, dimensions=width, **common)

@@ -76,10 +76,11 @@ class EmbeddingResponse:
         warnings: list[str] | None = None,
         provider: str | None = None,
         output_type: OutputType = "float",
-        raw: bytes | bytearray | None = None,
+        raw: bytes | bytearray | memoryview | None = None,
         dimensions: int | None = None,
     ) -> None:
-        """``raw``: the float32 (little-endian) bytes of every vector, ``dimensions`` wide,
+        """``raw``: the float32 (little-endian) bytes of every vector (or a view of them: a
+        piece's rows in its call's buffer), ``dimensions`` wide,
         instead of ``vectors`` (which are then made from them on first use)."""
         if (vectors is None) == (raw is None):
             raise TypeError("EmbeddingResponse: give exactly one of vectors= or raw=")
@@ -142,7 +143,7 @@ def _width(vectors: list[Any]) -> int:
     return next((len(v) for v in vectors if v is not None), 0)
 
 
-def _unpack_float32(raw: bytes | bytearray, dimensions: int) -> list[Any]:
+def _unpack_float32(raw: bytes | bytearray | memoryview, dimensions: int) -> list[Any]:
     """``raw`` (little-endian float32) as one ``list[float]`` per vector, no loop per float."""
     view = memoryview(raw)
     if sys.byteorder == "big":  # pragma: no cover - no big-endian CI machine

@@ -6,7 +6,9 @@ Rules:
   ``EmbeddingResponse(raw=...)`` keeps): ``binascii`` decodes, nothing touches a float.
 * ``scan_base64`` finds the base64 strings of one key in a raw JSON body by a linear scan
   (their byte ranges, and the body without them, small enough to parse): the vectors are then
-  decoded from the body's bytes straight into one buffer, never held as Python strings.
+  decoded from the body's bytes straight into one buffer, never held as Python strings: the
+  ``Rows`` of the whole call when it is split (each piece fills its own rows, so the pieces
+  are never joined by a copy).
 * ``pack_bits`` packs one 0/1 value per dimension (Titan's ``binary``) into bytes, the first
   dimension in the high bit (numpy's ``packbits``, the way Cohere and Voyage send ``ubinary``);
   ``binary`` is the same bytes read as signed ``int8``.
@@ -21,7 +23,7 @@ from typing import Any
 
 from ..errors import MalformedStreamError
 
-__all__ = ["decode_spans", "float32_base64", "pack_bits", "scan_base64", "vector_list"]
+__all__ = ["Rows", "decode_spans", "float32_base64", "pack_bits", "scan_base64", "vector_list"]
 
 
 def float32_base64(items: Sequence[Any], *, provider: str) -> tuple[bytearray, int]:
@@ -80,23 +82,52 @@ def scan_base64(body: bytes, key: bytes) -> tuple[list[tuple[int, int]], bytes] 
     return spans, b"".join(kept)
 
 
+class Rows:
+    """The float32 rows of ``count`` vectors in one buffer, made at the first vector (its
+    width in bytes); each piece of a split call decodes into its own rows of it."""
+
+    __slots__ = ("buffer", "count", "width")
+
+    def __init__(self, count: int) -> None:
+        self.count = count
+        self.buffer: bytearray | None = None
+        self.width = 0
+
+    def take(self, width: int) -> bytearray:
+        """The buffer, made for vectors of ``width`` bytes (a ``ValueError`` for another)."""
+        if self.buffer is None:
+            self.width, self.buffer = width, bytearray(width * self.count)
+        elif width != self.width:
+            raise ValueError("vectors of unequal sizes")
+        return self.buffer
+
+
 def decode_spans(
-    body: bytes, spans: list[tuple[int, int]], order: list[int], *, provider: str
-) -> tuple[bytearray, int]:
-    """The float32 bytes of the base64 ``spans`` of ``body`` in one buffer, span ``i`` at row
-    ``order[i]``, and their width (one vector's bytes at a time extra)."""
+    body: bytes,
+    spans: list[tuple[int, int]],
+    order: list[int],
+    *,
+    provider: str,
+    rows: Rows | None = None,
+    start: int = 0,
+) -> tuple[bytearray | memoryview, int]:
+    """The float32 bytes of the base64 ``spans`` of ``body``, span ``i`` at row
+    ``start + order[i]`` of ``rows`` (its own buffer when none is given: then all of it, else
+    a view of the rows it filled), and their width (one vector's bytes at a time extra)."""
     view = memoryview(body)
+    own = rows is None
+    rows = Rows(len(spans)) if rows is None else rows
     try:
         first = binascii.a2b_base64(view[spans[0][0] : spans[0][1]]) if spans else b""
         width = len(first)
         if width % 4 or sorted(order) != list(range(len(spans))):
             raise ValueError("not float32 vectors with one index each")
-        buffer = bytearray(width * len(spans))
-        for i, (start, end) in enumerate(spans):
-            chunk = first if i == 0 else binascii.a2b_base64(view[start:end])
+        buffer = rows.take(width)
+        for i, (begin, end) in enumerate(spans):
+            chunk = first if i == 0 else binascii.a2b_base64(view[begin:end])
             if len(chunk) != width:
                 raise ValueError("vectors of unequal sizes")
-            row = order[i] * width
+            row = (start + order[i]) * width
             buffer[row : row + width] = chunk
     except (binascii.Error, TypeError, ValueError) as exc:
         raise MalformedStreamError(
@@ -105,7 +136,9 @@ def decode_spans(
         ) from None
     finally:
         view.release()
-    return buffer, width // 4
+    if own:
+        return buffer, width // 4
+    return memoryview(buffer)[start * width : (start + len(spans)) * width], width // 4
 
 
 def pack_bits(bits: Sequence[Any], *, signed: bool) -> list[int]:

@@ -181,3 +181,45 @@ async def test_vectors_of_unequal_sizes_are_a_malformed_answer() -> None:
     async with client_with(handler, "openai") as client:
         with pytest.raises(lb.MalformedStreamError, match="one size"):
             await client.embed("openai:text-embedding-3-small", ["a", "b"])
+
+
+async def test_a_split_calls_numpy_array_costs_little_more_than_its_float32_bytes() -> None:
+    """Issue 46, item 4: the pieces decode into one buffer (no join), base64 straight from the
+    body's bytes (no parsed strings): peak memory ≤ 1.5× the raw vectors, answers aside."""
+    np = pytest.importorskip("numpy")
+    import tracemalloc
+
+    dims, count = 256, 1500  # three pieces of at most 680 (the 16 MB answer bound)
+    rows = np.random.default_rng(46).uniform(-1, 1, (count, dims)).astype("<f4")
+    bodies: dict[tuple[int, int], bytes] = {}
+
+    def body_of(first: int, size: int) -> bytes:
+        items = [
+            {"index": i, "embedding": base64.b64encode(rows[first + i].tobytes()).decode()}
+            for i in reversed(range(size))
+        ]
+        return orjson.dumps({"data": items, "model": "m", "usage": {"prompt_tokens": size}})
+
+    for first in range(0, count, 680):
+        size = min(680, count - first)
+        bodies[(first, size)] = body_of(first, size)
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        texts = orjson.loads(request.content)["input"]
+        key = (int(texts[0]), len(texts))
+        return httpx.Response(200, content=bodies[key])
+
+    async with client_with(handler, "openai") as client:
+        texts = [str(i) for i in range(count)]
+        await client.embed("openai:text-embedding-3-small", texts[:1] * 680)  # warm up
+        tracemalloc.start()
+        try:
+            got = await client.embed("openai:text-embedding-3-small", texts)
+            array = got.numpy()
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+    assert array.shape == (count, dims)
+    assert np.array_equal(array, rows)
+    assert got.usage is not None and got.usage.input_tokens == count
+    assert peak <= 1.5 * rows.nbytes, f"peak {peak / rows.nbytes:.2f}x the raw vectors"
