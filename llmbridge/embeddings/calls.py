@@ -257,7 +257,9 @@ async def rerank_call(
         deadline=deadline,
         during="reranking",
     )
-    response = rerank.decode(answer.json(), target=target, model=model, documents=list(documents))
+    response = rerank.decode(
+        answer.json(), target=target, model=model, documents=list(documents), top_n=top_n
+    )
     if response.request_id is None:
         response.request_id = answer.request_id
     if response.usage is None:

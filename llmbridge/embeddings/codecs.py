@@ -17,7 +17,7 @@ from ..errors import ConfigurationError
 from ..providers.base import HttpRequest
 from ..response_data import Usage
 from ..stream.answer import Answer
-from . import bedrock, cohere, gemini, ollama, openai_compatible
+from . import bedrock, cohere, gemini, ollama, openai_compatible, tei
 from .options import SUPPORT, EmbedOptions, check
 from .types import EmbeddingResponse
 from .vectors import Rows
@@ -48,6 +48,7 @@ _CODECS: dict[str, ModuleType] = {
     "bedrock-titan": bedrock,
     "bedrock-cohere": bedrock,
     "bedrock-nova": bedrock,
+    "tei": tei,
 }
 
 

@@ -7,6 +7,9 @@ Rules:
   ``input_type`` (query/document), ``output_dimension``, ``output_dtype``, ``truncation``;
   Jina ``task`` (retrieval.query / retrieval.passage / classification / separation),
   ``dimensions``, ``embedding_type``, ``truncate``.
+* Voyage with an ``ImagePart`` among the inputs: ``/multimodalembeddings`` (``inputs`` of
+  ``content`` segments: ``text``, ``image_url``, ``image_base64`` as a ``data:`` URL), floats
+  only; the answer has the same shape.
 * Floats travel as base64 (``encoding_format: base64``, as the openai SDK sends it) where the
   family takes it (not Jina), and are decoded to exactly the SDK's float32 values; the
   integer types come as JSON numbers. A server that answers floats as JSON is read too.
@@ -20,7 +23,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errors import MalformedStreamError
+from ..errors import MalformedStreamError, UsageError
+from ..parts import ImagePart
 from ..providers.base import HttpRequest
 from ..stream.answer import Answer
 from .options import EmbedOptions
@@ -40,8 +44,11 @@ _BASE64 = frozenset({"openai", "openai-compatible", "mistral", "voyage"})
 
 
 def encode(target: Target, model: str, inputs: list[Input], options: EmbedOptions) -> HttpRequest:
-    """The ``/embeddings`` request of ``inputs``."""
+    """The ``/embeddings`` request of ``inputs`` (Voyage with an image among them: its
+    ``/multimodalembeddings``)."""
     family = target.family
+    if family == "voyage" and any(isinstance(item, ImagePart) for item in inputs):
+        return _voyage_multimodal(target, model, inputs, options)
     body: dict[str, Any] = {"model": model, "input": texts_of(inputs, target=target)}
     if family in _BASE64 and options.output_type == "float":
         body["encoding_format"] = "base64"
@@ -66,6 +73,36 @@ def encode(target: Target, model: str, inputs: list[Input], options: EmbedOption
     if target.query:  # Azure's deployment URL names the model
         body.pop("model")
     return target.post("/embeddings", body)
+
+
+def _voyage_multimodal(
+    target: Target, model: str, inputs: list[Input], options: EmbedOptions
+) -> HttpRequest:
+    """Voyage's ``/multimodalembeddings``: one ``content`` list per input, an image as its URL
+    or a ``data:`` URL, floats as base64 (``encoding_format``, as the voyageai SDK sends it)."""
+    if options.output_type != "float":
+        raise UsageError(
+            f"{target.provider}: Voyage's multimodal embeddings are floats only "
+            f"(output_type={options.output_type!r} is for texts)"
+        )
+    body: dict[str, Any] = {"model": model, "inputs": [{"content": [_segment(i)]} for i in inputs]}
+    if options.input_type in ("query", "document"):
+        body["input_type"] = options.input_type
+    if options.truncate is not None:
+        body["truncation"] = options.truncate
+    if options.dimensions is not None:
+        body["output_dimension"] = options.dimensions
+    body["encoding_format"] = "base64"
+    return target.post("/multimodalembeddings", body)
+
+
+def _segment(item: Input) -> dict[str, Any]:
+    if isinstance(item, str):
+        return {"type": "text", "text": item}
+    if item.url is not None:
+        return {"type": "image_url", "image_url": item.url}
+    data_url = f"data:{item.media_type};base64,{item.base64_data}"
+    return {"type": "image_base64", "image_base64": data_url}
 
 
 def decode(data: Any, *, target: Target, model: str, options: EmbedOptions) -> EmbeddingResponse:

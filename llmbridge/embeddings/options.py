@@ -107,10 +107,11 @@ SUPPORT: dict[str, Support] = {
         max_inputs=96,
     ),
     "bedrock-nova": Support(dimensions=True, input_types=_ALL_INPUTS, truncate=_BOTH, max_inputs=1),
+    "tei": Support(dimensions=True, truncate=_BOTH, max_inputs=32),
 }
 """Per provider family: Cohere's and Voyage's API references, OpenAI's ``/embeddings``,
 Gemini's ``embedContent`` (Vertex ``:predict`` adds ``autoTruncate``), Ollama's ``/api/embed``,
-the Bedrock model bodies (Titan v2, Cohere Embed, Nova multimodal)."""
+the Bedrock model bodies (Titan v2, Cohere Embed, Nova multimodal), TEI's ``/embed``."""
 
 
 def _having(what: str, test: object) -> str:

@@ -4,17 +4,22 @@ Rules:
 
 * Cohere ``/v2/rerank`` (``model``, ``query``, ``documents``, ``top_n``); Voyage ``/rerank``
   (``top_k``); Jina ``/rerank`` (``top_n``, ``return_documents: false``); the ``/rerank`` of
-  OpenAI-compatible servers (llama.cpp, vLLM: Jina's shape); Bedrock InvokeModel of Cohere
-  Rerank (``api_version: 2``) and Amazon Rerank (``query``, ``documents``, ``top_n``).
+  OpenAI-compatible servers (llama.cpp, vLLM: Jina's shape); TEI's ``/rerank`` (``query``,
+  ``texts``; no ``top_n``: the best are kept here); Bedrock's ``Rerank`` of the agent runtime
+  (``POST bedrock-agent-runtime.{region}…/rerank``, SigV4 as ``bedrock``, the shapes of
+  botocore's ``bedrock-agent-runtime`` model: ``queries``, inline text ``sources``, the model
+  as its foundation-model ARN, ``numberOfResults``), for Cohere Rerank and Amazon Rerank.
   Other families have no rerank endpoint: a ``ConfigurationError`` naming those that do.
-* The answer's results are read from ``results`` (Cohere, Jina, llama.cpp, Bedrock) or
-  ``data`` (Voyage), each an ``index`` and a ``relevance_score`` (``relevanceScore`` on
-  Bedrock's Rerank API); the document is the one given at that index. Highest score first;
-  usage from ``usage.prompt_tokens`` / ``total_tokens`` where sent.
+* The answer's results are read from ``results`` (Cohere, Jina, llama.cpp, Bedrock), ``data``
+  (Voyage) or a bare list (TEI), each an ``index`` and a ``relevance_score``
+  (``relevanceScore`` on Bedrock, ``score`` on TEI); the document is the one given at that
+  index. Highest score first, at most ``top_n``; usage from ``usage.prompt_tokens`` /
+  ``total_tokens`` where sent.
 """
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from ..errors import ConfigurationError, MalformedStreamError
@@ -25,8 +30,8 @@ from .wire import Target, object_of, usage_of
 __all__ = ["RERANK_PROVIDERS", "decode", "encode"]
 
 RERANK_PROVIDERS = (
-    "cohere, voyage, jina, bedrock (cohere.rerank-*, amazon.rerank-*), and OpenAI-compatible "
-    "servers with /rerank (llamacpp, vllm, openai-compatible)"
+    "cohere, voyage, jina, tei, bedrock (cohere.rerank-*, amazon.rerank-*), and "
+    "OpenAI-compatible servers with /rerank (llamacpp, vllm, openai-compatible)"
 )
 
 
@@ -43,10 +48,9 @@ def encode(
         if family == "jina":
             body["return_documents"] = False
     elif family == "bedrock-rerank":
-        del body["model"]
-        path = "/invoke"
-        if "cohere." in model:
-            body["api_version"] = 2
+        return _bedrock(target, model, query, documents, top_n)
+    elif family == "tei":
+        return target.post("/rerank", {"query": query, "texts": documents})
     else:
         raise ConfigurationError(
             f"provider {target.provider!r} has no rerank endpoint; these do: {RERANK_PROVIDERS}",
@@ -57,8 +61,38 @@ def encode(
     return target.post(path, body)
 
 
-def decode(data: Any, *, target: Target, model: str, documents: list[str]) -> RerankResponse:
-    """The ranked results, highest score first."""
+def _bedrock(
+    target: Target, model: str, query: str, documents: list[str], top_n: int | None
+) -> HttpRequest:
+    """The agent runtime's ``Rerank`` request (its host beside the runtime's, same region)."""
+    region = target.region
+    arn = f"arn:aws:bedrock:{region}::foundation-model/{model}"
+    configuration: dict[str, Any] = {"modelConfiguration": {"modelArn": arn}}
+    configuration["numberOfResults"] = top_n if top_n is not None else len(documents)
+    body = {
+        "queries": [{"type": "TEXT", "textQuery": {"text": query}}],
+        "sources": [
+            {
+                "type": "INLINE",
+                "inlineDocumentSource": {"type": "TEXT", "textDocument": {"text": d}},
+            }
+            for d in documents
+        ],
+        "rerankingConfiguration": {
+            "type": "BEDROCK_RERANKING_MODEL",
+            "bedrockRerankingConfiguration": configuration,
+        },
+    }
+    origin = target.prefix.split("/model/", 1)[0]
+    if origin.startswith("https://bedrock-runtime."):
+        origin = origin.replace("https://bedrock-runtime.", "https://bedrock-agent-runtime.", 1)
+    return replace(target, prefix=origin, query="").post("/rerank", body)
+
+
+def decode(
+    data: Any, *, target: Target, model: str, documents: list[str], top_n: int | None = None
+) -> RerankResponse:
+    """The ranked results, highest score first (at most ``top_n``)."""
     provider = target.provider
     items = data if isinstance(data, list) else None
     if isinstance(data, dict):
@@ -80,6 +114,8 @@ def decode(data: Any, *, target: Target, model: str, documents: list[str]) -> Re
             provider=provider,
         ) from None
     results.sort(key=lambda r: -r.score)
+    if top_n is not None:
+        del results[top_n:]
     body = data if isinstance(data, dict) else {}
     usage = object_of(body, "usage")
     return RerankResponse(

@@ -10,7 +10,7 @@ Rules:
 * The family (which codec, which options) is read from the provider's class, never its name:
   the OpenAI Chat provider (``mistral`` preset: the Mistral family), Gemini / Vertex, Cohere,
   Ollama native, Bedrock (the family from the model id), and the embedding hosts (voyage,
-  jina). Any other provider is a ``ConfigurationError`` naming the providers that embed.
+  jina, tei). Any other provider is a ``ConfigurationError`` naming the providers that embed.
 """
 
 from __future__ import annotations
@@ -31,7 +31,7 @@ __all__ = ["EMBEDDING_PROVIDERS", "target_for"]
 EMBEDDING_PROVIDERS = (
     "openai, azure, every OpenAI-compatible preset (llamacpp, vllm, lmstudio, ollama, together, "
     "fireworks, openai-compatible...), mistral, gemini, vertex, cohere, bedrock, ollama-native, "
-    "voyage, jina"
+    "voyage, jina, tei"
 )
 
 _CHAT_PATHS = {  # module of the provider class → (family, the chat path to cut)
@@ -88,6 +88,7 @@ def target_for(provider: Provider, model: str) -> Target:
         from .bedrock import family_of
 
         family = family_of(model, provider=provider.name)
+        extra["region"] = str(getattr(provider, "region", "") or "")
     return Target(
         provider=provider.name,
         family=family,

@@ -37,6 +37,8 @@ class Target:
     auth: httpx.Auth | None = None
     model_path: str = ""
     """The model as the provider's URL names it (Gemini's ``models/…``)."""
+    region: str = ""
+    """The AWS region (Bedrock): the agent runtime's host and a model's ARN name it."""
 
     def post(self, path: str, body: dict[str, Any]) -> HttpRequest:
         headers = {
@@ -59,7 +61,8 @@ def texts_of(inputs: list[Input], *, target: Target) -> list[str]:
         if not isinstance(item, str):
             raise UsageError(
                 f"{target.provider}: embedding inputs are texts here (got "
-                f"{type(item).__name__}); images are embedded by cohere, gemini and bedrock (Cohere, Nova)"
+                f"{type(item).__name__}); images are embedded by cohere, gemini, voyage "
+                "(multimodal models) and bedrock (Cohere, Nova)"
             )
     return inputs  # type: ignore[return-value]
 

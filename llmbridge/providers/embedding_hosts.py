@@ -1,9 +1,10 @@
-"""``voyage`` and ``jina``: providers that serve embeddings and reranking, not chat.
+"""``voyage``, ``jina`` and ``tei``: providers that serve embeddings and reranking, not chat.
 
 Rules: built by the registry like any provider (``voyage:voyage-3.5``, ``jina:jina-
-embeddings-v3``; ``Client(providers={"voyage": {...}})`` configures them): the key from
-``api_key`` or ``VOYAGE_API_KEY`` / ``JINA_API_KEY``, the base URL from ``base_url`` or the
-vendor's. Errors are read with the OpenAI-style error table (both send ``{"detail": ...}`` or
+embeddings-v3``, ``tei:BAAI/bge-m3``; ``Client(providers={"voyage": {...}})`` configures them):
+the key from ``api_key`` or ``VOYAGE_API_KEY`` / ``JINA_API_KEY`` / ``TEI_API_KEY`` (optional
+for ``tei``: Hugging Face's text-embeddings-inference server, ``http://localhost:8080`` unless
+``base_url`` says), the base URL from ``base_url`` or the vendor's. Errors are read with the OpenAI-style error table (both send ``{"detail": ...}`` or
 an OpenAI error body). ``stream`` on them is a ``ConfigurationError`` saying what they serve.
 """
 
@@ -21,11 +22,12 @@ from .base import Capabilities, Decoder, HttpRequest
 from .config import ProviderConfig
 from .openai.errors import map_http_error
 
-__all__ = ["HOSTS", "EmbeddingHost", "create_jina", "create_voyage"]
+__all__ = ["HOSTS", "EmbeddingHost", "create_jina", "create_tei", "create_voyage"]
 
 HOSTS: dict[str, tuple[str, str]] = {
     "voyage": ("https://api.voyageai.com/v1", "VOYAGE_API_KEY"),
     "jina": ("https://api.jina.ai/v1", "JINA_API_KEY"),
+    "tei": ("http://localhost:8080", "TEI_API_KEY"),
 }
 """Name → (default base URL, key variable)."""
 
@@ -83,7 +85,7 @@ def _create(name: str, config: ProviderConfig) -> EmbeddingHost:
     return EmbeddingHost(
         name,
         base_url=config.base_url or base,
-        key=config.key(variable, provider=name, required=config.base_url is None),
+        key=config.key(variable, provider=name, required=config.base_url is None and name != "tei"),
         headers=config.headers,
         auth=config_auth(config),
     )
@@ -97,3 +99,8 @@ def create_voyage(config: ProviderConfig) -> EmbeddingHost:
 def create_jina(config: ProviderConfig) -> EmbeddingHost:
     """Registry factory for ``jina`` (Jina AI)."""
     return _create("jina", config)
+
+
+def create_tei(config: ProviderConfig) -> EmbeddingHost:
+    """Registry factory for ``tei`` (Hugging Face text-embeddings-inference)."""
+    return _create("tei", config)

@@ -61,6 +61,7 @@ _BUILTINS: dict[str, _Builtin] = {
     "cohere": _Builtin("llmbridge.providers.cohere", "create"),
     "voyage": _Builtin("llmbridge.providers.embedding_hosts", "create_voyage"),
     "jina": _Builtin("llmbridge.providers.embedding_hosts", "create_jina"),
+    "tei": _Builtin("llmbridge.providers.embedding_hosts", "create_tei"),
 }
 """Native providers, named by module path like the preset table and its factory below and
 imported through ``importlib`` on first use: a provider's modules import

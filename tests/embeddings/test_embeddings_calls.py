@@ -180,12 +180,6 @@ async def test_rerank_sends_cohere_v2_rerank_and_returns_highest_score_first() -
         ("voyage", "rerank-2.5", "/v1/rerank", {"top_k": 2}),
         ("jina", "jina-reranker-v2", "/v1/rerank", {"top_n": 2, "return_documents": False}),
         ("llamacpp", "bge", "/v1/rerank", {"top_n": 2}),
-        (
-            "bedrock",
-            "cohere.rerank-v3-5:0",
-            "/model/cohere.rerank-v3-5%3A0/invoke",
-            {"top_n": 2, "api_version": 2},
-        ),
     ],
 )
 async def test_rerank_of_each_provider(
