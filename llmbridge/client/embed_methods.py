@@ -2,8 +2,8 @@
 
 A base class of ``Client`` (``llmbridge.client.async_client``), split from it by
 responsibility; it uses only what the client declares below. Model strings use the chat
-prefixes (``openai:``, ``cohere:``, ``bedrock:``…) plus ``voyage:`` and ``jina:``; the call
-goes through the client's pool, retry policy and default ``timeout`` like chat
+prefixes (``openai:``, ``cohere:``, ``bedrock:``…) plus ``voyage:``, ``jina:`` and ``tei:``;
+the call goes through the client's pool, retry policy and default ``timeout`` like chat
 (``llmbridge.embeddings.calls`` holds the IO).
 """
 

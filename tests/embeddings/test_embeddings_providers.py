@@ -154,3 +154,43 @@ async def test_voyage_multimodal_takes_an_image_url() -> None:
         await client.embed("voyage:voyage-multimodal-3", [lb.ImagePart(url="https://x/cat.jpg")])
     content = server.body["inputs"][0]["content"]
     assert content == [{"type": "image_url", "image_url": "https://x/cat.jpg"}]
+
+
+@pytest.mark.parametrize(
+    ("name", "answer", "kinds"),
+    [
+        (
+            "gemini",
+            {
+                "models": [
+                    {
+                        "name": "models/gemini-embedding-001",
+                        "supportedGenerationMethods": ["embedContent"],
+                    },
+                    {
+                        "name": "models/gemini-2.5-flash",
+                        "supportedGenerationMethods": ["generateContent"],
+                    },
+                ]
+            },
+            {"gemini-embedding-001": "embeddings", "gemini-2.5-flash": "chat"},
+        ),
+        (
+            "cohere",
+            {
+                "models": [
+                    {"name": "rerank-v3.5", "endpoints": ["rerank"]},
+                    {"name": "embed-v4.0", "endpoints": ["embed"]},
+                    {"name": "command-a-03-2025", "endpoints": ["chat"]},
+                ]
+            },
+            {"rerank-v3.5": "rerank", "embed-v4.0": "embeddings", "command-a-03-2025": "chat"},
+        ),
+    ],
+)
+async def test_list_models_rows_say_what_each_model_is_for(
+    name: str, answer: dict[str, Any], kinds: dict[str, str]
+) -> None:
+    async with client_for(Server(answer), name, {"api_key": "k"}) as client:
+        rows = await client.list_models(name)
+    assert {row.id.removeprefix("models/"): row.kind for row in rows} == kinds
