@@ -80,7 +80,12 @@ def encode(target: Target, model: str, inputs: list[Input], options: EmbedOption
     }
     if options.dimensions is not None:
         params["embeddingDimension"] = options.dimensions
-    if isinstance(item, ImagePart) and item.data is not None:
+    if isinstance(item, ImagePart):
+        if item.data is None:
+            raise UsageError(
+                f"{target.provider}: Nova embeds an image given as bytes "
+                "(ImagePart(data=..., media_type=...)); a URL is not fetched for it"
+            )
         fmt = (item.media_type or "image/png").removeprefix("image/")
         params["image"] = {"format": fmt, "source": {"bytes": item.base64_data}}
     else:

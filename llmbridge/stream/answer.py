@@ -11,7 +11,7 @@ the headers (``x-request-id`` and the vendors' own names).
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import orjson
@@ -29,10 +29,10 @@ class Answer:
     """One 2xx answer: ``status``, ``headers`` (case-insensitive), the raw ``body``."""
 
     status: int
-    headers: Mapping[str, str]
-    body: bytes
-    provider: str
-    url: str
+    headers: Mapping[str, str] = field(repr=False)
+    body: bytes = field(repr=False)
+    provider: str = ""
+    url: str = field(default="", repr=False)
 
     @property
     def request_id(self) -> str | None:

@@ -194,3 +194,14 @@ async def test_list_models_rows_say_what_each_model_is_for(
     async with client_for(Server(answer), name, {"api_key": "k"}) as client:
         rows = await client.list_models(name)
     assert {row.id.removeprefix("models/"): row.kind for row in rows} == kinds
+
+
+async def test_nova_says_an_image_url_is_not_fetched() -> None:
+    server = Server({})
+    async with client_for(server, "bedrock", AWS) as client:
+        with pytest.raises(lb.UsageError, match="as bytes"):
+            await client.embed(
+                "bedrock:amazon.nova-2-multimodal-embeddings-v1:0",
+                [lb.ImagePart(url="https://x/cat.png")],
+            )
+    assert server.requests == []
