@@ -64,6 +64,7 @@ from .http_auth import http_auth
 from .interact import Interaction
 from .processes import ServerProcesses
 from .progress import LogLevel, ProgressCallback
+from .traffic import hooked_streams
 
 __all__ = ["DEFAULT_TIMEOUT", "connect_http", "connect_stdio", "remote_boundary"]
 
@@ -94,7 +95,8 @@ async def _session(
     try:
         async with contextlib.AsyncExitStack() as stack:
             try:
-                opened = await stack.enter_async_context(streams)
+                server = boundary.name or boundary.where  # a test's recording may stand in
+                opened = await stack.enter_async_context(hooked_streams(server, streams, scrub))
                 if before_stop is not None:  # runs before the transport stops the server
                     stack.callback(before_stop)
                 read, write = opened[0], opened[1]
