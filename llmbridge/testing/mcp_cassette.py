@@ -15,7 +15,8 @@ Rules:
 * Replaying answers each request with the first recorded exchange of the same method and
   params not yet played (else the last one played: listing twice is fine); ``initialize`` is
   answered whatever its params. A request nobody recorded (a tool the cassette never called,
-  other arguments, a server it does not know) gets a JSON-RPC error saying so and is kept in
+  other arguments, a server it does not know) is answered with an error saying so (a
+  ``tools/call``: a tool result with ``isError``; others: a JSON-RPC error) and kept in
   ``problems``; ``assert_matched()`` (the plug-in, after a passing test) raises
   ``ReplayMismatch`` naming the server, the method, the tool and the field that differs.
   ``match_ignore`` paths (``llmbridge.testing.matching``) apply to the params.
@@ -246,7 +247,11 @@ class MCPReplay:
         if not same:
             problem = self._mismatch(server, method, params)
             self.problems.append(problem)
-            error = {"code": _RPC_ERROR, "message": f"llmbridge replay: {problem}"}
+            text = f"llmbridge replay: {problem}"
+            if method == "tools/call":  # the tool's result says so (the loop shows it)
+                result = {"content": [{"type": "text", "text": text}], "isError": True}
+                return [{"jsonrpc": "2.0", "id": request["id"], "result": result}]
+            error = {"code": _RPC_ERROR, "message": text}
             return [{"jsonrpc": "2.0", "id": request["id"], "error": error}]
         index = fresh[0] if fresh else same[-1]
         played.add(index)
