@@ -13,7 +13,7 @@ import pytest
 
 pytest.importorskip("mcp")
 
-import llmbridge.mcp.hub.servers  # noqa: F401  (imported once: pytester's runs share it)
+import llmbridge.mcp.hub.servers  # noqa: F401  (before pytester's runs, which then share it)
 from tests.test_pytest_plugin import _passed, _plugin_args
 
 pytest_plugins = ["pytester"]
@@ -62,7 +62,7 @@ def app(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Py
     return pytester
 
 
-def test_record_an_mcp_app_then_replay_it_with_no_server(
+def test_record_an_mcp_app_then_replay_it_with_no_server_and_match_ignore(
     app: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     app.makeconftest(CONFTEST)
@@ -76,15 +76,7 @@ def test_record_an_mcp_app_then_replay_it_with_no_server(
     (app.path / "conftest.py").unlink()  # the replay needs neither key, model nor server
     monkeypatch.setenv("PATH", str(tmp_path))
     _passed(app.runpytest(*_plugin_args()))
-
-
-def test_without_match_ignore_the_failure_names_the_field(
-    app: pytest.Pytester, monkeypatch: pytest.MonkeyPatch, tmp_path: Path
-) -> None:
-    app.makeconftest(CONFTEST)
-    app.makepyfile(test_app=APP.replace("{marker}", ""))
-    _passed(app.runpytest(*_plugin_args(), "--llmbridge-record", "-k", "asyncio"))
-    monkeypatch.setenv("PATH", str(tmp_path))
-    result = app.runpytest(*_plugin_args(), "-k", "asyncio")
+    app.makepyfile(test_app=APP.replace("{marker}", ""))  # the time is a field that differs
+    result = app.runpytest(*_plugin_args())
     assert result.parseoutcomes().get("passed", 0) == 0
     result.stdout.fnmatch_lines(["*body differs:*", "*messages.0.content: sent 'The time is *"])
