@@ -121,6 +121,11 @@ class CountOptions(RequestOptions, HttpOptions, total=False):
 class RunOptions(RequestOptions, HttpOptions, ChainOptions, total=False):
     """``run``'s options (``tools`` and ``response_format`` are its own parameters)."""
 
+    output_retries: int
+    """``complete()`` / ``run()`` with a ``response_format``: times the model that answered
+    is asked again, with the validation error, before the chain moves on or the error is
+    raised (``llmbridge.client.structured_retry``)."""
+
 
 class CallOptions(RunOptions, total=False):
     """``stream``'s and ``complete``'s options."""

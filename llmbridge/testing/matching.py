@@ -59,7 +59,7 @@ def _drop(data: Any, paths: list[_Path]) -> Any:
     """``data`` without what ``paths`` name (each path relative to ``data``)."""
     kept: list[Any] = []
     for key, value in _children(data):
-        gone, below = False, []
+        gone, below = False, list[_Path]()
         for path in paths:
             ends, rests = _advance(path, key)
             gone, below = gone or ends, below + rests

@@ -209,9 +209,10 @@ class MCPReplay:
     def __init__(
         self, recording: dict[str, Any] | str | Path, *, match_ignore: Sequence[str] = ()
     ) -> None:
-        if not isinstance(recording, dict):
-            recording = orjson.loads(Path(recording).read_bytes())
-        self.servers: dict[str, list[dict[str, Any]]] = recording.get("servers", {})
+        data = (
+            recording if isinstance(recording, dict) else orjson.loads(Path(recording).read_bytes())
+        )
+        self.servers: dict[str, list[dict[str, Any]]] = data.get("servers", {})
         self.match_ignore = list(match_ignore)
         self.played: dict[str, set[int]] = {}
         self.problems: list[str] = []
