@@ -141,7 +141,9 @@ class ToolLoopMethods:
         ones get an error result the model reads; ``None``: no bound.
         The tools are read from the registry every turn (MCP servers' lists may change).
         ``tools`` may also be a list of one ``ToolRegistry`` (an MCP servers' registry) and
-        provider-run specs: ``[servers.registry, lb.ToolSearch()]``.
+        provider-run specs: ``[servers.registry, lb.ToolSearch()]``. A final structured answer
+        that does not validate is asked again (``output_retries``) or of the chain's next
+        model (``fallback_on``): ``llmbridge.client.structured_retry``.
         """
         from ..tools.loop import run_tool_loop
 

@@ -28,6 +28,8 @@ Rules:
 * ``elicit=``, ``roots=``, ``on_progress=`` and ``log_level=`` (``llmbridge.mcp.connection.interact``:
   elicitation, roots, progress and logs) become ``ClientSession`` callbacks; a server's log
   messages always reach the ``llmbridge.mcp`` logger, scrubbed.
+* The transport's streams pass ``traffic.hooked_streams`` first: a test's recording may wrap
+  them (record) or stand in for them, no server started (replay: ``llmbridge.testing``).
 * ``session_options`` reach the SDK's ``ClientSession`` (``sampling_callback``,
   ``message_handler``, ...): how ``connect_mcp_servers`` answers sampling and hears
   ``tools/list_changed``.
