@@ -18,7 +18,7 @@ from llmbridge.testing import ReplayMismatch, ReplayTransport, record_mcp, repla
 from llmbridge.testing.pytest_plugin import DUMMY_KEY, _steps
 from tests.mcp_replay.test_mcp_app_cassette import CONFIG, QUESTION
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.io]  # the replayed streams on every loop
 CASSETTE = (
     Path(__file__).parent
     / "cassettes/test_mcp_app_cassette/test_an_app_with_two_mcp_servers_replays_without_them"
