@@ -13,8 +13,8 @@ Rules:
   pending; the server's own requests (roots, sampling, elicitation) are not kept. Secrets the
   server's entry holds are scrubbed, and so is what a ``scrub`` hook removes.
 * Replaying answers each request with the first recorded exchange of the same method and
-  params not yet played (else the last one played: listing twice is fine); ``initialize`` is
-  answered whatever its params. A request nobody recorded (a tool the cassette never called,
+  params not yet played (else the last one played, without its notifications: listing twice
+  is fine); ``initialize`` is answered whatever its params. A request nobody recorded (a tool the cassette never called,
   other arguments, a server it does not know) is answered with an error saying so (a
   ``tools/call``: a tool result with ``isError``; others: a JSON-RPC error) and kept in
   ``problems``; ``assert_matched()`` (the plug-in, after a passing test) raises
@@ -258,7 +258,8 @@ class MCPReplay:
         played.add(index)
         exchange = exchanges[index]
         token = ((request.get("params") or {}).get("_meta") or {}).get("progressToken")
-        out = [_notification(n, token) for n in exchange.get("notifications", [])]
+        again = not fresh  # its notifications came once (a list_changed would loop)
+        out = [] if again else [_notification(n, token) for n in exchange.get("notifications", [])]
         answer = {k: exchange[k] for k in ("result", "error") if k in exchange}
         return [*out, {"jsonrpc": "2.0", "id": request["id"], **answer}]
 
