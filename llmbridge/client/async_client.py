@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Any, TypeVar, overload
 import httpx
 
 from ..call_settings import CallSettings, pop_call_settings
-from ..errors import StructuredOutputError, UsageError
+from ..errors import UsageError
 from ..events import StreamEvent
 from ..messages import ChatResponse
 from ..model_refs import ModelRef as ModelRef
@@ -34,7 +34,7 @@ from ..stream.clients import DEFAULT_LIMITS, DEFAULT_SHARDS, HttpPool, Transport
 from ..stream.deadline import Deadline
 from ..stream.record import DEFAULT_MAX_EVENTS
 from ..stream.start_stamp import StartNote
-from ..structured import parse_response, response_format_of
+from ..structured import response_format_of
 from ..structured.partial_stream import with_partials
 from ..telemetry import Telemetry, telemetry_from
 from ..usage_errors import as_messages, provider_configs
@@ -48,11 +48,12 @@ from .call_options import (
 from .embed_methods import EmbedMethods
 from .event_stream import EventStream as EventStream
 from .loop_methods import ToolLoopMethods, tool_bounds
-from .model_chain import later_models, open_chain
+from .model_chain import open_chain
 from .pipeline import open_events, open_resumed
 from .query_methods import QueryMethods
 from .request_options import build_request as _build_request
 from .request_options import check_request_options
+from .structured_retry import complete_turns
 
 if TYPE_CHECKING:
     from typing_extensions import Unpack
@@ -353,28 +354,14 @@ class Client(ToolLoopMethods, QueryMethods, EmbedMethods):
     ) -> ChatResponse[Any]:
         """Stream one turn and fold it into a ``ChatResponse``; with ``response_format`` its
         ``parsed`` holds the validated value (else ``StructuredOutputError``: the next model
-        answers in a chain whose ``fallback_on`` names it), typed ``ChatResponse[Recipe]``.
-        ``timeout``: as for ``stream``."""
-        given: dict[str, Any] = dict(options)
+        answers in a chain whose ``fallback_on`` names it; ``output_retries=N``: the same model
+        is first asked again with the validation error, ``client.structured_retry``), typed
+        ``ChatResponse[Recipe]``. ``timeout``: as for ``stream``."""
         fmt = None if response_format is None else response_format_of(response_format)
-        if fmt is not None and is_chain(model):  # one budget, however many models answer
-            given["timeout"] = self._deadline(given.get("timeout", _DEFAULT))
-        stream = self._open(model, messages, rescue_tool_calls, {**given, "response_format": fmt})
-        async with stream:
-            async for _ in stream:
-                pass  # the stream's record folds them: the one fold (issue 42)
-        response = stream.response()
-        try:
-            if fmt is not None:
-                response.parsed = parse_response(response, fmt, provider=stream.provider.name)
-        except StructuredOutputError as exc:
-            rest = later_models(model, stream.state.link, exc, given.get("fallback_on"))
-            if rest is None:
-                raise
-            return await self.complete(
-                rest, messages, response_format=fmt, rescue_tool_calls=rescue_tool_calls, **given
-            )
-        return response
+        given: dict[str, Any] = dict(options)
+        return await complete_turns(
+            self, model, as_messages(messages), fmt, rescue_tool_calls, given
+        )
 
     # -- lifecycle ----------------------------------------------------------------------
     def _check_open(self) -> None:

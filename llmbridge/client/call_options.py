@@ -105,13 +105,18 @@ class HttpOptions(TypedDict, total=False):
 
 
 class ChainOptions(TypedDict, total=False):
-    """Options of a fallback chain itself (``llmbridge.client.model_chain``)."""
+    """Options of the call beyond one model's request: a fallback chain's
+    (``llmbridge.client.model_chain``) and structured answers' retries."""
 
     restart: bool
     fallback_on: FallbackOn
     model_timeout: float | None
     """Seconds each model of the chain may take (within the call's ``timeout``): past them
     the model has failed (a ``TimeoutError`` naming it) and the next one answers."""
+    output_retries: int
+    """``complete()`` / ``run()`` with a ``response_format``: times the model that answered
+    is asked again, with the validation error, before the chain moves on or the error is
+    raised (``llmbridge.client.structured_retry``)."""
 
 
 class CountOptions(RequestOptions, HttpOptions, total=False):

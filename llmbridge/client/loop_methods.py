@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any, TypeVar, overload
 
-from ..errors import UsageError
+from ..errors import StructuredOutputError, UsageError
 from ..events import StreamEvent
 from ..hosted import ToolSearch
 from ..messages import ChatMessage, ChatResponse
@@ -18,6 +18,7 @@ from ..providers.base import Provider
 from ..structured import response_format_of
 from ..usage_errors import as_messages
 from .call_options import UNSET, FormatArg, Messages, RunOptions, Tools
+from .structured_retry import OutputTries, pop_output_retries
 from .tool_options import as_specs, hosted_tools, loop_tools
 
 if TYPE_CHECKING:
@@ -140,7 +141,9 @@ class ToolLoopMethods:
         ones get an error result the model reads; ``None``: no bound.
         The tools are read from the registry every turn (MCP servers' lists may change).
         ``tools`` may also be a list of one ``ToolRegistry`` (an MCP servers' registry) and
-        provider-run specs: ``[servers.registry, lb.ToolSearch()]``.
+        provider-run specs: ``[servers.registry, lb.ToolSearch()]``. A final structured answer
+        that does not validate is asked again (``output_retries``) or of the chain's next
+        model (``fallback_on``): ``llmbridge.client.structured_retry``.
         """
         from ..tools.loop import run_tool_loop
 
@@ -163,9 +166,17 @@ class ToolLoopMethods:
         # one budget for the whole loop: every turn shares it (tools run on its clock too)
         given["timeout"] = self._deadline(given.get("timeout", UNSET))
 
+        retries = pop_output_retries(given, structured=fmt is not None)
+        tries = OutputTries(target, retries, given.get("fallback_on"))  # the final answer's
+        last: list[EventStream] = []
+
         def turn(turns: list[ChatMessage]) -> AsyncIterator[StreamEvent]:
             offered: Any = [*registry.specs(), *hosted] if hosted else registry
-            return self.stream(target, turns, tools=offered, **given)
+            last[:] = [self.stream(tries.target, turns, tools=offered, **given)]
+            return last[0]
+
+        def on_invalid(response: ChatResponse[Any], error: StructuredOutputError) -> Any:
+            return tries.after(last[0].state.link, response, error)
 
         searcher = None
         asked = [t for t in hosted if isinstance(t, ToolSearch) and t.execution == "client"]
@@ -185,6 +196,7 @@ class ToolLoopMethods:
             response_format=fmt,
             telemetry=self.telemetry,
             client_search=searcher,
+            on_invalid=on_invalid,
             **bounds,
         )
 

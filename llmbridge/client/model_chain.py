@@ -77,8 +77,9 @@ _On: TypeAlias = (
     type[BaseException] | tuple[type[BaseException], ...] | Callable[[LLMBridgeError], bool] | None
 )
 """``FallbackOn`` as checked (a list made a tuple)."""
-CHAIN_OPTIONS = frozenset({"restart", "fallback_on", "model_timeout"})
-"""Options of a chain itself (never sent to a model)."""
+CHAIN_OPTIONS = frozenset({"restart", "fallback_on", "model_timeout", "output_retries"})
+"""Options of a chain itself, and of the call around it (never sent to a model;
+``output_retries``: ``llmbridge.client.structured_retry``)."""
 
 
 class ChainHost(Protocol):
@@ -130,7 +131,10 @@ def _links(
         if is_chain(model):
             raise UsageError(f"a fallback chain holds models, not chains: {model!r}")
         if own.keys() & CHAIN_OPTIONS:
-            raise UsageError("restart= and fallback_on= belong to the call, not to one model")
+            raise UsageError(
+                "restart=, fallback_on=, model_timeout= and output_retries= belong to the call, "
+                "not to one model"
+            )
         merged = {**options, **own}
         check(merged)
         provider, name = client.resolve(model)

@@ -10,6 +10,7 @@ from .invariants import (
     decode_collect,
     merge_deltas,
 )
+from .mcp_cassette import MCPRecorder, MCPReplay, record_mcp, replay_mcp
 from .offline import offline
 from .prepared import prepared_decoder
 from .record import Recording, RecordingTransport, record_fixture
@@ -17,6 +18,8 @@ from .replay import ReplayMismatch, ReplayTransport, replay_client
 
 __all__ = [
     "Fixture",
+    "MCPRecorder",
+    "MCPReplay",
     "Recording",
     "RecordingTransport",
     "ReplayMismatch",
@@ -30,5 +33,7 @@ __all__ = [
     "offline",
     "prepared_decoder",
     "record_fixture",
+    "record_mcp",
     "replay_client",
+    "replay_mcp",
 ]

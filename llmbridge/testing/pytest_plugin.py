@@ -20,10 +20,16 @@ Loaded through the ``pytest11`` entry point when llmbridge is installed (or with
 * Recording redacts every credential, as ``llmbridge.testing.record_fixture`` does.
 * ``embed`` / ``embed_many`` / ``rerank`` calls are recorded and replayed the same way
   (``llmbridge.testing.embed_cassettes``).
+* MCP servers the test connects (``MCPServers``, ``connect_stdio``, ...) are recorded too, in
+  the cassette's ``mcp.json``, and a replay serves them from it: no process, no ``npx``
+  (``llmbridge.testing.mcp_cassette``).
+* ``@pytest.mark.llmbridge(match_ignore=["metadata.id", "messages.*.content"])``: request fields
+  that may differ from the recording (``llmbridge.testing.matching``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
 import re
@@ -69,6 +75,10 @@ def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line(
         "markers",
         "llmbridge_cassette(*paths): the fixture folders the llmbridge_client fixture replays",
+    )
+    config.addinivalue_line(
+        "markers",
+        "llmbridge(match_ignore=[...]): request fields a replay lets differ (dotted paths)",
     )
 
 
@@ -145,7 +155,7 @@ async def _kept(
         yield event
 
 
-def _replaying(paths: list[Path]) -> tuple[Client, ReplayTransport]:
+def _replaying(paths: list[Path], ignore: list[str]) -> tuple[Client, ReplayTransport]:
     import httpx
 
     from ..client import Client
@@ -157,7 +167,7 @@ def _replaying(paths: list[Path]) -> tuple[Client, ReplayTransport]:
     providers: dict[str, dict[str, Any]] = {}
     for fixture in fixtures:
         providers.setdefault(fixture.provider, {**fixture.provider_config, "api_key": DUMMY_KEY})
-    transport = ReplayTransport(fixtures, strict=False)
+    transport = ReplayTransport(fixtures, strict=False, match_ignore=ignore)
     client = Client(
         http_client=httpx.AsyncClient(transport=transport),
         providers=providers,
@@ -166,17 +176,23 @@ def _replaying(paths: list[Path]) -> tuple[Client, ReplayTransport]:
     return client, transport
 
 
-def _save(client: Any, recorder: RecordingTransport, folder: Path) -> None:
-    from ..providers.config import ProviderConfig
+def _scrubber(client: Any, recorder: RecordingTransport) -> Any:
+    """Removes every credential the recording client and its transport saw."""
     from ..secrets import secret_scrubber
-    from .embed_cassettes import steps
-    from .fixtures import Fixture
-    from .record import replayable_config
 
     secrets = set(recorder.secrets)
     for config in client._configs.values():
         secrets |= config.secrets()
-    clean = secret_scrubber(secrets)
+    return secret_scrubber(secrets)
+
+
+def _save(client: Any, recorder: RecordingTransport, folder: Path) -> None:
+    from ..providers.config import ProviderConfig
+    from .embed_cassettes import steps
+    from .fixtures import Fixture
+    from .record import replayable_config
+
+    clean = _scrubber(client, recorder)
     count = len(recorder.recordings)
     for n, (rec, provider, request, events, operation) in enumerate(
         steps(recorder.recordings, client.calls)
@@ -205,12 +221,22 @@ def llmbridge_client(
     llmbridge_record_transport: Any,
 ) -> Iterator[Client]:
     """An ``lb.Client`` replaying this test's cassette (see the module docstring)."""
+    from .mcp_cassette import MCP_FILE, record_mcp, replay_mcp
+
     folder, steps = cassette_paths(request)
-    if steps:
-        client, transport = _replaying(steps)
-        yield client
+    marker = request.node.get_closest_marker("llmbridge")
+    ignore = list((marker.kwargs if marker else {}).get("match_ignore", ()))
+    if steps or (folder / MCP_FILE).is_file():
+        client, transport = _replaying(steps, ignore)
+        with contextlib.ExitStack() as stack:
+            mcp = None
+            if (folder / MCP_FILE).is_file():  # its MCP servers answer from the recording
+                mcp = stack.enter_context(replay_mcp(folder, match_ignore=ignore))
+            yield client
         if not _failed(request):
             transport.assert_all_played()
+            if mcp is not None:
+                mcp.assert_matched()
         return
     if not request.config.getoption("llmbridge_record"):
         marked = request.node.get_closest_marker("llmbridge_cassette") is not None
@@ -237,9 +263,13 @@ def llmbridge_client(
         providers=llmbridge_providers,
         retry=RetryPolicy(max_attempts=1),  # one HTTP request per stream: one fixture each
     )
-    yield recording
-    if recorder.recordings and not _failed(request):
-        _save(recording, recorder, folder)
+    with record_mcp() as mcp_traffic:  # and what its MCP servers answer
+        yield recording
+    if not _failed(request):
+        if recorder.recordings:
+            _save(recording, recorder, folder)
+        if mcp_traffic.servers:
+            mcp_traffic.save(folder, scrub=_scrubber(recording, recorder))
 
 
 def _failed(request: pytest.FixtureRequest) -> bool:

@@ -3,8 +3,9 @@
 ``ReplayTransport`` is an ``httpx.AsyncBaseTransport``: each incoming request is matched to the
 next unplayed fixture and checked against what was recorded (method, URL, JSON body, and the
 recorded headers — redacted ones only for presence); a mismatch raises ``ReplayMismatch`` with a
-readable diff. The body is served at its recorded chunk boundaries, or re-split with
-``chunk_size``. A fixture whose recorded attempt failed (``Fixture.error``: a read timeout, a
+readable diff that names each differing field (``match_ignore``: body fields that may
+differ, ``llmbridge.testing.matching``). The body is served at its recorded chunk boundaries,
+or re-split with ``chunk_size``. A fixture whose recorded attempt failed (``Fixture.error``: a read timeout, a
 dropped connection) fails the same way at the same place: its body, then the same httpx error
 (before any answer when ``status`` is 0). The pieces of a split embedding call are served by what they ask
 (``embed_cassettes.pick``), in any order. With ``strict=True``, ``assert_all_played()`` (also run on ``aclose``) fails
@@ -24,6 +25,7 @@ import orjson
 
 from .embed_cassettes import pick
 from .fixtures import Fixture, load_fixture
+from .matching import field_diff, without_ignored
 from .redact import REDACTED, redact_url
 
 __all__ = ["ReplayMismatch", "ReplayTransport", "replay_client"]
@@ -69,6 +71,7 @@ class ReplayTransport(httpx.AsyncBaseTransport):
         strict: bool = True,
         check_request: bool = True,
         chunk_size: int | None = None,
+        match_ignore: Sequence[str] = (),
     ) -> None:
         items = (
             fixtures
@@ -79,6 +82,8 @@ class ReplayTransport(httpx.AsyncBaseTransport):
         self.strict = strict
         self.check_request = check_request
         self.chunk_size = chunk_size
+        self.match_ignore = list(match_ignore)
+        """Body fields that may differ (``llmbridge.testing.matching``)."""
         self.played = 0
 
     async def handle_async_request(self, request: httpx.Request) -> httpx.Response:
@@ -121,11 +126,14 @@ class ReplayTransport(httpx.AsyncBaseTransport):
             body = orjson.loads(request.content) if request.content else None
         except orjson.JSONDecodeError:
             body = request.content.decode("utf-8", "replace")
-        if body != recorded.get("body"):
+        expected = without_ignored(recorded.get("body"), self.match_ignore)
+        body = without_ignored(body, self.match_ignore)
+        if body != expected:
+            fields = field_diff(expected, body)
             diff = difflib.unified_diff(
-                _pretty(recorded.get("body")), _pretty(body), "recorded", "sent", lineterm=""
+                _pretty(expected), _pretty(body), "recorded", "sent", lineterm=""
             )
-            problems.append("body differs:\n" + "\n".join(diff))
+            problems.append("body differs:\n" + "\n".join([*fields, *diff]))
         if problems:
             raise ReplayMismatch(
                 f"request does not match fixture {fixture.name}:\n" + "\n".join(problems)

@@ -22,7 +22,9 @@ Rules:
 * A turn without tool calls is the final answer: the loop ends, ``stop_reason == "final"``.
   With a ``response_format`` its ``response.parsed`` is the validated value (else the loop
   raises ``StructuredOutputError``, as ``complete()`` does); turns that call tools are not
-  parsed.
+  parsed. ``on_invalid`` (``run()``'s ``output_retries`` / ``fallback_on``:
+  ``llmbridge.client.structured_retry``) may instead give the messages that replace the
+  invalid answer, and the loop asks again.
 * Step limit: after ``max_steps`` turns the loop ends even if the last turn called tools.
   Those calls are still executed and their results yielded and appended, so ``loop.messages``
   is a valid conversation the app can continue with another run; ``stop_reason ==
@@ -41,7 +43,7 @@ from typing import Any, Generic, Literal, Protocol, TypeAlias, runtime_checkable
 
 from typing_extensions import TypeVar
 
-from ..errors import UsageError
+from ..errors import StructuredOutputError, UsageError
 from ..events import StreamEvent
 from ..messages import ChatMessage, ChatResponse
 from ..request import ResponseFormat
@@ -59,6 +61,10 @@ __all__ = ["LoopEvent", "StreamTurn", "ToolLoop", "run_tool_loop"]
 
 StreamTurn: TypeAlias = Callable[[list[ChatMessage]], AsyncIterator[StreamEvent]]
 """Streams one model turn for the given conversation."""
+OnInvalid: TypeAlias = Callable[
+    [ChatResponse[Any], StructuredOutputError], "list[ChatMessage] | None"
+]
+"""What replaces a final answer that did not validate (``None``: raise the error)."""
 
 
 @runtime_checkable
@@ -92,6 +98,7 @@ class ToolLoop(Generic[ParsedT]):
         client_search: ClientSearch | None = None,
         max_parallel_tools: int | None = INHERIT,
         max_tool_calls: int | None = INHERIT,
+        on_invalid: OnInvalid | None = None,
     ) -> None:
         if max_steps < 1:
             raise UsageError(f"max_steps must be at least 1, got {max_steps}")
@@ -114,6 +121,7 @@ class ToolLoop(Generic[ParsedT]):
         self._format = response_format
         self._telemetry = telemetry
         self._search = client_search
+        self._on_invalid = on_invalid
         self._bounds = {  # checked now: a bad bound fails before the first turn
             "max_parallel_tools": bound(max_parallel_tools, INHERIT, "max_parallel_tools"),
             "max_tool_calls": bound(max_tool_calls, INHERIT, "max_tool_calls"),
@@ -166,6 +174,22 @@ class ToolLoop(Generic[ParsedT]):
             self.response = acc.response()
         self.messages.append(self.response.message)
 
+    def _parsed(self) -> bool:
+        """The final answer, typed (else ``StructuredOutputError``); ``False``: ``on_invalid``
+        put the messages to ask again with in place of the invalid answer."""
+        assert self.response is not None and self._format is not None
+        provider = self._provider or "unknown"
+        try:
+            self.response.parsed = parse_response(self.response, self._format, provider=provider)
+            return True
+        except StructuredOutputError as exc:
+            instead = self._on_invalid(self.response, exc) if self._on_invalid else None
+            if instead is None:
+                raise
+            self.messages[-1:] = instead
+            self.stop_reason = None
+            return False
+
     async def _run(self) -> AsyncGenerator[LoopEvent, None]:
         while True:
             turn = ToolLoop._turn(self)  # ``self`` is the weak proxy: keep it so
@@ -193,11 +217,8 @@ class ToolLoop(Generic[ParsedT]):
                     continue
             if not calls:
                 self.stop_reason = "final"
-                if self._format is not None:  # the answer, typed (StructuredOutputError)
-                    provider = self._provider or "unknown"
-                    self.response.parsed = parse_response(
-                        self.response, self._format, provider=provider
-                    )
+                if self._format is not None and not self._parsed():
+                    continue  # asked again (``on_invalid``): the same model, or the next
                 return
             results = await self.registry.execute_all(
                 calls,
@@ -228,6 +249,7 @@ def run_tool_loop(
     client_search: ClientSearch | None = None,
     max_parallel_tools: int | None = INHERIT,
     max_tool_calls: int | None = INHERIT,
+    on_invalid: OnInvalid | None = None,
 ) -> ToolLoop[Any]:
     """Run the tool loop; iterate the result with ``async for`` (see module rules)."""
     return ToolLoop(
@@ -243,4 +265,5 @@ def run_tool_loop(
         client_search=client_search,
         max_parallel_tools=max_parallel_tools,
         max_tool_calls=max_tool_calls,
+        on_invalid=on_invalid,
     )

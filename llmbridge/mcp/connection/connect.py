@@ -28,6 +28,8 @@ Rules:
 * ``elicit=``, ``roots=``, ``on_progress=`` and ``log_level=`` (``llmbridge.mcp.connection.interact``:
   elicitation, roots, progress and logs) become ``ClientSession`` callbacks; a server's log
   messages always reach the ``llmbridge.mcp`` logger, scrubbed.
+* The transport's streams pass ``traffic.hooked_streams`` first: a test's recording may wrap
+  them (record) or stand in for them, no server started (replay: ``llmbridge.testing``).
 * ``session_options`` reach the SDK's ``ClientSession`` (``sampling_callback``,
   ``message_handler``, ...): how ``connect_mcp_servers`` answers sampling and hears
   ``tools/list_changed``.
@@ -64,6 +66,7 @@ from .http_auth import http_auth
 from .interact import Interaction
 from .processes import ServerProcesses
 from .progress import LogLevel, ProgressCallback
+from .traffic import hooked_streams
 
 __all__ = ["DEFAULT_TIMEOUT", "connect_http", "connect_stdio", "remote_boundary"]
 
@@ -94,7 +97,8 @@ async def _session(
     try:
         async with contextlib.AsyncExitStack() as stack:
             try:
-                opened = await stack.enter_async_context(streams)
+                server = boundary.name or boundary.where  # a test's recording may stand in
+                opened = await stack.enter_async_context(hooked_streams(server, streams, scrub))
                 if before_stop is not None:  # runs before the transport stops the server
                     stack.callback(before_stop)
                 read, write = opened[0], opened[1]
