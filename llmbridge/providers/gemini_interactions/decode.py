@@ -53,12 +53,15 @@ _loads = orjson.loads
 
 
 class _Step:
-    __slots__ = ("call", "data", "text")
+    __slots__ = ("arguments", "call", "data", "streamed", "text")
 
     def __init__(self, data: dict[str, Any]) -> None:
         self.data = data
         self.call: ToolCall | None = None
         self.text: list[str] = []
+        self.arguments: Any = None
+        """A call's ``arguments`` object sent whole (used unless argument deltas came)."""
+        self.streamed = False
 
 
 class InteractionsDecoder(BaseDecoder):
@@ -169,8 +172,7 @@ class InteractionsDecoder(BaseDecoder):
         kind = data.get("type")
         if kind == "function_call":
             self._open_call(step, data, out)
-            if type(data.get("arguments")) is dict:
-                self._calls.add(step.call, orjson.dumps(data["arguments"]).decode(), out)  # type: ignore[arg-type]
+            step.arguments = data.get("arguments")
         elif kind == "thought":
             self._thought(data, out)
         elif kind == "model_output":
@@ -242,6 +244,7 @@ class InteractionsDecoder(BaseDecoder):
             self._open_call(step, {**step.data, **delta}, out)
         text = delta.get("arguments")
         if type(text) is str:
+            step.streamed = True
             self._calls.add(step.call, text, out)  # type: ignore[arg-type]
 
     def _call_delta(self, step: _Step, delta: dict[str, Any], out: list[StreamEvent]) -> None:
@@ -254,7 +257,7 @@ class InteractionsDecoder(BaseDecoder):
         if type(name) is str and name:
             self._calls.name(call, name, out)
         if type(delta.get("arguments")) is dict:
-            self._calls.add(call, orjson.dumps(delta["arguments"]).decode(), out)
+            step.arguments = delta["arguments"]
 
     def _step_stop(self, obj: dict[str, Any], out: list[StreamEvent]) -> None:
         self._close_step(obj["index"], out)
@@ -269,6 +272,8 @@ class InteractionsDecoder(BaseDecoder):
         kind = step.data.get("type")
         self._last_step = kind if type(kind) is str else None
         if step.call is not None:
+            if not step.streamed and type(step.arguments) is dict and step.arguments:
+                self._calls.add(step.call, orjson.dumps(step.arguments).decode(), out)
             self._calls.end(step.call, out)
         elif kind not in _OWN_STEPS:
             out.append(ProviderItem(step.data, self.provider))
