@@ -57,7 +57,9 @@ def _step(draw: st.DrawFn, index: int, calls: list[str]) -> list[Any]:
         result = it.CodeExecutionResultStep(call_id=f"ce_{index - 1}", result=draw(_text))
         return [it.StepStart(index=index, step=result)]
     code = draw(_text)
-    call = it.CodeExecutionCallStep(id=f"ce_{index}", arguments={"code": code, "language": "python"})
+    call = it.CodeExecutionCallStep(
+        id=f"ce_{index}", arguments={"code": code, "language": "python"}
+    )
     return [it.StepStart(index=index, step=call)]
 
 

@@ -40,7 +40,9 @@ def _sdk_sent(body: dict[str, Any]) -> dict[str, Any]:
 
     http = httpx.Client(transport=httpx.MockTransport(handler))
     client = genai.Client(api_key="k", http_options=types.HttpOptions(httpx_client=http))
-    list(client.interactions.create(**{k: v for k, v in body.items() if k != "stream"}, stream=True))
+    list(
+        client.interactions.create(**{k: v for k, v in body.items() if k != "stream"}, stream=True)
+    )
     sent: dict[str, Any] = json.loads(seen[0].content)
     return sent
 

@@ -69,14 +69,19 @@ def test_a_resume_from_elsewhere_starts_after_the_id_it_was_given(
     cut = stops[0] + 1
     whole, _ = decode_collect(_decoder(), [sse(stream)])
     head, _ = decode_collect_open(_decoder(), stream[:cut])
-    fresh = InteractionsDecoder(provider=PROVIDER, response_id=INTERACTION_ID, after=f"evt_{cut - 1}")
+    fresh = InteractionsDecoder(
+        provider=PROVIDER, response_id=INTERACTION_ID, after=f"evt_{cut - 1}"
+    )
     rest, error = decode_collect(fresh, [sse(stream[cut - 1 :])])  # the last one sent again
     assert error is None
     start, *tail = rest
     assert isinstance(start, lb.StreamStart) and start.response_id == INTERACTION_ID
     got, want = accumulate(head + tail), accumulate(whole)  # a fresh decoder numbers its calls
     assert (got.text, got.reasoning, got.finish_reason, got.usage) == (
-        want.text, want.reasoning, want.finish_reason, want.usage
+        want.text,
+        want.reasoning,
+        want.finish_reason,
+        want.usage,
     )
     assert [(c.id, c.name, c.arguments) for c in got.tool_calls] == [
         (c.id, c.name, c.arguments) for c in want.tool_calls
@@ -162,7 +167,9 @@ class Background:
             after = request.url.params.get("last_event_id")
             start = 0 if after is None else int(after.removeprefix("evt_")) + 1
             events = self.events[start:]
-        return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=sse(events))
+        return httpx.Response(
+            200, headers={"content-type": "text/event-stream"}, content=sse(events)
+        )
 
 
 def _text_stream() -> list[dict[str, Any]]:
