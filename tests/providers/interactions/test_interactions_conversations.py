@@ -159,3 +159,22 @@ def test_a_conversation_carries_over_from_and_to_interactions() -> None:
     )
     assert [s["type"] for s in body["input"]] == ["user_input", "function_call", "function_result"]
     assert any("from gemini" in w for w in warnings) and strays(body) == []
+
+
+async def test_models_are_the_gemini_apis_and_tokens_cannot_be_counted() -> None:
+    listing = {"models": [{"name": "models/gemini-3-flash-preview", "inputTokenLimit": 10}]}
+    seen: list[httpx.Request] = []
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        seen.append(request)
+        return httpx.Response(200, json=listing)
+
+    http = httpx.AsyncClient(transport=httpx.MockTransport(handler))
+    async with lb.Client(http_client=http, providers=KEYS) as client:
+        models = await client.list_models("gemini-interactions")
+        with pytest.raises(lb.ConfigurationError, match="token-counting"):
+            await client.count_tokens(MODEL, "hi")
+    assert [(m.id, m.provider) for m in models] == [
+        ("gemini-3-flash-preview", "gemini-interactions")
+    ]
+    assert seen[0].url.path == "/v1/models" and seen[0].headers["x-goog-api-key"] == "AIza-test"
