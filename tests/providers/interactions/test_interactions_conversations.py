@@ -178,3 +178,28 @@ async def test_models_are_the_gemini_apis_and_tokens_cannot_be_counted() -> None
         ("gemini-3-flash-preview", "gemini-interactions")
     ]
     assert seen[0].url.path == "/v1/models" and seen[0].headers["x-goog-api-key"] == "AIza-test"
+
+
+async def test_an_error_event_midway_is_typed_with_the_partial_kept() -> None:
+    events = [
+        {
+            "event_type": "interaction.created",
+            "interaction": {"id": "v1_e", "status": "in_progress"},
+        },
+        {"event_type": "step.start", "index": 0, "step": {"type": "model_output"}},
+        {"event_type": "step.delta", "index": 0, "delta": {"type": "text", "text": "Half an"}},
+        {"event_type": "error", "error": {"code": "INTERNAL", "message": "backend died"}},
+    ]
+    body = sse(events)
+    http = httpx.AsyncClient(
+        transport=httpx.MockTransport(
+            lambda r: httpx.Response(
+                200, headers={"content-type": "text/event-stream"}, content=body
+            )
+        )
+    )
+    async with lb.Client(http_client=http, providers=KEYS) as client:
+        with pytest.raises(lb.ServerError, match="backend died") as caught:
+            await client.complete(MODEL, "Go")
+    assert caught.value.partial is not None and caught.value.partial.text == "Half an"
+    assert "AIza-test" not in str(caught.value) + repr(caught.value)
