@@ -9,9 +9,10 @@ from .decode import GeminiDecoder
 from .errors import map_http_error, stream_error
 from .hosted import GEMINI_TOOLS, VERTEX_TOOLS, encode_hosted
 from .model_list import parse_model_list
-from .provider import GeminiProvider, VertexProvider, create, create_vertex
+from .provider import GEMINI_BASE_URL, GeminiProvider, VertexProvider, create, create_vertex
 
 __all__ = [
+    "GEMINI_BASE_URL",
     "GEMINI_TOOLS",
     "VERTEX_TOOLS",
     "GeminiDecoder",

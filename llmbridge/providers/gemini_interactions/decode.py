@@ -116,6 +116,13 @@ class InteractionsDecoder(BaseDecoder):
             self.after = event_id
         self._events += 1
         kind = obj.get("event_type")
+        if kind == "step.delta" and self._started and "metadata" not in obj:  # the hot path
+            delta, step = obj.get("delta"), self._steps.get(obj.get("index"))  # type: ignore[arg-type]
+            if step is not None and delta.__class__ is dict and delta.get("type") == "text":
+                text = delta.get("text")
+                if text.__class__ is str and len(delta) == 2:
+                    step.text.append(text)
+                    return [TextDelta(text)] if text else []
         handler = _HANDLERS.get(kind if type(kind) is str else event)
         out: list[StreamEvent] = []
         if handler is None:

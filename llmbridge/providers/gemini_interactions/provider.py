@@ -31,7 +31,13 @@ from ...request import ChatRequest
 from ...secrets import Secret
 from ..base import Capabilities, HttpRequest
 from ..config import ProviderConfig
-from ..gemini import GEMINI_TOOLS, VERTEX_TOOLS, map_http_error, parse_model_list
+from ..gemini import (
+    GEMINI_BASE_URL,
+    GEMINI_TOOLS,
+    VERTEX_TOOLS,
+    map_http_error,
+    parse_model_list,
+)
 from ..hosts.google import vertex_location, vertex_origin
 from ..option_names import declare_options
 from ..prepared import Prepared
@@ -49,7 +55,6 @@ __all__ = [
 
 API_REVISION = "2026-05-20"
 """The ``Api-Revision`` header: the Interactions schema this provider speaks."""
-GEMINI_BASE_URL = "https://generativelanguage.googleapis.com"
 _VERSIONED = re.compile(r"/v\d+(?:alpha|beta)?\d*$")
 
 
