@@ -209,3 +209,31 @@ def test_both_prefixes_are_registered_with_gemini_and_vertex_options() -> None:
     assert provider.name == "gemini-interactions"
     with pytest.raises(lb.ConfigurationError, match="api_versoin"):
         lb.Client(providers={"gemini-interactions": {"api_key": "k", "api_versoin": "v1"}})
+
+
+def test_documents_audio_and_images_in_tool_results_are_typed_contents() -> None:
+    from llmbridge.parts import AudioPart, DocumentPart
+
+    pdf = DocumentPart(data=b"%PDF-1.4", media_type="application/pdf")
+    wav = AudioPart(url="data:audio/wav;base64,UklGRg==")
+    shot = ImagePart(data=PNG, media_type="image/png")
+    call = ToolCallPart(id="fc_9", name="screenshot", arguments={})
+    messages = [
+        lb.ChatMessage.user("Read these.", pdf, wav),
+        lb.ChatMessage(role="assistant", content=[call]),
+        lb.ChatMessage.tool_result("fc_9", [lb.TextPart(text="here"), shot]),
+    ]
+    body, warnings = build_body(
+        lb.ChatRequest(model="gemini-3-flash-preview", messages=messages), provider=PROVIDER
+    )
+    assert strays(body) == [] and warnings == []
+    contents = body["input"][0]["content"]
+    assert contents[1] == {
+        "type": "document",
+        "data": "JVBERi0xLjQ=",
+        "mime_type": "application/pdf",
+    }
+    assert contents[2] == {"type": "audio", "data": "UklGRg==", "mime_type": "audio/wav"}
+    result = body["input"][2]
+    assert result["name"] == "screenshot"
+    assert [c["type"] for c in result["result"]] == ["text", "image"]
