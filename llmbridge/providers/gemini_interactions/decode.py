@@ -108,21 +108,13 @@ class InteractionsDecoder(BaseDecoder):
             raise self._fail(
                 f"Interactions sent a {type(obj).__name__} where an event was expected"
             )
-        event_id = obj.get("event_id")
-        if type(event_id) is str and event_id:
-            if event_id in self._seen:
-                return []  # sent again by a resumed stream: decoded already
-            self._seen.add(event_id)
-            self.after = event_id
-        self._events += 1
+        if self._repeated(obj.get("event_id")):
+            return []  # sent again by a resumed stream: decoded already
         kind = obj.get("event_type")
         if kind == "step.delta" and self._started and "metadata" not in obj:  # the hot path
-            delta, step = obj.get("delta"), self._steps.get(obj.get("index"))  # type: ignore[arg-type]
-            if step is not None and delta.__class__ is dict and delta.get("type") == "text":
-                text = delta.get("text")
-                if text.__class__ is str and len(delta) == 2:
-                    step.text.append(text)
-                    return [TextDelta(text)] if text else []
+            fast = self._plain_text(obj)
+            if fast is not None:
+                return fast
         handler = _HANDLERS.get(kind if type(kind) is str else event)
         out: list[StreamEvent] = []
         if handler is None:
@@ -139,6 +131,27 @@ class InteractionsDecoder(BaseDecoder):
                 f"Interactions sent an event of an unexpected shape: {data[:160]!r}"
             ) from exc
         return out
+
+    def _repeated(self, event_id: Any) -> bool:
+        """Whether ``event_id`` was decoded before (else it becomes the last one)."""
+        self._events += 1
+        if type(event_id) is str and event_id:
+            if event_id in self._seen:
+                return True
+            self._seen.add(event_id)
+            self.after = event_id
+        return False
+
+    def _plain_text(self, obj: dict[str, Any]) -> list[StreamEvent] | None:
+        """A ``text`` delta of an open step and nothing else, or ``None`` (read carefully)."""
+        delta, step = obj.get("delta"), self._steps.get(obj.get("index"))  # type: ignore[arg-type]
+        if step is None or delta.__class__ is not dict or delta.get("type") != "text":
+            return None
+        text = delta.get("text")
+        if text.__class__ is not str or len(delta) != 2:
+            return None
+        step.text.append(text)
+        return [TextDelta(text)] if text else []
 
     def _fail(self, message: str) -> MalformedStreamError:
         self._error = error = MalformedStreamError(message, provider=self.provider)
