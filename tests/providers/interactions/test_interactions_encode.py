@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 import httpx
+import orjson
 import pytest
 from pydantic import BaseModel
 
@@ -237,3 +238,38 @@ def test_documents_audio_and_images_in_tool_results_are_typed_contents() -> None
     result = body["input"][2]
     assert result["name"] == "screenshot"
     assert [c["type"] for c in result["result"]] == ["text", "image"]
+
+
+def test_a_token_provider_replaces_the_key_on_both_hosts() -> None:
+    def token() -> str:
+        return "ya29.from-provider"
+
+    for factory, options in ((create, {}), (create_vertex, {"project": "p", "location": "global"})):
+        config = lb.ProviderConfig.from_mapping({"token_provider": token, **options})
+        provider = factory(config)
+        http = provider.build_request(
+            lb.ChatRequest(model="gemini-2.5-flash", messages=[lb.ChatMessage.user("hi")])
+        )
+        assert http.auth is not None
+        assert "x-goog-api-key" not in http.headers and "authorization" not in http.headers
+        assert provider.resume_request("v1_a", after=None).auth is http.auth
+
+
+def test_a_whole_interaction_body_decodes_to_the_streams_events() -> None:
+    from llmbridge.providers.gemini_interactions import WholeInteractionDecoder
+
+    body = {
+        "id": "v1_w", "status": "requires_action", "model": "gemini-3-flash-preview",
+        "steps": [
+            {"type": "thought", "signature": "c2ln"},
+            {"type": "function_call", "id": "fc", "name": "f", "arguments": {"x": 1}},
+        ],
+        "usage": {"total_input_tokens": 2, "total_output_tokens": 1},
+    }  # fmt: skip
+    decoder = WholeInteractionDecoder(provider=PROVIDER)
+    text = orjson.dumps(body).decode()
+    assert decoder.feed("", text[:10]) == [] and decoder.feed("", text[10:]) == []
+    events = decoder.close()
+    end = next(e for e in events if isinstance(e, lb.ToolCallEnd))
+    assert (end.id, end.arguments) == ("fc", {"x": 1})
+    assert events[-1] == lb.Finish("tool_calls", "requires_action", lb.Usage(2, 1))
