@@ -216,3 +216,18 @@ def test_client_resume_takes_the_interactions_event_id() -> None:
     assert "".join(e.text for e in events if isinstance(e, lb.TextDelta)) == " three four"
     assert [type(e) for e in events].count(lb.Finish) == 1
     assert server.requests[0].url.params["last_event_id"] == "evt_3"
+
+
+@pytest.mark.anyio
+async def test_leaving_a_background_stream_early_cancels_the_interaction() -> None:
+    server = Background(_text_stream(), cut=len(_text_stream()))
+    http = httpx.AsyncClient(transport=httpx.MockTransport(server))
+    async with lb.Client(http_client=http, providers=KEYS) as client:
+        stream = client.stream(MODEL, "Count.", background=True, cancel_on_close=True)
+        async with stream:
+            async for event in stream:
+                if isinstance(event, lb.TextDelta):
+                    break
+    cancel = server.requests[-1]
+    assert (cancel.method, cancel.url.path) == ("POST", f"/v1/interactions/{INTERACTION_ID}/cancel")
+    assert cancel.headers["x-goog-api-key"] == "AIza-test"
