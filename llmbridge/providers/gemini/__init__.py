@@ -6,7 +6,7 @@ helpers ``gemini-interactions:`` / ``vertex-interactions:`` reuse (errors, hoste
 """
 
 from .decode import GeminiDecoder
-from .errors import map_http_error, stream_error
+from .errors import map_http_error
 from .hosted import GEMINI_TOOLS, VERTEX_TOOLS, encode_hosted
 from .model_list import parse_model_list
 from .provider import GEMINI_BASE_URL, GeminiProvider, VertexProvider, create, create_vertex
@@ -23,5 +23,4 @@ __all__ = [
     "encode_hosted",
     "map_http_error",
     "parse_model_list",
-    "stream_error",
 ]

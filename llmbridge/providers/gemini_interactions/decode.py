@@ -42,7 +42,7 @@ from ...errors import LLMBridgeError, MalformedStreamError, StreamTruncatedError
 from ...events import Finish, ProviderItem, ReasoningDelta, StreamEvent, StreamStart, TextDelta
 from ...tool_calls import ToolCall, ToolCallLedger
 from ..base import BaseDecoder, ResumePoint
-from ..gemini import stream_error
+from .errors import stream_error
 from .finish_reasons import map_finish_reason
 from .hosted import StepViews, image
 from .usage import convert_usage

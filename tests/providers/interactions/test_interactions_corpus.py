@@ -106,3 +106,25 @@ def test_a_stream_cut_before_its_end_is_truncated_with_what_arrived(entry: dict[
 def test_whole_interactions_match_the_sdk(entry: dict[str, Any]) -> None:
     events = interaction_events(orjson.loads(corpus.body(entry)), provider=PROVIDER)
     _compare(entry, events, stream=False)
+
+
+def _errors() -> list[Any]:
+    if not corpus.present():
+        return corpus.params([])
+    return [p for p in corpus.entries("J_err") if p.values[0]["api"] == "gemini.interactions"]
+
+
+@pytest.mark.parametrize("entry", _errors())
+def test_recorded_error_bodies_are_the_sdks_error_classes(entry: dict[str, Any]) -> None:
+    import llmbridge as lb
+    from llmbridge.providers.gemini_interactions import create
+    from llmbridge.providers.gemini_interactions.errors import stream_error
+
+    want = corpus.expected(entry)
+    assert want is not None
+    provider = create(lb.ProviderConfig.from_mapping({"api_key": "k"}))
+    body = corpus.body(entry)
+    error = provider.map_error(status=entry["status_code"], headers={}, body=body)
+    assert type(error).__name__ == want["sdk_exception"] and error.status == want["status_code"]
+    event = {"event_type": "error", **orjson.loads(body)}  # the same object as an error event
+    assert type(stream_error(provider=PROVIDER, error=event)) is type(error)
