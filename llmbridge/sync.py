@@ -168,7 +168,7 @@ class SyncClient(SyncEmbedMethods):
         model: ModelRef,
         response_id: str,
         *,
-        after: int | None = None,
+        after: int | str | None = None,
         **options: Unpack[HttpOptions],
     ) -> SyncEventStream:
         """``Client.resume``, blocking: the rest of a background response's events."""

@@ -281,7 +281,7 @@ class Client(ToolLoopMethods, QueryMethods, EmbedMethods):
         model: ModelRef,
         response_id: str,
         *,
-        after: int | None = None,
+        after: int | str | None = None,
         **options: Unpack[HttpOptions],
     ) -> EventStream:
         """Continue the stream of ``response_id``, a background response (``background=True``)

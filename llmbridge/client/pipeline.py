@@ -186,7 +186,7 @@ def open_resumed(
     provider: Provider,
     model: str,
     response_id: str,
-    after: int | None,
+    after: int | str | None,
     config: CallConfig,
     state: StreamState | None = None,
 ) -> AsyncIterator[StreamEvent]:
@@ -195,9 +195,10 @@ def open_resumed(
         raise unsupported_option(
             "background", provider=provider.name, model=model, label="resuming a response"
         )
-    if after is not None and (isinstance(after, bool) or not isinstance(after, int) or after < 0):
+    if after is not None and not _event_ref(after):
         raise UsageError(
-            f"after= takes the number of an event (an int >= 0) or None, not {after!r}"
+            f"after= takes the number of an event (an int >= 0), its id (a non-empty str, "
+            f"the Interactions API's event_id) or None, not {after!r}"
         )
     if not isinstance(response_id, str) or not response_id:
         raise UsageError(f"response_id= takes the response's id (a str), not {response_id!r}")
@@ -216,6 +217,13 @@ def open_resumed(
         state=state,
         resume=_resume(provider, config, resuming=ResumePoint(response_id, after)),
     )
+
+
+def _event_ref(after: object) -> bool:
+    """Whether ``after`` names an event: a number >= 0 or a non-empty id."""
+    if isinstance(after, str):
+        return bool(after)
+    return isinstance(after, int) and not isinstance(after, bool) and after >= 0
 
 
 def _resume(

@@ -285,8 +285,9 @@ class ResumePoint:
 
     response_id: str
     """The server's id of the response (``StreamStart.response_id``)."""
-    after: int | None
-    """The number of the last event decoded (``None``: none yet; a resume starts at the
+    after: int | str | None
+    """The number of the last event decoded, or its id where the provider names events by id
+    (the Interactions API's ``event_id``) (``None``: none yet; a resume starts at the
     beginning)."""
     complete: bool = False
     """Whether the provider's terminal event came (nothing is left to resume)."""
@@ -320,7 +321,7 @@ class Resumable(Protocol):
     ``ChatRequest.background`` asks for it; ``Client.resume`` and the transport's resumption
     use it (``llmbridge.stream.resume``). Providers without it refuse ``background=True``."""
 
-    def resume_request(self, response_id: str, *, after: int | None) -> HttpRequest:
+    def resume_request(self, response_id: str, *, after: int | str | None) -> HttpRequest:
         """The request that streams the events of ``response_id`` after event ``after``
         (``None``: from its first event)."""
         ...
@@ -329,7 +330,7 @@ class Resumable(Protocol):
         """The request that stops ``response_id`` on the server."""
         ...
 
-    def resume_decoder(self, *, response_id: str, after: int | None) -> Decoder:
+    def resume_decoder(self, *, response_id: str, after: int | str | None) -> Decoder:
         """A decoder for a stream ``resume_request`` opens, from no event of its own before
         (``Client.resume`` from another process); a ``ResumableDecoder``."""
         ...

@@ -42,8 +42,15 @@ COMMON_OPTIONS = frozenset(
 ``token_timeout``: seconds a ``token_provider`` call may take)."""
 
 OPTION_PROVIDERS: dict[str, tuple[str, ...]] = {
-    # the Responses API's background mode (providers/openai_responses/resume.py)
-    "background": ("openai-responses", "azure-responses", "bedrock-mantle-responses"),
+    # the Responses API's background mode (providers/openai_responses/resume.py) and
+    # Gemini's Interactions API (providers/gemini_interactions/provider.py)
+    "background": (
+        "openai-responses",
+        "azure-responses",
+        "bedrock-mantle-responses",
+        "gemini-interactions",
+        "vertex-interactions",
+    ),
 }
 """Call options only some providers honour → the built-in providers that do."""
 

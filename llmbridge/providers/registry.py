@@ -48,6 +48,8 @@ _BUILTINS: dict[str, _Builtin] = {
     "anthropic-compatible": _Builtin("llmbridge.providers.anthropic.compatible", "create"),
     "gemini": _Builtin("llmbridge.providers.gemini", "create"),
     "vertex": _Builtin("llmbridge.providers.gemini", "create_vertex"),
+    "gemini-interactions": _Builtin("llmbridge.providers.gemini_interactions", "create"),
+    "vertex-interactions": _Builtin("llmbridge.providers.gemini_interactions", "create_vertex"),
     "bedrock": _Builtin("llmbridge.providers.bedrock", "create"),
     "anthropic-bedrock": _Builtin("llmbridge.providers.anthropic_clouds.bedrock", "create"),
     "anthropic-vertex": _Builtin("llmbridge.providers.anthropic_clouds.vertex", "create"),

@@ -41,6 +41,7 @@ EXTRA_CONFIG: dict[str, dict[str, Any]] = {
     "openai-compatible": {"base_url": "http://127.0.0.1:9/v1"},
     "anthropic-compatible": {"base_url": "http://127.0.0.1:9"},
     "vertex": {"project": "demo-project", "location": "global"},
+    "vertex-interactions": {"project": "demo-project", "location": "global"},
     "bedrock": {"region": "us-east-1"},
     "azure-responses": {"base_url": "https://contoso.openai.azure.com"},
     "bedrock-mantle": {"region": "us-east-1"},
