@@ -41,7 +41,7 @@ async def _call(case: Case, **options: Any) -> tuple[lb.ChatResponse[Any], bytes
                 stream=False,
                 **options,
             )
-    (head, body), = seen
+    ((head, body),) = seen
     return response, head, orjson.loads(body) if body else None
 
 
