@@ -127,6 +127,11 @@ def plan_request(
     if request.stream is False:  # a whole answer: a provider without one refuses it here
         from ..providers.whole import require_whole
 
+        if request.background:
+            raise UsageError(
+                "background=True streams a response the server keeps (and resumes it); "
+                "stream=False asks for one whole answer: use one or the other"
+            )
         require_whole(prepared, provider=provider.name, model=request.model)
     http = with_headers(prepared.http, headers)
     wrap = planned.wrap
