@@ -20,6 +20,7 @@ import llmbridge as lb
 from llmbridge.providers import ProviderConfig, create_provider
 from llmbridge.providers.registry import available_providers
 from llmbridge.providers.whole import whole_response
+from llmbridge.testing import check_invariants, decode_collect
 from tests import corpus
 
 CHAT = ("openai.chat.completions", "openai_compatible.chat.completions")
@@ -195,6 +196,9 @@ def test_every_whole_body_reads_as_the_sdk_reads_it(entry: dict[str, Any]) -> No
         pytest.skip(f"out of scope: {OUT_OF_SCOPE[entry['api']]}")
     want = corpus.expected(entry)
     raw = corpus.body(entry)
+    decoder = _provider(name).prepare(REQUEST).new_decoder()
+    events, error = decode_collect(decoder, [raw], framing="whole")
+    check_invariants(events, complete=error is None)  # the events themselves, as for streams
     try:
         got = whole_response(_provider(name), REQUEST, raw)
     except lb.LLMBridgeError as exc:
