@@ -298,7 +298,7 @@ def _error_provider(entry: dict[str, Any]) -> str | None:
 def test_every_error_body_is_a_typed_error(entry: dict[str, Any]) -> None:
     name = _error_provider(entry)
     if name is None:
-        pytest.skip(f"{entry['api']}: not a chat API (its own suite reads it)")
+        pytest.skip(f"{entry['api']}: an API llmbridge does not call (Cohere v1), or not chat")
     status = entry.get("status_code") or 400  # vercel/ai kept no status: read as a 400
     headers = entry.get("response_headers") or {}
     error = _provider(name).map_error(status=status, headers=headers, body=corpus.body(entry))
