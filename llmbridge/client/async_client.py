@@ -356,7 +356,8 @@ class Client(ToolLoopMethods, QueryMethods, EmbedMethods):
         ``parsed`` holds the validated value (else ``StructuredOutputError``: the next model
         answers in a chain whose ``fallback_on`` names it; ``output_retries=N``: the same model
         is first asked again with the validation error, ``client.structured_retry``), typed
-        ``ChatResponse[Recipe]``. ``timeout``: as for ``stream``."""
+        ``ChatResponse[Recipe]``. ``timeout``: as for ``stream``; ``stream=False``: a whole
+        answer (docs/whole-responses.md)."""
         fmt = None if response_format is None else response_format_of(response_format)
         given: dict[str, Any] = dict(options)
         return await complete_turns(

@@ -10,7 +10,9 @@ Rules:
   loop stamps them on the stream's ``StreamStart`` (with the request id and rate limit read from
   the response head by ``read_rate_limit``), the one place a ``StreamStart`` is stamped.
 * ``framing``: how the body is framed: ``sse`` (httpx-sse), ``aws-eventstream`` (AWS event-stream
-  messages), ``ndjson`` (one JSON value per line) or ``json`` (one whole JSON answer).
+  messages), ``ndjson`` (one JSON value per line), ``whole`` (a whole chat answer,
+  ``ChatRequest.stream=False``: its decoder's ``feed_frame`` is given the parsed body once) or
+  ``json`` (one whole JSON answer, the item itself: a model list).
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Framing", "Prepared"]
 
-Framing: TypeAlias = Literal["sse", "aws-eventstream", "ndjson", "json", "json-answer"]
+Framing: TypeAlias = Literal["sse", "aws-eventstream", "ndjson", "whole", "json", "json-answer"]
 
 
 @dataclass(frozen=True, slots=True)
