@@ -2,7 +2,8 @@
 
 Rules: one table entry per op type; every chunk is a JSON object the ``ai`` package's schema
 accepts (checked by tests/ui against the package itself). llmbridge data with no chunk of its
-own rides in ``providerMetadata["llmbridge"]`` (reasoning signatures, tool-call provider data)
+own rides in ``providerMetadata["llmbridge"]`` (reasoning signatures, a tool call's raw
+arguments text and provider data)
 or in ``data-llmbridge-*`` parts, so ``to_messages`` can give it back on the next turn.
 """
 
@@ -45,7 +46,8 @@ def _tool_input(op: ops.ToolInput) -> list[Chunk]:
             }
         ]
     chunk = {"type": "tool-input-available", "toolCallId": op.id, "toolName": op.name}
-    return [{**chunk, "input": op.arguments, **_meta(provider_data=op.provider_data)}]
+    kept = _meta(raw_arguments=op.raw_arguments, provider_data=op.provider_data)
+    return [{**chunk, "input": op.arguments, **kept}]
 
 
 def _tool_output(op: ops.ToolOutput) -> list[Chunk]:

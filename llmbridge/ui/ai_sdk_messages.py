@@ -8,7 +8,8 @@ Rules:
   tool part that has an outcome (``output-available``, ``output-error``, ``output-denied``), so
   calls and results are matched by ``toolCallId`` and the history continues on any provider.
 * Tool parts still streaming their input are dropped (the model never finished them); reasoning
-  keeps the signature ``to_stream`` put in ``providerMetadata.llmbridge``; a
+  keeps the signature, and a call its raw arguments text, that ``to_stream`` put in
+  ``providerMetadata.llmbridge`` (so the next request is byte for byte the same); a
   ``data-llmbridge-item`` part is given back as the ``RawPart`` it came from.
 * Parts this module does not know (sources, other data parts, custom) are skipped.
 """
@@ -112,10 +113,12 @@ class _Steps:
         call_id = field(part, "toolCallId", str, at)
         arguments = part.get("input")
         meta = _llmbridge_meta(part, "callProviderMetadata")
+        raw = meta.get("raw_arguments")
         call = ToolCallPart(
             id=call_id,
             name=_tool_name(part, kind, at),
             arguments=arguments if isinstance(arguments, dict) else {},
+            raw_arguments=raw if isinstance(raw, str) else None,
             provider_data=meta.get("provider_data"),
         )
         self.parts.append(call)
