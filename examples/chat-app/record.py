@@ -17,13 +17,12 @@ from typing import Any
 
 import anyio
 import httpx
+from conversation import FIXTURES, MODEL, OPTIONS, PROMPTS, get_weather, prompt
 
 import llmbridge as lb
-from conversation import FIXTURES, MODEL, OPTIONS, PROMPTS, get_weather, prompt
 from llmbridge.testing import RecordingTransport
 from llmbridge.testing.fixtures import Fixture
 from llmbridge.testing.record import replayable_config
-
 
 TOOLS = [lb.ToolSpec.from_function(get_weather)]
 

@@ -18,8 +18,10 @@ import os
 from collections.abc import AsyncIterator
 from typing import Any
 
+import anyio
 import httpx
 import orjson
+from conversation import HERE, MODEL, OPTIONS, get_weather, prompt, turn_fixtures
 from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
@@ -27,7 +29,6 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 import llmbridge as lb
-from conversation import HERE, MODEL, OPTIONS, get_weather, prompt, turn_fixtures
 from llmbridge.testing import ReplayTransport, load_fixture
 from llmbridge.ui import ai_sdk
 from llmbridge.ui.starlette import ai_sdk_response
@@ -66,8 +67,8 @@ async def chat(request: Request) -> Response:
         return JSONResponse({"error": str(exc)}, status_code=400)
     if LOG:
         line = [m.model_dump(mode="json", exclude_none=True) for m in messages]
-        with open(LOG, "ab") as log:
-            log.write(orjson.dumps(line) + b"\n")
+        async with await anyio.open_file(LOG, "ab") as log:
+            await log.write(orjson.dumps(line) + b"\n")
     return ai_sdk_response(_answer(client, messages))
 
 

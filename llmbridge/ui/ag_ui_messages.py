@@ -53,7 +53,9 @@ def _call(call: Any, at: str) -> ToolCallPart:
     meta = call.get("metadata")
     given = meta.get("llmbridge", {}).get("arguments") if isinstance(meta, dict) else None
     if isinstance(given, dict):  # a freeform tool's call: to_stream kept its arguments here
-        return ToolCallPart(id=field(call, "id", str, at), name=name, arguments=given, raw_arguments=raw)
+        return ToolCallPart(
+            id=field(call, "id", str, at), name=name, arguments=given, raw_arguments=raw
+        )
     try:
         arguments = orjson.loads(raw) if raw.strip() else {}
         error = None if isinstance(arguments, dict) else "arguments are not a JSON object"

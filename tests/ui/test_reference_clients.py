@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import orjson
 import pytest
@@ -26,7 +27,9 @@ STREAMED = sorted(
     if load_fixture(p.parent).status == 200 and (p.parent / "events.json").exists()
 )
 
-pytestmark = pytest.mark.skipif(node_clients.missing() is not None, reason=str(node_clients.missing()))
+pytestmark = pytest.mark.skipif(
+    node_clients.missing() is not None, reason=str(node_clients.missing())
+)
 
 
 async def _bodies(stream: Any, run_events: list[Any]) -> None:
@@ -78,13 +81,21 @@ def _ai_sdk_view(message: dict[str, Any]) -> dict[str, Any]:
         "text": "".join(p["text"] for p in parts if p["type"] == "text"),
         "reasoning": "".join(p["text"] for p in parts if p["type"] == "reasoning"),
         "calls": [(p["toolCallId"], p["type"][5:], p.get("input")) for p in tools],
-        "outputs": {p["toolCallId"]: p.get("output", p.get("errorText")) for p in tools if "output" in p["state"]},
+        "outputs": {
+            p["toolCallId"]: p.get("output", p.get("errorText"))
+            for p in tools
+            if "output" in p["state"]
+        },
     }
 
 
 def _arguments(call: dict[str, Any]) -> Any:
     kept = (call.get("metadata") or {}).get("llmbridge", {})
-    return kept["arguments"] if "arguments" in kept else orjson.loads(call["function"]["arguments"] or "{}")
+    return (
+        kept["arguments"]
+        if "arguments" in kept
+        else orjson.loads(call["function"]["arguments"] or "{}")
+    )
 
 
 def _ag_ui_view(messages: list[dict[str, Any]]) -> dict[str, Any]:
@@ -98,10 +109,7 @@ def _ag_ui_view(messages: list[dict[str, Any]]) -> dict[str, Any]:
     return {
         "text": "".join(m.get("content") or "" for m in messages if m["role"] == "assistant"),
         "reasoning": "".join(m["content"] for m in messages if m["role"] == "reasoning"),
-        "calls": [
-            (c["id"], c["function"]["name"], _arguments(c))
-            for c in calls
-        ],
+        "calls": [(c["id"], c["function"]["name"], _arguments(c)) for c in calls],
         "outputs": {m["toolCallId"]: m["content"] for m in messages if m["role"] == "tool"},
     }
 
@@ -119,8 +127,7 @@ def _check(result: dict[str, Any], name: str) -> None:
     assert result["errors"] == [], f"{name}: {result['errors']}"
 
 
-@pytest.mark.anyio
-async def test_every_fixture_reads_back_as_our_response() -> None:
+async def _fixture_cases() -> tuple[list[dict[str, Any]], dict[str, Any]]:
     cases: list[dict[str, Any]] = []
     expected: dict[str, tuple[dict[str, Any], str | None]] = {}
     for path in STREAMED:
@@ -134,6 +141,11 @@ async def test_every_fixture_reads_back_as_our_response() -> None:
             {"name": name, "protocol": "ai-sdk", "body": ai},
             {"name": name, "protocol": "ag-ui", "body": ag},
         ]
+    return cases, expected
+
+
+def test_every_fixture_reads_back_as_our_response() -> None:
+    cases, expected = anyio.run(_fixture_cases)
     results = node_clients.read(cases)
     assert len(results) == 2 * len(STREAMED) >= 80
     for name, (want, error) in expected.items():
@@ -165,11 +177,12 @@ def get_weather(city: str, unit: str = "celsius") -> dict[str, Any]:
     return {"city": city, "temperature": 21, "unit": unit}
 
 
-@pytest.mark.anyio
-async def test_a_tool_loop_reads_back_with_its_outputs() -> None:
+async def _loop_cases() -> tuple[list[dict[str, Any]], dict[str, Any]]:
     cases, wants = [], {}
     for protocol in ("ai-sdk", "ag-ui"):
-        async with lb.Client(http_client=_tool_turns(), providers={"anthropic": {"api_key": "k"}}) as client:
+        async with lb.Client(
+            http_client=_tool_turns(), providers={"anthropic": {"api_key": "k"}}
+        ) as client:
             loop = client.run(
                 "anthropic:claude-sonnet-4-6",
                 [lb.ChatMessage.user('Weather in "Saint-Étienne"? Use celsius.')],
@@ -192,6 +205,11 @@ async def test_a_tool_loop_reads_back_with_its_outputs() -> None:
         }
         wants[protocol] = {"text": text, "reasoning": "", "calls": calls, "outputs": outputs}
         assert first.tool_calls
+    return cases, wants
+
+
+def test_a_tool_loop_reads_back_with_its_outputs() -> None:
+    cases, wants = anyio.run(_loop_cases)
     results = node_clients.read(cases)
     ai, ag = results["loop|ai-sdk"], results["loop|ag-ui"]
     _check(ai, "loop")
