@@ -12,8 +12,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
+from ..messages import ChatMessage
 from .ag_ui_events import AgUiEvents
-from .ag_ui_messages import to_messages
+from .ag_ui_messages import messages_of_run_input
 from .sse import sse_data
 from .walk import Walker, walk
 
@@ -50,3 +51,9 @@ async def to_stream(
                     yield sse_data({**snapshot, "timestamp": event["timestamp"]})
     finally:
         await steps.aclose()
+
+
+def to_messages(run_input: Any) -> list[ChatMessage]:
+    """The ``ChatMessage``s of an AG-UI ``RunAgentInput`` dict (its ``messages``, in order), tool
+    results matched to their calls by id. Malformed input is a ``UsageError`` naming where it was."""
+    return messages_of_run_input(run_input)

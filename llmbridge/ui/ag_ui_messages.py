@@ -22,7 +22,7 @@ from ..messages import ChatMessage
 from ..parts import ReasoningPart, TextPart, ToolCallPart
 from .media import bad, field, media_part, need_list
 
-__all__ = ["to_messages"]
+__all__ = ["messages_of_run_input"]
 
 
 def _content(content: Any, where: str) -> list[Any]:
@@ -81,7 +81,8 @@ class _Reader:
         if role in ("system", "developer"):
             self.out.append(ChatMessage.system(field(message, "content", str, at)))
         elif role == "user":
-            self.out.append(ChatMessage(role="user", content=_content(message.get("content"), at)))
+            content = _content(message.get("content"), f"{at}.content")
+            self.out.append(ChatMessage(role="user", content=content))
         elif role == "reasoning":
             signature = message.get("encryptedValue")
             text = field(message, "content", str, at)
@@ -119,7 +120,7 @@ class _Reader:
         self.out.append(result)
 
 
-def to_messages(run_input: Any) -> list[ChatMessage]:
+def messages_of_run_input(run_input: Any) -> list[ChatMessage]:
     """The ``ChatMessage``s of a ``RunAgentInput`` dict (its ``messages``, in order)."""
     messages = need_list(field(run_input, "messages", list, "run_input"), "run_input.messages")
     reader = _Reader()

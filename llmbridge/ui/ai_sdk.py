@@ -14,8 +14,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, AsyncIterator
 from typing import Any
 
+from ..messages import ChatMessage
 from .ai_sdk_chunks import chunks_for
-from .ai_sdk_messages import to_messages
+from .ai_sdk_messages import messages_of_body
 from .sse import sse_data
 from .walk import Walker, walk
 
@@ -47,3 +48,10 @@ async def to_stream(
         yield sse_data("[DONE]")
     finally:
         await steps.aclose()
+
+
+def to_messages(body: Any) -> list[ChatMessage]:
+    """The ``ChatMessage``s of a ``useChat`` request body (a dict with ``messages``): UI messages
+    with parts (text, files, reasoning, tool invocations with their state and output), tool calls
+    and results matched by id. Malformed input is a ``UsageError`` naming where it was."""
+    return messages_of_body(body)

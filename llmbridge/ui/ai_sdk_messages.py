@@ -25,7 +25,7 @@ from ..parts import RawPart, ReasoningPart, TextPart, ToolCallPart
 from ..tools.results import to_content
 from .media import bad, field, media_part, need_list
 
-__all__ = ["to_messages"]
+__all__ = ["messages_of_body"]
 
 _ROLES = ("system", "user", "assistant")
 _OUTCOMES = ("output-available", "output-error", "output-denied")
@@ -143,7 +143,7 @@ def _message(message: Any, at: str) -> list[ChatMessage]:
     return [ChatMessage(role="user", content=content)]
 
 
-def to_messages(body: Any) -> list[ChatMessage]:
+def messages_of_body(body: Any) -> list[ChatMessage]:
     """The ``ChatMessage``s of a ``useChat`` request body (a dict with ``messages``)."""
     messages = need_list(field(body, "messages", list, "body"), "body.messages")
     out: list[ChatMessage] = []
