@@ -138,6 +138,8 @@ class AgUiEvents:
 
     def _reasoning_end(self, op: ops.ReasoningEnd) -> list[Event]:
         out: list[Event] = [{"type": "REASONING_MESSAGE_END", "messageId": op.id}]
+        if op.provider:  # reasoning goes back only to its maker: ag_ui.to_messages reads it
+            out[0]["metadata"] = {"llmbridge": {"provider": op.provider}}
         if op.signature:
             out.append(
                 {

@@ -86,7 +86,11 @@ class _Reader:
         elif role == "reasoning":
             signature = message.get("encryptedValue")
             text = field(message, "content", str, at)
-            self.reasoning.append(ReasoningPart(text=text, signature=signature))
+            meta = message.get("metadata")
+            kept = meta.get("llmbridge") if isinstance(meta, dict) else None
+            maker = kept.get("provider") if isinstance(kept, dict) else None
+            part = ReasoningPart(text=text, signature=signature, provider=maker)
+            self.reasoning.append(part)
         elif role == "assistant":
             self._assistant(message, at)
         elif role == "tool":

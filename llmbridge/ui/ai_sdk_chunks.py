@@ -101,7 +101,7 @@ _TABLE: dict[type, Callable[[Any], list[Chunk]]] = {
         {
             "type": "reasoning-end",
             "id": op.id,
-            **_meta(signature=op.signature, provider_data=op.provider_data),
+            **_meta(signature=op.signature, provider_data=op.provider_data, provider=op.provider),
         }
     ],
     ops.ToolStart: lambda op: [

@@ -95,6 +95,7 @@ class _Steps:
                 ReasoningPart(
                     text=field(part, "text", str, at),
                     signature=meta.get("signature"),
+                    provider=meta.get("provider"),
                     provider_data=meta.get("provider_data"),
                 )
             )

@@ -87,6 +87,8 @@ class ReasoningEnd:
     id: str
     signature: str | None
     provider_data: dict[str, Any] | None
+    provider: str | None
+    """The provider format that made it (reasoning goes back only to its maker)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -186,7 +186,10 @@ class Walker:
             out.append(ops.TextEnd(self._text))
             self._text = None
         if self._reasoning is not None:
-            out.append(ops.ReasoningEnd(self._reasoning, self._signature, self._reasoning_data))
+            end = ops.ReasoningEnd(
+                self._reasoning, self._signature, self._reasoning_data, self.provider
+            )
+            out.append(end)
             self._reasoning, self._signature, self._reasoning_data = None, None, None
         return out
 
@@ -276,7 +279,8 @@ async def walk(
     """The UI ops of ``events``; closes ``events`` however the walk ends (see module rules)."""
     fold = walker or Walker()
     if fold.provider is None:  # a client stream knows its provider (the format of its items)
-        fold.provider = getattr(getattr(events, "provider", None), "name", None)
+        known = getattr(events, "provider", None)  # a ToolLoop's name, an EventStream's Provider
+        fold.provider = known if isinstance(known, str) else getattr(known, "name", None)
     for op in fold.begin():
         yield op
     try:

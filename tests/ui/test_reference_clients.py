@@ -123,6 +123,24 @@ def _expected(response: lb.ChatResponse[Any], outputs: dict[str, Any]) -> dict[s
     }
 
 
+def _essence(messages: list[lb.ChatMessage]) -> list[tuple[Any, ...]]:
+    """What a next request carries of an assistant turn: adjacent texts joined."""
+    out: list[tuple[Any, ...]] = []
+    for part in (p for m in messages if m.role == "assistant" for p in m.content):
+        if isinstance(part, lb.TextPart):
+            if out and out[-1][0] == "text":
+                out[-1] = ("text", out[-1][1] + part.text)
+            elif part.text:
+                out.append(("text", part.text))
+        elif isinstance(part, lb.ReasoningPart):
+            out.append(("reasoning", part.text, part.signature, part.provider))
+        elif isinstance(part, lb.ToolCallPart) and part.error is None:
+            out.append(("call", part.id, part.name, part.arguments, part.raw_arguments))
+        elif isinstance(part, lb.RawPart):
+            out.append(("raw", part.provider, part.data))
+    return out
+
+
 def _check(result: dict[str, Any], name: str) -> None:
     assert result["errors"] == [], f"{name}: {result['errors']}"
 
@@ -130,10 +148,12 @@ def _check(result: dict[str, Any], name: str) -> None:
 async def _fixture_cases() -> tuple[list[dict[str, Any]], dict[str, Any]]:
     cases: list[dict[str, Any]] = []
     expected: dict[str, tuple[dict[str, Any], str | None]] = {}
+    turns: dict[str, list[tuple[Any, ...]]] = {}
     for path in STREAMED:
         name = f"{path.parent.name}/{path.name}"
         events, response, error = await _replay(path)
         expected[name] = (_expected(response, {}), error)
+        turns[name] = _essence([response.message])
         provider = load_fixture(path).provider
         ai = await _collect(ai_sdk.to_stream(_events(events, error), provider=provider))
         ag = await _collect(ag_ui.to_stream(_events(events, error), thread_id="t", run_id="r"))
@@ -141,11 +161,11 @@ async def _fixture_cases() -> tuple[list[dict[str, Any]], dict[str, Any]]:
             {"name": name, "protocol": "ai-sdk", "body": ai},
             {"name": name, "protocol": "ag-ui", "body": ag},
         ]
-    return cases, expected
+    return cases, (expected, turns)
 
 
 def test_every_fixture_reads_back_as_our_response() -> None:
-    cases, expected = anyio.run(_fixture_cases)
+    cases, (expected, turns) = anyio.run(_fixture_cases)
     results = node_clients.read(cases)
     assert len(results) == 2 * len(STREAMED) >= 80
     for name, (want, error) in expected.items():
@@ -157,12 +177,15 @@ def test_every_fixture_reads_back_as_our_response() -> None:
         assert ai["streamErrors"] == ([error] if error else []), name
         assert ("RUN_ERROR" in ag["eventTypes"]) == (error is not None), name
         assert ai["chunkTypes"][-1] == "finish"
+        if error is None:  # the page's message sent back is the turn the model made
+            back = ai_sdk.to_messages({"messages": [ai["message"]]})
+            assert _essence(back) == turns[name], name
         assert ag["eventTypes"][-1] == ("RUN_ERROR" if error else "RUN_FINISHED")
 
 
 def _tool_turns() -> httpx.AsyncClient:
     bodies = [
-        (FIXTURES / "anthropic/tool_use/response.sse").read_bytes(),
+        (FIXTURES / "anthropic/thinking_tool_use/response.sse").read_bytes(),
         (FIXTURES / "anthropic/text/response.sse").read_bytes(),
     ]
 
@@ -203,7 +226,9 @@ async def _loop_cases() -> tuple[list[dict[str, Any]], dict[str, Any]]:
             r.tool_call_id: (orjson.loads(r.text) if protocol == "ai-sdk" else r.text)
             for r in results
         }
-        wants[protocol] = {"text": text, "reasoning": "", "calls": calls, "outputs": outputs}
+        reasoning = "".join(m.reasoning for m in loop.messages if m.role == "assistant")
+        wants[protocol] = {"text": text, "reasoning": reasoning, "calls": calls, "outputs": outputs}
+        wants[f"{protocol} turn"] = loop.new_messages
         assert first.tool_calls
     return cases, wants
 
@@ -216,5 +241,11 @@ def test_a_tool_loop_reads_back_with_its_outputs() -> None:
     _check(ag, "loop")
     assert _ai_sdk_view(ai["message"]) == wants["ai-sdk"]
     assert _ag_ui_view(ag["messages"]) == wants["ag-ui"]
+    # the page's message, sent back, is the loop's own turn: signed reasoning (its maker named),
+    # the calls with their raw arguments, the results
+    back = ai_sdk.to_messages({"messages": [ai["message"]]})
+    made = wants["ai-sdk turn"]
+    assert _essence(back) == _essence(made) and any(e[0] == "reasoning" for e in _essence(back))
+    assert [r for m in back for r in m.tool_results] == [r for m in made for r in m.tool_results]
     assert ai["chunkTypes"].count("start-step") == 2  # one step per model turn
     assert ag["eventTypes"].count("STEP_STARTED") == 2
