@@ -11,6 +11,7 @@ block installs and builds them).
 
 from __future__ import annotations
 
+import importlib.util
 import os
 import shutil
 import socket
@@ -32,8 +33,18 @@ from tests.ui.node_clients import NODE_DIR
 REPO = Path(__file__).resolve().parents[2]
 APP = REPO / "examples" / "chat-app"
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
-sys.path.insert(0, str(APP))
-import conversation  # noqa: E402  (the example's own prompt, tool and fixtures)
+
+
+def _load_conversation() -> Any:
+    """The example's own prompt, tool and fixtures (examples/chat-app/conversation.py)."""
+    spec = importlib.util.spec_from_file_location("chat_app_conversation", APP / "conversation.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+conversation = _load_conversation()
 
 
 def _missing() -> str | None:
