@@ -98,3 +98,18 @@ def test_headers_are_the_ai_packages_own() -> None:
     )
     assert ai_sdk.HEADERS == orjson.loads(run.stdout)
     assert ag_ui.HEADERS["content-type"] == "text/event-stream"
+
+
+def test_the_reference_clients_refuse_bad_streams() -> None:
+    """The checks above can fail: a chunk without its id, a float timestamp, no RUN_STARTED."""
+    ai = 'data: {"type":"start"}\n\ndata: {"type":"text-delta","delta":"x"}\n\ndata: [DONE]\n\n'
+    ag = 'data: {"type":"TEXT_MESSAGE_CONTENT","messageId":"m","delta":"x","timestamp":1.5}\n\n'
+    results = node_clients.read(
+        [
+            {"name": "bad", "protocol": "ai-sdk", "body": ai},
+            {"name": "bad", "protocol": "ag-ui", "body": ag},
+        ]
+    )
+    assert any("invalid chunk" in e for e in results["bad|ai-sdk"]["errors"])
+    errors = results["bad|ag-ui"]["errors"]
+    assert any("invalid event" in e for e in errors) and any("RUN_STARTED" in e for e in errors)

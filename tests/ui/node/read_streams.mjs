@@ -31,7 +31,7 @@ async function readAiSdk(body) {
     if (data === "[DONE]") continue;
     const chunk = JSON.parse(data);
     const checked = await schema.validate(chunk);
-    if (!checked.success) errors.push(`invalid chunk ${data}: ${checked.error}`);
+    if (!checked.success) errors.push(`invalid chunk ${data}: ${String(checked.error).slice(0, 400)}`);
     chunks.push(chunk);
   }
   const stream = new ReadableStream({
@@ -57,7 +57,7 @@ async function readAgUi(body) {
   for (const data of sseData(body)) {
     const event = JSON.parse(data);
     const checked = EventSchemas.safeParse(event);
-    if (!checked.success) errors.push(`invalid event ${data}: ${checked.error.message}`);
+    if (!checked.success) errors.push(`invalid event ${data}: ${checked.error.message.slice(0, 400)}`);
     if (!Number.isInteger(event.timestamp)) errors.push(`timestamp not an integer: ${data}`);
     events.push(event);
   }
