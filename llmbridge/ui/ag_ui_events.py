@@ -138,8 +138,10 @@ class AgUiEvents:
 
     def _reasoning_end(self, op: ops.ReasoningEnd) -> list[Event]:
         out: list[Event] = [{"type": "REASONING_MESSAGE_END", "messageId": op.id}]
-        if op.provider:  # reasoning goes back only to its maker: ag_ui.to_messages reads it
-            out[0]["metadata"] = {"llmbridge": {"provider": op.provider}}
+        kept = {"provider": op.provider, "provider_data": op.provider_data}
+        kept = {k: v for k, v in kept.items() if v is not None}
+        if kept:  # reasoning goes back only to its maker (with its data): to_messages reads it
+            out[0]["metadata"] = {"llmbridge": kept}
         if op.signature:
             out.append(
                 {

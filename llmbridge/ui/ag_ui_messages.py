@@ -88,8 +88,14 @@ class _Reader:
             text = field(message, "content", str, at)
             meta = message.get("metadata")
             kept = meta.get("llmbridge") if isinstance(meta, dict) else None
-            maker = kept.get("provider") if isinstance(kept, dict) else None
-            part = ReasoningPart(text=text, signature=signature, provider=maker)
+            kept = kept if isinstance(kept, dict) else {}
+            data = kept.get("provider_data")
+            part = ReasoningPart(
+                text=text,
+                signature=signature,
+                provider=kept.get("provider"),
+                provider_data=data if isinstance(data, dict) else None,
+            )
             self.reasoning.append(part)
         elif role == "assistant":
             self._assistant(message, at)

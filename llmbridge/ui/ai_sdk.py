@@ -39,7 +39,7 @@ async def to_stream(
 
     ``provider`` names the provider format of provider-run items whose event does not say
     (so ``to_messages`` can send them back); ``message_id`` is the assistant message's id."""
-    walker = Walker(id_prefix=message_id, provider=provider)
+    walker = Walker(provider=provider, message_id=message_id)
     steps = walk(events, walker=walker)
     try:
         async for op in steps:

@@ -85,8 +85,15 @@ def _result_output(result: ToolResult) -> tuple[Any, str]:
 class Walker:
     """The fold from llmbridge events (plus ``ToolResult``, ``Data``, ``State``) to UI ops."""
 
-    def __init__(self, *, id_prefix: str | None = None, provider: str | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        id_prefix: str | None = None,
+        provider: str | None = None,
+        message_id: str | None = None,
+    ) -> None:
         self._prefix = id_prefix or uuid.uuid4().hex[:12]
+        self._message_id = message_id or f"{self._prefix}-msg"
         self._n = 0
         self.provider = provider
         self._model: str | None = None
@@ -128,7 +135,7 @@ class Walker:
 
     # -- the fold ---------------------------------------------------------------------------
     def begin(self) -> list[ops.Op]:
-        return [ops.RunStart(f"{self._prefix}-msg")]
+        return [ops.RunStart(self._message_id)]
 
     def feed(self, event: Any) -> list[ops.Op]:
         kind = type(event)

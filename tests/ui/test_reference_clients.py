@@ -123,17 +123,19 @@ def _expected(response: lb.ChatResponse[Any], outputs: dict[str, Any]) -> dict[s
     }
 
 
-def _essence(messages: list[lb.ChatMessage]) -> list[tuple[Any, ...]]:
-    """What a next request carries of an assistant turn: adjacent texts joined."""
+def _essence(messages: list[lb.ChatMessage], *, raw: bool = True) -> list[tuple[Any, ...]]:
+    """What a next request carries of an assistant turn: adjacent texts joined (``raw``: with
+    the provider-run items)."""
     out: list[tuple[Any, ...]] = []
-    for part in (p for m in messages if m.role == "assistant" for p in m.content):
+    parts = (p for m in messages if m.role == "assistant" for p in m.content)
+    for part in (p for p in parts if raw or not isinstance(p, lb.RawPart)):
         if isinstance(part, lb.TextPart):
             if out and out[-1][0] == "text":
                 out[-1] = ("text", out[-1][1] + part.text)
             elif part.text:
                 out.append(("text", part.text))
         elif isinstance(part, lb.ReasoningPart):
-            out.append(("reasoning", part.text, part.signature, part.provider))
+            out.append(("reasoning", part.text, part.signature, part.provider, part.provider_data))
         elif isinstance(part, lb.ToolCallPart) and part.error is None:
             out.append(("call", part.id, part.name, part.arguments, part.raw_arguments))
         elif isinstance(part, lb.RawPart):
@@ -148,15 +150,18 @@ def _check(result: dict[str, Any], name: str) -> None:
 async def _fixture_cases() -> tuple[list[dict[str, Any]], dict[str, Any]]:
     cases: list[dict[str, Any]] = []
     expected: dict[str, tuple[dict[str, Any], str | None]] = {}
-    turns: dict[str, list[tuple[Any, ...]]] = {}
+    turns: dict[str, list[list[tuple[Any, ...]]]] = {}
     for path in STREAMED:
         name = f"{path.parent.name}/{path.name}"
         events, response, error = await _replay(path)
         expected[name] = (_expected(response, {}), error)
-        turns[name] = _essence([response.message])
+        turns[name] = [_essence([response.message]), _essence([response.message], raw=False)]
         provider = load_fixture(path).provider
         ai = await _collect(ai_sdk.to_stream(_events(events, error), provider=provider))
-        ag = await _collect(ag_ui.to_stream(_events(events, error), thread_id="t", run_id="r"))
+        ag_events = _events(events, error)
+        ag = await _collect(
+            ag_ui.to_stream(ag_events, thread_id="t", run_id="r", provider=provider)
+        )
         cases += [
             {"name": name, "protocol": "ai-sdk", "body": ai},
             {"name": name, "protocol": "ag-ui", "body": ag},
@@ -179,7 +184,10 @@ def test_every_fixture_reads_back_as_our_response() -> None:
         assert ai["chunkTypes"][-1] == "finish"
         if error is None:  # the page's message sent back is the turn the model made
             back = ai_sdk.to_messages({"messages": [ai["message"]]})
-            assert _essence(back) == turns[name], name
+            assert _essence(back) == turns[name][0], name
+            # AG-UI has no message for provider-run items (they are RAW events): the rest
+            back = ag_ui.to_messages({"messages": ag["messages"]})
+            assert _essence(back) == turns[name][1], name
         assert ag["eventTypes"][-1] == ("RUN_ERROR" if error else "RUN_FINISHED")
 
 
