@@ -202,3 +202,15 @@ def test_bad_run_agent_input_is_a_usage_error(run_input: Any, where: str) -> Non
     with pytest.raises(lb.UsageError) as info:
         ag_ui.to_messages(run_input)
     assert info.value.message.startswith(where)
+
+
+def test_importing_llmbridge_ui_loads_no_protocol_and_no_starlette() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, llmbridge.ui; "
+        "print(sorted(m for m in sys.modules if m.startswith(('starlette', 'llmbridge.ui.ai_sdk', 'llmbridge.ui.ag_ui'))))"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert run.stdout.strip() == "[]"
