@@ -44,10 +44,11 @@ from ..events import (
     ToolCallEnd,
     ToolCallStart,
     ToolSearchCall,
+    event_to_dict,
 )
 from ..parts import DocumentPart, ImagePart, TextPart
 from ..tools.results import ToolOutput as ToolReturn
-from ..tools.results import ToolResult
+from ..tools.results import ToolResult, to_content
 from . import ops
 from .app_events import Data, State
 
@@ -60,8 +61,6 @@ CLOSE_TIMEOUT = 5.0
 def jsonable(value: Any) -> Any:
     """``value`` as a JSON value (pydantic models, dataclasses and the like as the tool loop
     sends them to the model)."""
-    from ..tools.results import to_content
-
     if value is None or isinstance(value, str | int | float | bool):
         return value
     text = "".join(p.text for p in to_content(value) if isinstance(p, TextPart))
@@ -171,8 +170,6 @@ class Walker:
         return f"{self._prefix}-{kind}-{self._n}"
 
     def _data(self, name: str, event: Any, kind: str) -> ops.DataOut:
-        from ..events import event_to_dict
-
         value = jsonable({k: v for k, v in event_to_dict(event).items() if k != "type"})
         return ops.DataOut(name, value, self._id(kind), False)
 
