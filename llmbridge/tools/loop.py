@@ -132,6 +132,11 @@ class ToolLoop(Generic[ParsedT]):
         self._trio = trio_token()
 
     @property
+    def provider(self) -> str | None:
+        """The provider format of the loop's turns (what their reasoning and items go back to)."""
+        return self._provider
+
+    @property
     def new_messages(self) -> list[ChatMessage]:
         """The messages this loop added (assistant turns and tool results)."""
         return self.messages[self._start :]
