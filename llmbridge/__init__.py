@@ -70,7 +70,7 @@ if _TYPE_CHECKING:
     from .compaction import (
         Compaction as Compaction,
     )
-    from .embeddings import (
+    from .embedding_types import (
         EmbeddingResponse as EmbeddingResponse,
         RerankResponse as RerankResponse,
         RerankResult as RerankResult,
@@ -166,7 +166,7 @@ _LAZY: dict[str, tuple[str, ...]] = {
         "EventStream",
     ),
     ".compaction": ("Compaction",),
-    ".embeddings": ("EmbeddingResponse", "RerankResponse", "RerankResult"),
+    ".embedding_types": ("EmbeddingResponse", "RerankResponse", "RerankResult"),
     ".hosted": (
         "CodeExecution",
         "FileSearch",

@@ -49,7 +49,7 @@ import builtins
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from .embeddings.types import EmbeddingResponse
+    from .embedding_types import EmbeddingResponse
     from .messages import ChatResponse
 
 __all__ = [

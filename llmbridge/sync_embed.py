@@ -12,8 +12,8 @@ from collections.abc import AsyncIterable, Awaitable, Callable, Iterable, Iterat
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from .embedding_types import EmbeddingResponse, InputType, OutputType, RerankResponse
 from .embeddings.calls import DEFAULT_MAX_CONCURRENCY
-from .embeddings.types import EmbeddingResponse, InputType, OutputType, RerankResponse
 from .embeddings.wire import Input
 from .model_refs import ModelRef
 

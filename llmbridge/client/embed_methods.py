@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Iterable, Sequence
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from ..embedding_types import EmbeddingResponse, InputType, OutputType, RerankResponse
 from ..embeddings.calls import DEFAULT_MAX_CONCURRENCY, embed, embed_many, rerank_call
 from ..embeddings.options import EmbedOptions
-from ..embeddings.types import EmbeddingResponse, InputType, OutputType, RerankResponse
 from ..embeddings.wire import Input
 from ..model_refs import ModelRef
 from ..providers.base import Provider

@@ -20,12 +20,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..embedding_types import EmbeddingResponse
 from ..errors import MalformedStreamError, UsageError
 from ..parts import ImagePart
 from ..providers.base import HttpRequest
 from . import cohere
 from .options import EmbedOptions
-from .types import EmbeddingResponse
 from .vectors import pack_bits, vector_list
 from .wire import Input, Target, texts_of, usage_of
 

@@ -25,6 +25,7 @@ from typing import Any
 
 import anyio
 
+from ..embedding_types import EmbeddingResponse, RerankResponse
 from ..errors import LLMBridgeError, UsageError
 from ..providers.base import Provider
 from ..response_data import Usage
@@ -34,7 +35,6 @@ from ..stream.retry import RetryPolicy
 from . import codecs, rerank
 from .options import EmbedOptions
 from .targets import target_for
-from .types import EmbeddingResponse, RerankResponse
 from .vectors import Rows
 from .wire import Input, Target
 

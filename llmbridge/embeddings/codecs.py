@@ -13,13 +13,13 @@ from __future__ import annotations
 from collections.abc import Mapping
 from types import ModuleType
 
+from ..embedding_types import EmbeddingResponse
 from ..errors import ConfigurationError
 from ..providers.base import HttpRequest
 from ..response_data import Usage
 from ..stream.answer import Answer
 from . import bedrock, cohere, gemini, ollama, openai_compatible, tei
 from .options import SUPPORT, EmbedOptions, check
-from .types import EmbeddingResponse
 from .vectors import Rows
 from .wire import Input, Target, usage_of
 

@@ -17,10 +17,10 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..embedding_types import EmbeddingResponse
 from ..errors import MalformedStreamError
 from ..providers.base import HttpRequest
 from .options import EmbedOptions
-from .types import EmbeddingResponse
 from .vectors import vector_list
 from .wire import Input, Target, object_of, usage_of
 

@@ -17,12 +17,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..embedding_types import EmbeddingResponse
 from ..errors import MalformedStreamError, UsageError
 from ..parts import ImagePart
 from ..providers.base import HttpRequest
 from ..response_data import Usage
 from .options import EmbedOptions
-from .types import EmbeddingResponse
 from .vectors import vector_list
 from .wire import Input, Target, items_of, texts_of
 

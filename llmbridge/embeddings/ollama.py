@@ -8,9 +8,9 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..embedding_types import EmbeddingResponse
 from ..providers.base import HttpRequest
 from .options import EmbedOptions
-from .types import EmbeddingResponse
 from .vectors import vector_list
 from .wire import Input, Target, items_of, texts_of, usage_of
 

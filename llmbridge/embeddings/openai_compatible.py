@@ -23,12 +23,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..embedding_types import EmbeddingResponse
 from ..errors import MalformedStreamError, UsageError
 from ..parts import ImagePart
 from ..providers.base import HttpRequest
 from ..stream.answer import Answer
 from .options import EmbedOptions
-from .types import EmbeddingResponse
 from .vectors import Rows, decode_spans, float32_base64, scan_base64, vector_list
 from .wire import Input, Target, items_of, object_of, texts_of, usage_of
 

@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from ..embedding_types import INPUT_TYPES, OUTPUT_TYPES, InputType, OutputType
 from ..errors import UsageError
-from .types import INPUT_TYPES, OUTPUT_TYPES, InputType, OutputType
 
 __all__ = ["SUPPORT", "EmbedOptions", "Support", "check"]
 

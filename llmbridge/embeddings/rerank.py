@@ -22,9 +22,9 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
+from ..embedding_types import RerankResponse, RerankResult
 from ..errors import ConfigurationError, MalformedStreamError
 from ..providers.base import HttpRequest
-from .types import RerankResponse, RerankResult
 from .wire import Target, object_of, usage_of
 
 __all__ = ["RERANK_PROVIDERS", "decode", "encode"]

@@ -15,11 +15,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..embedding_types import EmbeddingResponse
 from ..errors import MalformedStreamError
 from ..providers.base import HttpRequest
 from ..stream.answer import Answer
 from .options import EmbedOptions
-from .types import EmbeddingResponse
 from .vectors import Rows, vector_list
 from .wire import Input, Target, texts_of, usage_of
 

@@ -8,7 +8,7 @@ from collections.abc import AsyncIterator
 from typing import TYPE_CHECKING, Any
 
 from ..client.async_client import Client
-from ..embeddings.types import EmbeddingResponse, RerankResponse
+from ..embedding_types import EmbeddingResponse, RerankResponse
 from ..model_refs import ModelRef
 from ..providers.base import Provider
 from .embed_cassettes import ModelCall

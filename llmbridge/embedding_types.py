@@ -22,8 +22,8 @@ from dataclasses import dataclass, field
 from decimal import Decimal
 from typing import Any, Literal, TypeAlias, get_args
 
-from ..cost import cost_of
-from ..response_data import Usage
+from .cost import cost_of
+from .response_data import Usage
 
 __all__ = [
     "INPUT_TYPES",
