@@ -10,7 +10,8 @@ Rules:
   loop stamps them on the stream's ``StreamStart`` (with the request id and rate limit read from
   the response head by ``read_rate_limit``), the one place a ``StreamStart`` is stamped.
 * ``framing``: how the body is framed: ``sse`` (httpx-sse), ``aws-eventstream`` (AWS event-stream
-  messages), ``ndjson`` (one JSON value per line) or ``json`` (one whole JSON answer).
+  messages), ``ndjson`` (one JSON value per line) ``json`` (one whole JSON answer)
+  or ``jsonl`` (a file's lines, read one by one: ``stream.files``).
 """
 
 from __future__ import annotations
@@ -25,7 +26,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Framing", "Prepared"]
 
-Framing: TypeAlias = Literal["sse", "aws-eventstream", "ndjson", "json"]
+Framing: TypeAlias = Literal["sse", "aws-eventstream", "ndjson", "json", "jsonl"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,104 @@
+"""One batch job's calls: JSON requests, streamed uploads and line-by-line downloads, all through
+the one attempt loop, with the provider's own auth.
+
+Rules: the endpoint, headers and auth are read once from a probe: the provider's ``prepare()``
+of a one-message request for the job's model (so a batch adapter never reaches into a
+provider's private state, and keys stay in the provider's headers and ``httpx.Auth``). Every
+request goes through ``llmbridge.stream`` (``fetch_json``, ``files.upload_json``,
+``files.download_lines``): retries, ``Retry-After``, deadlines, typed errors and the pool's
+clients are the loop's. Keys never appear in a ``BatchCall``'s repr.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..messages import ChatMessage
+from ..providers.adapter import prepared_of
+from ..providers.base import HttpRequest, Provider
+from ..providers.prepared import Prepared
+from ..request import ChatRequest
+from ..stream.call import CallConfig
+from ..stream.fetch import fetch_json
+from ..stream.file_bodies import UploadRequest
+from ..stream.files import download_lines, upload_json
+
+__all__ = ["BatchCall", "probe_request"]
+
+_BODY_HEADERS = frozenset({"content-type", "accept", "content-length"})
+
+
+def probe_request(model: str) -> ChatRequest:
+    """The request whose prepared call tells a job's endpoint, headers and auth."""
+    return ChatRequest(model=model, messages=[ChatMessage.user(".")])
+
+
+@dataclass(frozen=True, slots=True)
+class BatchCall:
+    """What every request of one job is sent with (module rules)."""
+
+    provider: Provider
+    model: str
+    config: CallConfig
+    probe: Prepared = field(repr=False)
+    template: ChatRequest = field(repr=False)
+
+    @classmethod
+    def of(cls, provider: Provider, model: str, config: CallConfig) -> BatchCall:
+        template = probe_request(model)
+        probe = prepared_of(provider, template)
+        return cls(provider, model, config, probe, template)
+
+    @property
+    def url(self) -> str:
+        """The URL the provider streams this model's chat from."""
+        return self.probe.http.url
+
+    def headers(self, **extra: str) -> dict[str, str]:
+        kept = {k: v for k, v in self.probe.http.headers.items() if k.lower() not in _BODY_HEADERS}
+        kept.update(self.config.headers)
+        kept.update(extra)
+        return kept
+
+    async def json(self, method: str, url: str, body: dict[str, Any] | None = None) -> Any:
+        headers = self.headers(**({} if body is None else {"content-type": "application/json"}))
+        request = HttpRequest(method, url, headers=headers, json=body, auth=self.probe.http.auth)
+        return await fetch_json(
+            http=self.config.http,
+            provider=self.provider,
+            request=request,
+            retry=self.config.retry,
+            timeout=self.config.timeout,
+            deadline=self.config.deadline,
+            sleep=self.config.sleep,
+        )
+
+    async def upload(
+        self,
+        url: str,
+        content: Callable[[], AsyncIterator[bytes]],
+        *,
+        length: int,
+        content_type: str,
+        headers: dict[str, str] | None = None,
+    ) -> Any:
+        sent = self.headers(**{"content-type": content_type, **(headers or {})})
+        request = UploadRequest(
+            "POST", url, sent, None, self.probe.http.auth, content=content, length=length
+        )
+        return await upload_json(request, provider=self.provider, config=self.config)
+
+    def lines(self, url: str) -> AsyncIterator[bytes]:
+        request = HttpRequest(
+            "GET", url, headers=self.headers(accept="*/*"), json=None, auth=self.probe.http.auth
+        )
+        return download_lines(request, provider=self.provider, config=self.config)
+
+    def body_of(self, prepared: Prepared) -> dict[str, Any]:
+        """A prepared call's body as a whole (non-streamed) request."""
+        body = dict(prepared.http.json or {})
+        body.pop("stream", None)
+        body.pop("stream_options", None)
+        return body
