@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncIterator, Mapping
 from typing import Any
+from urllib.parse import urlsplit
 
 import orjson
 
@@ -96,10 +97,11 @@ class AnthropicBatches:
         return self.part(await call.json("POST", url))
 
     async def results(self, call: BatchCall, part: BatchPart) -> AsyncIterator[BatchResult]:
-        url = (
-            part.data.get("results_url") or f"{self._root(call)}/messages/batches/{part.id}/results"
-        )
-        async for line in call.lines(str(url)):
+        url = str(part.data.get("results_url") or f"/v1/messages/batches/{part.id}/results")
+        if url.startswith("/"):  # a path: on the API's host
+            parts = urlsplit(call.url)
+            url = f"{parts.scheme}://{parts.netloc}{url}"
+        async for line in call.lines(url):
             yield result_of_line(call, line)
 
 
