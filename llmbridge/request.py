@@ -143,6 +143,11 @@ class ChatRequest(_Model):
     Responses background mode): a stream that breaks is resumed (docs/long-running.md).
     Providers without it refuse it before sending (``ConfigurationError``). ``None`` (left
     out of recorded fixtures) and ``False``: an ordinary response."""
+    stream: bool | None = None
+    """``False``: the provider's whole (non-streaming) request, its answer read whole and
+    decoded into the same events (docs/whole-responses.md); a provider without one refuses it
+    before sending (``ConfigurationError``). ``None`` (left out of recorded fixtures) and
+    ``True``: streamed."""
     compaction: Compaction | None = None
     """Server-side compaction, where the provider has it (``llmbridge.compaction``)."""
     extra: dict[str, Any] = Field(default_factory=dict)

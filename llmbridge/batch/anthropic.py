@@ -21,7 +21,6 @@ from ..errors import LLMBridgeError, MalformedStreamError
 from ..providers.anthropic.errors import stream_error
 from ..providers.prepared import Prepared
 from .calls import BatchCall
-from .decode import decode_body
 from .jsonl import Chunk
 from .openai import ended_item
 from .types import BatchCounts, BatchPart, BatchResult, BatchStatus
@@ -120,7 +119,7 @@ def result_of_line(call: BatchCall, line: bytes) -> BatchResult:
         return ended_item(name, custom_id, "cancelled" if kind == "canceled" else "expired")
     try:
         if kind == "succeeded":
-            response = decode_body(call.provider, call.template, "anthropic", result.get("message"))
+            response = call.decode("anthropic", result.get("message"))
             return BatchResult(custom_id, "succeeded", response)
         error = result.get("error") or {}
         failure: LLMBridgeError = stream_error(provider=name, error=error.get("error", error))

@@ -15,7 +15,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..messages import ChatMessage
+from ..messages import ChatMessage, ChatResponse
 from ..providers.adapter import prepared_of
 from ..providers.base import HttpRequest, Provider
 from ..providers.prepared import Prepared
@@ -24,6 +24,7 @@ from ..stream.call import CallConfig
 from ..stream.fetch import fetch_json
 from ..stream.file_bodies import UploadRequest
 from ..stream.files import download_lines, upload_json
+from .decode import decode_body, has_whole
 
 __all__ = ["BatchCall", "probe_request"]
 
@@ -44,12 +45,18 @@ class BatchCall:
     config: CallConfig
     probe: Prepared = field(repr=False)
     template: ChatRequest = field(repr=False)
+    whole: bool = False
+    """Whether the provider reads whole answers itself (``decode.has_whole``)."""
 
     @classmethod
     def of(cls, provider: Provider, model: str, config: CallConfig) -> BatchCall:
         template = probe_request(model)
         probe = prepared_of(provider, template)
-        return cls(provider, model, config, probe, template)
+        return cls(provider, model, config, probe, template, has_whole(provider, template))
+
+    def decode(self, wire: str, body: Any) -> ChatResponse:
+        """One result's whole ``body`` as the ``ChatResponse`` ``complete()`` gives."""
+        return decode_body(self.provider, self.template, wire, body, whole=self.whole)
 
     @property
     def url(self) -> str:

@@ -1,11 +1,12 @@
 """A batch result's body → the ``ChatResponse`` ``complete()`` gives for the same content.
 
-Rules: the body is the provider's whole (non-streamed) answer. Until every provider has its own
-whole-response decoder (``llmbridge.providers.whole``, issue 48.1), the body is replayed as the
-stream events the provider would have sent for it, fed to the provider's own stream decoder and
-folded once (``Accumulator``): one decoder, so the response is the stream fold's. Each wire
-format names its replay in ``REPLAYS`` (``openai-chat``, ``openai-responses``, ``anthropic``,
-``gemini``); a body that cannot be read is a ``MalformedStreamError`` for that item alone.
+Rules: the body is the provider's whole (non-streamed) answer. A provider with a whole mode
+(its ``stream=False`` call is framed ``whole``) reads it with ``providers.whole.whole_response``,
+exactly as ``complete(stream=False)`` does (``whole=True``). For the others (until their whole
+decoders land, issue 48.1) the body is replayed as the stream events the provider would have
+sent for it, fed to the provider's own stream decoder and folded once (``Accumulator``): one
+decoder, so the response is the stream fold's. Each wire format names its replay in
+``REPLAYS``; a body that cannot be read is a ``MalformedStreamError`` for that item alone.
 """
 
 from __future__ import annotations
@@ -19,10 +20,11 @@ from ..errors import LLMBridgeError, MalformedStreamError
 from ..messages import ChatResponse
 from ..providers.adapter import prepared_of
 from ..providers.base import Provider
+from ..providers.whole import whole_response
 from ..request import ChatRequest
 from ..response import Accumulator
 
-__all__ = ["REPLAYS", "decode_body"]
+__all__ = ["REPLAYS", "decode_body", "has_whole"]
 
 Replay = Callable[[dict[str, Any]], Iterator[tuple[str, Any]]]
 
@@ -143,8 +145,18 @@ REPLAYS: dict[str, Replay] = {
 }
 
 
-def decode_body(provider: Provider, request: ChatRequest, wire: str, body: Any) -> ChatResponse:
+def has_whole(provider: Provider, request: ChatRequest) -> bool:
+    """Whether ``provider`` reads whole answers itself (module rules)."""
+    whole = request.model_copy(update={"stream": False})
+    return prepared_of(provider, whole).framing == "whole"
+
+
+def decode_body(
+    provider: Provider, request: ChatRequest, wire: str, body: Any, *, whole: bool = False
+) -> ChatResponse:
     """The ``ChatResponse`` of one whole ``body`` of format ``wire`` (module rules)."""
+    if whole and isinstance(body, dict):
+        return whole_response(provider, request, body)
     if not isinstance(body, dict):
         raise MalformedStreamError(
             f"a batch result body is not an object: {body!r:.200}", provider=provider.name

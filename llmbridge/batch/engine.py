@@ -81,7 +81,10 @@ async def submit(
         if request.id in seen:
             raise UsageError(f"two batch requests have the id {request.id!r}: ids must be unique")
         seen.add(request.id)
-        prepared = prepared_of(provider, build(model, request.messages, **request.options))
+        if "stream" in request.options:
+            raise UsageError("a batch request is never streamed: leave out stream=")
+        chat = build(model, request.messages, stream=False, **request.options)
+        prepared = prepared_of(provider, chat)
         await send(writer.add(adapter.line(call, request.id, prepared)))
     await send(writer.finish())
     if not parts:

@@ -23,7 +23,6 @@ import orjson
 from ..errors import LLMBridgeError
 from ..providers.prepared import Prepared
 from .calls import BatchCall
-from .decode import decode_body
 from .jsonl import Chunk
 from .types import BatchCounts, BatchPart, BatchResult, BatchStatus
 
@@ -132,7 +131,7 @@ def result_of(call: BatchCall, item: Mapping[str, Any], index: int) -> BatchResu
     error = item.get("error")
     try:
         if error is None:
-            response = decode_body(call.provider, call.template, "gemini", item.get("response"))
+            response = call.decode("gemini", item.get("response"))
             return BatchResult(custom_id, "succeeded", response)
         status = _RPC_STATUS.get(int(error.get("code") or 13), 500)
         body = orjson.dumps({"error": error})

@@ -25,7 +25,6 @@ from ..errors import APIError, LLMBridgeError, MalformedStreamError
 from ..providers.openai.errors import stream_error
 from ..providers.prepared import Prepared
 from .calls import BatchCall
-from .decode import decode_body
 from .jsonl import Chunk
 from .types import BatchCounts, BatchPart, BatchResult, BatchStatus
 
@@ -173,9 +172,7 @@ def result_of_line(call: BatchCall, wire: str, line: bytes) -> BatchResult:
     body = response.get("body")
     try:
         if error is None and isinstance(status, int) and 200 <= status < 300:
-            return BatchResult(
-                custom_id, "succeeded", decode_body(call.provider, call.template, wire, body)
-            )
+            return BatchResult(custom_id, "succeeded", call.decode(wire, body))
         if isinstance(status, int) and status >= 400:
             failure: LLMBridgeError = call.provider.map_error(
                 status=status, headers={}, body=orjson.dumps(body)

@@ -84,6 +84,10 @@ class RequestOptions(TypedDict, total=False):
     """Run the response in the background on the server (OpenAI Responses and its presets):
     a stream that breaks is resumed; ``Client.resume`` continues it from elsewhere
     (docs/long-running.md). Other providers: ``ConfigurationError`` before sending."""
+    stream: bool | None
+    """``False``: send the provider's whole (non-streaming) request and decode its answer
+    into the same events and ``ChatResponse`` (docs/whole-responses.md); ``None`` / ``True``:
+    streamed. A provider without a whole mode: ``ConfigurationError`` before sending."""
     compaction: Compaction | bool | None
     """Server-side compaction (``lb.Compaction(trigger_tokens=...)``, or ``True`` for the
     provider's defaults) where the provider has it; elsewhere a ``ConfigurationError``."""

@@ -14,6 +14,8 @@ Rules:
   loaded only when there are tools). Its warnings follow the encoder's in ``Prepared.warnings``;
   the call's own ``headers=`` are merged into the prepared request once; the decoder factory
   makes a fresh decoder per attempt (retries start over), wrapped when the tools need it.
+  ``stream=False`` on a provider whose prepared call is not framed ``whole`` is a
+  ``ConfigurationError`` here (``providers.whole.require_whole``).
 * ``open_events`` prepares the call once, attaches the telemetry observer when it is on
   (``llmbridge.telemetry``, loaded only then) and hands it to the one attempt loop
   (``stream.transport.run_attempts``); a background request (``ChatRequest.background``) with a
@@ -122,6 +124,15 @@ def plan_request(
     prepared request, the planning's warnings after the encoder's, the decoders wrapped."""
     planned = plan_wire(provider, request, rescue=rescue)
     prepared = prepared_of(provider, planned.request)
+    if request.stream is False:  # a whole answer: a provider without one refuses it here
+        from ..providers.whole import require_whole
+
+        if request.background:
+            raise UsageError(
+                "background=True streams a response the server keeps (and resumes it); "
+                "stream=False asks for one whole answer: use one or the other"
+            )
+        require_whole(prepared, provider=provider.name, model=request.model)
     http = with_headers(prepared.http, headers)
     wrap = planned.wrap
     if wrap is None and not planned.warnings and http is prepared.http:

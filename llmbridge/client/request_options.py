@@ -49,6 +49,7 @@ def build_request(
     reasoning: ReasoningConfig | None = None,
     parallel_tool_calls: bool | None = None,
     background: bool = False,
+    stream: bool | None = None,
     compaction: Compaction | bool | None = None,
     extra: Mapping[str, Any] | None = None,
 ) -> ChatRequest:
@@ -75,6 +76,7 @@ def build_request(
         "reasoning": reasoning,
         "parallel_tool_calls": parallel_tool_calls,
         "background": background or None,  # None: kept out of recorded fixtures
+        "stream": False if stream is False else None,  # None: streamed, as recorded
         "compaction": Compaction.of(compaction),
         "extra": dict(extra or {}),
     }

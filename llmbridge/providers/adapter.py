@@ -31,7 +31,7 @@ from .prepared import Framing, Prepared
 
 __all__ = ["Prepares", "adapt_decoder", "auth_of", "legacy_prepared", "prepared_of"]
 
-FRAMINGS: frozenset[str] = frozenset({"sse", "aws-eventstream", "ndjson", "json"})
+FRAMINGS: frozenset[str] = frozenset({"sse", "aws-eventstream", "ndjson", "whole", "json"})
 
 
 @runtime_checkable

@@ -10,8 +10,10 @@ Rules:
   loop stamps them on the stream's ``StreamStart`` (with the request id and rate limit read from
   the response head by ``read_rate_limit``), the one place a ``StreamStart`` is stamped.
 * ``framing``: how the body is framed: ``sse`` (httpx-sse), ``aws-eventstream`` (AWS event-stream
-  messages), ``ndjson`` (one JSON value per line) ``json`` (one whole JSON answer)
-  or ``jsonl`` (a file's lines, read one by one: ``stream.files``).
+  messages), ``ndjson`` (one JSON value per line), ``whole`` (a whole chat answer,
+  ``ChatRequest.stream=False``: its decoder's ``feed_frame`` is given the parsed body once),
+  ``json`` (one whole JSON answer, the item itself: a model list) or ``jsonl`` (a file's
+  lines, read one by one: ``stream.files``).
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ if TYPE_CHECKING:
 
 __all__ = ["Framing", "Prepared"]
 
-Framing: TypeAlias = Literal["sse", "aws-eventstream", "ndjson", "json", "jsonl"]
+Framing: TypeAlias = Literal["sse", "aws-eventstream", "ndjson", "whole", "json", "jsonl"]
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,7 +10,9 @@ Rules:
   provider's error, when the body is a JSON error object).
 * One send, one attempt: no hidden resend, even on a broken or odd answer; the attempt loop
   (``transport.run_attempts``) decides, and counts it.
-* ``FRAMINGS``: a framing's content type and body reader. ``json`` (a plain request: the
+* ``FRAMINGS``: a framing's content type and body reader. ``whole`` (``stream=False``: one
+  whole answer, ``whole_body.WholeBody``) asks for JSON and checks no content type (the parse
+  decides); its decoder is fed the parsed body once. ``json`` (a plain request: the
   model list, a token count) has neither: its body is read whole (``MAX_JSON_BODY``) and
   parsed by ``read_json``; an answer that is not JSON is a ``MalformedStreamError``.
 * On any error the response is closed (shielded) and the secrets of the request as sent are
@@ -45,6 +47,8 @@ from .sending import (
     sent_scrubber,
     translate,
 )
+from .whole_body import CONTENT_TYPE as WHOLE_TYPE
+from .whole_body import WholeBody
 
 __all__ = ["FRAMINGS", "MAX_JSON_BODY", "framing_of", "open_response", "read_json"]
 
@@ -57,6 +61,7 @@ FRAMINGS: dict[str, tuple[str, Callable[..., Any]] | None] = {
     "sse": ("text/event-stream", BoundedBody),
     "aws-eventstream": (EVENTSTREAM_TYPE, EventStreamBody),
     "ndjson": (NDJSON_TYPE, NdjsonBody),
+    "whole": (WHOLE_TYPE, WholeBody),
     "json": None,
     "jsonl": ("", JsonlBody),
 }
@@ -112,7 +117,7 @@ async def open_response(
                 status=response.status_code, headers=response.headers, body=body
             )
         ctype = response.headers.get("content-type", "")
-        if content_type is not None and content_type not in ctype:
+        if content_type is not None and content_type != WHOLE_TYPE and content_type not in ctype:
             with translate(provider.name, request.url, midway=False):
                 body = await read_error_body(response)
             raise _not_a_stream(provider, response, ctype, body)

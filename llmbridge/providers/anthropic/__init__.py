@@ -25,6 +25,7 @@ from .request import (
 )
 from .tool_search import ToolSearchAnswers
 from .usage import read_rate_limit
+from .whole import AnthropicWholeDecoder, whole_body
 
 __all__ = [
     "API_VERSION",
@@ -34,6 +35,7 @@ __all__ = [
     "PAGE_SIZE",
     "AnthropicDecoder",
     "AnthropicProvider",
+    "AnthropicWholeDecoder",
     "MessagesBody",
     "ToolSearchAnswers",
     "build_body",
@@ -46,4 +48,5 @@ __all__ = [
     "model_capabilities",
     "parse_model_list",
     "read_rate_limit",
+    "whole_body",
 ]

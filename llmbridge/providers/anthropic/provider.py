@@ -13,7 +13,7 @@ that header), ``betas`` (list or comma-separated string of ``anthropic-beta`` fl
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlencode
 
@@ -23,7 +23,7 @@ from ...events import RateLimit
 from ...model_info import ModelInfo
 from ...request import ChatRequest
 from ...secrets import Secret
-from ..base import Capabilities, HttpRequest, read_token_count
+from ..base import AnyDecoder, Capabilities, HttpRequest, read_token_count
 from ..config import ProviderConfig
 from ..option_names import declare_options
 from ..prepared import Prepared
@@ -35,6 +35,7 @@ from .models import base_model_name
 from .request import API_VERSION, COUNT_FIELDS, build_body, build_headers
 from .tool_search import ToolSearchAnswers
 from .usage import read_rate_limit
+from .whole import AnthropicWholeDecoder, whole_body
 
 __all__ = ["DEFAULT_BASE_URL", "AnthropicProvider", "create", "model_capabilities"]
 
@@ -136,17 +137,23 @@ class AnthropicProvider(ToolSearchAnswers):
         body, warnings, betas = build_body(
             request, provider_name=self.name, api_version=self._api_version
         )
+        whole = request.stream is False  # a whole answer (whole.py)
+        accept = "application/json" if whole else "text/event-stream"
         http = HttpRequest(
             "POST",
             f"{self._base_url}/v1/messages",
-            headers=self._request_headers(betas=betas),
-            json=body,
+            headers=self._request_headers(accept=accept, betas=betas),
+            json=whole_body(body) if whole else body,
             auth=self.auth,
         )
+        new_decoder: Callable[[], AnyDecoder] = lambda: AnthropicDecoder(provider=self.name)  # noqa: E731
+        if whole:
+            new_decoder = lambda: AnthropicWholeDecoder(provider=self.name)  # noqa: E731
         return Prepared(
             http=http,
-            new_decoder=lambda: AnthropicDecoder(provider=self.name),
+            new_decoder=new_decoder,
             warnings=tuple(warnings),
+            framing="whole" if whole else "sse",
             read_rate_limit=read_rate_limit,
         )
 

@@ -41,6 +41,7 @@ from ..anthropic import (
     HOSTED_TOOLS,
     PAGE_SIZE,
     AnthropicDecoder,
+    AnthropicWholeDecoder,
     MessagesBody,
     ToolSearchAnswers,
     build_body,
@@ -49,6 +50,7 @@ from ..anthropic import (
     model_capabilities,
     parse_model_list,
     read_rate_limit,
+    whole_body,
 )
 from ..base import AnyDecoder, Capabilities, HttpRequest, read_token_count
 from ..config import ProviderConfig
@@ -187,20 +189,32 @@ class AnthropicCloudProvider(ToolSearchAnswers):
         """The Messages call on this cloud, encoded once (body, warnings, beta flags)."""
         body, warnings, body_betas = self._body(request)
         betas = self._betas_for(body_betas)
+        whole = request.stream is False  # a whole answer: the cloud's non-streaming route
+        sent = self.adapt_body(body, betas=betas, count=False)
         http = HttpRequest(
             method="POST",
-            url=self.messages_url(request.model),
-            headers=self._request_headers(accept=self.accept, betas=betas),
-            json=self.adapt_body(body, betas=betas, count=False),
+            url=self.whole_url(request.model) if whole else self.messages_url(request.model),
+            headers=self._request_headers(
+                accept="application/json" if whole else self.accept, betas=betas
+            ),
+            json=whole_body(sent) if whole else sent,
             auth=self._credential.auth,
         )
         return Prepared(
             http=http,
-            new_decoder=self.stream_decoder,
+            new_decoder=self.whole_decoder if whole else self.stream_decoder,
             warnings=tuple(warnings),
-            framing=self.framing,
+            framing="whole" if whole else self.framing,
             read_rate_limit=read_rate_limit,
         )
+
+    def whole_url(self, model: str) -> str:
+        """Where a whole (non-streaming) Messages call goes (default: ``messages_url``)."""
+        return self.messages_url(model)
+
+    def whole_decoder(self) -> AnyDecoder:
+        """A decoder of one whole answer (the Messages body, on every cloud)."""
+        return AnthropicWholeDecoder(provider=self.name)
 
     def stream_decoder(self) -> AnyDecoder:
         """A decoder of one answer's body (default: the Messages SSE decoder)."""

@@ -16,6 +16,8 @@ Rules:
   as a bearer token, else SigV4. Region: option ``region``, ``AWS_REGION``,
   ``AWS_DEFAULT_REGION``, the profile's. Hosts, model paths and the error table are the AWS
   host's (``providers.hosts.aws``, ``providers.hosts.aws_errors``), shared with ``bedrock``.
+* ``stream=False``: ``InvokeModel`` (``.../model/{id}/invoke``), whose answer is the Messages
+  body (``anthropic.whole``).
 * The body is an AWS event stream (``framing = "aws-eventstream"``); each ``chunk`` is one
   Anthropic event for the Anthropic decoder (``bedrock_stream``).
 * Token counting: Bedrock's ``CountTokens`` (``/model/{id}/count-tokens``, ``input.invokeModel``
@@ -69,6 +71,11 @@ class AnthropicBedrockProvider(AnthropicCloudProvider):
     def messages_url(self, model: str) -> str:
         path = model_path(model, provider=self.name, safe=SDK_SAFE)
         return f"{self.base_url}{path}/invoke-with-response-stream"
+
+    def whole_url(self, model: str) -> str:
+        """``InvokeModel``: the Messages body as the answer (``stream=False``)."""
+        path = model_path(model, provider=self.name, safe=SDK_SAFE)
+        return f"{self.base_url}{path}/invoke"
 
     def adapt_body(self, body: dict[str, Any], *, betas: list[str], count: bool) -> dict[str, Any]:
         body.pop("model", None)

@@ -9,6 +9,8 @@ https://cloud.google.com/vertex-ai/generative-ai/docs/partner-models/claude. Rul
 * Project: option ``project``, ``ANTHROPIC_VERTEX_PROJECT_ID``, ``GOOGLE_CLOUD_PROJECT``, the
   credentials' project. Location: option ``location`` (or ``region``), ``CLOUD_ML_REGION``,
   ``GOOGLE_CLOUD_LOCATION``, else ``global``.
+* ``stream=False``: ``:rawPredict`` (the body without ``stream``; the answer is the Messages
+  body).
 * The Messages body without ``model`` (``stream: true`` stays), ``anthropic_version`` in the
   body (no header); beta flags in the ``anthropic-beta`` header only, as the SDK sends them.
 * Credentials in the Google precedence (``llmbridge.auth.google``, shared with ``vertex``): an
@@ -75,6 +77,10 @@ class AnthropicVertexProvider(CountsTokensRoute):
 
     def messages_url(self, model: str) -> str:
         return f"{self._models_path()}/{quote(model, safe='@')}:streamRawPredict"
+
+    def whole_url(self, model: str) -> str:
+        """``:rawPredict``: the Messages body as the answer (``stream=False``)."""
+        return f"{self._models_path()}/{quote(model, safe='@')}:rawPredict"
 
     def count_url(self, model: str) -> str:
         return f"{self._models_path()}/count-tokens:rawPredict"

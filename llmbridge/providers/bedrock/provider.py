@@ -50,6 +50,7 @@ from .hosted import hosted_kinds
 from .model_list import PAGE_SIZE, PROFILES, parse_model_list
 from .models import family, reasoning_fields
 from .request import OPTION_FIELDS, build_body, structured
+from .whole import WHOLE_ACTION, ConverseWholeDecoder
 
 __all__ = ["BedrockProvider", "create"]
 
@@ -121,9 +122,18 @@ class BedrockProvider:
 
     def prepare(self, request: ChatRequest) -> Prepared:
         body, warnings = build_body(request, provider=self.name, options=self._options)
-        url = f"{self._base}{model_path(request.model, provider=self.name)}/converse-stream"
+        url = f"{self._base}{model_path(request.model, provider=self.name)}"
+        if request.stream is False:  # a whole answer: Converse (whole.py)
+            return Prepared(
+                http=self._post(url + WHOLE_ACTION, body, "application/json"),
+                new_decoder=lambda: ConverseWholeDecoder(
+                    self.new_decoder(request), provider=self.name
+                ),
+                warnings=tuple(warnings),
+                framing="whole",
+            )
         return Prepared(
-            http=self._post(url, body, "application/vnd.amazon.eventstream"),
+            http=self._post(url + "/converse-stream", body, "application/vnd.amazon.eventstream"),
             new_decoder=lambda: self.new_decoder(request),
             warnings=tuple(warnings),
             framing=self.framing,

@@ -18,7 +18,7 @@ decoded by ``decode.py``. Rules:
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import urlencode
 
@@ -29,7 +29,7 @@ from ...errors import APIError
 from ...model_info import ModelInfo
 from ...request import ChatRequest
 from ...secrets import Secret
-from ..base import Capabilities, HttpRequest
+from ..base import AnyDecoder, Capabilities, HttpRequest
 from ..config import ProviderConfig
 from ..option_names import declare_options
 from ..prepared import Prepared
@@ -37,6 +37,7 @@ from .decode import CohereDecoder
 from .errors import map_http_error
 from .model_list import PAGE_SIZE, parse_model_list
 from .request import build_body
+from .whole import CohereWholeDecoder, whole_body
 
 __all__ = ["COHERE_BASE_URL", "CohereProvider", "create"]
 
@@ -87,17 +88,23 @@ class CohereProvider:
 
     def prepare(self, request: ChatRequest) -> Prepared:
         body, warnings = build_body(request, provider=self.name, options=self._options)
+        whole = request.stream is False  # a whole answer (whole.py)
         http = HttpRequest(
             method="POST",
             url=f"{self._base}/v2/chat",
-            headers=self._headers_for("text/event-stream"),
-            json=body,
+            headers=self._headers_for("application/json" if whole else "text/event-stream"),
+            json=whole_body(body) if whole else body,
             auth=self.auth,
         )
+        new_decoder: Callable[[], AnyDecoder] = lambda: self.new_decoder(request)  # noqa: E731
+        if whole:
+            stream_decoder = new_decoder
+            new_decoder = lambda: CohereWholeDecoder(stream_decoder(), provider=self.name)  # noqa: E731
         return Prepared(
             http=http,
-            new_decoder=lambda: self.new_decoder(request),
+            new_decoder=new_decoder,
             warnings=tuple(warnings),
+            framing="whole" if whole else "sse",
         )
 
     def build_request(self, request: ChatRequest) -> HttpRequest:

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -29,7 +29,7 @@ from ...errors import APIError, ConfigurationError
 from ...model_info import ModelInfo
 from ...request import ChatRequest
 from ...secrets import Secret
-from ..base import Capabilities, HttpRequest, read_token_count
+from ..base import AnyDecoder, Capabilities, HttpRequest, read_token_count
 from ..config import ProviderConfig
 from ..hosts.google import vertex_location, vertex_origin
 from ..option_names import declare_options
@@ -40,6 +40,7 @@ from .errors import map_http_error
 from .hosted import GEMINI_TOOLS, VERTEX_TOOLS
 from .model_list import PAGE_SIZE, parse_model_list
 from .request import build_body
+from .whole import WHOLE_METHOD, GeminiWholeDecoder, VertexWholeDecoder
 
 __all__ = ["GEMINI_BASE_URL", "GeminiProvider", "VertexProvider", "create", "create_vertex"]
 
@@ -106,21 +107,29 @@ class GeminiProvider:
         return {} if self._key is None else {"x-goog-api-key": self._key.reveal()}
 
     def prepare(self, request: ChatRequest) -> Prepared:
+        whole = request.stream is False  # a whole answer: :generateContent (whole.py)
         body, warnings = build_body(
             request,
             provider=self.name,
             vertex=self._vertex,
             json_schema=self._json_schema,
-            stream_arguments=self._stream_arguments,
+            stream_arguments=self._stream_arguments and not whole,
         )
         headers = {"content-type": "application/json", **self._headers, **self._auth()}
-        http = HttpRequest(
-            "POST", self._url(request.model), headers=headers, json=body, auth=self.auth
-        )
+        url = self._url(request.model)
+        if whole:
+            headers["accept"] = "application/json"
+            url = url.replace(":streamGenerateContent?alt=sse", WHOLE_METHOD)
+        http = HttpRequest("POST", url, headers=headers, json=body, auth=self.auth)
+        new_decoder: Callable[[], AnyDecoder] = lambda: GeminiDecoder(provider=self.name)  # noqa: E731
+        if whole:
+            reader = VertexWholeDecoder if self._vertex else GeminiWholeDecoder
+            new_decoder = lambda: reader(GeminiDecoder(provider=self.name), provider=self.name)  # noqa: E731
         return Prepared(
             http=http,
-            new_decoder=lambda: GeminiDecoder(provider=self.name),
+            new_decoder=new_decoder,
             warnings=tuple(warnings),
+            framing="whole" if whole else "sse",
         )
 
     def build_request(self, request: ChatRequest) -> HttpRequest:

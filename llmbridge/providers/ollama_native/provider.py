@@ -43,6 +43,7 @@ from .decode import OllamaDecoder
 from .errors import map_http_error
 from .model_list import parse_model_list
 from .request import build_body
+from .whole import OllamaWholeDecoder, whole_body
 
 __all__ = ["DEFAULT_HOST", "OllamaNativeProvider", "create", "parse_host"]
 
@@ -117,13 +118,23 @@ class OllamaNativeProvider:
 
     def prepare(self, request: ChatRequest) -> Prepared:
         body, warnings = build_body(request, provider=self.name, options=self._options)
+        whole = request.stream is False  # a whole answer (whole.py)
         http = HttpRequest(
             method="POST",
             url=f"{self._base}/api/chat",
-            headers=self._headers_for("application/x-ndjson"),
-            json=body,
+            headers=self._headers_for("application/json" if whole else "application/x-ndjson"),
+            json=whole_body(body) if whole else body,
             auth=self.auth,
         )
+        if whole:
+            return Prepared(
+                http=http,
+                new_decoder=lambda: OllamaWholeDecoder(
+                    self.new_decoder(request), provider=self.name
+                ),
+                warnings=tuple(warnings),
+                framing="whole",
+            )
         return Prepared(
             http=http,
             new_decoder=lambda: self.new_decoder(request),

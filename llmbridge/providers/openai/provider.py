@@ -14,7 +14,7 @@ registry's hook; a Responses row is built by ``openai_responses.ResponsesPresetP
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
@@ -26,7 +26,7 @@ from ...events import RateLimit
 from ...model_info import ModelInfo
 from ...request import ChatRequest
 from ...secrets import Secret
-from ..base import Capabilities, HttpRequest, ProviderFactory
+from ..base import AnyDecoder, Capabilities, HttpRequest, ProviderFactory
 from ..config import ProviderConfig
 from ..option_names import declare_options
 from ..prepared import Prepared
@@ -39,6 +39,7 @@ from .model_list import parse_model_list
 from .presets import PRESET_OPTIONS, PRESETS, Preset, resolve_preset
 from .request import build_body
 from .usage import read_rate_limit
+from .whole import ChatWholeDecoder, whole_body
 
 __all__ = ["AZURE_API_VERSION", "OpenAIChatProvider", "create", "preset_factory"]
 
@@ -118,17 +119,26 @@ class OpenAIChatProvider:
         return headers
 
     def prepare(self, request: ChatRequest) -> Prepared:
-        headers = self._auth_headers(
-            {"content-type": "application/json", "accept": "text/event-stream"}
-        )
+        whole = request.stream is False  # a whole answer (whole.py)
+        accept = "application/json" if whole else "text/event-stream"
+        headers = self._auth_headers({"content-type": "application/json", "accept": accept})
         body, warnings = build_body(request=request, preset=self.preset, provider=self.name)
         http = HttpRequest(
-            "POST", self._url(request.model), headers=headers, json=body, auth=self.auth
+            "POST",
+            self._url(request.model),
+            headers=headers,
+            json=whole_body(body) if whole else body,
+            auth=self.auth,
         )
+        new_decoder: Callable[[], AnyDecoder] = lambda: self.new_decoder(request)  # noqa: E731
+        if whole:
+            stream_decoder = new_decoder
+            new_decoder = lambda: ChatWholeDecoder(stream_decoder(), provider=self.name)  # noqa: E731
         return Prepared(
             http=http,
-            new_decoder=lambda: self.new_decoder(request),
+            new_decoder=new_decoder,
             warnings=tuple(warnings),
+            framing="whole" if whole else "sse",
             read_rate_limit=read_rate_limit,
         )
 

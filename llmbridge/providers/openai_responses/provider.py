@@ -48,6 +48,7 @@ from .messages import PROVIDER_NAME
 from .request import build_body, count_tokens_body
 from .resume import BackgroundDecoder, cancel_request, resume_request
 from .tool_search import answer_item
+from .whole import ResponsesWholeDecoder, whole_body
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -172,6 +173,21 @@ class OpenAIResponsesProvider:
     def prepare(self, request: ChatRequest) -> Prepared:
         headers = self._auth_headers({"Content-Type": "application/json"})  # transport: Accept
         body, warnings = build_body(self._own_history(request))
+        if request.stream is False:  # a whole answer (whole.py)
+            http = HttpRequest(
+                "POST",
+                f"{self.base_url}/responses",
+                headers={**headers, "Accept": "application/json"},
+                json=whole_body(body),
+                auth=self.auth,
+            )
+            return Prepared(
+                http=http,
+                new_decoder=lambda: ResponsesWholeDecoder(ResponsesDecoder(), provider=self.name),
+                warnings=tuple(warnings),
+                framing="whole",
+                read_rate_limit=read_rate_limit,
+            )
         http = HttpRequest(
             "POST", f"{self.base_url}/responses", headers=headers, json=body, auth=self.auth
         )
