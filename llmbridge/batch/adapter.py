@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from .jsonl import Chunk
     from .types import BatchPart, BatchResult
 
-__all__ = ["BatchAdapter", "adapter_for"]
+__all__ = ["BatchAdapter", "adapter_for", "openai_hosts"]
 
 
 class BatchAdapter(Protocol):
@@ -49,6 +49,24 @@ class BatchAdapter(Protocol):
     def results(self, call: BatchCall, part: BatchPart) -> AsyncIterator[BatchResult]: ...
 
 
+def openai_hosts() -> dict[str, BatchAdapter]:
+    """An OpenAI-compatible preset's (or Responses provider's) name → its batch API."""
+    from .mistral import MistralBatches
+    from .openai import AzureBatches, GroqBatches, OpenAIBatches, TogetherBatches
+    from .xai import XaiBatches
+
+    return {
+        "openai": OpenAIBatches(),
+        "openai-responses": OpenAIBatches(),
+        "azure": AzureBatches(),
+        "azure-responses": AzureBatches(),
+        "groq": GroqBatches(),
+        "together": TogetherBatches(),
+        "mistral": MistralBatches(),
+        "xai": XaiBatches(),
+    }
+
+
 def adapter_for(provider: Provider) -> BatchAdapter:
     """The batch API of ``provider`` (module rules)."""
     from ..providers.anthropic.provider import AnthropicProvider
@@ -57,10 +75,8 @@ def adapter_for(provider: Provider) -> BatchAdapter:
     from ..providers.openai_responses.provider import OpenAIResponsesProvider
 
     if isinstance(provider, OpenAIChatProvider | OpenAIResponsesProvider):
-        from .openai import OPENAI_HOSTS
-
         preset = getattr(provider, "preset", None)
-        host = OPENAI_HOSTS.get(getattr(preset, "name", "openai"))
+        host = openai_hosts().get(getattr(preset, "name", provider.name))
         if host is not None:
             return host
     elif isinstance(provider, AnthropicProvider):

@@ -26,7 +26,7 @@ from .calls import BatchCall
 from .jsonl import Chunk
 from .types import BatchCounts, BatchPart, BatchResult, BatchStatus
 
-__all__ = ["GeminiBatches", "gemini_status"]
+__all__ = ["GeminiBatches", "gemini_status", "inlined", "result_of"]
 
 _HEAD = b'{"batch":{"display_name":"llmbridge","input_config":{"requests":{"requests":['
 _TAIL = b"]}}}}"
@@ -117,11 +117,15 @@ class GeminiBatches:
                 index += 1
             return
         data = await call.json("GET", f"{self._root(call)}/{part.id}")
-        meta = data.get("metadata") or {}
-        output = meta.get("output") or data.get("response") or {}
-        inlined = (output.get("inlinedResponses") or {}).get("inlinedResponses") or ()
-        for index, item in enumerate(inlined):
+        for index, item in enumerate(inlined(data)):
             yield result_of(call, item, index)
+
+
+def inlined(data: Mapping[str, Any]) -> list[Any]:
+    """The inlined responses of a batch operation that ended."""
+    meta = data.get("metadata") or {}
+    output = meta.get("output") or data.get("response") or {}
+    return list((output.get("inlinedResponses") or {}).get("inlinedResponses") or ())
 
 
 def result_of(call: BatchCall, item: Mapping[str, Any], index: int) -> BatchResult:

@@ -28,7 +28,15 @@ from .calls import BatchCall
 from .jsonl import Chunk
 from .types import BatchCounts, BatchPart, BatchResult, BatchStatus
 
-__all__ = ["OPENAI_HOSTS", "OpenAIBatches", "ended_item", "openai_status", "result_of_line"]
+__all__ = [
+    "AzureBatches",
+    "GroqBatches",
+    "OpenAIBatches",
+    "TogetherBatches",
+    "ended_item",
+    "openai_status",
+    "result_of_line",
+]
 
 BOUNDARY = "llmbridge-batch-5f0c1b7e"
 STATUSES: dict[str, BatchStatus] = {
@@ -202,14 +210,3 @@ class TogetherBatches(OpenAIBatches):
 
 class GroqBatches(OpenAIBatches):
     """Groq: OpenAI's API; 50,000 requests and 200 MB per file."""
-
-
-OPENAI_HOSTS: dict[str, OpenAIBatches] = {
-    "openai": OpenAIBatches(),
-    "openai-responses": OpenAIBatches(),
-    "azure": AzureBatches(),
-    "azure-responses": AzureBatches(),
-    "groq": GroqBatches(),
-    "together": TogetherBatches(),
-}
-"""An OpenAI-compatible preset (or Responses provider) name → its batch API."""
