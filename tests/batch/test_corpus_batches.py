@@ -115,11 +115,15 @@ def test_anthropic_results_files(entry: dict[str, Any]) -> None:
         if result.response is None:
             continue
         assert result.response.text == want["text"]
-        assert result.response.finish_reason == ("stop" if want["finish_reason"] == "end_turn" else result.response.finish_reason)
+        assert result.response.finish_reason == (
+            "stop" if want["finish_reason"] == "end_turn" else result.response.finish_reason
+        )
         usage, raw = result.response.usage, want["usage"]
         assert usage is not None
         assert usage.input_tokens == (
-            raw["input_tokens"] + raw["cache_read_input_tokens"] + raw["cache_creation_input_tokens"]
+            raw["input_tokens"]
+            + raw["cache_read_input_tokens"]
+            + raw["cache_creation_input_tokens"]
         )
         assert usage.output_tokens == raw["output_tokens"]
 
@@ -156,4 +160,6 @@ def test_xai_batches(entry: dict[str, Any]) -> None:
     assert part.id == data["batch_id"] and part.counts.total == state["num_requests"]
     assert part.counts.pending == state["num_pending"]
     assert part.counts.succeeded == state["num_success"]
-    assert part.status == ("running" if state["num_pending"] else ("completed" if state["num_requests"] else "queued"))
+    assert part.status == (
+        "running" if state["num_pending"] else ("completed" if state["num_requests"] else "queued")
+    )

@@ -41,7 +41,10 @@ async def test_submit_wait_and_read_every_kind_of_result(name: str) -> None:
         assert job.provider == name and "sk-secret" not in repr(job) + job.to_json()
         heard: list[str] = []
         done = await c.batch_wait(
-            job, poll_interval=0.001, max_interval=0.002, on_progress=lambda j: heard.append(j.status)
+            job,
+            poll_interval=0.001,
+            max_interval=0.002,
+            on_progress=lambda j: heard.append(j.status),
         )
         assert done.status == "completed" and heard[-1] == "completed"
         assert done.counts.total == 5 and done.counts.pending == 0

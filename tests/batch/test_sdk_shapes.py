@@ -22,7 +22,9 @@ genai_types = pytest.importorskip("google.genai.types")
 pytestmark = [pytest.mark.anyio, pytest.mark.io]
 
 TOOL = lb.ToolSpec.from_json_schema(
-    "get_weather", "The weather in a city", {"type": "object", "properties": {"city": {"type": "string"}}}
+    "get_weather",
+    "The weather in a city",
+    {"type": "object", "properties": {"city": {"type": "string"}}},
 )
 
 
@@ -30,7 +32,16 @@ def requests() -> list[lb.BatchRequest]:
     return [
         lb.BatchRequest("plain", [lb.ChatMessage.system("Be brief."), lb.ChatMessage.user("hi")]),
         lb.BatchRequest("tools", [lb.ChatMessage.user("Paris?")], tools=[TOOL], max_tokens=50),
-        lb.BatchRequest("fmt", [lb.ChatMessage.user("a number")], temperature=0.2, response_format={"type": "object", "properties": {"n": {"type": "integer"}}, "required": ["n"]}),
+        lb.BatchRequest(
+            "fmt",
+            [lb.ChatMessage.user("a number")],
+            temperature=0.2,
+            response_format={
+                "type": "object",
+                "properties": {"n": {"type": "integer"}},
+                "required": ["n"],
+            },
+        ),
     ]
 
 
@@ -40,7 +51,10 @@ async def test_openai_lines_and_job_match_the_sdk_types() -> None:
     from openai.types.chat.completion_create_params import CompletionCreateParamsNonStreaming
 
     server = OpenAIServer(polls_to_end=1)
-    async with running(server) as url, lb.Client(providers={"openai": {"api_key": "k", "base_url": url + "/v1"}}) as c:
+    async with (
+        running(server) as url,
+        lb.Client(providers={"openai": {"api_key": "k", "base_url": url + "/v1"}}) as c,
+    ):
         job = await c.batch("openai:gpt-4.1-mini", requests())
         await c.batch_wait(job, poll_interval=0.001, max_interval=0.001)
     create = next(s for s in server.seen if s.path.endswith("/batches"))
@@ -62,10 +76,17 @@ async def test_openai_lines_and_job_match_the_sdk_types() -> None:
 
 
 async def test_anthropic_body_and_results_match_the_sdk_types() -> None:
-    from anthropic.types.messages import BatchCreateParams, MessageBatch, MessageBatchIndividualResponse
+    from anthropic.types.messages import (
+        BatchCreateParams,
+        MessageBatch,
+        MessageBatchIndividualResponse,
+    )
 
     server = AnthropicServer(polls_to_end=1)
-    async with running(server) as url, lb.Client(providers={"anthropic": {"api_key": "k", "base_url": url}}) as c:
+    async with (
+        running(server) as url,
+        lb.Client(providers={"anthropic": {"api_key": "k", "base_url": url}}) as c,
+    ):
         job = await c.batch("anthropic:claude-haiku-4-5", requests())
         await c.batch_wait(job, poll_interval=0.001, max_interval=0.001)
     create = next(s for s in server.seen if s.path.endswith("/messages/batches"))
@@ -82,7 +103,10 @@ async def test_anthropic_body_and_results_match_the_sdk_types() -> None:
 
 async def test_gemini_inline_requests_match_the_sdk_types() -> None:
     server = GeminiServer(polls_to_end=1)
-    async with running(server) as url, lb.Client(providers={"gemini": {"api_key": "k", "base_url": url}}) as c:
+    async with (
+        running(server) as url,
+        lb.Client(providers={"gemini": {"api_key": "k", "base_url": url}}) as c,
+    ):
         job = await c.batch("gemini:gemini-2.5-flash", requests())
         await c.batch_wait(job, poll_interval=0.001, max_interval=0.001)
     create = next(s for s in server.seen if s.path.endswith(":batchGenerateContent"))
