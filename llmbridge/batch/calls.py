@@ -4,8 +4,8 @@ the one attempt loop, with the provider's own auth.
 Rules: the endpoint, headers and auth are read once from a probe: the provider's ``prepare()``
 of a one-message request for the job's model (so a batch adapter never reaches into a
 provider's private state, and keys stay in the provider's headers and ``httpx.Auth``). Every
-request goes through ``llmbridge.stream`` (``fetch_json``, ``files.upload_json``,
-``files.download_lines``): retries, ``Retry-After``, deadlines, typed errors and the pool's
+request goes through ``llmbridge.stream`` (``fetch_json``, also for a streamed
+``file_bodies.UploadRequest``; ``files.download_lines``): retries, ``Retry-After``, deadlines, typed errors and the pool's
 clients are the loop's. Keys never appear in a ``BatchCall``'s repr.
 """
 
@@ -23,7 +23,7 @@ from ..request import ChatRequest
 from ..stream.call import CallConfig
 from ..stream.fetch import fetch_json
 from ..stream.file_bodies import UploadRequest
-from ..stream.files import download_lines, upload_json
+from ..stream.files import download_lines
 from .decode import decode_body, has_whole
 
 __all__ = ["BatchCall", "probe_request"]
@@ -72,6 +72,9 @@ class BatchCall:
     async def json(self, method: str, url: str, body: dict[str, Any] | None = None) -> Any:
         headers = self.headers(**({} if body is None else {"content-type": "application/json"}))
         request = HttpRequest(method, url, headers=headers, json=body, auth=self.probe.http.auth)
+        return await self._fetch(request)
+
+    async def _fetch(self, request: HttpRequest, during: str = "sending") -> Any:
         return await fetch_json(
             http=self.config.http,
             provider=self.provider,
@@ -80,6 +83,7 @@ class BatchCall:
             timeout=self.config.timeout,
             deadline=self.config.deadline,
             sleep=self.config.sleep,
+            during=during,
         )
 
     async def upload(
@@ -91,11 +95,13 @@ class BatchCall:
         content_type: str,
         headers: dict[str, str] | None = None,
     ) -> Any:
-        sent = self.headers(**{"content-type": content_type, **(headers or {})})
+        sent = self.headers(
+            **{"content-type": content_type, "content-length": str(length), **(headers or {})}
+        )
         request = UploadRequest(
             "POST", url, sent, None, self.probe.http.auth, content=content, length=length
         )
-        return await upload_json(request, provider=self.provider, config=self.config)
+        return await self._fetch(request, during="uploading")
 
     def lines(self, url: str) -> AsyncIterator[bytes]:
         request = HttpRequest(

@@ -1,10 +1,7 @@
-"""Files through the one attempt loop: a body uploaded as a stream, a JSONL file read line by line.
+"""A JSONL file read line by line through the one attempt loop (a batch's results).
 
 Rules:
 
-* ``upload_json`` sends a ``file_bodies.UploadRequest`` (its body streamed afresh on every
-  attempt, its ``length`` sent as ``content-length``) through ``transport.run_attempts`` (framing ``json``) and
-  returns the parsed answer, so auth, retries, deadlines and typed errors are the loop's.
 * ``download_lines`` reads a JSONL answer (a batch's results) through ``run_attempts`` with
   framing ``jsonl`` (``file_bodies.JsonlBody``): it yields each line's bytes as it comes;
   memory is one piece of body plus a line. After the first
@@ -21,13 +18,12 @@ from ..frames import Line
 from ..providers.base import HttpRequest, Provider
 from ..providers.prepared import Prepared
 from .call import CallConfig
-from .file_bodies import JsonlBody, UploadRequest
 from .transport import run_attempts
 
 if TYPE_CHECKING:
     from ..events import StreamEvent
 
-__all__ = ["MAX_DOWNLOAD_BYTES", "JsonlBody", "UploadRequest", "download_lines", "upload_json"]
+__all__ = ["MAX_DOWNLOAD_BYTES", "download_lines"]
 
 MAX_DOWNLOAD_BYTES = 64 * 1024**3
 """Bytes of one results file read at most (it is read line by line, never held)."""
@@ -47,24 +43,6 @@ class _LineDecoder:
 
     def resume_point(self) -> Any:
         return None
-
-
-async def upload_json(
-    request: UploadRequest, *, provider: Provider, config: CallConfig, during: str = "uploading"
-) -> Any:
-    """Send ``request`` (its body streamed) and return its parsed JSON answer."""
-    headers = dict(request.headers)
-    if request.length is not None:
-        headers["content-length"] = str(request.length)
-    sending = replace(request, headers=headers)
-    prepared = Prepared(http=sending, new_decoder=_LineDecoder, framing="json")
-    answers = run_attempts(prepared, provider=provider, config=config, during=during)
-    try:
-        async for answer in answers:
-            return answer
-    finally:
-        await answers.aclose()  # type: ignore[attr-defined]
-    raise AssertionError("the attempt loop ended without an answer")  # pragma: no cover
 
 
 async def download_lines(
