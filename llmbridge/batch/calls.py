@@ -20,6 +20,7 @@ from ..providers.adapter import prepared_of
 from ..providers.base import HttpRequest, Provider
 from ..providers.prepared import Prepared
 from ..request import ChatRequest
+from ..response import Accumulator
 from ..stream.call import CallConfig
 from ..stream.fetch import fetch_json
 from ..stream.file_bodies import UploadRequest
@@ -45,18 +46,39 @@ class BatchCall:
     config: CallConfig
     probe: Prepared = field(repr=False)
     template: ChatRequest = field(repr=False)
-    whole: bool = False
-    """Whether the provider reads whole answers itself (``decode.has_whole``)."""
+    whole: Prepared | None = field(default=None, repr=False)
+    """The provider's whole (``stream=False``) call, when it reads whole answers itself: its
+    decoder reads each result (``decode.has_whole``), prepared once for the job."""
+    prepare: Callable[[ChatRequest], Prepared] | None = field(default=None, repr=False)
+    """The provider's own ``prepare`` (looked up once: no protocol check per request)."""
+    memo: dict[str, Any] = field(default_factory=dict, repr=False)
+    """What an adapter derives once from the probe (its URLs)."""
 
     @classmethod
     def of(cls, provider: Provider, model: str, config: CallConfig) -> BatchCall:
         template = probe_request(model)
         probe = prepared_of(provider, template)
-        return cls(provider, model, config, probe, template, has_whole(provider, template))
+        whole = None
+        if has_whole(provider, template):
+            whole = prepared_of(provider, template.model_copy(update={"stream": False}))
+        prepare = getattr(provider, "prepare", None)
+        return cls(provider, model, config, probe, template, whole, prepare)
+
+    def prepared(self, request: ChatRequest) -> Prepared:
+        """``request`` prepared by the provider."""
+        if self.prepare is not None:
+            return self.prepare(request)
+        return prepared_of(self.provider, request)
 
     def decode(self, wire: str, body: Any) -> ChatResponse:
         """One result's whole ``body`` as the ``ChatResponse`` ``complete()`` gives."""
-        return decode_body(self.provider, self.template, wire, body, whole=self.whole)
+        if self.whole is not None and isinstance(body, dict):
+            decoder: Any = self.whole.new_decoder()
+            acc = Accumulator(provider=self.provider.name)
+            for event in [*decoder.feed_frame(body), *decoder.close()]:
+                acc.add(event)
+            return acc.response()
+        return decode_body(self.provider, self.template, wire, body)
 
     @property
     def url(self) -> str:
@@ -111,7 +133,7 @@ class BatchCall:
 
     def body_of(self, prepared: Prepared) -> dict[str, Any]:
         """A prepared call's body as a whole (non-streamed) request."""
-        body = dict(prepared.http.json or {})
-        body.pop("stream", None)
-        body.pop("stream_options", None)
+        body = prepared.http.json or {}
+        if "stream" in body or "stream_options" in body:
+            body = {k: v for k, v in body.items() if k not in ("stream", "stream_options")}
         return body

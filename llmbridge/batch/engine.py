@@ -21,7 +21,6 @@ from typing import Any
 import anyio
 
 from ..errors import UsageError
-from ..providers.adapter import prepared_of
 from ..request import ChatRequest
 from .adapter import BatchAdapter
 from .calls import BatchCall
@@ -84,7 +83,7 @@ async def submit(
         if "stream" in request.options:
             raise UsageError("a batch request is never streamed: leave out stream=")
         chat = build(model, request.messages, stream=False, **request.options)
-        prepared = prepared_of(provider, chat)
+        prepared = call.prepared(chat)
         await send(writer.add(adapter.line(call, request.id, prepared)))
     await send(writer.finish())
     if not parts:

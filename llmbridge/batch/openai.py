@@ -77,7 +77,13 @@ class OpenAIBatches:
     path after the API root (``/chat/completions``)."""
 
     def _split(self, call: BatchCall) -> tuple[str, str, str]:
-        """``(root, query, endpoint)`` of the job's chat URL."""
+        """``(root, query, endpoint)`` of the job's chat URL (derived once per job)."""
+        split: tuple[str, str, str] | None = call.memo.get("openai")
+        if split is None:
+            split = call.memo["openai"] = self._derive(call)
+        return split
+
+    def _derive(self, call: BatchCall) -> tuple[str, str, str]:
         parts = urlsplit(call.url)
         path = parts.path.rstrip("/")
         suffix = next((s for s in _SUFFIXES if path.endswith(s)), "")
