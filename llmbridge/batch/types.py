@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from decimal import Decimal
 from typing import TYPE_CHECKING, Any, Literal, TypeAlias
 
 import orjson
@@ -202,3 +203,14 @@ class BatchResult:
     status: ResultStatus
     response: ChatResponse | None = None
     error: LLMBridgeError | None = None
+
+    @property
+    def cost(self) -> Decimal | None:
+        """What this request cost in USD at the provider's batch price (genai-prices' batch
+        variant, the ``prices`` extra; its standard price where it has no batch one)."""
+        from ..cost import cost_of
+
+        response = self.response
+        if response is None:
+            return None
+        return cost_of(response.usage, model=response.model, provider=response.provider, batch=True)
