@@ -107,21 +107,20 @@ async def cancel(call: BatchCall, adapter: BatchAdapter, job: BatchJob) -> Batch
 
 
 async def wait(
-    call: BatchCall,
-    adapter: BatchAdapter,
+    poll: Callable[[BatchJob], Awaitable[BatchJob]],
     job: BatchJob,
     *,
     poll_interval: float,
     max_interval: float,
     on_progress: Progress | None,
 ) -> BatchJob:
-    """Poll until the job ended (module rules)."""
+    """Poll until the job ended (module rules); ``poll``: one status request (a span)."""
     if poll_interval <= 0 or max_interval < poll_interval:
         raise UsageError("batch_wait: poll_interval > 0 and max_interval >= poll_interval")
     interval = poll_interval
     while True:
         before = job.counts
-        job = await status(call, adapter, job)
+        job = await poll(job)
         if on_progress is not None:
             told = on_progress(job)
             if inspect.isawaitable(told):

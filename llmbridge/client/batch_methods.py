@@ -105,10 +105,9 @@ class BatchMethods:
         """Poll until the job ended (completed, failed, cancelled or expired): every
         ``poll_interval`` seconds at first, backing off to ``max_interval`` while nothing moves;
         ``on_progress(job)`` (sync or async) hears each status."""
-        call, adapter = self._job_call(job)
+        self._job_call(job)  # refuses what is no job before the first poll
         return await engine.wait(
-            call,
-            adapter,
+            self.batch_status,
             job,
             poll_interval=poll_interval,
             max_interval=max_interval,
