@@ -7,8 +7,9 @@ client's): ``POST /files`` reads the multipart upload as it streams and counts i
 ``POST /batches`` answers ``completed`` at once, ``GET /batches/{id}`` likewise, and the output
 file is streamed back as one chat completion line per request (chunked, 64 KiB chunks).
 
-Run twice: the requests built beforehand (a list: the throughput, building not counted), then
-built as they are sent (a generator: the memory a 100,000-request job needs). Measured in the
+Run twice: the requests built as they are sent (a generator: the memory a 100,000-request job
+needs; first, as the peak RSS is the process's), then built beforehand (a list: the
+throughput, building not counted). Measured in the
 client's process: ``client.batch()`` (encode every request with the provider's
 own ``prepare``, write the JSONL, upload it as a stream, create the job; building the
 ``BatchRequest``s not counted) in requests per second, reading every result
@@ -183,7 +184,7 @@ def main() -> None:
         assert proc.stdout is not None
         port = int(proc.stdout.readline().split()[1])
         url = f"http://127.0.0.1:{port}"
-        runs = [anyio.run(_run, url, count, lazy) for lazy in (False, True)]
+        runs = [anyio.run(_run, url, count, lazy) for lazy in (True, False)]  # peak RSS: lazy first
     finally:
         proc.terminate()
         proc.wait(timeout=10)

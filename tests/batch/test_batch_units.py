@@ -28,7 +28,7 @@ def test_the_writer_cuts_files_at_the_request_and_byte_limits() -> None:
     assert last is not None and writer.finish() is None
     chunks.append(last)
     bodies = [_read(c, b"[", b"]") for c in chunks]
-    assert [orjson.loads(b) for b in bodies][0] == [{"n": 0}, {"n": 1}, {"n": 2}]
+    assert next(orjson.loads(b) for b in bodies) == [{"n": 0}, {"n": 1}, {"n": 2}]
     assert sum(len(orjson.loads(b)) for b in bodies) == 10
     assert all(c.count <= 3 and c.length(b"[", b"]") <= 40 for c in chunks)
     assert [c.length(b"[", b"]") for c in chunks] == [len(b) for b in bodies]
@@ -56,7 +56,7 @@ def test_a_job_round_trips_through_json() -> None:
 
 
 @pytest.mark.parametrize(
-    "statuses, merged",
+    ("statuses", "merged"),
     [
         (["completed", "completed"], "completed"),
         (["completed", "running"], "running"),

@@ -37,7 +37,7 @@ def test_sync_client_runs_the_whole_lifecycle() -> None:
 
 
 @pytest.mark.parametrize(
-    "kind, model",
+    ("kind", "model"),
     [(OpenAIServer, "openai:gpt-4.1-mini"), (AnthropicServer, "anthropic:claude-haiku-4-5")],
 )
 def test_the_cli_submits_waits_and_prints_results(
