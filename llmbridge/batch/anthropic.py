@@ -119,7 +119,7 @@ def result_of_line(call: BatchCall, line: bytes) -> BatchResult:
         return ended_item(name, custom_id, "cancelled" if kind == "canceled" else "expired")
     try:
         if kind == "succeeded":
-            response = call.decode("anthropic", result.get("message"))
+            response = call.decode(result.get("message"))
             return BatchResult(custom_id, "succeeded", response)
         error = result.get("error") or {}
         failure: LLMBridgeError = stream_error(provider=name, error=error.get("error", error))

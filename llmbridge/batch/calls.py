@@ -6,7 +6,9 @@ of a one-message request for the job's model (so a batch adapter never reaches i
 provider's private state, and keys stay in the provider's headers and ``httpx.Auth``). Every
 request goes through ``llmbridge.stream`` (``fetch_json``, also for a streamed
 ``file_bodies.UploadRequest``; ``files.download_lines``): retries, ``Retry-After``, deadlines, typed errors and the pool's
-clients are the loop's. Keys never appear in a ``BatchCall``'s repr.
+clients are the loop's. A result's body is read by the provider's whole decoder
+(``decode``: what ``complete(stream=False)`` reads with; a provider without one is refused
+before any request). Keys never appear in a ``BatchCall``'s repr.
 """
 
 from __future__ import annotations
@@ -19,13 +21,13 @@ from ..messages import ChatMessage, ChatResponse
 from ..providers.adapter import prepared_of
 from ..providers.base import HttpRequest, Provider
 from ..providers.prepared import Prepared
+from ..providers.whole import require_whole
 from ..request import ChatRequest
 from ..response import Accumulator
 from ..stream.call import CallConfig
 from ..stream.fetch import fetch_json
 from ..stream.file_bodies import UploadRequest
 from ..stream.files import download_lines
-from .decode import decode_body, has_whole
 
 __all__ = ["BatchCall", "probe_request"]
 
@@ -47,8 +49,8 @@ class BatchCall:
     probe: Prepared = field(repr=False)
     template: ChatRequest = field(repr=False)
     whole: Prepared | None = field(default=None, repr=False)
-    """The provider's whole (``stream=False``) call, when it reads whole answers itself: its
-    decoder reads each result (``decode.has_whole``), prepared once for the job."""
+    """The provider's whole (``stream=False``) call, prepared once for the job: its decoder
+    reads each result's body (``providers.whole``), as ``complete(stream=False)`` does."""
     prepare: Callable[[ChatRequest], Prepared] | None = field(default=None, repr=False)
     """The provider's own ``prepare`` (looked up once: no protocol check per request)."""
     memo: dict[str, Any] = field(default_factory=dict, repr=False)
@@ -58,9 +60,11 @@ class BatchCall:
     def of(cls, provider: Provider, model: str, config: CallConfig) -> BatchCall:
         template = probe_request(model)
         probe = prepared_of(provider, template)
-        whole = None
-        if has_whole(provider, template):
-            whole = prepared_of(provider, template.model_copy(update={"stream": False}))
+        whole = require_whole(
+            prepared_of(provider, template.model_copy(update={"stream": False})),
+            provider=provider.name,
+            model=model,
+        )
         prepare = getattr(provider, "prepare", None)
         return cls(provider, model, config, probe, template, whole, prepare)
 
@@ -70,15 +74,14 @@ class BatchCall:
             return self.prepare(request)
         return prepared_of(self.provider, request)
 
-    def decode(self, wire: str, body: Any) -> ChatResponse:
+    def decode(self, body: Any) -> ChatResponse:
         """One result's whole ``body`` as the ``ChatResponse`` ``complete()`` gives."""
-        if self.whole is not None and isinstance(body, dict):
-            decoder: Any = self.whole.new_decoder()
-            acc = Accumulator(provider=self.provider.name)
-            for event in [*decoder.feed_frame(body), *decoder.close()]:
-                acc.add(event)
-            return acc.response()
-        return decode_body(self.provider, self.template, wire, body)
+        assert self.whole is not None  # made by ``of``
+        decoder: Any = self.whole.new_decoder()
+        acc = Accumulator(provider=self.provider.name)
+        for event in [*decoder.feed_frame(body), *decoder.close()]:
+            acc.add(event)
+        return acc.response()
 
     @property
     def url(self) -> str:

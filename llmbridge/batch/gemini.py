@@ -135,7 +135,7 @@ def result_of(call: BatchCall, item: Mapping[str, Any], index: int) -> BatchResu
     error = item.get("error")
     try:
         if error is None:
-            response = call.decode("gemini", item.get("response"))
+            response = call.decode(item.get("response"))
             return BatchResult(custom_id, "succeeded", response)
         status = _RPC_STATUS.get(int(error.get("code") or 13), 500)
         body = orjson.dumps({"error": error})

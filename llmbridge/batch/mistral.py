@@ -81,4 +81,4 @@ class MistralBatches(OpenAIBatches):
             file_id = part.data.get(key)
             if file_id:
                 async for line in call.lines(f"{root}/files/{file_id}/content{query}"):
-                    yield result_of_line(call, "openai-chat", line)
+                    yield result_of_line(call, line)

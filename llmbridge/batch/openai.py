@@ -159,17 +159,16 @@ class OpenAIBatches:
         return self.part(await call.json("POST", f"{root}/batches/{part.id}/cancel{query}"))
 
     async def results(self, call: BatchCall, part: BatchPart) -> AsyncIterator[BatchResult]:
-        root, query, endpoint = self._split(call)
-        wire = "openai-responses" if endpoint.endswith("/responses") else "openai-chat"
+        root, query, _ = self._split(call)
         for key in ("output_file_id", "error_file_id"):
             file_id = part.data.get(key)
             if not file_id:
                 continue
             async for line in call.lines(f"{root}/files/{file_id}/content{query}"):
-                yield result_of_line(call, wire, line)
+                yield result_of_line(call, line)
 
 
-def result_of_line(call: BatchCall, wire: str, line: bytes) -> BatchResult:
+def result_of_line(call: BatchCall, line: bytes) -> BatchResult:
     """One output or error file line (``openai.types.BatchRequestOutput``) as a result."""
     name = call.provider.name
     try:
@@ -186,7 +185,7 @@ def result_of_line(call: BatchCall, wire: str, line: bytes) -> BatchResult:
     body = response.get("body")
     try:
         if error is None and isinstance(status, int) and 200 <= status < 300:
-            return BatchResult(custom_id, "succeeded", call.decode(wire, body))
+            return BatchResult(custom_id, "succeeded", call.decode(body))
         if isinstance(status, int) and status >= 400:
             failure: LLMBridgeError = call.provider.map_error(
                 status=status, headers={}, body=orjson.dumps(body)

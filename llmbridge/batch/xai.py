@@ -112,7 +112,7 @@ def result_of(call: BatchCall, item: Mapping[str, Any]) -> BatchResult:
     try:
         response = (result.get("response") or {}).get("chat_get_completion")
         if response is not None:
-            return BatchResult(custom_id, "succeeded", call.decode("openai-chat", response))
+            return BatchResult(custom_id, "succeeded", call.decode(response))
         error = result.get("error") or item.get("error_message") or "the request failed"
         failure: LLMBridgeError = stream_error(provider=call.provider.name, error=error)
     except LLMBridgeError as exc:

@@ -63,12 +63,8 @@ def test_openai_output_files(entry: dict[str, Any]) -> None:
     lines = [line for line in corpus.body(entry).splitlines() if line.strip()]
     assert len(lines) == expected["n_lines"]
     for line, want in zip(lines, expected["lines"], strict=True):
-        wire, model = (
-            ("openai-responses", "openai-responses:gpt-5-nano")
-            if want["type"] == "response"
-            else ("openai-chat", "openai:gpt-5-nano")
-        )
-        result = result_of_line(_call(model), wire, line)
+        model = "openai-responses:gpt-5-nano" if want["type"] == "response" else "openai:gpt-5-nano"
+        result = result_of_line(_call(model), line)
         assert result.id == want["custom_id"]
         if want["status_code"] != 200:
             assert result.status == "errored" and isinstance(result.error, lb.LLMBridgeError)
