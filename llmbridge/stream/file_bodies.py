@@ -7,7 +7,8 @@ Rules:
   ``opening.open_response`` sends ``upload_body()`` as the content.
 * ``JsonlBody`` is the reader of framing ``jsonl``: the NDJSON framer over a body of any content
   type (a file download says ``application/octet-stream`` or ``application/binary``). The loop's
-  record of its lines is counted, never folded into a response (lines are not events).
+  record of its lines is counted and dropped before each next line, never folded into a
+  response (lines are not events): a break midway finds nothing to fold.
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from ..frames import Line
 from ..providers.base import HttpRequest
 from .ndjson import NdjsonBody
 
@@ -51,9 +53,9 @@ class JsonlBody(NdjsonBody):
         super().__init__(response, record=None, **options)
         self._kept = record
 
-    def _count(self, size: int) -> None:
-        super()._count(size)
-        kept = self._kept
+    async def __anext__(self) -> Line:
+        kept = self._kept  # the lines the loop kept since the last: counted, dropped
         if kept is not None and kept.recent:
             kept.count += len(kept.recent)
             kept.recent.clear()
+        return await super().__anext__()

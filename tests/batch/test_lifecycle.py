@@ -8,9 +8,11 @@ from typing import Any
 
 import orjson
 import pytest
+from anyio.abc import SocketStream
 
 import llmbridge as lb
 from tests.batch.servers import AnthropicServer, BatchServer, GeminiServer, OpenAIServer, running
+from tests.loopback import read_request
 
 pytestmark = [pytest.mark.anyio, pytest.mark.io]
 
@@ -120,3 +122,61 @@ async def test_what_the_openai_server_was_sent() -> None:
     line = job["lines"][0]
     assert line["method"] == "POST" and line["url"] == "/v1/chat/completions"
     assert "stream" not in line["body"] and line["body"]["model"] == "gpt-4.1-mini"
+
+
+class FlakyUploads(OpenAIServer):
+    """Answers the first upload 503 (after reading it whole), then as OpenAI does."""
+
+    failed = False
+
+    def route(self, method: str, target: str, headers: dict[str, str], body: bytes) -> bytes:
+        if target.endswith("/files") and not self.failed:
+            self.failed = True
+            error = b'{"error": {"message": "try again", "type": "server_error"}}'
+            head = f"HTTP/1.1 503 Unavailable\r\ncontent-type: application/json\r\ncontent-length: {len(error)}\r\nretry-after: 0\r\n\r\n"
+            return head.encode() + error
+        return super().route(method, target, headers, body)
+
+
+async def test_a_failed_upload_is_sent_again_whole() -> None:
+    server = FlakyUploads()
+    async with running(server) as url, client("openai", url + "/v1") as c:
+        job = await c.batch("openai:gpt-4.1-mini", requests())
+    uploads = [s for s in server.seen if s.path.endswith("/files")]
+    assert len(uploads) == 2 and uploads[0].body == uploads[1].body
+    assert int(uploads[1].headers["content-length"]) == len(uploads[1].body)
+    assert len(job.parts) == 1 and len(next(iter(server.jobs.values()))["lines"]) == len(IDS)
+
+
+class CutResults(OpenAIServer):
+    """Sends the output file's first line, then closes the connection midway."""
+
+    cut = False
+
+    async def handle(self, stream: SocketStream) -> None:
+        while not self.cut:
+            head, body = await read_request(stream)
+            await stream.send(self.answer(head, body))
+
+    def route(self, method: str, target: str, headers: dict[str, str], body: bytes) -> bytes:
+        answer = super().route(method, target, headers, body)
+        if target.endswith("/content") and b'"custom_id": "a"' in answer.replace(b'":"', b'": "'):
+            head, _, content = answer.partition(b"\r\n\r\n")
+            first = content.split(b"\n")[0] + b"\n"
+            self.cut = True
+            return head + b"\r\n\r\n" + first + content[len(first) : len(first) + 10]
+        return answer
+
+
+async def test_a_results_file_cut_midway_raises_after_the_lines_that_came() -> None:
+    server = CutResults(polls_to_end=1)
+    seen: list[str] = []
+    async with running(server) as url, client("openai", url + "/v1") as c:
+        job = await c.batch("openai:gpt-4.1-mini", requests())
+        job = await c.batch_wait(job, poll_interval=0.001, max_interval=0.001)
+        with pytest.raises(lb.LLMBridgeError):
+            async for result in c.batch_results(job):
+                seen.append(result.id)
+    assert seen == ["a"]  # the first line once, never again from a retry
+    downloads = [s for s in server.seen if s.path.endswith("/content")]
+    assert len(downloads) == 1
