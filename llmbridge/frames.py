@@ -20,6 +20,9 @@ Rules:
 * ``pair()`` gives a frame as a decoder written against ``feed(event, data)`` for these
   framings was given it (a plug-in from before typed frames: ``stream.framed.frame_feed``
   adapts it); nothing built in reads that form.
+* A whole answer (framing ``whole``, ``ChatRequest.stream=False``) is one frame: the parsed
+  JSON body itself (``parse_whole``: a body that is not JSON, or is cut, is a
+  ``MalformedStreamError`` quoting its start), given once to its decoder's ``feed_frame``.
 * This module imports nothing of IO and nothing of the providers: both floors import it.
 """
 
@@ -27,9 +30,12 @@ from __future__ import annotations
 
 from typing import Any, Protocol, TypeVar, runtime_checkable
 
+import orjson
+
+from .errors import MalformedStreamError
 from .events import StreamEvent
 
-__all__ = ["EventMessage", "FrameDecoder", "Line"]
+__all__ = ["EventMessage", "FrameDecoder", "Line", "parse_whole"]
 
 _F = TypeVar("_F", contravariant=True)
 
@@ -120,3 +126,16 @@ class FrameDecoder(Protocol[_F]):
     def resume_point(self) -> Any:
         """Where a resumable stream stands (``None`` for these framings)."""
         ...
+
+
+def parse_whole(body: bytes, *, provider: str | None) -> Any:
+    """``body`` parsed as one JSON answer; ``MalformedStreamError`` when it is not JSON or cut."""
+    try:
+        return orjson.loads(body)
+    except orjson.JSONDecodeError as exc:
+        what = "empty" if not body.strip() else "not JSON, or cut inside its JSON"
+        raise MalformedStreamError(
+            f"expected a whole JSON answer, the body is {what} ({exc}): "
+            f"{body[:200].decode('utf-8', 'replace')!r}",
+            provider=provider,
+        ) from None

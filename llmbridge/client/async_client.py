@@ -353,7 +353,7 @@ class Client(ToolLoopMethods, QueryMethods, EmbedMethods, BatchMethods):
         """Stream one turn and fold it into a ``ChatResponse``; with ``response_format`` its
         ``parsed`` holds the validated value (else ``StructuredOutputError``: the next model
         answers in a chain whose ``fallback_on`` names it), typed ``ChatResponse[Recipe]``.
-        ``timeout``: as for ``stream``."""
+        ``timeout``: as for ``stream``; ``stream=False``: a whole answer (docs/whole-responses.md)."""
         given: dict[str, Any] = dict(options)
         fmt = None if response_format is None else response_format_of(response_format)
         if fmt is not None and is_chain(model):  # one budget, however many models answer

@@ -28,6 +28,7 @@ import orjson
 
 from ..errors import ConfigurationError, MalformedStreamError, StreamTruncatedError
 from ..events import StreamEvent
+from ..frames import parse_whole
 from ..messages import ChatResponse
 from ..request import ChatRequest
 from ..response import Accumulator
@@ -37,7 +38,6 @@ from .prepared import Prepared
 __all__ = [
     "ReplayDecoder",
     "WholeDecoder",
-    "parse_whole",
     "require_whole",
     "sse",
     "whole_response",
@@ -112,19 +112,6 @@ class ReplayDecoder(WholeDecoder):
 
     def held(self) -> list[StreamEvent]:
         return self.inner.held()
-
-
-def parse_whole(body: bytes, *, provider: str | None) -> Any:
-    """``body`` parsed as one JSON answer; ``MalformedStreamError`` when it is not JSON or cut."""
-    try:
-        return orjson.loads(body)
-    except orjson.JSONDecodeError as exc:
-        what = "empty" if not body.strip() else "not JSON, or cut inside its JSON"
-        raise MalformedStreamError(
-            f"expected a whole JSON answer, the body is {what} ({exc}): "
-            f"{body[:200].decode('utf-8', 'replace')!r}",
-            provider=provider,
-        ) from None
 
 
 def sse(event: str, payload: Any) -> tuple[str, str]:

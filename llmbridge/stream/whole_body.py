@@ -6,7 +6,7 @@ Rules:
 * The body comes in pieces (``framed.FramedBody`` over ``pieces.Pieces``: gzip inflated a piece
   at a time, ``max_response_bytes`` counted); they are kept until the end of the body, at most
   ``opening.MAX_JSON_BODY`` bytes (more is a ``MalformedStreamError`` at once).
-* At the end of the body the bytes are parsed once (orjson); the parsed value is the one frame
+* At the end of the body the bytes are parsed once (``frames.parse_whole``); the parsed value is the one frame
   the decoder's ``feed_frame`` is given. A body that is not JSON, or is cut inside its JSON,
   is a ``MalformedStreamError`` quoting its start. A body cut by the connection is the
   transport's ``StreamTruncatedError``, as for every framing.
@@ -18,7 +18,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..errors import MalformedStreamError
-from ..providers.whole import parse_whole
+from ..frames import parse_whole
 from .bounded import DEFAULT_MAX_RESPONSE_BYTES
 from .framed import FramedBody, SplitFramer
 

@@ -3,8 +3,8 @@
 ``check_invariants(events)`` asserts the event contract of DESIGN.md; ``merge_deltas`` folds
 adjacent text / reasoning deltas so outputs of differently split inputs compare equal;
 ``decode_body`` / ``decode_collect`` run a decoder over raw body bytes split at chosen boundaries
-(pure, no IO), framed as the provider's ``framing`` says (SSE, an AWS event stream, NDJSON);
-``assert_split_invariant`` checks that every split gives the same events. A decoder of a typed
+(pure, no IO), framed as the provider's ``framing`` says (SSE, an AWS event stream, NDJSON, or
+``whole``: one parsed answer); ``assert_split_invariant`` checks that every split gives the same events. A decoder of a typed
 framing is given its frames (``llmbridge.frames``: ``feed_frame``), as the client gives them.
 """
 
@@ -39,6 +39,10 @@ def _frames(framing: str) -> Callable[[Iterable[bytes]], Iterable[Any]] | None:
         from ..stream.ndjson import iter_ndjson
 
         return iter_ndjson
+    if framing == "whole":  # one whole answer: the parsed body is its one frame
+        from ..frames import parse_whole
+
+        return lambda chunks: [parse_whole(b"".join(chunks), provider=None)]
     return None
 
 

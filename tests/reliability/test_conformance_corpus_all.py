@@ -114,7 +114,8 @@ def new_decoder(entry: dict[str, Any]) -> Decoder:
 
 STREAM_CATEGORIES = ("A", "B", "C", "D", "E", "F", "Fd", "G", "H", "I")
 """The corpus's streamed bodies; J–M (whole responses, embeddings, Interactions, batches) are
-read by their own suites."""
+read by their own suites: J (and J_err) by ``tests/whole/test_whole_corpus.py``, which routes
+each whole body to its provider's whole decoder and checks that every J entry is routed."""
 
 
 def _all_entries() -> list[Any]:
