@@ -63,6 +63,11 @@ from .events import (
 )
 
 if _TYPE_CHECKING:
+    from .batch import (
+        BatchJob as BatchJob,
+        BatchRequest as BatchRequest,
+        BatchResult as BatchResult,
+    )
     from .client import (
         Client as Client,
         EventStream as EventStream,
@@ -161,6 +166,7 @@ if _TYPE_CHECKING:
     from .tool_spec import ToolSpec as ToolSpec
 
 _LAZY: dict[str, tuple[str, ...]] = {
+    ".batch": ("BatchJob", "BatchRequest", "BatchResult"),
     ".client": (
         "Client",
         "EventStream",

@@ -9,7 +9,8 @@ Rules:
   reasoning. So the counts are passed as they are.
 * The provider is named by llmbridge's provider name (``openai``, ``anthropic``, ``gemini``,
   the OpenAI-compatible presets); a self-hosted server (Ollama, llama.cpp, vLLM, LM Studio) or
-  a model the table does not know costs ``None``, never a guess.
+  a model the table does not know costs ``None``, never a guess. A batch job's result is priced
+  with genai-prices' ``processing: batch`` variant (``BatchResult.cost``) where it has one.
 * A leaf: it stands on ``llmbridge.response_data`` (``Usage``) alone, so ``ChatResponse.cost``
   and the telemetry ask it without an import circle; the price table loads only when asked.
 """
@@ -62,8 +63,11 @@ def _genai_prices() -> Any:
     return None if _prices is _UNAVAILABLE else _prices
 
 
-def cost_of(usage: Usage | None, *, model: str | None, provider: str | None) -> Decimal | None:
-    """The USD cost of ``usage`` on ``model`` at ``provider``, or ``None`` when unknown."""
+def cost_of(
+    usage: Usage | None, *, model: str | None, provider: str | None, batch: bool = False
+) -> Decimal | None:
+    """The USD cost of ``usage`` on ``model`` at ``provider``, or ``None`` when unknown;
+    ``batch``: at the provider's batch price where genai-prices has one (else its standard)."""
     if usage is None or not model or provider not in PRICE_PROVIDERS:
         return None
     prices = _genai_prices()
@@ -76,7 +80,10 @@ def cost_of(usage: Usage | None, *, model: str | None, provider: str | None) -> 
         cache_write_tokens=usage.cache_write_tokens or None,
     )
     try:
-        price = prices.calc_price(counts, model, provider_id=PRICE_PROVIDERS[provider])
+        context = {"processing": "batch"} if batch else None
+        price = prices.calc_price(
+            counts, model, provider_id=PRICE_PROVIDERS[provider], price_context=context
+        )
     except LookupError:
         return None
     return Decimal(price.total_price)

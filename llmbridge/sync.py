@@ -35,6 +35,7 @@ from .events import StreamEvent
 from .messages import ChatResponse
 from .model_info import ModelInfo
 from .providers.base import Provider
+from .sync_batch import SyncBatchMethods
 from .sync_embed import SyncEmbedMethods
 from .sync_stream import SyncEventStream
 
@@ -115,9 +116,10 @@ class SyncToolLoop(Generic[T]):
         return getattr(self.loop, name)
 
 
-class SyncClient(SyncEmbedMethods):
+class SyncClient(SyncEmbedMethods, SyncBatchMethods):
     """``SyncClient(**client_options)``: ``stream()`` yields events, ``complete()`` returns
-    (``embed``, ``embed_many``, ``rerank``: ``llmbridge.sync_embed``)."""
+    (``embed``, ``embed_many``, ``rerank``: ``llmbridge.sync_embed``; ``batch*``:
+    ``llmbridge.sync_batch``)."""
 
     def __init__(self, **client_options: Any) -> None:
         self._client = Client(**client_options)  # a misuse fails before a thread is started

@@ -138,6 +138,7 @@ def test_one_function_owns_the_attempt_loop() -> None:
         "client/pipeline.py:open_resumed",
         "stream/fetch.py:fetch_answer",
         "stream/fetch.py:fetch_json",
+        "stream/files.py:download_lines",
         "stream/transport.py:stream_events",
     ]
 

@@ -24,6 +24,7 @@ import anyio
 
 from .._version import __version__
 from ..request import ToolMode
+from .batch import add_batch_parser, run_batch
 from .chat import ChatArgs, ChatPrinter, load_tool, replay_fixtures, use_color
 from .demo import bundled_fixtures_dir, describe_event, run_demo, run_replay
 from .report import CLIError, report
@@ -90,6 +91,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     embed.add_argument("--base-url", help="the provider's base URL (e.g. a local server)")
     embed.add_argument("--api-key", help="the provider's API key (default: its key variable)")
     embed.add_argument("--json", action="store_true", help="print JSON lines (whole vectors)")
+    add_batch_parser(sub)
     chat = sub.add_parser(
         "chat", help="stream one answer, running tools if given (keys from the environment)"
     )
@@ -213,6 +215,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         from .models import run_models
 
         return anyio.run(run_models, args.provider, args.base_url, args.json, args.api_key)
+    if args.command == "batch":
+        return anyio.run(run_batch, args)
     if args.command == "embed":
         from .embed import run_embed
 

@@ -38,6 +38,7 @@ from ..structured import response_format_of
 from ..structured.partial_stream import with_partials
 from ..telemetry import Telemetry, telemetry_from
 from ..usage_errors import as_messages, provider_configs
+from .batch_methods import BatchMethods
 from .call_options import (
     UNSET,
     CallOptions,
@@ -59,18 +60,16 @@ if TYPE_CHECKING:
     from typing_extensions import Unpack
 
 
-__all__ = [
-    "Client",
-]
+__all__ = ["Client"]
 
 T = TypeVar("T")
 _DEFAULT = UNSET
 
 
-class Client(ToolLoopMethods, QueryMethods, EmbedMethods):
+class Client(ToolLoopMethods, QueryMethods, EmbedMethods, BatchMethods):
     """One streaming API over every registered provider (``run`` and
     ``answer_tool_searches``: ``llmbridge.client.loop_methods``; ``count_tokens`` and
-    ``list_models``: ``llmbridge.client.query_methods``)."""
+    ``list_models``: ``llmbridge.client.query_methods``; ``batch``: ``batch_methods``)."""
 
     def __init__(
         self,

@@ -11,8 +11,9 @@ Rules:
   the response head by ``read_rate_limit``), the one place a ``StreamStart`` is stamped.
 * ``framing``: how the body is framed: ``sse`` (httpx-sse), ``aws-eventstream`` (AWS event-stream
   messages), ``ndjson`` (one JSON value per line), ``whole`` (a whole chat answer,
-  ``ChatRequest.stream=False``: its decoder's ``feed_frame`` is given the parsed body once) or
-  ``json`` (one whole JSON answer, the item itself: a model list).
+  ``ChatRequest.stream=False``: its decoder's ``feed_frame`` is given the parsed body once),
+  ``json`` (one whole JSON answer, the item itself: a model list) or ``jsonl`` (a file's
+  lines, read one by one: ``stream.files``).
 """
 
 from __future__ import annotations
@@ -27,7 +28,9 @@ if TYPE_CHECKING:
 
 __all__ = ["Framing", "Prepared"]
 
-Framing: TypeAlias = Literal["sse", "aws-eventstream", "ndjson", "whole", "json", "json-answer"]
+Framing: TypeAlias = Literal[
+    "sse", "aws-eventstream", "ndjson", "whole", "json", "json-answer", "jsonl"
+]
 
 
 @dataclass(frozen=True, slots=True)

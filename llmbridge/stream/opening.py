@@ -34,6 +34,7 @@ from ..providers.base import HttpRequest, Provider
 from .aws_eventstream import CONTENT_TYPE as EVENTSTREAM_TYPE
 from .aws_eventstream import EventStreamBody
 from .bounded import BoundedBody
+from .file_bodies import JsonlBody, UploadRequest
 from .ndjson import CONTENT_TYPE as NDJSON_TYPE
 from .ndjson import NdjsonBody
 from .sending import (
@@ -63,9 +64,11 @@ FRAMINGS: dict[str, tuple[str, Callable[..., Any]] | None] = {
     "whole": (WHOLE_TYPE, WholeBody),
     "json": None,
     "json-answer": None,
+    "jsonl": ("", JsonlBody),
 }
 """A framing → (the content type its 2xx body has, the reader of that body); ``None``: one
-whole JSON answer (``read_json``; ``json-answer``: with its head, ``answer.read_answer``)."""
+whole JSON answer (``read_json``; ``json-answer``: with its head, ``answer.read_answer``);
+``jsonl``: a file's lines, any content type."""
 
 
 def framing_of(name: str, provider: str) -> tuple[str, Callable[..., Any]] | None:
@@ -91,7 +94,7 @@ async def open_response(
     headers = request.headers
     if content_type is not None and not any(name.lower() == "accept" for name in headers):
         headers = {"accept": content_type, **headers}
-    body = request.body_bytes()
+    body = request.upload_body() if isinstance(request, UploadRequest) else request.body_bytes()
     built = http.build_request(
         request.method,
         request.url,

@@ -1,0 +1,139 @@
+"""The batch lifecycle over any adapter: submit, status, wait, cancel, results.
+
+Rules:
+
+* ``submit`` encodes each request once (``client.build_request`` then the provider's own
+  ``prepare``: the options ``complete()`` takes), writes its line to the streaming writer and,
+  whenever a file reaches the provider's limits, submits it at once (one provider job per
+  file): requests are held one at a time, files on disk. Ids must be unique strings.
+* ``status`` asks every part still moving; ``wait`` polls until the job ended, the interval
+  growing by ``BACKOFF`` up to ``max_interval`` (reset when the counts move), telling
+  ``on_progress`` every fresh status; ``cancel`` cancels every part still moving.
+* ``results`` yields every part's results, as the provider lists them (any order).
+"""
+
+from __future__ import annotations
+
+import inspect
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
+from typing import Any
+
+import anyio
+
+from ..errors import UsageError
+from ..request import ChatRequest
+from .adapter import BatchAdapter
+from .calls import BatchCall
+from .jsonl import Chunk, JsonlWriter
+from .types import TERMINAL, BatchJob, BatchPart, BatchRequest, BatchResult
+
+__all__ = ["BACKOFF", "Requests", "cancel", "results", "status", "submit", "wait"]
+
+BACKOFF = 1.5
+Requests = Iterable[BatchRequest] | AsyncIterable[BatchRequest]
+Build = Callable[..., ChatRequest]
+Progress = Callable[[BatchJob], Awaitable[None] | None]
+
+
+async def _each(requests: Requests) -> AsyncIterator[BatchRequest]:
+    if isinstance(requests, AsyncIterable):
+        async for request in requests:
+            yield request
+    else:
+        for request in requests:
+            yield request
+
+
+async def submit(
+    call: BatchCall,
+    adapter: BatchAdapter,
+    requests: Requests,
+    build: Build,
+    options: dict[str, Any],
+    *,
+    max_requests: int | None = None,
+) -> BatchJob:
+    """Encode, write and submit ``requests`` (module rules)."""
+    limit = min(max_requests or adapter.max_requests, adapter.max_requests)
+    writer = JsonlWriter(
+        max_requests=limit,
+        max_bytes=adapter.max_bytes,
+        sep=adapter.sep,
+        overhead=adapter.overhead(),
+    )
+    parts: list[BatchPart] = []
+    seen: set[str] = set()
+    provider, model = call.provider, call.model
+
+    async def send(chunk: Chunk | None) -> None:
+        if chunk is not None:
+            try:
+                parts.append(await adapter.submit(call, chunk, options))
+            finally:
+                chunk.close()
+
+    async for request in _each(requests):
+        if not isinstance(request, BatchRequest):
+            raise UsageError(
+                f"client.batch() takes lb.BatchRequest items, not {type(request).__name__}"
+            )
+        if request.id in seen:
+            raise UsageError(f"two batch requests have the id {request.id!r}: ids must be unique")
+        seen.add(request.id)
+        if "stream" in request.options:
+            raise UsageError("a batch request is never streamed: leave out stream=")
+        chat = build(model, request.messages, stream=False, **request.options)
+        prepared = call.prepared(chat)
+        await send(writer.add(adapter.line(call, request.id, prepared)))
+    await send(writer.finish())
+    if not parts:
+        raise UsageError("client.batch() was given no requests")
+    return BatchJob(provider=provider.name, model=model, parts=tuple(parts))
+
+
+async def status(call: BatchCall, adapter: BatchAdapter, job: BatchJob) -> BatchJob:
+    """The job as the provider sees it now (parts that ended are not asked again)."""
+    parts = [
+        part if part.status in TERMINAL else await adapter.status(call, part) for part in job.parts
+    ]
+    return job.with_parts(parts)
+
+
+async def cancel(call: BatchCall, adapter: BatchAdapter, job: BatchJob) -> BatchJob:
+    parts = [
+        part if part.status in TERMINAL else await adapter.cancel(call, part) for part in job.parts
+    ]
+    return job.with_parts(parts)
+
+
+async def wait(
+    poll: Callable[[BatchJob], Awaitable[BatchJob]],
+    job: BatchJob,
+    *,
+    poll_interval: float,
+    max_interval: float,
+    on_progress: Progress | None,
+) -> BatchJob:
+    """Poll until the job ended (module rules); ``poll``: one status request (a span)."""
+    if poll_interval <= 0 or max_interval < poll_interval:
+        raise UsageError("batch_wait: poll_interval > 0 and max_interval >= poll_interval")
+    interval = poll_interval
+    while True:
+        before = job.counts
+        job = await poll(job)
+        if on_progress is not None:
+            told = on_progress(job)
+            if inspect.isawaitable(told):
+                await told
+        if job.done:
+            return job
+        interval = poll_interval if job.counts != before else min(interval * BACKOFF, max_interval)
+        await anyio.sleep(interval)
+
+
+async def results(
+    call: BatchCall, adapter: BatchAdapter, job: BatchJob
+) -> AsyncIterator[BatchResult]:
+    for part in job.parts:
+        async for result in adapter.results(call, part):
+            yield result

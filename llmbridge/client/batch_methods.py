@@ -1,0 +1,129 @@
+"""``Client.batch`` and its lifecycle (``batch_job``, ``batch_status``, ``batch_wait``,
+``batch_cancel``, ``batch_results``): the providers' own batch engines (docs/batch.md).
+
+A base class of ``Client`` (``llmbridge.client.async_client``), split from it by
+responsibility; it uses only what the client declares below. Requests are built as
+``complete()`` builds them (``Client.build_request``) and prepared by the provider; the IO is
+``llmbridge.batch``'s, through the client's pool, retry policy and default ``timeout``, inside
+a telemetry span per submit, poll and results file when telemetry is on.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Awaitable
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from ..batch import engine
+from ..batch.adapter import BatchAdapter, adapter_for
+from ..batch.calls import BatchCall
+from ..batch.engine import Progress, Requests
+from ..batch.types import BatchJob, BatchPart, BatchResult
+from ..errors import UsageError
+from ..model_refs import ModelRef
+from ..providers.base import Provider
+
+if TYPE_CHECKING:
+    from ..stream.call import CallConfig
+    from ..stream.deadline import Deadline
+
+__all__ = ["BatchMethods"]
+
+T = TypeVar("T")
+
+
+class BatchMethods:
+    """The batch methods of ``Client``."""
+
+    if TYPE_CHECKING:
+        _defaults: CallConfig
+
+        def _check_open(self) -> None: ...
+        def resolve(self, model: ModelRef) -> tuple[Provider, str]: ...
+        def _deadline(self, timeout: Any) -> Deadline | None: ...
+        def _config(self, call: Any, deadline: Deadline | None) -> CallConfig: ...
+
+        build_request: Any
+
+        def _traced(
+            self, operation: str, provider: Provider, *, model_name: str, work: Awaitable[T]
+        ) -> Awaitable[T]: ...
+
+    def _batch_call(self, model: ModelRef) -> tuple[BatchCall, BatchAdapter]:
+        self._check_open()
+        provider, model_name = self.resolve(model)
+        adapter = adapter_for(provider)
+        config = self._config(None, None)
+        return BatchCall.of(provider, model_name, config), adapter
+
+    def _job_call(self, job: BatchJob) -> tuple[BatchCall, BatchAdapter]:
+        if not isinstance(job, BatchJob):
+            raise UsageError(f"expected an lb.BatchJob, not {type(job).__name__}")
+        return self._batch_call(f"{job.provider}:{job.model}")
+
+    async def batch(
+        self,
+        model: ModelRef,
+        requests: Requests,
+        *,
+        max_requests_per_job: int | None = None,
+        **options: Any,
+    ) -> BatchJob:
+        """Submit ``requests`` (``lb.BatchRequest``s, a list or any (async) iterable) as a batch
+        job of ``model``'s provider and return its handle. A submission over the provider's
+        limits (or ``max_requests_per_job``) becomes several jobs behind one handle.
+        ``options``: the provider's own (``metadata=``; Bedrock's ``role_arn=``, ``s3_uri=``)."""
+        call, adapter = self._batch_call(model)
+        work = engine.submit(
+            call, adapter, requests, self.build_request, options, max_requests=max_requests_per_job
+        )
+        return await self._traced("batch_submit", call.provider, model_name=call.model, work=work)
+
+    def batch_job(self, model: ModelRef, job_id: str) -> BatchJob:
+        """A handle on the job ``job_id`` (a ``BatchJob.id``) of ``model``'s provider, made in
+        another process; ``batch_status`` fills in its status."""
+        call, _ = self._batch_call(model)
+        ids = [part for part in str(job_id).split(",") if part]
+        if not ids:
+            raise UsageError(f"not a batch job id: {job_id!r}")
+        parts = tuple(BatchPart(id=i, status="queued", raw_status="") for i in ids)
+        return BatchJob(provider=call.provider.name, model=call.model, parts=parts)
+
+    async def batch_status(self, job: BatchJob) -> BatchJob:
+        """The job as its provider sees it now."""
+        call, adapter = self._job_call(job)
+        work = engine.status(call, adapter, job)
+        return await self._traced("batch_poll", call.provider, model_name=call.model, work=work)
+
+    async def batch_wait(
+        self,
+        job: BatchJob,
+        *,
+        poll_interval: float = 10.0,
+        max_interval: float = 300.0,
+        on_progress: Progress | None = None,
+    ) -> BatchJob:
+        """Poll until the job ended (completed, failed, cancelled or expired): every
+        ``poll_interval`` seconds at first, backing off to ``max_interval`` while nothing moves;
+        ``on_progress(job)`` (sync or async) hears each status."""
+        self._job_call(job)  # refuses what is no job before the first poll
+        return await engine.wait(
+            self.batch_status,
+            job,
+            poll_interval=poll_interval,
+            max_interval=max_interval,
+            on_progress=on_progress,
+        )
+
+    async def batch_cancel(self, job: BatchJob) -> BatchJob:
+        """Ask the provider to cancel the job; the updated handle (``cancelling`` at first)."""
+        call, adapter = self._job_call(job)
+        return await engine.cancel(call, adapter, job)
+
+    async def batch_results(self, job: BatchJob) -> AsyncIterator[BatchResult]:
+        """Every request's ``BatchResult`` (any order), read line by line: ``succeeded`` with
+        its ``ChatResponse``, or ``errored`` / ``cancelled`` / ``expired`` with a typed error."""
+        call, adapter = self._job_call(job)
+        if not job.done:
+            job = await engine.status(call, adapter, job)
+        async for result in engine.results(call, adapter, job):
+            yield result

@@ -1,0 +1,94 @@
+"""``SyncClient.batch`` and its lifecycle: ``Client``'s batch methods, blocking.
+
+A base class of ``SyncClient`` (``llmbridge.sync``): it runs the async client's methods in the
+client's portal through the helpers ``SyncClient`` declares (``_blocking_call``,
+``_blocking_next``), so Ctrl-C cancels the work there as for chat. ``batch_results`` is a plain
+iterator; leaving it early closes the async one in the portal. ``batch_job`` needs no IO.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Awaitable, Callable, Iterable, Iterator
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+from .batch.types import BatchJob, BatchRequest, BatchResult
+from .model_refs import ModelRef
+
+if TYPE_CHECKING:
+    from anyio.from_thread import BlockingPortal
+
+    from .client import Client
+
+__all__ = ["SyncBatchMethods"]
+
+
+class SyncBatchMethods:
+    """The blocking ``batch``, ``batch_job``, ``batch_status``, ``batch_wait``,
+    ``batch_cancel`` and ``batch_results``."""
+
+    if TYPE_CHECKING:
+        _client: Client
+        _portal: BlockingPortal
+
+        def _check_open(self) -> None: ...
+        def _blocking_call(self, work: Callable[[], Awaitable[Any]]) -> Any: ...
+        def _blocking_next(self, events: Any) -> Any: ...
+
+    def batch(self, model: ModelRef, requests: Iterable[BatchRequest], **options: Any) -> BatchJob:
+        """``Client.batch``, blocking (``requests``: any iterable, read once)."""
+        self._check_open()
+        job: BatchJob = self._blocking_call(partial(self._client.batch, model, requests, **options))
+        return job
+
+    def batch_job(self, model: ModelRef, job_id: str) -> BatchJob:
+        """``Client.batch_job``: a handle on a job made elsewhere."""
+        self._check_open()
+        return self._client.batch_job(model, job_id)
+
+    def batch_status(self, job: BatchJob) -> BatchJob:
+        """``Client.batch_status``, blocking."""
+        self._check_open()
+        updated: BatchJob = self._blocking_call(partial(self._client.batch_status, job))
+        return updated
+
+    def batch_wait(
+        self,
+        job: BatchJob,
+        *,
+        poll_interval: float = 10.0,
+        max_interval: float = 300.0,
+        on_progress: Callable[[BatchJob], Any] | None = None,
+    ) -> BatchJob:
+        """``Client.batch_wait``, blocking (``on_progress`` runs in the client's loop thread)."""
+        self._check_open()
+        work = partial(
+            self._client.batch_wait,
+            job,
+            poll_interval=poll_interval,
+            max_interval=max_interval,
+            on_progress=on_progress,
+        )
+        updated: BatchJob = self._blocking_call(work)
+        return updated
+
+    def batch_cancel(self, job: BatchJob) -> BatchJob:
+        """``Client.batch_cancel``, blocking."""
+        self._check_open()
+        updated: BatchJob = self._blocking_call(partial(self._client.batch_cancel, job))
+        return updated
+
+    def batch_results(self, job: BatchJob) -> Iterator[BatchResult]:
+        """``Client.batch_results``, as a blocking iterator."""
+        self._check_open()
+        results = self._client.batch_results(job)
+        try:
+            while True:
+                try:
+                    yield self._blocking_next(results)
+                except StopAsyncIteration:
+                    return
+        finally:
+            close = getattr(results, "aclose", None)
+            if close is not None:
+                self._portal.call(close)
