@@ -32,7 +32,7 @@ from .prepared import Framing, Prepared
 __all__ = ["Prepares", "adapt_decoder", "auth_of", "legacy_prepared", "prepared_of"]
 
 FRAMINGS: frozenset[str] = frozenset(
-    {"sse", "aws-eventstream", "ndjson", "whole", "json", "json-answer"}
+    {"sse", "aws-eventstream", "ndjson", "whole", "json", "json-answer", "jsonl"}
 )
 
 
