@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import os
+import signal
 import socket
+import threading
+import warnings
 from collections.abc import Iterator
 from typing import Any
 
@@ -33,6 +36,52 @@ def _block_network(request: pytest.FixtureRequest) -> Iterator[None]:
         yield
     finally:
         socket.socket.connect = _real_connect  # type: ignore[method-assign]
+
+
+_SIGINT = signal.getsignal(signal.SIGINT)
+"""What Ctrl-C does in this process when the run starts (see ``ctrl_c``)."""
+
+
+def _sigint_state() -> tuple[Any, bool]:
+    blocked = signal.SIGINT in signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    return signal.getsignal(signal.SIGINT), blocked
+
+
+def _put_back_sigint(handler: Any) -> None:
+    signal.signal(signal.SIGINT, handler)
+    signal.pthread_sigmask(signal.SIG_UNBLOCK, [signal.SIGINT])
+
+
+@pytest.fixture
+def ctrl_c() -> Iterator[None]:
+    """Ctrl-C as a terminal gives it, for a test that sends SIGINT (to itself or to a process
+    it starts): a ``KeyboardInterrupt``, not blocked. A run started with SIGINT ignored (a
+    shell's ``cmd &`` without job control, ``nohup``, some CI runners) passes the ignored
+    signal on to every process it starts (through ``exec``): without this the Ctrl-C tests
+    fail there, and only there."""
+    before, _ = _sigint_state()
+    _put_back_sigint(signal.default_int_handler)
+    try:
+        yield
+    finally:
+        if before is not None:  # None: not set from Python, nothing to put back
+            signal.signal(signal.SIGINT, before)
+
+
+@pytest.fixture(autouse=True)
+def _sigint_left_alone(request: pytest.FixtureRequest) -> Iterator[None]:
+    """A test (or a library it runs in this process) that leaves SIGINT changed would change
+    it for every later test of the worker and the processes they start: it is put back and a
+    warning names the test."""
+    yield
+    if threading.current_thread() is not threading.main_thread():
+        return
+    handler, blocked = _sigint_state()
+    if (handler is _SIGINT or _SIGINT is None) and not blocked:
+        return
+    _put_back_sigint(_SIGINT if _SIGINT is not None else handler)
+    what = "blocked" if blocked else repr(handler)
+    warnings.warn(f"{request.node.nodeid} left SIGINT {what}; put back", stacklevel=1)
 
 
 def pytest_runtest_setup(item: pytest.Item) -> None:

@@ -209,6 +209,7 @@ def test_an_unexpected_error_is_one_line(monkeypatch: pytest.MonkeyPatch, capsys
     assert capsys.readouterr().err == "error: RuntimeError: boom\n"
 
 
+@pytest.mark.usefixtures("ctrl_c")  # a KeyboardInterrupt, however the run was started
 def test_ctrl_c_prints_one_line_and_exits_130() -> None:
     """A real interrupt while a request waits to be retried (a port nothing listens on)."""
     import socket

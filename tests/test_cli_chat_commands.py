@@ -154,6 +154,7 @@ def _chunked(data: bytes) -> bytes:
     return f"{len(data):x}\r\n".encode() + data + b"\r\n"
 
 
+@pytest.mark.usefixtures("ctrl_c")  # a KeyboardInterrupt, however the run was started
 def test_ctrl_c_stops_the_answer_and_the_chat_goes_on() -> None:
     """A real SIGINT while a real answer streams: ``[stopped]``, the next turn is read and sent
     with what was said of the stopped answer in its history, then ``/exit``: exit 0."""

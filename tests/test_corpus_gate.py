@@ -3,6 +3,7 @@ need it skip and the run says so once, loudly, with the count; under CI they fai
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
@@ -29,8 +30,9 @@ def _run(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
+@functools.cache
 def _collected() -> int:
-    """How many tests ``NEEDS_CORPUS`` is (one per loop it runs on)."""
+    """How many tests ``NEEDS_CORPUS`` is (one per loop it runs on; listed once per worker)."""
     listing = subprocess.run(
         [
             sys.executable,

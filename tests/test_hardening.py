@@ -115,6 +115,7 @@ def stalling() -> Iterator[tuple[ThreadedServer, Stalling]]:
     server.close()
 
 
+@pytest.mark.usefixtures("ctrl_c")  # a KeyboardInterrupt, however the run was started
 def test_ctrl_c_in_sync_stream_reaches_the_caller_and_closes_the_stream(
     stalling: tuple[ThreadedServer, Stalling],
 ) -> None:

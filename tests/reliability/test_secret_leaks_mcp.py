@@ -15,6 +15,7 @@ pytest.importorskip("mcp")
 
 import llmbridge as lb
 from llmbridge.mcp import MCPError, connect_stdio
+from tests.tools.mcp_helpers import HANG
 
 pytestmark = pytest.mark.anyio
 
@@ -91,7 +92,7 @@ async def test_a_server_that_dies_mid_session_after_printing_its_token(tmp_path:
             "env": {"SERVICE_KEY": "${K}"},
         }
     }
-    with anyio.fail_after(30):
+    with anyio.fail_after(HANG):
         async with lb.connect_mcp_servers(config, environ={"K": TOKEN}) as servers:
             assert not servers.failures, servers.failures
             with pytest.raises(MCPConnectionLostError) as info:

@@ -66,6 +66,7 @@ SCRIPT = textwrap.dedent(
     ids=["retry_after_20", "backoff_20"],
 )
 @pytest.mark.parametrize("call", ["complete", "stream"])
+@pytest.mark.usefixtures("ctrl_c")  # a KeyboardInterrupt, however the run was started
 def test_ctrl_c_during_the_retry_wait_exits_within_a_second(
     status: str, headers: str, call: str
 ) -> None:

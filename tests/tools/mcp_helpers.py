@@ -17,6 +17,10 @@ APP_SERVER = str(Path(__file__).with_name("mcp_app_server.py"))
 INTERACT_SERVER = str(Path(__file__).with_name("mcp_interact_server.py"))
 """The server that talks back (elicitation, roots, progress, logs, sampling)."""
 INTERACT_STDIO = {"command": sys.executable, "args": [INTERACT_SERVER, "stdio"]}
+HANG = 120.0
+"""Seconds a block that starts MCP server processes may take before it counts as hung. On a
+loaded machine one server start (a Python importing ``mcp``) alone takes several seconds, and
+a test starting four took 27 s of a 30 s guard: a guard fails a hang, never a busy machine."""
 
 
 def first_text(output: Any) -> str:

@@ -15,6 +15,7 @@ pytest.importorskip("mcp")
 
 import llmbridge as lb
 from llmbridge.mcp import MCPError, connect_stdio
+from tests.tools.mcp_helpers import HANG
 
 pytestmark = pytest.mark.anyio
 
@@ -50,7 +51,7 @@ async def test_a_server_that_never_answers_times_out(code: str) -> None:
 
 
 async def test_errors_inside_the_block_leave_as_themselves() -> None:
-    with anyio.fail_after(30):
+    with anyio.fail_after(HANG):
         with pytest.raises(lb.ToolArgumentsError, match="nope"):
             async with connect_stdio(sys.executable, [SERVER, "stdio"]) as connection:
                 assert await connection.list_tools()
@@ -74,7 +75,7 @@ async def test_the_apps_own_io_errors_inside_the_block_leave_as_themselves(
     """Errors of the kinds the SDK also raises (OSError, httpx): the app's own, raised in the
     block (a file it reads, a request it makes), are not taken for the server's failure."""
     error = make()
-    with anyio.fail_after(30):
+    with anyio.fail_after(HANG):
         with pytest.raises(type(error)) as info:
             async with connect_stdio(sys.executable, [SERVER, "stdio"]) as connection:
                 assert await connection.list_tools()

@@ -19,7 +19,7 @@ import mcp.types as types
 import llmbridge as lb
 from llmbridge.mcp import MCPConnection, MCPServer, MCPServers, MCPTool, load_mcp_config
 from llmbridge.mcp.hub.options import HubOptions
-from tests.tools.mcp_helpers import APP_SERVER
+from tests.tools.mcp_helpers import APP_SERVER, HANG
 
 
 class Listing:
@@ -93,7 +93,7 @@ def _tools(servers: Any) -> list[MCPTool]:
 @pytest.mark.loops
 async def test_mcp_tool_connection_is_always_a_connection() -> None:
     config = {"alpha": {"command": sys.executable, "args": [APP_SERVER, "alpha", "stdio"]}}
-    with anyio.fail_after(40):
+    with anyio.fail_after(HANG):
         async with lb.connect_mcp_servers({"mcpServers": config}) as servers:
             tools = _tools(servers)
             assert tools and all(isinstance(t, MCPTool) for t in tools)

@@ -23,6 +23,7 @@ from llmbridge.mcp import (
     connect_stdio,
 )
 from tests.tools.mcp_helpers import (
+    HANG,
     INTERACT_SERVER,
     INTERACT_STDIO,
     descendants,
@@ -46,7 +47,7 @@ async def test_a_form_and_a_url_reach_the_apps_callback() -> None:
         return {"name": "Ann", "age": "33", "email": "ann@example.org", "extras": ["wifi"]}
 
     before = descendants()
-    with anyio.fail_after(30):
+    with anyio.fail_after(HANG):
         async with connect_stdio(STDIO["command"], STDIO["args"], name="hotel", elicit=elicit) as c:
             booked = text(await c.call_tool("book", {}))
             signed = text(await c.call_tool("sign_in", {}))
@@ -70,7 +71,7 @@ async def test_no_callback_declines_false_does_not_offer_and_a_misfit_is_a_decli
     def sloppy(request: ElicitationRequest) -> Any:  # sync: runs in a worker thread
         return {"name": "Ann", "age": "very old"} if request.mode == "form" else None
 
-    with anyio.fail_after(30):
+    with anyio.fail_after(HANG):
         async with connect_stdio(STDIO["command"], STDIO["args"]) as c:  # offered, declined
             assert text(await c.call_tool("elicitation_capability", {})) == "form url"
             assert text(await c.call_tool("book", {})) == "decline []"
@@ -140,7 +141,7 @@ async def test_roots_for_every_server_or_one_and_their_changes(
             assert await told("local", 2) and await told("own", 0)
     assert descendants(exclude={web_pid}) == before
 
-    with anyio.fail_after(30):
+    with anyio.fail_after(HANG):
         async with lb.connect_mcp_servers({"mcpServers": {"local": STDIO}}) as servers:
             with pytest.raises(lb.UsageError, match="without roots"):
                 await servers.set_roots(["/tmp"])
@@ -179,7 +180,7 @@ async def test_progress_reaches_the_app_sync_or_async(interact_web: tuple[str, i
         seen.append(update.progress)
         raise RuntimeError("app bug")
 
-    with anyio.fail_after(30):
+    with anyio.fail_after(HANG):
         async with connect_stdio(STDIO["command"], STDIO["args"], on_progress=broken) as c:
             assert text(await c.call_tool("work", {"steps": 2})) == "worked 2"
     assert seen == [1.0, 2.0]
@@ -195,7 +196,7 @@ async def test_progress_is_an_event_on_the_tool_loops_span() -> None:
     provider.add_span_processor(SimpleSpanProcessor(spans))
     model = Model(tool_call("work", {"steps": 3}), said("done"))
     async with model.client(telemetry=lb.Telemetry(tracer_provider=provider)) as client:
-        with anyio.fail_after(30):
+        with anyio.fail_after(HANG):
             async with lb.connect_mcp_servers({"mcpServers": {"local": STDIO}}) as servers:
                 loop = client.run("openai:gpt-4.1-mini", "work", tools=servers.registry)
                 async for _ in loop:
@@ -269,7 +270,7 @@ async def test_elicitation_and_progress_over_streamable_http(interact_web: tuple
         return ElicitationAnswer("accept", {"name": "Bo", "age": 7, "size": "S"})
 
     url, _ = interact_web
-    with anyio.fail_after(30):
+    with anyio.fail_after(HANG):
         async with connect_http(url, name="web", elicit=elicit, on_progress=updates.append) as c:
             booked = text(await c.call_tool("book", {}))
             assert booked == "accept [('age', 7), ('name', 'Bo'), ('size', 'S')]"
@@ -293,7 +294,7 @@ async def test_elicitation_and_progress_over_the_sse_transport() -> None:
 
     with http_server(SERVER, "sse") as (url, _):
         sse_url = url.removesuffix("/mcp") + "/sse"
-        with anyio.fail_after(30):
+        with anyio.fail_after(HANG):
             async with connect_sse(
                 sse_url, name="old", elicit=elicit, on_progress=updates.append
             ) as c:
@@ -333,7 +334,7 @@ def test_from_a_sync_script(tmp_path: Path) -> None:
 async def test_a_server_that_ignores_or_refuses_the_log_level_still_connects(
     behaviour: str, caplog: pytest.LogCaptureFixture
 ) -> None:
-    with caplog.at_level(logging.WARNING, logger="llmbridge.mcp"), anyio.fail_after(30):
+    with caplog.at_level(logging.WARNING, logger="llmbridge.mcp"), anyio.fail_after(HANG):
         async with connect_stdio(
             STDIO["command"],
             STDIO["args"],

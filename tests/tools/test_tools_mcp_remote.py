@@ -38,7 +38,7 @@ from llmbridge.mcp import (
     connect_sse,
 )
 from tests.fakes import FakeClock
-from tests.tools.mcp_helpers import descendants, free_port, http_server
+from tests.tools.mcp_helpers import HANG, descendants, free_port, http_server
 
 pytestmark = pytest.mark.anyio
 
@@ -175,7 +175,7 @@ async def test_the_whole_oauth_flow_then_stored_tokens(
     url, pid = oauth_http
     browser = Browser()
     path = tmp_path / "tokens" / "mcp.json"
-    with nothing_left(pid), anyio.fail_after(30):
+    with nothing_left(pid), anyio.fail_after(HANG):
         oauth = MCPOAuth(authorize=browser, store=FileTokenStore(path), scopes=["mcp"])
         async with connect_http(url, auth=oauth, name="remote") as connection:
             before = await stats(connection)
@@ -210,7 +210,7 @@ async def test_connections_starting_together_ask_the_person_once(
         async with connect_http(url, auth=MCPOAuth(authorize=browser, store=store)) as c:
             seen.append((await c.call_tool("who", {})).data["result"])
 
-    with nothing_left(pid), anyio.fail_after(30):
+    with nothing_left(pid), anyio.fail_after(HANG):
         async with anyio.create_task_group() as tg:
             for _ in range(3):
                 tg.start_soon(connect)
@@ -225,7 +225,7 @@ async def test_tokens_are_refreshed_within_and_across_connections(
     clocks.patch(monkeypatch)
     browser = Browser()
     store = InMemoryTokenStore()
-    with nothing_left(pid), anyio.fail_after(30):
+    with nothing_left(pid), anyio.fail_after(HANG):
         async with connect_http(url, auth=MCPOAuth(authorize=browser, store=store)) as connection:
             first = await stats(connection)
             clocks.advance(2.1)  # the access token expired: refreshed, not authorized again
@@ -247,7 +247,7 @@ async def test_the_sse_transport_with_and_without_oauth(
     plain_sse: tuple[str, int], oauth_sse: tuple[str, int]
 ) -> None:
     browser = Browser()
-    with nothing_left(plain_sse[1], oauth_sse[1]), anyio.fail_after(30):
+    with nothing_left(plain_sse[1], oauth_sse[1]), anyio.fail_after(HANG):
         async with connect_sse(plain_sse[0], name="legacy") as connection:
             names = sorted(t.name for t in await connection.list_tools())
             assert names == ["add", "slow", "stats", "who"]
@@ -260,7 +260,7 @@ async def test_the_sse_transport_with_and_without_oauth(
 
 async def test_static_bearer_tokens_keep_working(bearer: tuple[str, int]) -> None:
     url, pid = bearer
-    with nothing_left(pid), anyio.fail_after(30):
+    with nothing_left(pid), anyio.fail_after(HANG):
         headers = {"Authorization": "Bearer s3cr3t-static"}
         async with connect_http(url, headers=headers) as connection:
             assert (await connection.call_tool("who", {})).data == {"result": "static"}
@@ -286,7 +286,7 @@ async def test_mcp_servers_config_with_oauth_sse_and_static_headers(
     }
     no_hook = {"url": oauth_http[0], "oauth": {"scopes": "mcp"}}
     store = InMemoryTokenStore()
-    with nothing_left(oauth_http[1], plain_sse[1], bearer[1]), anyio.fail_after(40):
+    with nothing_left(oauth_http[1], plain_sse[1], bearer[1]), anyio.fail_after(HANG):
         async with lb.connect_mcp_servers(
             config,
             oauth=MCPOAuth(authorize=browser, store=store),
@@ -314,7 +314,7 @@ async def test_no_secret_in_errors_failures_or_logs(
     caplog.set_level(logging.DEBUG)
     browser = Browser()
     store = InMemoryTokenStore()
-    with anyio.fail_after(30):
+    with anyio.fail_after(HANG):
         # a token endpoint that echoes what it was sent (code, verifier, client secret)
         with pytest.raises(MCPAuthError) as info:
             async with connect_http(echo[0], auth=MCPOAuth(authorize=browser, store=store)):
@@ -373,7 +373,7 @@ async def test_the_browser_comes_back_to_a_loopback_listener(oauth_http: tuple[s
 
     hook = functools.partial(browser_authorize, open_browser=browser, announce=False)
     oauth = MCPOAuth(authorize=hook, redirect_uri=f"http://127.0.0.1:{port}/callback")
-    with nothing_left(pid), anyio.fail_after(30):
+    with nothing_left(pid), anyio.fail_after(HANG):
         async with connect_http(url, auth=oauth, timeout=1) as connection:
             assert (await connection.call_tool("who", {})).data["result"] != "anonymous"
         assert len(opened) == 1
@@ -407,7 +407,7 @@ async def test_an_untyped_url_falls_back_to_sse(
 ) -> None:
     """The spec's advice for servers that may be older: streamable HTTP first, SSE when the
     server refuses the initialize POST with a 4xx; typed entries never fall back."""
-    with remote("sse-events") as (url, pid), nothing_left(pid), anyio.fail_after(40):
+    with remote("sse-events") as (url, pid), nothing_left(pid), anyio.fail_after(HANG):
         events = url.replace("/sse", "/events")
         config = {
             "old": {"url": events},  # no type, no /sse: found out

@@ -15,7 +15,7 @@ import pytest
 
 import llmbridge as lb
 from llmbridge.mcp import load_mcp_config
-from tests.tools.mcp_helpers import APP_SERVER, alive, free_port
+from tests.tools.mcp_helpers import APP_SERVER, HANG, alive, free_port
 
 BAD_SCHEMA = str(Path(__file__).with_name("mcp_bad_schema_server.py"))
 SECRET = "sk-live-0123456789"
@@ -45,7 +45,7 @@ async def test_a_tool_no_provider_accepts_is_left_out_not_fatal(
         "bad": {"command": sys.executable, "args": [BAD_SCHEMA]},
         "alpha": {"command": sys.executable, "args": [APP_SERVER, "alpha", "stdio"]},
     }
-    with caplog.at_level(logging.WARNING, logger="llmbridge.mcp"), anyio.fail_after(30):
+    with caplog.at_level(logging.WARNING, logger="llmbridge.mcp"), anyio.fail_after(HANG):
         async with lb.connect_mcp_servers(config) as servers:
             assert servers.failures == {}
             assert servers.registry.server_of("ok") == "bad" and "huge" not in servers.registry
@@ -91,7 +91,7 @@ async def test_start_up_failures_do_not_show_expanded_secrets() -> None:
         "cli": {"command": sys.executable, "args": ["-c", "raise SystemExit(3)", "${TOKEN}"]},
         "web": {"url": f"http://127.0.0.1:{free_port()}/mcp?key=${{TOKEN}}", "timeout": 5},
     }
-    with anyio.fail_after(30):
+    with anyio.fail_after(HANG):
         async with lb.connect_mcp_servers(config, environ=ENV, startup_timeout=10) as servers:
             assert set(servers.failures) == {"cli", "web"}
             for error in servers.failures.values():
@@ -122,7 +122,7 @@ async def test_a_server_answering_what_the_sdk_cannot_read_is_a_failure_not_a_cr
         "odd": {"command": sys.executable, "args": ["-c", NO_SCHEMA]},
         "alpha": {"command": sys.executable, "args": [APP_SERVER, "alpha", "stdio"]},
     }
-    with anyio.fail_after(30):
+    with anyio.fail_after(HANG):
         async with lb.connect_mcp_servers(config) as servers:
             assert set(servers.failures) == {"odd"}
             assert "tools/list" in str(servers.failures["odd"])
@@ -139,7 +139,7 @@ async def test_a_new_server_tool_named_like_an_app_tool_is_prefixed_not_fatal() 
         return "mine"
 
     config = {"alpha": {"command": sys.executable, "args": [APP_SERVER, "alpha", "stdio"]}}
-    with anyio.fail_after(30):
+    with anyio.fail_after(HANG):
         async with lb.connect_mcp_servers(config) as servers:
             registry = servers.registry
             registry.register(extra)
@@ -274,7 +274,7 @@ async def test_what_a_server_left_running_in_its_process_group_is_stopped_with_i
     script = f"sleep 300 & exec {sys.executable} {APP_SERVER} a stdio"
     config = {"a": {"command": "sh", "args": ["-c", script]}}
     before = descendants()
-    with anyio.fail_after(30):
+    with anyio.fail_after(HANG):
         async with lb.connect_mcp_servers(config) as servers:
             assert "whoami" in servers.registry
             started = descendants() - before

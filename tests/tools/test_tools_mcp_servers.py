@@ -21,7 +21,7 @@ from llmbridge.mcp import MCPConnectionLostError
 from llmbridge.tools import ToolApprovalRequest, ToolResult, run_tool_loop
 from llmbridge.tools.results import ToolOutput
 from tests.fakes import FakeProvider, mock_client, sse_body, sse_response
-from tests.tools.mcp_helpers import APP_SERVER, descendants, free_port, http_app_server
+from tests.tools.mcp_helpers import APP_SERVER, HANG, descendants, free_port, http_app_server
 
 pytestmark = pytest.mark.anyio
 
@@ -91,7 +91,7 @@ async def test_many_servers_one_registry(web: tuple[str, int]) -> None:
         return True
 
     before = descendants(exclude={web_pid})
-    with anyio.fail_after(40):
+    with anyio.fail_after(HANG):
         async with lb.connect_mcp_servers(
             config(url, paged=True),
             approve=approve,
@@ -194,7 +194,7 @@ async def test_many_servers_one_registry(web: tuple[str, int]) -> None:
 async def test_fail_fast_and_errors_stop_everything(web: tuple[str, int]) -> None:
     url, web_pid = web
     before = descendants(exclude={web_pid})
-    with anyio.fail_after(30):
+    with anyio.fail_after(HANG):
         with pytest.raises(lb.MCPError, match="config missing: TOKEN") as info:
             async with lb.connect_mcp_servers(config(url), fail_fast=True, environ={"SECRET": "x"}):
                 pytest.fail("fail_fast must not enter the block")
@@ -232,7 +232,7 @@ async def test_sampling_answers_with_the_apps_model(web: tuple[str, int]) -> Non
 
     cfg = {"mcpServers": {"web": {"url": url}}}
     async with lb.Client(http_client=mock_client(handler)) as client:
-        with anyio.fail_after(30):
+        with anyio.fail_after(HANG):
             async with lb.connect_mcp_servers(
                 cfg, client=client, sampling_model=(FakeProvider(), "fake-1"), approve=approve
             ) as servers:
@@ -245,7 +245,7 @@ async def test_sampling_answers_with_the_apps_model(web: tuple[str, int]) -> Non
                 )
                 assert loop.approve is approve
         cfg2 = {"mcpServers": {"other": {"url": url}}}  # the approver denies this server
-        with anyio.fail_after(30):
+        with anyio.fail_after(HANG):
             async with lb.connect_mcp_servers(
                 cfg2, client=client, sampling_model=(FakeProvider(), "fake-1"), approve=approve
             ) as servers:

@@ -14,7 +14,7 @@ pytest.importorskip("mcp")
 
 import llmbridge as lb
 from llmbridge.mcp import load_mcp_config
-from tests.tools.mcp_helpers import APP_SERVER
+from tests.tools.mcp_helpers import APP_SERVER, HANG
 
 
 def config(*, beta_deferred: bool) -> dict[str, Any]:
@@ -45,7 +45,7 @@ def test_the_config_entry_reads_defer_loading() -> None:
 
 @pytest.mark.anyio
 async def test_entry_and_argument_defer_a_servers_tools() -> None:
-    with anyio.fail_after(40):
+    with anyio.fail_after(HANG):
         async with lb.connect_mcp_servers(config(beta_deferred=True)) as servers:
             assert deferred_servers(servers) == {"alpha": {False}, "beta": {True}}
             spaces = {s.namespace for s in servers.registry.specs() if s.defer_loading}

@@ -17,7 +17,7 @@ import pytest
 
 import llmbridge as lb
 from llmbridge.tools import ToolRegistry
-from tests.tools.mcp_helpers import alive
+from tests.tools.mcp_helpers import HANG, alive
 
 LIFECYCLE = str(Path(__file__).with_name("mcp_lifecycle_server.py"))
 
@@ -104,7 +104,7 @@ async def test_a_restart_that_cannot_list_its_tools_is_stopped_and_reported(
 
     state = tmp_path / "starts"
     config = {"flaky": {"command": sys.executable, "args": [LIFECYCLE, str(state), "2"]}}
-    with anyio.fail_after(30):
+    with anyio.fail_after(HANG):
         async with lb.connect_mcp_servers(config) as servers:
             flaky = servers.servers["flaky"]
             with pytest.raises(MCPConnectionLostError):
@@ -230,7 +230,7 @@ async def test_calls_waiting_on_a_restart_that_fails_do_not_each_restart_it_agai
     errors: list[BaseException] = []
     call = _calling_pid(errors)
 
-    with anyio.fail_after(30):
+    with anyio.fail_after(HANG):
         async with lb.connect_mcp_servers(config) as servers:
             with pytest.raises(MCPConnectionLostError):
                 await servers.registry.acall("die", {})

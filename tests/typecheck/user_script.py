@@ -1,3 +1,4 @@
+# mypy: disallow-any-expr
 """A user's script, written against the public API only: CI checks it with
 ``mypy --strict --disallow-any-expr`` (``.ci/run``), so an ``Any`` leaking out of llmbridge
 into a user's code, or a setting losing its type, fails the build.
