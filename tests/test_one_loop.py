@@ -136,8 +136,7 @@ def test_one_function_owns_the_attempt_loop() -> None:
     assert _calls_of("run_attempts") == [
         "client/pipeline.py:open_events",
         "client/pipeline.py:open_resumed",
-        "stream/fetch.py:fetch_answer",
-        "stream/fetch.py:fetch_json",
+        "stream/fetch.py:_first_answer",
         "stream/files.py:download_lines",
         "stream/transport.py:stream_events",
     ]

@@ -18,7 +18,7 @@ from typing import Any, NoReturn
 import anyio
 
 from ..providers.base import HttpRequest, Provider
-from ..providers.prepared import Prepared
+from ..providers.prepared import Framing, Prepared
 from .answer import Answer
 from .call import CallConfig
 from .deadline import Deadline
@@ -48,15 +48,8 @@ async def fetch_json(
     """Send one plain (non-streamed) request and return its parsed JSON answer (module rules;
     ``deadline``: the call's total budget, its retries and their waits included; ``during``:
     what its ``TimeoutError`` says the call was doing)."""
-    prepared = Prepared(http=request, new_decoder=_no_decoder, framing="json")
     config = CallConfig(http=http, retry=retry, timeout=timeout, deadline=deadline, sleep=sleep)
-    answers = run_attempts(prepared, provider=provider, config=config, during=during)
-    try:
-        async for answer in answers:
-            return answer
-    finally:
-        await answers.aclose()  # type: ignore[attr-defined]
-    raise AssertionError("the attempt loop ended without an answer")  # pragma: no cover
+    return await _first_answer(request, "json", provider, config, during)
 
 
 async def fetch_answer(
@@ -72,12 +65,20 @@ async def fetch_answer(
 ) -> Answer:
     """``fetch_json`` (the same keywords and rules) returning the whole ``Answer``: status,
     headers and the body's bytes, unparsed."""
-    prepared = Prepared(http=request, new_decoder=_no_decoder, framing="json-answer")
     config = CallConfig(http=http, retry=retry, timeout=timeout, deadline=deadline, sleep=sleep)
+    answer: Answer = await _first_answer(request, "json-answer", provider, config, during)
+    return answer
+
+
+async def _first_answer(
+    request: HttpRequest, framing: Framing, provider: Provider, config: CallConfig, during: str
+) -> Any:
+    """What the attempt loop yields for a plain request read with ``framing`` (its one item)."""
+    prepared = Prepared(http=request, new_decoder=_no_decoder, framing=framing)
     answers = run_attempts(prepared, provider=provider, config=config, during=during)
     try:
         async for answer in answers:
-            return answer  # type: ignore[no-any-return]
+            return answer
     finally:
         await answers.aclose()  # type: ignore[attr-defined]
     raise AssertionError("the attempt loop ended without an answer")  # pragma: no cover
