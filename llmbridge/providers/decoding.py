@@ -17,7 +17,8 @@ Rules:
 
 ``finish_reason_mapper(table)`` makes a provider's ``map_finish_reason`` from its table of raw
 reasons (kept in its own ``finish_reasons.py``): no reason or one not in the table is
-``"other"``.
+``"other"``; ``tool_aware_mapper(table)`` the same with ``had_tool_calls``: a ``stop`` after the
+model called tools is ``tool_calls`` (Gemini, Gemini Interactions).
 
 Used by the anthropic, bedrock, cohere and ollama-native decoders. Each keeps its own state
 machine, tables and messages; this holds no state but ``_provider`` and ``_failed``, which the
@@ -33,7 +34,7 @@ from ..errors import LLMBridgeError, MalformedStreamError
 from ..events import FinishReason, StreamEvent
 from .base import BaseDecoder
 
-__all__ = ["UNREADABLE", "GuardedDecoder", "finish_reason_mapper"]
+__all__ = ["UNREADABLE", "GuardedDecoder", "finish_reason_mapper", "tool_aware_mapper"]
 
 UNREADABLE = (KeyError, TypeError, IndexError, AttributeError, ValueError)
 """What a handler raises on a payload of an unexpected shape."""
@@ -81,5 +82,15 @@ def finish_reason_mapper(table: Mapping[str, FinishReason]) -> Callable[[str | N
         if raw is None:
             return "other"
         return table.get(raw, "other")
+
+    return map_finish_reason
+
+
+def tool_aware_mapper(table: Mapping[str, FinishReason]) -> Callable[..., FinishReason]:
+    """``map_finish_reason(raw, *, had_tool_calls)`` for ``table`` (module rules)."""
+
+    def map_finish_reason(raw: str, *, had_tool_calls: bool) -> FinishReason:
+        reason = table.get(raw, "other")
+        return "tool_calls" if reason == "stop" and had_tool_calls else reason
 
     return map_finish_reason

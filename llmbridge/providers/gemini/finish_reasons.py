@@ -8,6 +8,7 @@ Rules: a table, with ``other`` for anything unknown (the raw value is always kep
 from __future__ import annotations
 
 from ...events import FinishReason
+from ..decoding import tool_aware_mapper
 
 __all__ = ["FINISH_REASONS", "map_finish_reason"]
 
@@ -27,8 +28,4 @@ FINISH_REASONS: dict[str, FinishReason] = {
 }
 
 
-def map_finish_reason(raw: str, *, had_tool_calls: bool) -> FinishReason:
-    reason = FINISH_REASONS.get(raw, "other")
-    if reason == "stop" and had_tool_calls:
-        return "tool_calls"
-    return reason
+map_finish_reason = tool_aware_mapper(FINISH_REASONS)

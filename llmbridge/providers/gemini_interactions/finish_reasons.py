@@ -10,6 +10,7 @@ code) is ``other``.
 from __future__ import annotations
 
 from ...events import FinishReason
+from ..decoding import tool_aware_mapper
 
 __all__ = ["map_finish_reason"]
 
@@ -23,8 +24,4 @@ _REASONS: dict[str, FinishReason] = {
 }
 
 
-def map_finish_reason(status: str, *, had_tool_calls: bool) -> FinishReason:
-    reason = _REASONS.get(status, "other")
-    if reason == "stop" and had_tool_calls:
-        return "tool_calls"
-    return reason
+map_finish_reason = tool_aware_mapper(_REASONS)
