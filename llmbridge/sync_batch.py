@@ -78,10 +78,12 @@ class SyncBatchMethods:
         updated: BatchJob = self._blocking_call(partial(self._client.batch_cancel, job))
         return updated
 
-    def batch_results(self, job: BatchJob) -> Iterator[BatchResult]:
+    def batch_results(
+        self, job: BatchJob, *, response_format: Any = None
+    ) -> Iterator[BatchResult]:
         """``Client.batch_results``, as a blocking iterator."""
         self._check_open()
-        results = self._client.batch_results(job)
+        results = self._client.batch_results(job, response_format=response_format)
         try:
             while True:
                 try:

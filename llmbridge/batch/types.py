@@ -25,6 +25,7 @@ from ..errors import LLMBridgeError, UsageError
 
 if TYPE_CHECKING:
     from ..messages import ChatResponse
+    from .parsing import Formats
 
 __all__ = [
     "TERMINAL",
@@ -100,6 +101,9 @@ class BatchJob:
     provider: str
     model: str
     parts: tuple[BatchPart, ...]
+    formats: Formats | None = field(default=None, compare=False, repr=False)
+    """Each request's ``response_format`` (``batch.parsing``), in the process that submitted
+    the job only: never in ``to_json()``."""
 
     @property
     def id(self) -> str:

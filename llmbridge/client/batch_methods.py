@@ -11,12 +11,14 @@ a telemetry span per submit, poll and results file when telemetry is on.
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Awaitable
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from ..batch import engine
 from ..batch.adapter import BatchAdapter, adapter_for
 from ..batch.calls import BatchCall
 from ..batch.engine import Progress, Requests
+from ..batch.parsing import Formats, noted, parsed
 from ..batch.types import BatchJob, BatchPart, BatchResult
 from ..errors import UsageError
 from ..model_refs import ModelRef
@@ -71,12 +73,21 @@ class BatchMethods:
         """Submit ``requests`` (``lb.BatchRequest``s, a list or any (async) iterable) as a batch
         job of ``model``'s provider and return its handle. A submission over the provider's
         limits (or ``max_requests_per_job``) becomes several jobs behind one handle.
-        ``options``: the provider's own (``metadata=``; Bedrock's ``role_arn=``, ``s3_uri=``)."""
+        ``options``: the provider's own (``metadata=``; Gemini's ``input_file=``; Bedrock's
+        ``role_arn=``, ``s3_uri=``). The handle remembers each request's ``response_format``
+        (in this process) so that ``batch_results`` fills in ``parsed``."""
         call, adapter = self._batch_call(model)
+        formats = Formats()
         work = engine.submit(
-            call, adapter, requests, self.build_request, options, max_requests=max_requests_per_job
+            call,
+            adapter,
+            noted(requests, formats),
+            self.build_request,
+            options,
+            max_requests=max_requests_per_job,
         )
-        return await self._traced("batch_submit", call.provider, model_name=call.model, work=work)
+        job = await self._traced("batch_submit", call.provider, model_name=call.model, work=work)
+        return replace(job, formats=formats) if formats else job
 
     def batch_job(self, model: ModelRef, job_id: str) -> BatchJob:
         """A handle on the job ``job_id`` (a ``BatchJob.id``) of ``model``'s provider, made in
@@ -119,11 +130,24 @@ class BatchMethods:
         call, adapter = self._job_call(job)
         return await engine.cancel(call, adapter, job)
 
-    async def batch_results(self, job: BatchJob) -> AsyncIterator[BatchResult]:
+    async def batch_results(
+        self, job: BatchJob, *, response_format: Any = None
+    ) -> AsyncIterator[BatchResult]:
         """Every request's ``BatchResult`` (any order), read line by line: ``succeeded`` with
-        its ``ChatResponse``, or ``errored`` / ``cancelled`` / ``expired`` with a typed error."""
+        its ``ChatResponse``, or ``errored`` / ``cancelled`` / ``expired`` with a typed error.
+        A request submitted with a ``response_format`` (or every one, given
+        ``response_format=`` here: for a job reopened in another process) has ``parsed`` set
+        as ``complete()`` sets it; a reply that does not validate is ``errored`` with the
+        ``StructuredOutputError``."""
         call, adapter = self._job_call(job)
+        formats = job.formats
+        if response_format is not None:  # every request's, as the app says
+            formats = Formats()
+            formats.add("", response_format)
         if not job.done:
             job = await engine.status(call, adapter, job)
+        name = call.provider.name
         async for result in engine.results(call, adapter, job):
+            if formats is not None:
+                result = parsed(result, formats.of(result.id), provider=name)
             yield result

@@ -116,7 +116,6 @@ async def test_the_file_job_matches_the_sdk_types() -> None:
             genai_types.GenerateContentResponse.model_validate(row["response"])
 
 
-@pytest.mark.loops("asyncio")
 def test_inline_chunk_rewrites_each_line_and_gives_up_past_the_limit() -> None:
     writer = JsonlWriter(max_requests=10, max_bytes=10_000, sep=b"\n")
     for key in ("x", "y"):
