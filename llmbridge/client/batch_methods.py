@@ -123,6 +123,7 @@ class BatchMethods:
             poll_interval=poll_interval,
             max_interval=max_interval,
             on_progress=on_progress,
+            sleep=self._defaults.sleep,
         )
 
     async def batch_cancel(self, job: BatchJob) -> BatchJob:
