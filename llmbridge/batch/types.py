@@ -17,14 +17,15 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias
 
 import orjson
+from typing_extensions import TypeVar
 
 from ..errors import LLMBridgeError, UsageError
+from ..messages import ChatResponse
 
 if TYPE_CHECKING:
-    from ..messages import ChatResponse
     from .parsing import Formats
 
 __all__ = [
@@ -35,8 +36,13 @@ __all__ = [
     "BatchRequest",
     "BatchResult",
     "BatchStatus",
+    "ResponseT",
     "ResultStatus",
 ]
+
+ResponseT = TypeVar("ResponseT", default=ChatResponse)
+"""What a job's results hold: a ``ChatResponse`` (``client.batch``), an ``EmbeddingResponse``
+(``client.batch_embed``)."""
 
 BatchStatus: TypeAlias = Literal[
     "queued", "running", "completed", "failed", "cancelling", "cancelled", "expired"
@@ -95,8 +101,9 @@ class BatchPart:
 
 
 @dataclass(frozen=True, slots=True)
-class BatchJob:
-    """A handle on a batch job (see the module rules)."""
+class BatchJob(Generic[ResponseT]):
+    """A handle on a batch job (see the module rules); ``BatchJob[EmbeddingResponse]`` for
+    ``client.batch_embed``'s."""
 
     provider: str
     model: str
@@ -129,7 +136,7 @@ class BatchJob:
         """Whether the job ended (its status is terminal)."""
         return self.status in TERMINAL
 
-    def with_parts(self, parts: Iterable[BatchPart]) -> BatchJob:
+    def with_parts(self, parts: Iterable[BatchPart]) -> BatchJob[ResponseT]:
         return replace(self, parts=tuple(parts))
 
     def __repr__(self) -> str:
@@ -168,7 +175,7 @@ class BatchJob:
                 )
                 for p in data["parts"]
             )
-            job = cls(provider=str(data["provider"]), model=str(data["model"]), parts=parts)
+            job: BatchJob = BatchJob(str(data["provider"]), str(data["model"]), parts)
         except (KeyError, TypeError, ValueError) as exc:
             raise UsageError(f"not a BatchJob's to_json() text ({exc!r})") from None
         if not parts:
@@ -198,14 +205,14 @@ def merged_status(statuses: list[BatchStatus]) -> BatchStatus:
 
 
 @dataclass(frozen=True, slots=True)
-class BatchResult:
+class BatchResult(Generic[ResponseT]):
     """One request's outcome: ``id`` (the app's), ``status``, the ``response`` (when it
     succeeded) or the ``error`` (a typed ``LLMBridgeError``; for cancelled and expired items
     too)."""
 
     id: str
     status: ResultStatus
-    response: ChatResponse | None = None
+    response: ResponseT | None = None
     error: LLMBridgeError | None = None
 
     @property
@@ -214,7 +221,7 @@ class BatchResult:
         variant, the ``prices`` extra; its standard price where it has no batch one)."""
         from ..cost import cost_of
 
-        response = self.response
+        response: Any = self.response
         if response is None:
             return None
         return cost_of(response.usage, model=response.model, provider=response.provider, batch=True)

@@ -1,5 +1,5 @@
 """The plug-in's recording client, for batch jobs: ``BatchRecorded`` notes the recordings of
-each ``batch`` / ``batch_status`` (so each poll of ``batch_wait``) / ``batch_cancel`` /
+each ``batch`` / ``batch_embed`` / ``batch_status`` (so each poll of ``batch_wait``) / ``batch_cancel`` /
 ``batch_results`` call as one call of operation ``batch`` (``embed_cassettes`` pairs them with
 the recordings and saves each request as a fixture folder, as for embeddings).
 
@@ -16,7 +16,8 @@ from typing import Any
 
 import anyio.lowlevel
 
-from ..batch.types import BatchJob, BatchResult
+from ..batch.types import BatchJob, BatchResult, ResponseT
+from ..embedding_types import EmbeddingResponse
 from ..model_refs import ModelRef
 from .embed_recording import Recorded
 
@@ -44,14 +45,23 @@ class BatchRecorded(Recorded):
         finally:
             self._note(BATCH, model, first)
 
-    async def batch_status(self, job: BatchJob) -> BatchJob:
+    async def batch_embed(
+        self, model: ModelRef, requests: Any, **options: Any
+    ) -> BatchJob[EmbeddingResponse]:
+        first = self._count()
+        try:
+            return await super().batch_embed(model, requests, **options)
+        finally:
+            self._note(BATCH, model, first)
+
+    async def batch_status(self, job: BatchJob[ResponseT]) -> BatchJob[ResponseT]:
         first = self._count()
         try:
             return await super().batch_status(job)
         finally:
             self._note(BATCH, self._job_ref(job), first)
 
-    async def batch_cancel(self, job: BatchJob) -> BatchJob:
+    async def batch_cancel(self, job: BatchJob[ResponseT]) -> BatchJob[ResponseT]:
         first = self._count()
         try:
             return await super().batch_cancel(job)
@@ -59,8 +69,8 @@ class BatchRecorded(Recorded):
             self._note(BATCH, self._job_ref(job), first)
 
     async def batch_results(
-        self, job: BatchJob, *, response_format: Any = None
-    ) -> AsyncIterator[BatchResult]:
+        self, job: BatchJob[ResponseT], *, response_format: Any = None
+    ) -> AsyncIterator[BatchResult[ResponseT]]:
         first = self._count()
         try:
             async for result in super().batch_results(job, response_format=response_format):
