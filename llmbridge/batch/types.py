@@ -23,9 +23,9 @@ import orjson
 from typing_extensions import TypeVar
 
 from ..errors import LLMBridgeError, UsageError
-from ..messages import ChatResponse
 
 if TYPE_CHECKING:
+    from ..messages import ChatResponse
     from .parsing import Formats
 
 __all__ = [
@@ -40,9 +40,10 @@ __all__ = [
     "ResultStatus",
 ]
 
-ResponseT = TypeVar("ResponseT", default=ChatResponse)
-"""What a job's results hold: a ``ChatResponse`` (``client.batch``), an ``EmbeddingResponse``
-(``client.batch_embed``)."""
+ResponseT = TypeVar("ResponseT", default="ChatResponse[object]")
+"""What a job's results hold: a ``ChatResponse`` (``client.batch``; its ``parsed`` is
+``object``: ``None``, or the value of the request's own ``response_format``), an
+``EmbeddingResponse`` (``client.batch_embed``)."""
 
 BatchStatus: TypeAlias = Literal[
     "queued", "running", "completed", "failed", "cancelling", "cancelled", "expired"
