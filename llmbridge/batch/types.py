@@ -17,7 +17,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Generic, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeAlias
 
 import orjson
 from typing_extensions import TypeVar
@@ -26,7 +26,7 @@ from ..errors import LLMBridgeError, UsageError
 
 if TYPE_CHECKING:
     from ..messages import ChatResponse
-    from .parsing import Formats
+    from ..request import ResponseFormat
 
 __all__ = [
     "TERMINAL",
@@ -36,6 +36,7 @@ __all__ = [
     "BatchRequest",
     "BatchResult",
     "BatchStatus",
+    "FormatLookup",
     "ResponseT",
     "ResultStatus",
 ]
@@ -101,6 +102,12 @@ class BatchPart:
     data: Mapping[str, Any] = field(default_factory=dict)
 
 
+class FormatLookup(Protocol):
+    """Each request's ``response_format`` (``batch.parsing.Formats``)."""
+
+    def of(self, request_id: str) -> ResponseFormat | None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class BatchJob(Generic[ResponseT]):
     """A handle on a batch job (see the module rules); ``BatchJob[EmbeddingResponse]`` for
@@ -109,7 +116,7 @@ class BatchJob(Generic[ResponseT]):
     provider: str
     model: str
     parts: tuple[BatchPart, ...]
-    formats: Formats | None = field(default=None, compare=False, repr=False)
+    formats: FormatLookup | None = field(default=None, compare=False, repr=False)
     """Each request's ``response_format`` (``batch.parsing``), in the process that submitted
     the job only: never in ``to_json()``."""
 

@@ -71,11 +71,13 @@ class BatchMethods:
         return self._batch_call(f"{job.provider}:{job.model}")
 
     def _embed_batch_call(
-        self, model: ModelRef, options: EmbedOptions = EmbedOptions()
+        self, model: ModelRef, options: EmbedOptions | None = None
     ) -> tuple[EmbedBatchCall, BatchAdapter]:
         call, adapter = self._batch_call(model)
         adapter = embeddings_adapter(adapter, call.provider)
-        embed = EmbedBatchCall.embedding(call.provider, call.model, call.config, options)
+        embed = EmbedBatchCall.embedding(
+            call.provider, call.model, call.config, options or EmbedOptions()
+        )
         return embed, adapter
 
     async def batch(

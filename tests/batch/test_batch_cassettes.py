@@ -100,7 +100,9 @@ def test_a_batch_lifecycle_records_and_replays_offline_without_waiting(
     sent = [json.loads((p / "request.json").read_text()) for p in steps]
     paths = [(r["method"], r["url"].split("batch.test")[1]) for r in sent]
     assert paths[:2] == [("POST", "/v1/files"), ("POST", "/v1/batches")]
-    assert [m for m, u in paths[2:5]] == ["GET"] * 3 and all("/batches/" in u for _, u in paths[2:5])
+    assert [m for m, u in paths[2:5]] == ["GET"] * 3 and all(
+        "/batches/" in u for _, u in paths[2:5]
+    )
     assert [u.endswith("/content") for _, u in paths[5:]] == [True, True]  # output, error files
     written = "".join(p.read_text() for p in cassette.rglob("*.json"))
     assert "sk-batch-secret-key" not in written

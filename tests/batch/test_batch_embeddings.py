@@ -71,7 +71,9 @@ async def test_azure_lines_name_the_path_after_the_api_root() -> None:
 
 
 async def test_what_batch_embed_refuses() -> None:
-    async with lb.Client(providers={"anthropic": {"api_key": "k"}, "openai": {"api_key": "k"}}) as c:
+    async with lb.Client(
+        providers={"anthropic": {"api_key": "k"}, "openai": {"api_key": "k"}}
+    ) as c:
         with pytest.raises(lb.UnsupportedFeatureError, match="OpenAI's and Azure's"):
             await c.batch_embed("anthropic:claude-haiku-4-5", requests())
         with pytest.raises(lb.UsageError, match="takes no options"):
@@ -90,9 +92,10 @@ async def test_the_lines_and_answers_match_the_sdk_types() -> None:
     from openai.types.embedding_create_params import EmbeddingCreateParams
 
     server = OpenAIServer(polls_to_end=1)
-    async with running(server) as url, lb.Client(
-        providers={"openai": {"api_key": "k", "base_url": url + "/v1"}}
-    ) as c:
+    async with (
+        running(server) as url,
+        lb.Client(providers={"openai": {"api_key": "k", "base_url": url + "/v1"}}) as c,
+    ):
         job = await c.batch_embed("openai:text-embedding-3-small", requests())
         await c.batch_wait(job, poll_interval=0.001, max_interval=0.001)
     create = next(s for s in server.seen if s.path.endswith("/batches"))

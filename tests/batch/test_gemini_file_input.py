@@ -18,7 +18,7 @@ from tests.batch.servers import running
 pytestmark = [pytest.mark.anyio, pytest.mark.io]
 
 MODEL = "gemini:gemini-2.5-flash"
-IDS = ["a", "b-fail", "c", "d\"quoted\\id"]
+IDS = ["a", "b-fail", "c", 'd"quoted\\id']
 
 
 def requests() -> list[lb.BatchRequest]:
@@ -61,7 +61,9 @@ async def test_a_file_input_runs_the_whole_lifecycle() -> None:
     body = orjson.loads(create.body)
     assert create.path == "/v1beta/models/gemini-2.5-flash:batchGenerateContent"
     name = body["batch"]["input_config"]["file_name"]
-    assert body["batch"]["input_config"] == {"file_name": name} and server.files[name] == upload.body
+    assert (
+        body["batch"]["input_config"] == {"file_name": name} and server.files[name] == upload.body
+    )
     downloads = [s for s in server.seen if s.path.startswith("/download/")]
     assert len(downloads) == 1 and downloads[0].path.endswith(":download?alt=media")
 
@@ -119,7 +121,9 @@ async def test_the_file_job_matches_the_sdk_types() -> None:
 def test_inline_chunk_rewrites_each_line_and_gives_up_past_the_limit() -> None:
     writer = JsonlWriter(max_requests=10, max_bytes=10_000, sep=b"\n")
     for key in ("x", "y"):
-        writer.add(orjson.dumps({"key": key, "request": {"contents": [{"parts": [{"text": key}]}]}}))
+        writer.add(
+            orjson.dumps({"key": key, "request": {"contents": [{"parts": [{"text": key}]}]}})
+        )
     chunk = writer.finish()
     assert chunk is not None
     inline = inline_chunk(chunk, 10_000)
