@@ -19,8 +19,6 @@ import tempfile
 from typing import TYPE_CHECKING
 from urllib.parse import urlsplit, urlunsplit
 
-import orjson
-
 from ..errors import MalformedStreamError
 from ..providers.base import HttpRequest
 from ..stream.fetch import fetch_answer
@@ -34,24 +32,38 @@ __all__ = ["CONTENT_TYPE", "inline_chunk", "upload_file"]
 CONTENT_TYPE = "application/jsonl"
 
 
+_KEY, _REQUEST = b'{"key":', b',"request":'
+_ITEM, _META = b'{"request":', b',"metadata":{"key":'
+GROWTH = len(_ITEM) + len(_META) + 2 - len(_KEY) - len(_REQUEST) - 1
+"""Bytes an inline item is longer than its line (13: the size of the inline form is known
+before it is written)."""
+
+
 def inline_chunk(chunk: Chunk, limit: int) -> Chunk | None:
-    """``chunk``'s lines as inline items joined by ``,`` (``None``: over ``limit`` bytes)."""
-    if chunk.size > limit:  # an inline item is longer than its line
+    """``chunk``'s lines as inline items joined by ``,`` (``None``: over ``limit`` bytes).
+
+    A line is ``{"key":K,"request":B}`` as ``GeminiBatches.line`` writes it; the item is
+    ``{"request":B,"metadata":{"key":K}}``, cut and joined as bytes: the first ``,"request":``
+    ends ``K`` (inside a JSON string every ``"`` is escaped)."""
+    if chunk.size + GROWTH * chunk.count > limit:
         return None
     out = Chunk(tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES), 0, 0)  # noqa: SIM115 - closed by Chunk.close
     chunk.file.seek(0)
-    for raw in chunk.file.read(chunk.size).split(b"\n"):
-        line = orjson.loads(raw)
-        item = orjson.dumps({"request": line["request"], "metadata": {"key": line["key"]}})
+    for raw in chunk.file:  # a line at a time
+        line = raw.rstrip(b"\n")
+        cut = line.find(_REQUEST, len(_KEY))
+        if not line.startswith(_KEY) or cut < 0 or not line.endswith(b"}"):
+            out.close()
+            raise MalformedStreamError(f"not a Gemini batch line: {line[:200]!r}")
+        item = b"".join(
+            (_ITEM, line[cut + len(_REQUEST) : -1], _META, line[len(_KEY) : cut], b"}}")
+        )
         if out.count:
             out.file.write(b",")
             out.size += 1
         out.file.write(item)
         out.size += len(item)
         out.count += 1
-        if out.size > limit:
-            out.close()
-            return None
     return out
 
 

@@ -110,3 +110,17 @@ async def test_the_lines_and_answers_match_the_sdk_types() -> None:
         for item in body["data"]:  # the SDK decodes base64 before it validates
             item["embedding"] = [0.0, 0.0]
         CreateEmbeddingResponse.model_validate(body)
+
+
+def test_the_sync_client_runs_an_embeddings_batch() -> None:
+    from tests.loopback import ThreadedServer
+
+    server = OpenAIServer(polls_to_end=1)
+    url = ThreadedServer(server.handle_socket).url
+    with lb.SyncClient(providers={"openai": {"api_key": "k", "base_url": url + "/v1"}}) as c:
+        job = c.batch_embed("openai:text-embedding-3-small", requests())
+        job = c.batch_wait(job, poll_interval=0.001, max_interval=0.001)
+        results = {r.id: r for r in c.batch_results(job)}
+    assert isinstance(results["a"].response, lb.EmbeddingResponse)
+    assert results["a"].response.vectors == [[7.0, 0.0]]
+    assert results["b-fail"].status == "errored"
