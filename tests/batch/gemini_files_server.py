@@ -19,6 +19,12 @@ class GeminiFileServer(GeminiServer):
     def __init__(self, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.sessions: dict[str, dict[str, str]] = {}
+        self.finalized: dict[str, bytes] = {}
+        """The finalize answer of each upload session (by its request's path)."""
+
+    def answer_of(self, seen: Any) -> bytes:
+        """The body this server answered ``seen`` (an upload) with."""
+        return self.finalized[seen.path]
 
     def route(self, method: str, target: str, headers: dict[str, str], body: bytes) -> bytes:
         path = target.split("?")[0]
@@ -28,7 +34,8 @@ class GeminiFileServer(GeminiServer):
             name = "files/" + self.new_id("in")
             self.files[name] = body
             file = {"name": name, "mimeType": "application/jsonl", "sizeBytes": str(len(body))}
-            return _answer(orjson.dumps({"file": file}))
+            self.finalized[target] = orjson.dumps({"file": file})
+            return _answer(self.finalized[target])
         if path == "/upload/v1beta/files" and method == "POST":
             session = self.new_id("upload")
             self.sessions[session] = dict(headers)

@@ -111,3 +111,58 @@ def test_a_batch_lifecycle_records_and_replays_offline_without_waiting(
     _passed(pytester.runpytest(*_plugin_args()))
     replayed = _waited(pytester.path)
     assert replayed and all(polls == 3 and wait < 0.3 for wait, polls in replayed)  # collapsed
+
+
+GEMINI_APP = r"""
+import llmbridge as lb
+
+
+async def test_file_job(llmbridge_client):
+    requests = [lb.BatchRequest(i, [lb.ChatMessage.user(f"hi {i}")]) for i in ("a", "b-fail")]
+    async with llmbridge_client as client:
+        job = await client.batch("gemini:gemini-2.5-flash", requests, input_file=True)
+        job = await client.batch_wait(job, poll_interval=0.2, max_interval=0.2)
+        results = {r.id: r async for r in client.batch_results(job)}
+    assert results["a"].response.text == "echo: hi a"
+    assert isinstance(results["b-fail"].error, lb.InvalidRequestError)
+"""
+
+GEMINI_CONFTEST = """
+import pytest
+
+from tests.batch.gemini_files_server import GeminiFileServer
+from tests.batch.server_transport import ServerTransport
+
+
+@pytest.fixture
+def llmbridge_record_transport():
+    return ServerTransport(GeminiFileServer(polls_to_end=1))
+
+
+@pytest.fixture
+def llmbridge_providers():
+    return {"gemini": {"api_key": "gm-batch-secret-key", "base_url": "http://gemini.test"}}
+"""
+
+
+def test_a_gemini_file_job_records_and_replays(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for var in ("GEMINI_API_KEY", "GOOGLE_API_KEY", "CI"):
+        monkeypatch.delenv(var, raising=False)
+    pytester.makeini("[pytest]\nanyio_mode = strict\n")
+    pytester.makeconftest(GEMINI_CONFTEST)
+    pytester.makepyfile(test_app=GEMINI_APP)
+    _passed(pytester.runpytest(*_plugin_args(), "--llmbridge-record"))
+    cassette = pytester.path / "cassettes" / "test_app" / "test_file_job"
+    steps = sorted(cassette.iterdir(), key=lambda p: int(p.name[4:]))
+    sent = [json.loads((p / "request.json").read_text()) for p in steps]
+    assert [r["url"].split("gemini.test")[1].split("?")[0] for r in sent[:3]] == [
+        "/upload/v1beta/files",
+        "/upload/v1beta/files",
+        "/v1beta/models/gemini-2.5-flash:batchGenerateContent",
+    ]
+    assert sent[-1]["url"].endswith(":download?alt=media")
+    assert "gm-batch-secret-key" not in "".join(p.read_text() for p in cassette.rglob("*.json"))
+    (pytester.path / "conftest.py").unlink()
+    _passed(pytester.runpytest(*_plugin_args()))

@@ -102,7 +102,11 @@ async def test_the_file_job_matches_the_sdk_types() -> None:
     create = next(s for s in server.seen if s.path.endswith(":batchGenerateContent"))
     source = orjson.loads(create.body)["batch"]["input_config"]
     assert genai_types.BatchJobSource.model_validate(source).file_name == source["file_name"]
+    start = next(s for s in server.seen if s.path == "/upload/v1beta/files")
+    genai_types.File.model_validate(orjson.loads(start.body)["file"])  # what the SDK sends
     upload = next(s for s in server.seen if "upload_id=" in s.path)
+    finalized = orjson.loads(server.answer_of(upload))["file"]
+    assert genai_types.File.model_validate(finalized).name == source["file_name"]
     for raw in upload.body.split(b"\n"):
         line = orjson.loads(raw)
         genai_types.InlinedRequest.model_validate(
