@@ -68,7 +68,7 @@ class SyncBatchMethods:
         *,
         poll_interval: float = 10.0,
         max_interval: float = 300.0,
-        on_progress: Callable[[BatchJob], Any] | None = None,
+        on_progress: Callable[[BatchJob[ResponseT]], Any] | None = None,
     ) -> BatchJob[ResponseT]:
         """``Client.batch_wait``, blocking (``on_progress`` runs in the client's loop thread)."""
         self._check_open()

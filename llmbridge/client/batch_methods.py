@@ -10,7 +10,7 @@ a telemetry span per submit, poll and results file when telemetry is on.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any, TypeVar, cast
 
@@ -155,7 +155,7 @@ class BatchMethods:
         *,
         poll_interval: float = 10.0,
         max_interval: float = 300.0,
-        on_progress: Progress | None = None,
+        on_progress: Callable[[BatchJob[ResponseT]], Awaitable[None] | None] | None = None,
     ) -> BatchJob[ResponseT]:
         """Poll until the job ended (completed, failed, cancelled or expired): every
         ``poll_interval`` seconds at first, backing off to ``max_interval`` while nothing moves;
@@ -166,7 +166,7 @@ class BatchMethods:
             _plain(job),
             poll_interval=poll_interval,
             max_interval=max_interval,
-            on_progress=on_progress,
+            on_progress=cast("Progress | None", on_progress),
             sleep=self._defaults.sleep,
         )
         return job.with_parts(done.parts)

@@ -136,6 +136,11 @@ async def typed_batch(client: lb.Client, model: str) -> list[str]:
         if result.response is not None:
             seen.append(result.response.text)
     embeddings = await client.batch_embed("openai:text-embedding-3-small", requests)
+
+    def told(job: lb.BatchJob[lb.EmbeddingResponse]) -> None:
+        seen.append(job.status)
+
+    embeddings = await client.batch_wait(embeddings, poll_interval=1.0, on_progress=told)
     async for item in client.batch_results(embeddings):
         assert_type(item.response, lb.EmbeddingResponse | None)
         if item.response is not None:
