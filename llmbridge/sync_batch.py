@@ -12,7 +12,8 @@ from collections.abc import Awaitable, Callable, Iterable, Iterator
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from .batch.types import BatchJob, BatchRequest, BatchResult
+from .batch.types import BatchJob, BatchRequest, BatchResult, ResponseT
+from .embedding_types import EmbeddingResponse
 from .model_refs import ModelRef
 
 if TYPE_CHECKING:
@@ -41,25 +42,34 @@ class SyncBatchMethods:
         job: BatchJob = self._blocking_call(partial(self._client.batch, model, requests, **options))
         return job
 
+    def batch_embed(
+        self, model: ModelRef, requests: Iterable[BatchRequest], **options: Any
+    ) -> BatchJob[EmbeddingResponse]:
+        """``Client.batch_embed``, blocking."""
+        self._check_open()
+        work = partial(self._client.batch_embed, model, requests, **options)
+        job: BatchJob[EmbeddingResponse] = self._blocking_call(work)
+        return job
+
     def batch_job(self, model: ModelRef, job_id: str) -> BatchJob:
         """``Client.batch_job``: a handle on a job made elsewhere."""
         self._check_open()
         return self._client.batch_job(model, job_id)
 
-    def batch_status(self, job: BatchJob) -> BatchJob:
+    def batch_status(self, job: BatchJob[ResponseT]) -> BatchJob[ResponseT]:
         """``Client.batch_status``, blocking."""
         self._check_open()
-        updated: BatchJob = self._blocking_call(partial(self._client.batch_status, job))
+        updated: BatchJob[ResponseT] = self._blocking_call(partial(self._client.batch_status, job))
         return updated
 
     def batch_wait(
         self,
-        job: BatchJob,
+        job: BatchJob[ResponseT],
         *,
         poll_interval: float = 10.0,
         max_interval: float = 300.0,
-        on_progress: Callable[[BatchJob], Any] | None = None,
-    ) -> BatchJob:
+        on_progress: Callable[[BatchJob[ResponseT]], Any] | None = None,
+    ) -> BatchJob[ResponseT]:
         """``Client.batch_wait``, blocking (``on_progress`` runs in the client's loop thread)."""
         self._check_open()
         work = partial(
@@ -69,19 +79,21 @@ class SyncBatchMethods:
             max_interval=max_interval,
             on_progress=on_progress,
         )
-        updated: BatchJob = self._blocking_call(work)
+        updated: BatchJob[ResponseT] = self._blocking_call(work)
         return updated
 
-    def batch_cancel(self, job: BatchJob) -> BatchJob:
+    def batch_cancel(self, job: BatchJob[ResponseT]) -> BatchJob[ResponseT]:
         """``Client.batch_cancel``, blocking."""
         self._check_open()
-        updated: BatchJob = self._blocking_call(partial(self._client.batch_cancel, job))
+        updated: BatchJob[ResponseT] = self._blocking_call(partial(self._client.batch_cancel, job))
         return updated
 
-    def batch_results(self, job: BatchJob) -> Iterator[BatchResult]:
+    def batch_results(
+        self, job: BatchJob[ResponseT], *, response_format: Any = None
+    ) -> Iterator[BatchResult[ResponseT]]:
         """``Client.batch_results``, as a blocking iterator."""
         self._check_open()
-        results = self._client.batch_results(job)
+        results = self._client.batch_results(job, response_format=response_format)
         try:
             while True:
                 try:

@@ -113,8 +113,10 @@ async def wait(
     poll_interval: float,
     max_interval: float,
     on_progress: Progress | None,
+    sleep: Callable[[float], Awaitable[Any]] = anyio.sleep,
 ) -> BatchJob:
-    """Poll until the job ended (module rules); ``poll``: one status request (a span)."""
+    """Poll until the job ended (module rules); ``poll``: one status request (a span);
+    ``sleep``: the client's (a replay's collapses the intervals)."""
     if poll_interval <= 0 or max_interval < poll_interval:
         raise UsageError("batch_wait: poll_interval > 0 and max_interval >= poll_interval")
     interval = poll_interval
@@ -128,7 +130,7 @@ async def wait(
         if job.done:
             return job
         interval = poll_interval if job.counts != before else min(interval * BACKOFF, max_interval)
-        await anyio.sleep(interval)
+        await sleep(interval)
 
 
 async def results(

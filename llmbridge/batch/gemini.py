@@ -1,9 +1,12 @@
-"""Gemini Batch Mode (``models/{model}:batchGenerateContent``), inline requests.
+"""Gemini Batch Mode (``models/{model}:batchGenerateContent``): inline requests or an input file.
 
-Rules (https://ai.google.dev/gemini-api/docs/batch-mode): the body is
-``{"batch": {"display_name", "input_config": {"requests": {"requests": [{"request",
-"metadata": {"key": id}}]}}}}`` (``request``: the prepared call's body), streamed from disk; an
-inline batch is at most 20 MB, so a larger submission becomes several jobs. The job is a long
+Rules (https://ai.google.dev/gemini-api/docs/batch-mode): requests are written as the lines of
+an input file, ``{"key": id, "request": body}`` (``request``: the prepared call's body). A
+file of at most ``INLINE_BYTES`` (20 MB, the inline limit, its envelope counted) is sent
+inline: ``{"batch": {"display_name", "input_config": {"requests": {"requests": [{"request",
+"metadata": {"key": id}}]}}}}``; a larger one (or any, with ``input_file=True``; never, with
+``input_file=False``) is uploaded through the Files API's resumable protocol (``gemini_files``)
+and named by ``input_config.file_name``; a file holds at most 2 GB. The job is a long
 running operation named ``batches/…`` (its ``metadata`` the ``GenerateContentBatch``), on the
 ``v1beta`` API. States ``BATCH_STATE_*`` (and the SDK's ``JOB_STATE_*``): pending → queued,
 running, succeeded → completed, failed, cancelled, expired. Results are the job's inlined
@@ -20,13 +23,17 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from ..errors import LLMBridgeError
+from ..errors import LLMBridgeError, UsageError
 from ..providers.prepared import Prepared
 from .calls import BatchCall
+from .gemini_files import inline_chunk, upload_file
 from .jsonl import Chunk
 from .types import BatchCounts, BatchPart, BatchResult, BatchStatus
 
-__all__ = ["GeminiBatches", "gemini_status", "inlined", "result_of"]
+__all__ = ["INLINE_BYTES", "GeminiBatches", "gemini_status", "inlined", "result_of"]
+
+INLINE_BYTES = 20 * 1000 * 1000
+"""The largest inline ``batchGenerateContent`` body (its envelope counted)."""
 
 _HEAD = b'{"batch":{"display_name":"llmbridge","input_config":{"requests":{"requests":['
 _TAIL = b"]}}}}"
@@ -53,8 +60,9 @@ class GeminiBatches:
     """Gemini Batch Mode (module rules)."""
 
     max_requests = 100_000
-    max_bytes = 20 * 1000 * 1000
-    sep = b","
+    max_bytes = 2 * 1000 * 1000 * 1000
+    sep = b"\n"
+    inline_bytes = INLINE_BYTES
 
     def _root(self, call: BatchCall) -> str:
         parts = urlsplit(call.url)
@@ -64,12 +72,32 @@ class GeminiBatches:
         return f"{parts.scheme}://{parts.netloc}{path}"
 
     def overhead(self) -> int:
-        return len(_HEAD) + len(_TAIL)
+        return 0  # an input file is the lines alone
 
     def line(self, call: BatchCall, custom_id: str, prepared: Prepared) -> bytes:
-        return orjson.dumps({"request": call.body_of(prepared), "metadata": {"key": custom_id}})
+        return orjson.dumps({"key": custom_id, "request": call.body_of(prepared)})
 
     async def submit(self, call: BatchCall, chunk: Chunk, options: dict[str, Any]) -> BatchPart:
+        """Inline when the chunk fits ``inline_bytes`` (module rules), else an input file."""
+        choice = options.get("input_file")
+        if choice is not True:
+            inline = inline_chunk(chunk, self.inline_bytes - len(_HEAD) - len(_TAIL))
+            if inline is not None:
+                try:
+                    return await self._inline(call, inline)
+                finally:
+                    inline.close()
+            if choice is False:
+                raise UsageError(
+                    f"a Gemini batch over {self.inline_bytes:,} bytes cannot be sent inline "
+                    "(input_file=False): leave input_file out to upload it as a file"
+                )
+        name = await upload_file(call, chunk, root=self._root(call))
+        body = {"batch": {"display_name": "llmbridge", "input_config": {"file_name": name}}}
+        url = f"{self._root(call)}/models/{call.model}:batchGenerateContent"
+        return self.part(await call.json("POST", url, body), input_file=name)
+
+    async def _inline(self, call: BatchCall, chunk: Chunk) -> BatchPart:
         answer = await call.upload(
             f"{self._root(call)}/models/{call.model}:batchGenerateContent",
             lambda: chunk.pieces(_HEAD, _TAIL),
@@ -78,7 +106,7 @@ class GeminiBatches:
         )
         return self.part(answer)
 
-    def part(self, data: Mapping[str, Any]) -> BatchPart:
+    def part(self, data: Mapping[str, Any], input_file: str | None = None) -> BatchPart:
         """A batch operation (``google.genai.types.BatchJob`` on the wire) as a ``BatchPart``."""
         meta = data.get("metadata") or data
         raw = str(meta.get("state") or "")
@@ -91,6 +119,8 @@ class GeminiBatches:
         pending = int(stats.get("pendingRequestCount") or max(total - ok - failed, 0))
         output = meta.get("output") or data.get("response") or {}
         kept = {"responses_file": output.get("responsesFile"), "error": data.get("error")}
+        if input_file is not None:
+            kept["input_file"] = input_file
         return BatchPart(
             id=str(data.get("name") or meta["name"]),
             status=gemini_status(raw),

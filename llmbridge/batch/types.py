@@ -17,14 +17,16 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
 from decimal import Decimal
-from typing import TYPE_CHECKING, Any, Literal, TypeAlias
+from typing import TYPE_CHECKING, Any, Generic, Literal, Protocol, TypeAlias
 
 import orjson
+from typing_extensions import TypeVar
 
 from ..errors import LLMBridgeError, UsageError
 
 if TYPE_CHECKING:
     from ..messages import ChatResponse
+    from ..request import ResponseFormat
 
 __all__ = [
     "TERMINAL",
@@ -34,8 +36,15 @@ __all__ = [
     "BatchRequest",
     "BatchResult",
     "BatchStatus",
+    "FormatLookup",
+    "ResponseT",
     "ResultStatus",
 ]
+
+ResponseT = TypeVar("ResponseT", default="ChatResponse[object]")
+"""What a job's results hold: a ``ChatResponse`` (``client.batch``; its ``parsed`` is
+``object``: ``None``, or the value of the request's own ``response_format``), an
+``EmbeddingResponse`` (``client.batch_embed``)."""
 
 BatchStatus: TypeAlias = Literal[
     "queued", "running", "completed", "failed", "cancelling", "cancelled", "expired"
@@ -93,13 +102,23 @@ class BatchPart:
     data: Mapping[str, Any] = field(default_factory=dict)
 
 
+class FormatLookup(Protocol):
+    """Each request's ``response_format`` (``batch.parsing.Formats``)."""
+
+    def of(self, request_id: str) -> ResponseFormat | None: ...
+
+
 @dataclass(frozen=True, slots=True)
-class BatchJob:
-    """A handle on a batch job (see the module rules)."""
+class BatchJob(Generic[ResponseT]):
+    """A handle on a batch job (see the module rules); ``BatchJob[EmbeddingResponse]`` for
+    ``client.batch_embed``'s."""
 
     provider: str
     model: str
     parts: tuple[BatchPart, ...]
+    formats: FormatLookup | None = field(default=None, compare=False, repr=False)
+    """Each request's ``response_format`` (``batch.parsing``), in the process that submitted
+    the job only: never in ``to_json()``."""
 
     @property
     def id(self) -> str:
@@ -125,7 +144,7 @@ class BatchJob:
         """Whether the job ended (its status is terminal)."""
         return self.status in TERMINAL
 
-    def with_parts(self, parts: Iterable[BatchPart]) -> BatchJob:
+    def with_parts(self, parts: Iterable[BatchPart]) -> BatchJob[ResponseT]:
         return replace(self, parts=tuple(parts))
 
     def __repr__(self) -> str:
@@ -164,7 +183,7 @@ class BatchJob:
                 )
                 for p in data["parts"]
             )
-            job = cls(provider=str(data["provider"]), model=str(data["model"]), parts=parts)
+            job: BatchJob = BatchJob(str(data["provider"]), str(data["model"]), parts)
         except (KeyError, TypeError, ValueError) as exc:
             raise UsageError(f"not a BatchJob's to_json() text ({exc!r})") from None
         if not parts:
@@ -194,14 +213,14 @@ def merged_status(statuses: list[BatchStatus]) -> BatchStatus:
 
 
 @dataclass(frozen=True, slots=True)
-class BatchResult:
+class BatchResult(Generic[ResponseT]):
     """One request's outcome: ``id`` (the app's), ``status``, the ``response`` (when it
     succeeded) or the ``error`` (a typed ``LLMBridgeError``; for cancelled and expired items
     too)."""
 
     id: str
     status: ResultStatus
-    response: ChatResponse | None = None
+    response: ResponseT | None = None
     error: LLMBridgeError | None = None
 
     @property
@@ -210,7 +229,7 @@ class BatchResult:
         variant, the ``prices`` extra; its standard price where it has no batch one)."""
         from ..cost import cost_of
 
-        response = self.response
+        response: Any = self.response
         if response is None:
             return None
         return cost_of(response.usage, model=response.model, provider=response.provider, batch=True)

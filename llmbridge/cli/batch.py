@@ -3,8 +3,11 @@
 Rules: ``submit MODEL FILE`` reads a JSONL file (``-``: stdin) of ``{"id", "prompt"}`` or
 ``{"id", "messages": [...]}`` lines (other keys: ``complete()``'s options, e.g.
 ``max_tokens``), one line at a time, and prints the job id (``--wait``: then polls until it
-ended); ``status MODEL JOB`` prints the status and counts; ``results MODEL JOB`` one line per
-request (its id, status, then the text or the error); ``cancel MODEL JOB`` the status after.
+ended); ``submit --embed`` reads ``{"id", "input"}`` lines (a text or a list of texts) as an
+embeddings batch (``client.batch_embed``); ``status MODEL JOB`` prints the status and counts;
+``results MODEL JOB`` one line per request (its id, status, then the text, the vectors' count
+and width for embeddings, or the error; ``--json``: the vectors too); ``cancel MODEL JOB``
+the status after.
 ``--base-url``, ``--api-key`` and ``--json`` (JSON lines) work as for ``chat``. A bad line is
 a ``CLIError`` naming its line number; errors print one line and exit 1 (2 for bad input).
 """
@@ -21,6 +24,7 @@ import orjson
 
 from ..batch.types import BatchJob, BatchRequest, BatchResult
 from ..client import Client
+from ..embedding_types import EmbeddingResponse
 from ..errors import LLMBridgeError
 from ..providers.registry import split_model
 from ..terminal import json_line
@@ -46,6 +50,9 @@ def add_batch_parser(sub: Any) -> None:
                 "file", help='JSONL lines {"id", "prompt"} or {"id", "messages"}; - for stdin'
             )
             action.add_argument("--wait", action="store_true", help="poll until the job ended")
+            action.add_argument(
+                "--embed", action="store_true", help='an embeddings batch: {"id", "input"} lines'
+            )
             action.add_argument("--poll-interval", type=float, default=10.0, help="seconds")
         else:
             action.add_argument("job", help="the job id submit printed")
@@ -68,7 +75,22 @@ def read_requests(lines: Iterator[str]) -> Iterator[BatchRequest]:
             raise CLIError(f"line {number}: not {{'id', 'prompt' | 'messages'}} ({exc})") from None
 
 
-def _show(job: BatchJob, as_json: bool) -> None:
+def read_inputs(lines: Iterator[str]) -> Iterator[BatchRequest]:
+    """``BatchRequest``s of an embeddings batch from ``{"id", "input"}`` lines."""
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            item = orjson.loads(line)
+            inputs = item["input"]
+            if not isinstance(inputs, str | list):
+                raise TypeError(f"input is a text or a list of texts, not {inputs!r}")
+            yield BatchRequest(str(item["id"]), inputs)
+        except (ValueError, KeyError, TypeError, AttributeError) as exc:
+            raise CLIError(f"line {number}: not {{'id', 'input'}} ({exc})") from None
+
+
+def _show(job: BatchJob[Any], as_json: bool) -> None:
     c = job.counts
     if as_json:
         counts = {
@@ -88,8 +110,18 @@ def _show(job: BatchJob, as_json: bool) -> None:
         )
 
 
-def _result(result: BatchResult, as_json: bool) -> None:
+def _embedded(result: BatchResult[Any], response: EmbeddingResponse, as_json: bool) -> None:
+    if as_json:
+        print(json_line({"id": result.id, "status": result.status, "vectors": response.vectors}))
+    else:
+        print(f"{result.id}\t{result.status}\t{len(response)} vectors of {response.dimensions}")
+
+
+def _result(result: BatchResult[Any], as_json: bool) -> None:
     response, error = result.response, result.error
+    if isinstance(response, EmbeddingResponse):
+        _embedded(result, response, as_json)
+        return
     if as_json:
         u = None if response is None else response.usage
         usage = (
@@ -118,7 +150,11 @@ async def _act(client: Client, args: argparse.Namespace) -> None:
     if args.action == "submit":
         stream = sys.stdin if args.file == "-" else Path(args.file).open(encoding="utf-8")  # noqa: ASYNC230, SIM115
         with stream:
-            job = await client.batch(args.model, read_requests(iter(stream)))
+            job: BatchJob[Any] = await (
+                client.batch_embed(args.model, read_inputs(iter(stream)))
+                if args.embed
+                else client.batch(args.model, read_requests(iter(stream)))
+            )
         if not args.wait:
             print(json_line({"id": job.id, "job": job.to_json()}) if args.json else job.id)
             return
@@ -127,7 +163,7 @@ async def _act(client: Client, args: argparse.Namespace) -> None:
         )
         _show(job, args.json)
         return
-    job = client.batch_job(args.model, args.job)
+    job = client.batch_job(args.model, args.job)  # an embeddings job is known by its endpoint
     if args.action == "cancel":
         _show(await client.batch_cancel(job), args.json)
     elif args.action == "status":

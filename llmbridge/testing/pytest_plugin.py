@@ -19,7 +19,9 @@ Loaded through the ``pytest11`` entry point when llmbridge is installed (or with
   ``pytest.mark.anyio`` (anyio's pytest plug-in runs it).
 * Recording redacts every credential, as ``llmbridge.testing.record_fixture`` does.
 * ``embed`` / ``embed_many`` / ``rerank`` calls are recorded and replayed the same way
-  (``llmbridge.testing.embed_cassettes``).
+  (``llmbridge.testing.embed_cassettes``), and so is a whole batch job's lifecycle (submit,
+  each poll, cancel, results; ``llmbridge.testing.batch_recording``): a replay sleeps through
+  no poll interval (the replaying client's waits are collapsed).
 * MCP servers the test connects (``MCPServers``, ``connect_stdio``, ...) are recorded too, in
   the cassette's ``mcp.json``, and a replay serves them from it: no process, no ``npx``
   (``llmbridge.testing.mcp_cassette``).
@@ -130,10 +132,11 @@ def llmbridge_record_transport() -> Any:
 
 def _recording_client(recorder: RecordingTransport | None = None, **options: Any) -> Any:
     """A ``Client`` that keeps each request it streams and its events, and the recordings of
-    each embedding and rerank call (``embed_recording.Recorded``), for saving."""
-    from .embed_recording import Recorded
+    each embedding, rerank and batch call (``embed_recording``, ``batch_recording``), for
+    saving."""
+    from .batch_recording import BatchRecorded
 
-    class RecordingClient(Recorded):
+    class RecordingClient(BatchRecorded):
         def __init__(self) -> None:
             super().__init__(**options)
             self.recorder = recorder
@@ -156,10 +159,13 @@ async def _kept(
 
 
 def _replaying(paths: list[Path], ignore: list[str]) -> tuple[Client, ReplayTransport]:
+    import dataclasses
+
     import httpx
 
     from ..client import Client
     from ..stream import RetryPolicy
+    from .batch_recording import collapsed_sleep
     from .fixtures import load_fixture
     from .replay import ReplayTransport
 
@@ -173,6 +179,7 @@ def _replaying(paths: list[Path], ignore: list[str]) -> tuple[Client, ReplayTran
         providers=providers,
         retry=RetryPolicy(max_attempts=1),
     )
+    client._defaults = dataclasses.replace(client._defaults, sleep=collapsed_sleep)  # no waits
     return client, transport
 
 

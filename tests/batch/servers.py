@@ -9,8 +9,10 @@ headers, parsed body) so tests compare it with the SDKs' types.
 
 from __future__ import annotations
 
+import base64
 import itertools
 import socket
+import struct
 from collections.abc import AsyncIterator
 from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
@@ -224,6 +226,8 @@ class OpenAIServer(BatchServer):
 
     def body(self, line: dict[str, Any]) -> dict[str, Any]:
         request = line["body"]
+        if line["url"].endswith("/embeddings"):
+            return embeddings_body(request)
         text = "echo: " + _last_text(request.get("messages") or request["input"])
         if line["url"].endswith("/responses"):
             return {
@@ -256,6 +260,26 @@ class OpenAIServer(BatchServer):
             ],
             "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8},
         }
+
+
+def embeddings_body(request: dict[str, Any]) -> dict[str, Any]:
+    """An ``/embeddings`` answer: input ``i`` of length ``n`` is ``[n, i]`` (float32, as base64
+    when the request asked for it)."""
+    inputs = request["input"] if isinstance(request["input"], list) else [request["input"]]
+    data = []
+    for i, text in enumerate(inputs):
+        vector = [float(len(text)), float(i)]
+        value: Any = vector
+        if request.get("encoding_format") == "base64":
+            value = base64.b64encode(struct.pack("<2f", *vector)).decode()
+        data.append({"object": "embedding", "index": i, "embedding": value})
+    tokens = sum(len(t.split()) for t in inputs)
+    return {
+        "object": "list",
+        "data": data,
+        "model": request.get("model", "deployment"),
+        "usage": {"prompt_tokens": tokens, "total_tokens": tokens},
+    }
 
 
 class AnthropicServer(BatchServer):

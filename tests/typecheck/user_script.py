@@ -125,3 +125,24 @@ def typed_registry(registry: lb.ToolRegistry) -> int:
     weather = registry.register(get_weather, max_invocations=3)
     assert_type(weather("Oslo"), str)
     return add(1, 2)
+
+
+async def typed_batch(client: lb.Client, model: str) -> list[str]:
+    seen: list[str] = []
+    messages = [lb.ChatMessage.user("Hi")]
+    requests = [lb.BatchRequest("q1", messages, max_tokens=10)]
+    job = await client.batch_wait(await client.batch(model, requests), poll_interval=1.0)
+    async for result in client.batch_results(job):
+        if result.response is not None:
+            seen.append(result.response.text)
+    embeddings = await client.batch_embed("openai:text-embedding-3-small", requests)
+
+    def told(job: lb.BatchJob[lb.EmbeddingResponse]) -> None:
+        seen.append(job.status)
+
+    embeddings = await client.batch_wait(embeddings, poll_interval=1.0, on_progress=told)
+    async for item in client.batch_results(embeddings):
+        assert_type(item.response, lb.EmbeddingResponse | None)
+        if item.response is not None:
+            seen.append(str(len(item.response)))
+    return seen
