@@ -5,10 +5,12 @@ Rules:
 
 * ``S3Location.parse`` reads ``s3://bucket/key`` (anything else: a ``UsageError``).
 * Endpoints are botocore's configured ones (``AWS_ENDPOINT_URL_S3`` / ``AWS_ENDPOINT_URL_BEDROCK``,
-  then ``AWS_ENDPOINT_URL``, then the shared config file's ``services`` section), read once per
+  then ``AWS_ENDPOINT_URL``, then the shared config file's ``services`` section; none when
+  ``AWS_IGNORE_CONFIGURED_ENDPOINT_URLS`` is set), read once per
   ``BatchCall`` in a worker thread (the config file is a file); none configured: AWS's own hosts
   in the provider's region. On AWS's host a bucket is addressed virtual-hosted
-  (``https://{bucket}.s3.{region}.amazonaws.com/{key}``), on a configured endpoint path-style
+  (``https://{bucket}.s3.{region}.amazonaws.com/{key}``; a bucket with dots, whose host name the
+  certificate does not cover, path-style as botocore does), on a configured endpoint path-style
   (``{endpoint}/{bucket}/{key}``: MinIO, LocalStack, a VPC endpoint).
 * Requests are signed for ``s3`` with an unsigned payload (``llmbridge.auth.aws_s3``); a
   PutObject streams the chunk from disk with its known length (a single PUT: Bedrock's input
@@ -65,6 +67,8 @@ def configured_endpoint(service: str, *, provider: str) -> str | None:
     """botocore's configured endpoint URL of ``service`` (module rules; blocking: a file read)."""
     botocore = require_botocore(provider)
     session = botocore.session.Session()
+    if session.get_config_variable("ignore_configured_endpoint_urls"):
+        return None
     try:
         from botocore.configprovider import ConfiguredEndpointProvider
     except ImportError:  # pragma: no cover - botocore older than 1.31: the variables alone
@@ -93,7 +97,7 @@ class S3:
 
     def url(self, where: S3Location) -> str:
         key = quote(where.key, safe="/-_.~")
-        if self.virtual:
+        if self.virtual and "." not in where.bucket:  # a dotted bucket fails TLS as a host
             scheme, _, host = self.endpoint.partition("://")
             return f"{scheme}://{where.bucket}.{host}/{key}"
         return f"{self.endpoint}/{where.bucket}/{key}"

@@ -39,6 +39,8 @@ def test_aws_hosts_are_virtual_hosted_and_configured_ones_path_style() -> None:
     where = S3Location("b", "p/a b+c.jsonl")
     assert aws.url(where) == "https://b.s3.eu-west-1.amazonaws.com/p/a%20b%2Bc.jsonl"
     assert local.url(where) == "http://127.0.0.1:9000/b/p/a%20b%2Bc.jsonl"
+    dotted = S3Location("my.bucket", "k")
+    assert aws.url(dotted) == "https://s3.eu-west-1.amazonaws.com/my.bucket/k"
 
 
 def test_endpoints_follow_botocores_settings(
@@ -57,6 +59,8 @@ def test_endpoints_follow_botocores_settings(
     monkeypatch.setenv("AWS_ENDPOINT_URL_S3", "http://minio:9000/")
     assert configured_endpoint("s3", provider="bedrock") == "http://minio:9000"
     assert configured_endpoint("bedrock", provider="bedrock") == "http://everything:1"
+    monkeypatch.setenv("AWS_IGNORE_CONFIGURED_ENDPOINT_URLS", "true")
+    assert configured_endpoint("s3", provider="bedrock") is None
 
 
 def _status(raw: str, **counts: int) -> BatchPart:
