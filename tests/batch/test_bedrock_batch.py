@@ -5,6 +5,7 @@ botocore's own service model."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import orjson
@@ -185,6 +186,19 @@ async def test_the_requests_match_botocores_service_model(monkeypatch: pytest.Mo
     shape = model.operation_model("CreateModelInvocationJob").input_shape
     report = ParamValidator().validate(body, shape)
     assert not report.has_errors(), report.generate_report()
+    for field, value in [  # the patterns botocore's validator leaves unchecked
+        ("jobName", body["jobName"]),
+        ("clientRequestToken", body["clientRequestToken"]),
+        ("roleArn", body["roleArn"]),
+        ("modelId", body["modelId"]),
+    ]:
+        assert re.fullmatch(shape.members[field].metadata["pattern"], value), field
+    uri = shape.members["inputDataConfig"].members["s3InputDataConfig"].members["s3Uri"]
+    for config in (
+        body["inputDataConfig"]["s3InputDataConfig"],
+        body["outputDataConfig"]["s3OutputDataConfig"],
+    ):
+        assert re.fullmatch(uri.metadata["pattern"], config["s3Uri"]), config
     assert body["modelInvocationType"] == "InvokeModel" and body["timeoutDurationInHours"] == 24
     assert body["clientRequestToken"] == body["jobName"] and body["roleArn"] == ROLE
     status_names = model.shape_for("ModelInvocationJobStatus").enum
@@ -192,6 +206,11 @@ async def test_the_requests_match_botocores_service_model(monkeypatch: pytest.Mo
 
     assert sorted(STATUSES) == sorted(status_names)
     get = model.operation_model("GetModelInvocationJob")
+    (arn,) = server.jobs
+    answer = server.describe(arn, server.jobs[arn])  # what the adapter reads, by botocore's names
+    report = ParamValidator().validate(answer, get.output_shape)
+    assert not report.has_errors(), report.generate_report()
+    assert {"totalRecordCount", "successRecordCount", "errorRecordCount"} <= set(answer)
     assert get.http["requestUri"] == "/model-invocation-job/{jobIdentifier}"
     stop = model.operation_model("StopModelInvocationJob")
     assert stop.http["requestUri"] == "/model-invocation-job/{jobIdentifier}/stop"
