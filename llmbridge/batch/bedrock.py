@@ -32,6 +32,7 @@ Rules (https://docs.aws.amazon.com/bedrock/latest/userguide/batch-inference.html
 
 from __future__ import annotations
 
+import re
 import uuid
 from collections.abc import AsyncIterator, Mapping
 from typing import Any, Literal
@@ -71,6 +72,8 @@ STATUSES: dict[str, BatchStatus] = {
     "Stopped": "cancelled",
     "Expired": "expired",
 }
+_NAME = re.compile(r"[a-zA-Z0-9](-*[a-zA-Z0-9])*")
+"""A name that is both a valid ``jobName`` and ``clientRequestToken`` (botocore's patterns)."""
 _UNANSWERED: dict[str, str] = {"cancelled": "cancelled", "expired": "expired", "failed": "errored"}
 
 
@@ -123,7 +126,7 @@ class BedrockBatches:
                 "if the account's quota is lower"
             )
         s3 = await self._s3(call, options)
-        name = f"llmbridge-{uuid.uuid4().hex[:24]}"
+        name = _job_name(options.get("job_name"), call.memo.get("bedrock_jobs", 0))
         prefix = S3Location.parse(settings["s3_uri"])
         source = prefix.child(f"{name}.jsonl")
         await s3.put(call, source, lambda: chunk.pieces(), length=chunk.length())
@@ -211,6 +214,16 @@ class BedrockBatches:
             record = str(orjson.loads(line)["recordId"])
             if record not in seen:
                 yield _unanswered(call, record, ended, part)
+
+
+def _job_name(given: Any, index: int) -> str:
+    """``job_name=`` (``-2``, ``-3``... after a split's first job), else a fresh unique one."""
+    if not given:
+        return f"llmbridge-{uuid.uuid4().hex[:24]}"
+    name = str(given) if index == 0 else f"{given}-{index + 1}"
+    if len(name) > 63 or not _NAME.fullmatch(name):
+        raise UsageError(f"job_name={given!r}: Bedrock takes letters, digits and '-', 1-63 long")
+    return name
 
 
 def _unanswered(call: BatchCall, record: str, ended: str, part: BatchPart) -> BatchResult:

@@ -152,6 +152,23 @@ async def test_a_large_submission_is_split_into_jobs(monkeypatch: pytest.MonkeyP
     assert got == sorted(ids) and len(server.jobs) == 3
 
 
+async def test_a_named_job_names_its_file_and_token(monkeypatch: pytest.MonkeyPatch) -> None:
+    server = BedrockServer()
+    ids = [f"r{i}" for i in range(4)]
+    async with running(server) as url, client("bedrock", url, monkeypatch) as c:
+        options: dict[str, Any] = {"min_records": 1, "max_requests_per_job": 2}
+        await c.batch(MODELS["bedrock"], requests(ids), job_name="evals-7", **options)
+        with pytest.raises(lb.UsageError, match="job_name"):
+            await c.batch(MODELS["bedrock"], requests(ids), job_name="no spaces", **options)
+    creates = [orjson.loads(s.body) for s in server.seen if s.path == "/model-invocation-job"]
+    assert [(b["jobName"], b["clientRequestToken"]) for b in creates] == [
+        ("evals-7", "evals-7"),
+        ("evals-7-2", "evals-7-2"),
+    ]
+    puts = [s.path for s in server.seen if s.method == "PUT"]
+    assert puts == ["/llmb-batches/jobs/evals-7.jsonl", "/llmb-batches/jobs/evals-7-2.jsonl"]
+
+
 async def test_the_minimum_and_missing_settings_are_refused_before_upload(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
