@@ -60,6 +60,7 @@ __all__ = [
     "SigV4Auth",
     "aws_auth",
     "aws_credential",
+    "chain_credentials",
     "require_botocore",
     "require_region",
 ]
@@ -187,6 +188,11 @@ class SigV4Auth(AsyncOnlyAuth):
         return f"SigV4Auth(service={self.service!r}, region={self.region!r})"
 
     @property
+    def credentials(self) -> Any:
+        """The shared, refreshed credentials (another service's signer may sign with them)."""
+        return self._credentials
+
+    @property
     def refreshes(self) -> int:
         """How many times credentials were resolved or refreshed."""
         return self._credentials.shared.fetches
@@ -217,8 +223,11 @@ class _QuietWhileSigning(logging.Filter):
 _QUIET = _QuietWhileSigning()
 
 
-def sign(request: httpx.Request, credentials: Any, *, service: str, region: str) -> None:
-    """Add SigV4 headers to ``request`` (its body read) for the frozen ``credentials``."""
+def sign(
+    request: httpx.Request, credentials: Any, *, service: str, region: str, signer: Any = None
+) -> None:
+    """Add SigV4 headers to ``request`` (its body read) for the frozen ``credentials``
+    (``signer``: a botocore signer class of an unsigned payload, S3's: the body is not read)."""
     from botocore.auth import SigV4Auth as BotocoreSigV4
     from botocore.awsrequest import AWSRequest
 
@@ -234,11 +243,14 @@ def sign(request: httpx.Request, credentials: Any, *, service: str, region: str)
     for name in SIGNING_HEADERS:
         headers.pop(name.lower(), None)
     aws = AWSRequest(
-        method=request.method, url=str(request.url), data=request.content, headers=headers
+        method=request.method,
+        url=str(request.url),
+        data=request.content if signer is None else b"",
+        headers=headers,
     )
     signing = _SIGNING.set(True)
     try:
-        BotocoreSigV4(credentials, service, region).add_auth(aws)
+        (signer or BotocoreSigV4)(credentials, service, region).add_auth(aws)
     finally:
         _SIGNING.reset(signing)
     for name in SIGNING_HEADERS:
@@ -336,6 +348,12 @@ def _signer(config: Any, env: Mapping[str, str], *, service: str, provider: str)
         )
     credentials = _Credentials(provider=provider, session=session, static=static)
     return SigV4Auth(credentials, service=service, region=region)
+
+
+def chain_credentials(*, provider: str) -> Any:
+    """botocore's default credential chain, resolved on first use (in a worker thread)."""
+    session = require_botocore(provider).session.Session()
+    return _Credentials(provider=provider, session=session)
 
 
 def aws_auth(config: Any, *, service: str, provider: str) -> AwsAuth:

@@ -70,10 +70,18 @@ def openai_hosts() -> dict[str, BatchAdapter]:
 def adapter_for(provider: Provider) -> BatchAdapter:
     """The batch API of ``provider`` (module rules)."""
     from ..providers.anthropic.provider import AnthropicProvider
+    from ..providers.anthropic_clouds.bedrock import AnthropicBedrockProvider
+    from ..providers.bedrock.provider import BedrockProvider
     from ..providers.gemini.provider import GeminiProvider, VertexProvider
     from ..providers.openai.provider import OpenAIChatProvider
     from ..providers.openai_responses.provider import OpenAIResponsesProvider
 
+    if isinstance(provider, BedrockProvider | AnthropicBedrockProvider):
+        from .bedrock import BedrockBatches
+
+        return BedrockBatches(
+            "Converse" if isinstance(provider, BedrockProvider) else "InvokeModel"
+        )
     if isinstance(provider, OpenAIChatProvider | OpenAIResponsesProvider):
         preset = getattr(provider, "preset", None)
         host = openai_hosts().get(getattr(preset, "name", provider.name))
@@ -89,6 +97,7 @@ def adapter_for(provider: Provider) -> BatchAdapter:
         return GeminiBatches()
     raise UnsupportedFeatureError(
         f"provider {provider.name!r} has no batch API llmbridge knows (batches: openai, azure, "
-        "openai-responses, groq, together, mistral, xai, anthropic, gemini)",
+        "openai-responses, groq, together, mistral, xai, anthropic, gemini, bedrock, "
+        "anthropic-bedrock)",
         provider=provider.name,
     )

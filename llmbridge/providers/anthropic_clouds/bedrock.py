@@ -39,7 +39,14 @@ from ...errors import APIError
 from ...request import ChatRequest
 from ..base import HttpRequest, read_token_count
 from ..config import ProviderConfig
-from ..hosts.aws import SDK_SAFE, counted_model, model_path, runtime_url
+from ..hosts.aws import (
+    BATCH_OPTIONS,
+    SDK_SAFE,
+    batch_settings,
+    counted_model,
+    model_path,
+    runtime_url,
+)
 from ..hosts.aws_errors import map_http_error
 from ..option_names import declare_options
 from .base import CLOUD_OPTIONS, AnthropicCloudProvider, env_of, first
@@ -67,6 +74,9 @@ class AnthropicBedrockProvider(AnthropicCloudProvider):
         if base_url is None:
             base_url = runtime_url(require_region(region, provider=name))
         super().__init__(config, name=name, base_url=base_url, credential=credential)
+        self.region = region
+        self.batch_settings = batch_settings(config.options)
+        """Batch inference's role and S3 prefix (``llmbridge.batch.bedrock``)."""
 
     def messages_url(self, model: str) -> str:
         path = model_path(model, provider=self.name, safe=SDK_SAFE)
@@ -111,4 +121,4 @@ def create(config: ProviderConfig) -> AnthropicBedrockProvider:
     return AnthropicBedrockProvider(config)
 
 
-declare_options(create, CLOUD_OPTIONS | AWS_OPTIONS)
+declare_options(create, CLOUD_OPTIONS | AWS_OPTIONS | BATCH_OPTIONS)

@@ -41,7 +41,15 @@ from ...model_info import ModelInfo
 from ...request import ChatRequest
 from ..base import Capabilities, HttpRequest, read_token_count
 from ..config import ProviderConfig
-from ..hosts.aws import base_id, control_url, counted_model, model_path, runtime_url
+from ..hosts.aws import (
+    BATCH_OPTIONS,
+    base_id,
+    batch_settings,
+    control_url,
+    counted_model,
+    model_path,
+    runtime_url,
+)
 from ..option_names import declare_options
 from ..prepared import Framing, Prepared
 from .decode import BedrockDecoder
@@ -98,6 +106,10 @@ class BedrockProvider:
         control = config.options.get("control_base_url") or control_url(region)
         self._base = runtime.rstrip("/")
         self._control = str(control).rstrip("/")
+        self.batch_settings = batch_settings(
+            config.options, control_url=config.options.get("control_base_url")
+        )
+        """Batch inference's role, S3 prefix and control plane (``llmbridge.batch.bedrock``)."""
 
     def __repr__(self) -> str:
         return f"BedrockProvider(region={self.region!r}, base={self._base!r}, auth={type(self.auth).__name__})"
@@ -187,6 +199,7 @@ def create(config: ProviderConfig) -> BedrockProvider:
 declare_options(
     create,
     AWS_OPTIONS
+    | BATCH_OPTIONS
     | {"control_base_url", "structured_output", "tool_results_as_text", "native_tools"}
     | OPTION_FIELDS.keys()
     | set(OPTION_FIELDS.values()),

@@ -23,17 +23,21 @@ Shared by ``bedrock`` (Converse), ``anthropic-bedrock`` (InvokeModel), ``anthrop
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
+from typing import Any
 
 from ...auth.aws import BEDROCK_KEY_VAR, REGION_VARS
 from ..url_paths import path_segment
 
 __all__ = [
+    "BATCH_OPTIONS",
     "BEDROCK_KEY_VAR",
     "LABEL_SAFE",
     "MANTLE_URL",
     "REGION_VARS",
     "SDK_SAFE",
     "base_id",
+    "batch_settings",
     "control_url",
     "counted_model",
     "external_anthropic_url",
@@ -48,6 +52,9 @@ SDK_SAFE = ":;"
 """What the ``anthropic`` SDK leaves unencoded in a Bedrock model id (``anthropic-bedrock``)."""
 MANTLE_URL = "https://bedrock-mantle.{region}.api.aws"
 """Mantle's origin; the OpenAI-compatible presets add ``/v1``, Claude ``/anthropic``."""
+
+BATCH_OPTIONS = frozenset({"batch_role_arn", "batch_s3_uri"})
+"""Provider options of Bedrock batch inference (``client.batch``'s ``role_arn=`` / ``s3_uri=``)."""
 
 _GEO = re.compile(r"^(?:us|eu|apac|jp|au|ca|us-gov|global)\.")
 
@@ -70,6 +77,12 @@ def mantle_url(region: str) -> str:
 def external_anthropic_url(region: str) -> str:
     """Claude Platform on AWS in ``region``."""
     return f"https://aws-external-anthropic.{region}.api.aws"
+
+
+def batch_settings(options: Mapping[str, Any], **more: Any) -> dict[str, str]:
+    """The batch options given (``batch_role_arn`` → ``role_arn``...) and ``more`` set ones."""
+    given = {name.removeprefix("batch_"): options.get(name) for name in BATCH_OPTIONS}
+    return {k: str(v) for k, v in {**given, **more}.items() if v}
 
 
 def base_id(model: str) -> str:
