@@ -15,14 +15,15 @@ Rules:
 * ``embed_many`` reads any iterable or async iterable a window at a time (``max_concurrency``
   pieces) and yields ``(index, vector)`` in input order: memory is bounded by the window.
   Its deadline is the same one call's: each window's requests run within it (a scope never
-  spans a ``yield``), so the whole iteration ends with ``TimeoutError`` once it passes.
+  spans a ``yield``), so the whole iteration ends with ``TimeoutError`` once it passes; each
+  window is one telemetry span (a span cannot stay open across the caller's ``yield``s).
 * Usage is summed over the pieces when every piece reports it; float32 bytes (base64 on the
   wire) stay bytes across the merge.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Iterable
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
 from typing import Any, TypeVar
 
 import anyio
@@ -203,14 +204,19 @@ async def embed(*, inputs: Any, **call: Any) -> EmbeddingResponse:
 
 
 async def embed_many(
-    *, inputs: Iterable[Input] | AsyncIterable[Input], **call: Any
+    *,
+    inputs: Iterable[Input] | AsyncIterable[Input],
+    traced: Callable[[Awaitable[EmbeddingResponse]], Awaitable[EmbeddingResponse]] | None = None,
+    **call: Any,
 ) -> AsyncIterator[tuple[int, Any]]:
-    """``(index, vector)`` for every input, in input order, a window of pieces at a time."""
+    """``(index, vector)`` for every input, in input order, a window of pieces at a time
+    (``traced``: what wraps each window's requests, e.g. in a telemetry span)."""
     work = _Call(**call)
     span = work.size * work.window
     index = 0
     async for batch in _batches(inputs, span):
-        response = await work.within(work.pieces(batch))
+        pieces = work.pieces(batch)
+        response = await work.within(traced(pieces) if traced is not None else pieces)
         for vector in response.vectors:
             yield index, vector
             index += 1
