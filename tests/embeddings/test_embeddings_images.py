@@ -46,6 +46,37 @@ async def test_cohere_embed_v4_on_bedrock_takes_images_in_inputs() -> None:
     assert got.vectors == [[0.5], [0.25]] and got.request_id == "e1"
 
 
+async def test_the_invoke_model_request_is_the_one_botocore_serializes() -> None:
+    """The URL (the model id escaped in the path), method and headers of InvokeModel as
+    botocore's ``bedrock-runtime`` model makes them, for an image body of Cohere Embed v4."""
+    session = pytest.importorskip("botocore.session")
+    from botocore.serialize import create_serializer
+    from botocore.validate import ParamValidator
+
+    server = Server({"embeddings": {"float": [[0.5]]}})
+    async with client_for(server, "bedrock") as client:
+        await client.embed("bedrock:global.cohere.embed-v4:0", [IMAGE])
+    sent = server.requests[0]
+    operation = session.get_session().get_service_model("bedrock-runtime")
+    invoke = operation.operation_model("InvokeModel")
+    params = {
+        "modelId": "global.cohere.embed-v4:0",
+        "body": sent.content,
+        "contentType": sent.headers["content-type"],
+        "accept": sent.headers["accept"],
+    }
+    report = ParamValidator().validate(params, invoke.input_shape)
+    assert not report.has_errors(), report.generate_report()
+    theirs = create_serializer("rest-json").serialize_to_request(params, invoke)
+    assert theirs["method"] == sent.method
+    assert theirs["url_path"] == sent.url.raw_path.decode()
+    assert {k.lower(): v for k, v in theirs["headers"].items()} == {
+        "content-type": "application/json",
+        "accept": "application/json",
+    }
+    assert sent.url.host == "bedrock-runtime.us-east-1.amazonaws.com"
+
+
 async def test_cohere_embed_v3_on_bedrock_takes_one_image_alone() -> None:
     server = Server({"embeddings": {"float": [[0.5]]}})
     async with client_for(server, "bedrock") as client:
