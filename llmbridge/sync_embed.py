@@ -74,8 +74,9 @@ class SyncEmbedMethods:
         output_type: OutputType = "float",
         truncate: bool | None = None,
         max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+        **options: Any,
     ) -> Iterator[tuple[int, Any]]:
-        """``Client.embed_many``, as a blocking iterator."""
+        """``Client.embed_many``, as a blocking iterator (``options``: ``timeout=``)."""
         self._check_open()
         results = self._client.embed_many(
             model,
@@ -85,6 +86,7 @@ class SyncEmbedMethods:
             output_type=output_type,
             truncate=truncate,
             max_concurrency=max_concurrency,
+            **options,
         )
         try:
             while True:

@@ -102,12 +102,23 @@ class EmbedMethods:
         output_type: OutputType = "float",
         truncate: bool | None = None,
         max_concurrency: int = DEFAULT_MAX_CONCURRENCY,
+        timeout: Any = UNSET,
     ) -> AsyncIterator[tuple[int, Any]]:
         """``(index, vector)`` for every input of ``inputs`` (any iterable or async
-        iterable), in input order, with at most ``max_concurrency`` requests' inputs held."""
+        iterable), in input order, with at most ``max_concurrency`` requests' inputs held.
+        ``timeout``: the call's total seconds, from its first request to its last vector
+        (every piece, retries and waits included; not given: the client's); the time the
+        caller spends between two vectors counts too. With telemetry on, each window of
+        requests is one ``embeddings`` span."""
         options = EmbedOptions(dimensions, input_type, output_type, truncate)
-        call = self._embed_call(model, options, max_concurrency)
-        async for item in embed_many(inputs=inputs, **call):
+        deadline = self._deadline(timeout)
+        call = self._embed_call(model, options, max_concurrency, deadline)
+        provider, model_name = call["provider"], call["model"]
+
+        def traced(work: Awaitable[EmbeddingResponse]) -> Awaitable[EmbeddingResponse]:
+            return self._traced("embeddings", provider, model_name=model_name, work=work)
+
+        async for item in embed_many(inputs=inputs, traced=traced, **call):
             yield item
 
     async def rerank(

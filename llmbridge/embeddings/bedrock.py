@@ -7,6 +7,11 @@ Rules:
   ``amazon.titan-embed…`` (Titan Text Embeddings), ``cohere.embed…`` (Cohere Embed, the body
   of ``llmbridge.embeddings.cohere`` without ``model``), ``amazon.nova…`` (Nova multimodal
   embeddings). Titan and Nova embed one input per call (the caller splits the list).
+* Cohere images: Bedrock fetches no URL, so an image is given as bytes and sent as a
+  ``data:`` URL. Embed v4 (``cohere.embed-v4…``) takes them in ``inputs`` (one ``content``
+  list per input, as the cohere SDK's Bedrock client sends the v2 body); Embed v3 takes one
+  image alone per call (``images`` with ``input_type: "image"``); anything else with an image
+  is a ``UsageError`` saying so.
 * Titan v2: ``inputText``, ``dimensions``, ``embeddingTypes: ["binary"]`` for the bit types;
   its one-0/1-per-dimension ``binary`` answer is packed 8 to a byte like Cohere's.
   Usage: ``inputTextTokenCount``.
@@ -65,7 +70,7 @@ _FAMILIES = (
 def encode(target: Target, model: str, inputs: list[Input], options: EmbedOptions) -> HttpRequest:
     """The InvokeModel request of ``inputs`` (one input for Titan and Nova)."""
     if target.family == "bedrock-cohere":
-        return target.post("/invoke", cohere.body_of(inputs, options))
+        return target.post("/invoke", _cohere_body(target, model, inputs, options))
     (item,) = inputs
     if target.family == "bedrock-titan":
         (text,) = texts_of([item], target=target)
@@ -93,6 +98,31 @@ def encode(target: Target, model: str, inputs: list[Input], options: EmbedOption
         mode = "NONE" if options.truncate is False else "END"
         params["text"] = {"truncationMode": mode, "value": text}
     return target.post("/invoke", {"taskType": "SINGLE_EMBEDDING", "singleEmbeddingParams": params})
+
+
+def _cohere_body(
+    target: Target, model: str, inputs: list[Input], options: EmbedOptions
+) -> dict[str, Any]:
+    """Cohere Embed's InvokeModel body: images as ``data:`` URLs (see the module rules)."""
+    images = [item for item in inputs if isinstance(item, ImagePart)]
+    if not images:
+        return cohere.body_of(inputs, options)
+    if any(image.data is None for image in images):
+        raise UsageError(
+            f"{target.provider}: Cohere Embed on Bedrock embeds an image given as bytes "
+            "(ImagePart(data=..., media_type=...)); Bedrock fetches no URL"
+        )
+    if "embed-v4" in model:
+        return cohere.body_of(inputs, options)
+    if len(inputs) > 1:
+        raise UsageError(
+            f"{target.provider}: {model} (Cohere Embed v3) embeds one image per call and "
+            "no text with it: embed each image on its own, or use cohere.embed-v4:0, which "
+            "takes texts and images in one list"
+        )
+    body = cohere.body_of([], options)
+    del body["texts"]
+    return {**body, "images": [images[0].data_url], "input_type": "image"}
 
 
 def decode(data: Any, *, target: Target, model: str, options: EmbedOptions) -> EmbeddingResponse:

@@ -14,14 +14,17 @@ Rules:
   arrived and ``None`` for each input of a failed piece; the other pieces still finish.
 * ``embed_many`` reads any iterable or async iterable a window at a time (``max_concurrency``
   pieces) and yields ``(index, vector)`` in input order: memory is bounded by the window.
+  Its deadline is the same one call's: each window's requests run within it (a scope never
+  spans a ``yield``), so the whole iteration ends with ``TimeoutError`` once it passes; each
+  window is one telemetry span (a span cannot stay open across the caller's ``yield``s).
 * Usage is summed over the pieces when every piece reports it; float32 bytes (base64 on the
   wire) stay bytes across the merge.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterable, AsyncIterator, Iterable
-from typing import Any
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
+from typing import Any, TypeVar
 
 import anyio
 
@@ -29,7 +32,7 @@ from ..embedding_types import EmbeddingResponse, RerankResponse
 from ..errors import LLMBridgeError, UsageError
 from ..providers.base import Provider
 from ..response_data import Usage
-from ..stream.deadline import Deadline
+from ..stream.deadline import Deadline, within
 from ..stream.fetch import fetch_answer
 from ..stream.retry import RetryPolicy
 from . import codecs, rerank
@@ -39,6 +42,8 @@ from .vectors import Rows
 from .wire import Input, Target
 
 __all__ = ["DEFAULT_MAX_CONCURRENCY", "embed", "embed_many", "rerank_call"]
+
+T = TypeVar("T")
 
 DEFAULT_MAX_CONCURRENCY = 4
 """Pieces of one split call in flight at once."""
@@ -143,6 +148,13 @@ class _Call:
         )
         raise failed
 
+    async def within(self, work: Awaitable[T]) -> T:
+        """``work`` inside the call's deadline (none: as is): the requests in flight are
+        cancelled when it passes (``TimeoutError``)."""
+        if self.deadline is None:
+            return await work
+        return await within(self.deadline, work, provider=self.provider.name, during="embedding")
+
     def finish(self, parts: list[EmbeddingResponse], rows: Rows | None = None) -> EmbeddingResponse:
         """One response of ``parts`` (in input order), the call's warnings on it (their float32
         bytes: ``rows``' buffer when each part is a view of it, else joined)."""
@@ -192,14 +204,19 @@ async def embed(*, inputs: Any, **call: Any) -> EmbeddingResponse:
 
 
 async def embed_many(
-    *, inputs: Iterable[Input] | AsyncIterable[Input], **call: Any
+    *,
+    inputs: Iterable[Input] | AsyncIterable[Input],
+    traced: Callable[[Awaitable[EmbeddingResponse]], Awaitable[EmbeddingResponse]] | None = None,
+    **call: Any,
 ) -> AsyncIterator[tuple[int, Any]]:
-    """``(index, vector)`` for every input, in input order, a window of pieces at a time."""
+    """``(index, vector)`` for every input, in input order, a window of pieces at a time
+    (``traced``: what wraps each window's requests, e.g. in a telemetry span)."""
     work = _Call(**call)
     span = work.size * work.window
     index = 0
     async for batch in _batches(inputs, span):
-        response = await work.pieces(batch)
+        pieces = work.pieces(batch)
+        response = await work.within(traced(pieces) if traced is not None else pieces)
         for vector in response.vectors:
             yield index, vector
             index += 1

@@ -61,8 +61,9 @@ def texts_of(inputs: list[Input], *, target: Target) -> list[str]:
         if not isinstance(item, str):
             raise UsageError(
                 f"{target.provider}: embedding inputs are texts here (got "
-                f"{type(item).__name__}); images are embedded by cohere, gemini, voyage "
-                "(multimodal models) and bedrock (Cohere, Nova)"
+                f"{type(item).__name__}); images are embedded by cohere (embed-v4.0), gemini "
+                "and vertex (the Gemini embedding models), voyage (multimodal models) and "
+                "bedrock (Cohere Embed, Nova)"
             )
     return inputs  # type: ignore[return-value]
 

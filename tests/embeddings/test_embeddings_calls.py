@@ -158,6 +158,42 @@ async def test_the_calls_timeout_bounds_the_whole_split_call() -> None:
             await client.embed("cohere:embed-v4.0", TEXTS, timeout=0.05)
 
 
+async def test_embed_many_timeout_bounds_every_piece() -> None:
+    async def slow(request: httpx.Request) -> httpx.Response:
+        await anyio.sleep(5)
+        return httpx.Response(200, json={})
+
+    client = lb.Client(
+        http_client=httpx.AsyncClient(transport=httpx.MockTransport(slow)),
+        providers={"cohere": {"api_key": "k"}},
+    )
+    seen: list[Any] = []
+    async with client:
+        with anyio.fail_after(3), pytest.raises(lb.TimeoutError, match="0.05 s"):
+            async for pair in client.embed_many("cohere:embed-v4.0", TEXTS, timeout=0.05):
+                seen.append(pair)
+    assert seen == []
+
+
+async def test_embed_many_timeout_is_one_budget_for_the_whole_iteration() -> None:
+    """The deadline runs from the first request to the last vector: a window that starts
+    after it has passed (the caller dawdled over the vectors already here) is not sent."""
+    server = CohereServer()
+    seen: list[int] = []
+    async with client_for(server) as client:
+        with pytest.raises(lb.TimeoutError):
+            async for index, _ in client.embed_many(
+                "cohere:embed-v4.0", TEXTS, max_concurrency=1, timeout=0.3
+            ):
+                if index == 0:
+                    await anyio.sleep(0.4)
+                seen.append(index)
+        assert seen == list(range(96)) and len(server.bodies) == 1  # one window, then none
+        # no timeout (None): the client's default, none here, and every vector comes
+        got = [i async for i, _ in client.embed_many("cohere:embed-v4.0", TEXTS, timeout=None)]
+    assert got == list(range(250))
+
+
 async def test_rerank_sends_cohere_v2_rerank_and_returns_highest_score_first() -> None:
     server = CohereServer()
     documents = ["a", "b", "c", "d"]
@@ -240,6 +276,8 @@ def test_the_sync_client_embeds_streams_and_reranks() -> None:
         got = client.embed("cohere:embed-v4.0", ["t1", "t2"])
         streamed = list(client.embed_many("cohere:embed-v4.0", (f"t{i}" for i in range(100))))
         ranked = client.rerank("cohere:rerank-v3.5", "q", ["a", "b"])
+        with pytest.raises(lb.TimeoutError):  # the deadline ends the blocking iterator too
+            list(client.embed_many("cohere:embed-v4.0", ["t1"], timeout=1e-9))
     assert got.vectors == [[1.0], [2.0]]
     assert streamed == [(i, [float(i)]) for i in range(100)]
     assert len(ranked.results) == 2
