@@ -7,7 +7,7 @@ Rules:
   template prepared so once per shape and options: ``template``), writes its line to the
   streaming writer and, whenever a file reaches the provider's limits, submits it at once (one
   provider job per file): requests are held one at a time, files on disk. Ids must be unique
-  strings; an error a request's encoding raises names its id (a note). A plain iterable is
+  strings; an error a request's encoding raises names its id (its message begins so). A plain iterable is
   read without an ``await`` per request, yielding to the loop every ``YIELD_EVERY``.
 * ``status`` asks every part still moving; ``wait`` polls until the job ended, the interval
   growing by ``BACKOFF`` up to ``max_interval`` (reset when the counts move), telling
@@ -76,8 +76,9 @@ async def submit(
             raise UsageError("a batch request is never streamed: leave out stream=")
         try:
             line, _ = lines.encode(request.id, request.messages, request.options)
-        except LLMBridgeError as exc:
-            exc.add_note(f"(batch request {request.id!r})")
+        except LLMBridgeError as exc:  # named: one request of many
+            exc.message = f"batch request {request.id!r}: {exc.message}"
+            exc.args = (exc.message, *exc.args[1:])
             raise
         return writer.add(line)
 

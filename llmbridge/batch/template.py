@@ -185,19 +185,23 @@ class Lines:
         if found is None:
             return self.slow(custom_id, messages, options)
         shape, texts = found
+        template = self._template(shape, options)
+        if template is None:
+            return self.slow(custom_id, messages, options)
+        return template.fill(custom_id, texts), template.warnings
+
+    def _template(self, shape: Shape, options: dict[str, Any]) -> Template | None:
+        """The template of ``shape`` and ``options``, made at first sight (``None``: none)."""
         kept = self._templates.setdefault(shape, [])
         for n, (given, template) in enumerate(kept):
             if same(given, options):
                 if n:
                     kept.insert(0, kept.pop(n))
-                break
-        else:
-            try:
-                template = Template.of(shape, options, lambda i, m: self.slow(i, m, options))
-            except Exception:  # noqa: BLE001 - the slow path raises it with the request's content
-                template = None
-            kept.insert(0, (options, template))
-            del kept[self.KEPT :]
-        if template is None:
-            return self.slow(custom_id, messages, options)
-        return template.fill(custom_id, texts), template.warnings
+                return template
+        try:
+            made = Template.of(shape, options, lambda i, m: self.slow(i, m, options))
+        except Exception:  # the slow path raises it again, with the request's own content
+            made = None
+        kept.insert(0, (options, made))
+        del kept[self.KEPT :]
+        return made
