@@ -257,4 +257,6 @@ async def test_submit_writes_every_line_and_names_the_request_that_failed(name: 
         bad = [*requests[:3], lb.BatchRequest("bad-one", "q", max_tokens="many")]
         with pytest.raises(lb.UsageError) as caught:
             await engine.submit(call, _Kept(inner), bad, client.build_request, {})
-        assert str(caught.value).startswith("batch request 'bad-one': invalid option(s): max_tokens")
+        assert str(caught.value).startswith(
+            "batch request 'bad-one': invalid option(s): max_tokens"
+        )
