@@ -3,9 +3,10 @@ once per job, with each request's id and texts put in its place.
 
 Rules:
 
-* A request is *plain* when its messages are system, user and assistant messages of non-empty
-  ``TextPart``s only (or strings: user messages); its *shape* is each message's role and number
-  of parts. Anything else (tools results, images, reasoning, a cache point, ``provider_data``,
+* A request is *plain* when its messages are a list of system, user and assistant messages of
+  non-empty ``TextPart``s only and non-empty strings, or one such string; its *shape* is each
+  message's role (or that it is a string) and number of parts: a template's stand-in messages
+  have the very form of the request's, whatever ``build`` makes of them. Anything else (tools results, images, reasoning, a cache point, ``provider_data``,
   an empty text) takes the slow path: ``build_request`` and the provider's ``prepare()`` for
   that request alone, as ``complete()`` does.
 * A template is the adapter's own ``line()`` of the provider's own ``prepare()`` of a request of
@@ -36,10 +37,23 @@ from ..parts import TextPart
 from ..providers.prepared import Prepared
 from ..request import ChatRequest
 
-__all__ = ["SENTINEL", "Encoded", "Lines", "Shape", "Template", "plain", "same", "sentinel"]
+__all__ = [
+    "BARE",
+    "SENTINEL",
+    "STRING",
+    "Encoded",
+    "Lines",
+    "Shape",
+    "Template",
+    "plain",
+    "same",
+    "sentinel",
+]
 
 Shape = tuple[tuple[str, int], ...]
-"""Each message's role and number of text parts."""
+"""Each message's role and number of text parts (``STRING``: a string in the list; ``BARE``:
+the messages were one string)."""
+STRING, BARE = "<str>", "<bare str>"
 Encoded = tuple[bytes, tuple[str, ...]]
 """A request's line and the warnings its ``prepare()`` gave."""
 SENTINEL = ("\ue000", "\ue001")
@@ -56,8 +70,8 @@ def sentinel(index: int) -> str:
 def plain(messages: Any) -> tuple[Shape, list[str]] | None:
     """The shape and texts of plain messages (module rules); ``None``: not plain."""
     if type(messages) is str:
-        return ((("user", 1),), [messages]) if messages else None
-    if type(messages) is not list and type(messages) is not tuple:
+        return (((BARE, 1),), [messages]) if messages else None
+    if type(messages) is not list:
         return None
     shape: list[tuple[str, int]] = []
     texts: list[str] = []
@@ -65,7 +79,7 @@ def plain(messages: Any) -> tuple[Shape, list[str]] | None:
         if type(message) is str:
             if not message:
                 return None
-            shape.append(("user", 1))
+            shape.append((STRING, 1))
             texts.append(message)
             continue
         if type(message) is not ChatMessage or message.role not in _ROLES:
@@ -115,16 +129,21 @@ class Template:
         cls,
         shape: Shape,
         options: dict[str, Any],
-        encode: Callable[[str, list[ChatMessage]], Encoded],
+        encode: Callable[[str, Any], Encoded],
     ) -> Template | None:
         """The template of ``shape`` and ``options``; ``None`` when a sentinel does not occur
         exactly once. ``encode(id, messages)``: the slow path's line and warnings."""
-        messages, count = [], 1
+        messages: list[Any] = []
+        count = 1
         for role, parts in shape:
-            content = [TextPart(text=sentinel(count + n)) for n in range(parts)]
-            messages.append(ChatMessage(role=role, content=content))  # type: ignore[arg-type]
+            if role in (BARE, STRING):
+                messages.append(sentinel(count))
+            else:
+                content = [TextPart(text=sentinel(count + n)) for n in range(parts)]
+                messages.append(ChatMessage(role=role, content=content))  # type: ignore[arg-type]
             count += parts
-        line, warnings = encode(sentinel(0), messages)
+        given = messages[0] if shape[:1] == ((BARE, 1),) else messages
+        line, warnings = encode(sentinel(0), given)
         holes: list[tuple[int, int, int]] = []  # (start, end, value)
         for index in range(count):
             mark = sentinel(index).encode()

@@ -15,7 +15,7 @@ from pydantic import BaseModel
 import llmbridge as lb
 from llmbridge.batch import engine
 from llmbridge.batch.calls import BatchCall
-from llmbridge.batch.template import Lines, Template, plain, same, sentinel
+from llmbridge.batch.template import BARE, STRING, Lines, Template, plain, same, sentinel
 from llmbridge.batch.types import BatchPart
 from llmbridge.parts import CachePoint, ImagePart, TextPart, ToolCallPart
 
@@ -190,9 +190,9 @@ def test_strict_sameness_keeps_apart_what_encodes_apart() -> None:
 
 
 def test_what_is_plain() -> None:
-    assert plain("hi") == ((("user", 1),), ["hi"])
+    assert plain("hi") == (((BARE, 1),), ["hi"])
     both = [lb.ChatMessage.system("s"), "u", lb.ChatMessage(role="assistant", content=[])]
-    assert plain(both) == ((("system", 1), ("user", 1), ("assistant", 0)), ["s", "u"])
+    assert plain(both) == ((("system", 1), (STRING, 1), ("assistant", 0)), ["s", "u"])
     for not_plain in (
         "",
         [""],
@@ -201,6 +201,7 @@ def test_what_is_plain() -> None:
         [lb.ChatMessage.tool_result("c", "r")],
         [{"role": "user", "content": "hi"}],
         (m for m in ["a"]),
+        ("a",),
     ):
         assert plain(not_plain) is None
 
@@ -260,3 +261,18 @@ async def test_submit_writes_every_line_and_names_the_request_that_failed(name: 
         assert str(caught.value).startswith(
             "batch request 'bad-one': invalid option(s): max_tokens"
         )
+
+
+def test_a_templates_stand_ins_have_the_requests_own_form() -> None:
+    seen: list[Any] = []
+
+    def record(custom_id: str, messages: Any) -> tuple[bytes, tuple[str, ...]]:
+        seen.append(messages)
+        return orjson.dumps(
+            [custom_id, messages if isinstance(messages, str) else repr(messages)]
+        ), ()
+
+    Template.of(((BARE, 1),), {}, record)
+    Template.of(((STRING, 1), ("system", 1)), {}, record)
+    assert seen[0] == sentinel(1)
+    assert seen[1][0] == sentinel(1) and isinstance(seen[1][1], lb.ChatMessage)
