@@ -3,9 +3,12 @@
 Rules:
 
 * ``submit`` encodes each request once (``client.build_request`` then the provider's own
-  ``prepare``: the options ``complete()`` takes), writes its line to the streaming writer and,
-  whenever a file reaches the provider's limits, submits it at once (one provider job per
-  file): requests are held one at a time, files on disk. Ids must be unique strings.
+  ``prepare``: the options ``complete()`` takes; for a plain request, the same bytes from a
+  template prepared so once per shape and options: ``template``), writes its line to the
+  streaming writer and, whenever a file reaches the provider's limits, submits it at once (one
+  provider job per file): requests are held one at a time, files on disk. Ids must be unique
+  strings; an error a request's encoding raises names its id (its message begins so). A plain iterable is
+  read without an ``await`` per request, yielding to the loop every ``YIELD_EVERY``.
 * ``status`` asks every part still moving; ``wait`` polls until the job ended, the interval
   growing by ``BACKOFF`` up to ``max_interval`` (reset when the counts move), telling
   ``on_progress`` every fresh status; ``cancel`` cancels every part still moving.
@@ -16,32 +19,28 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
+from functools import partial
 from typing import Any
 
 import anyio
+import anyio.lowlevel
 
-from ..errors import UsageError
+from ..errors import LLMBridgeError, UsageError
 from ..request import ChatRequest
 from .adapter import BatchAdapter
 from .calls import BatchCall
 from .jsonl import Chunk, JsonlWriter
+from .template import Lines
 from .types import TERMINAL, BatchJob, BatchPart, BatchRequest, BatchResult
 
-__all__ = ["BACKOFF", "Requests", "cancel", "results", "status", "submit", "wait"]
+__all__ = ["BACKOFF", "YIELD_EVERY", "Requests", "cancel", "results", "status", "submit", "wait"]
 
 BACKOFF = 1.5
+YIELD_EVERY = 1000
+"""Requests of a plain iterable encoded between two yields to the event loop."""
 Requests = Iterable[BatchRequest] | AsyncIterable[BatchRequest]
 Build = Callable[..., ChatRequest]
 Progress = Callable[[BatchJob], Awaitable[None] | None]
-
-
-async def _each(requests: Requests) -> AsyncIterator[BatchRequest]:
-    if isinstance(requests, AsyncIterable):
-        async for request in requests:
-            yield request
-    else:
-        for request in requests:
-            yield request
 
 
 async def submit(
@@ -61,18 +60,11 @@ async def submit(
         sep=adapter.sep,
         overhead=adapter.overhead(),
     )
+    lines = Lines(call.model, build, call.prepared, partial(adapter.line, call))
     parts: list[BatchPart] = []
     seen: set[str] = set()
-    provider, model = call.provider, call.model
 
-    async def send(chunk: Chunk | None) -> None:
-        if chunk is not None:
-            try:
-                parts.append(await adapter.submit(call, chunk, options))
-            finally:
-                chunk.close()
-
-    async for request in _each(requests):
+    def take(request: BatchRequest) -> Chunk | None:
         if not isinstance(request, BatchRequest):
             raise UsageError(
                 f"client.batch() takes lb.BatchRequest items, not {type(request).__name__}"
@@ -82,13 +74,35 @@ async def submit(
         seen.add(request.id)
         if "stream" in request.options:
             raise UsageError("a batch request is never streamed: leave out stream=")
-        chat = build(model, request.messages, stream=False, **request.options)
-        prepared = call.prepared(chat)
-        await send(writer.add(adapter.line(call, request.id, prepared)))
+        try:
+            line, _ = lines.encode(request.id, request.messages, request.options)
+        except LLMBridgeError as exc:  # named: one request of many
+            exc.message = f"batch request {request.id!r}: {exc.message}"
+            exc.args = (exc.message, *exc.args[1:])
+            raise
+        return writer.add(line)
+
+    async def send(chunk: Chunk | None) -> None:
+        if chunk is not None:
+            try:
+                parts.append(await adapter.submit(call, chunk, options))
+            finally:
+                chunk.close()
+
+    if isinstance(requests, AsyncIterable):
+        async for request in requests:
+            await send(take(request))
+    else:
+        for n, request in enumerate(requests, 1):
+            full = take(request)
+            if full is not None:
+                await send(full)
+            elif not n % YIELD_EVERY:
+                await anyio.lowlevel.checkpoint()
     await send(writer.finish())
     if not parts:
         raise UsageError("client.batch() was given no requests")
-    return BatchJob(provider=provider.name, model=model, parts=tuple(parts))
+    return BatchJob(provider=call.provider.name, model=call.model, parts=tuple(parts))
 
 
 async def status(call: BatchCall, adapter: BatchAdapter, job: BatchJob) -> BatchJob:

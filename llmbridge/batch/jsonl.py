@@ -1,7 +1,8 @@
 """The streaming writer of a batch's input: lines to a temporary file, cut at the provider's limits.
 
-Rules: each request's line is written as it is encoded (never the whole batch in memory: the
-file spills to disk past ``SPOOL_BYTES``); a line that would take a file past ``max_requests``
+Rules: each request's line is written as it is encoded (never the whole batch in memory: lines
+gather in a buffer of at most ``WRITE_BYTES`` that is written in one call, and the file spills
+to disk past ``SPOOL_BYTES``); a line that would take a file past ``max_requests``
 lines or ``max_bytes`` bytes (its ``head`` and ``tail`` counted) closes it first, so one
 submission becomes several files (several provider jobs behind one ``BatchJob``). A
 ``Chunk`` is read back piece by piece, wrapped in ``head`` and ``tail`` (a multipart envelope,
@@ -12,19 +13,21 @@ from __future__ import annotations
 
 import tempfile
 from collections.abc import AsyncIterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import IO
 
 import anyio.lowlevel
 
 from ..errors import UsageError
 
-__all__ = ["PIECE", "SPOOL_BYTES", "Chunk", "JsonlWriter"]
+__all__ = ["PIECE", "SPOOL_BYTES", "WRITE_BYTES", "Chunk", "JsonlWriter"]
 
 SPOOL_BYTES = 8 * 1024 * 1024
 """Bytes of a file kept in memory before it spills to disk."""
 PIECE = 1024 * 1024
 """Bytes read back per piece of an upload."""
+WRITE_BYTES = 256 * 1024
+"""Bytes of lines gathered before they are written to the file at once."""
 
 
 @dataclass(slots=True)
@@ -35,6 +38,22 @@ class Chunk:
     count: int
     size: int
     """Bytes of the lines and their separators (without ``head`` / ``tail``)."""
+    buffer: list[bytes] = field(default_factory=list)
+    """Lines (and separators) not yet written to ``file``."""
+    buffered: int = 0
+
+    def write(self, data: bytes) -> None:
+        self.buffer.append(data)
+        self.buffered += len(data)
+        self.size += len(data)
+        if self.buffered >= WRITE_BYTES:
+            self.flush()
+
+    def flush(self) -> None:
+        if self.buffer:
+            self.file.write(b"".join(self.buffer))
+            self.buffer.clear()
+            self.buffered = 0
 
     def length(self, head: bytes = b"", tail: bytes = b"") -> int:
         return len(head) + self.size + len(tail)
@@ -43,6 +62,7 @@ class Chunk:
         """The file's bytes wrapped in ``head`` and ``tail``, a piece at a time."""
         if head:
             yield head
+        self.flush()
         self.file.seek(0)
         left = self.size
         while left > 0:
@@ -91,14 +111,16 @@ class JsonlWriter:
         if chunk is None:
             chunk = self._chunk = Chunk(tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES), 0, 0)  # noqa: SIM115 - closed by Chunk.close
         elif self.sep:
-            chunk.file.write(self.sep)
-            chunk.size += len(self.sep)
-        chunk.file.write(line)
-        chunk.size += len(line)
+            chunk.write(self.sep)
+        chunk.write(line)
         chunk.count += 1
+        if full is not None:
+            full.flush()
         return full
 
     def finish(self) -> Chunk | None:
         """The last chunk (``None``: no line was written since the last one)."""
         chunk, self._chunk = self._chunk, None
+        if chunk is not None:
+            chunk.flush()
         return chunk
