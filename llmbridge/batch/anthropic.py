@@ -22,7 +22,7 @@ from ..providers.anthropic.errors import stream_error
 from ..providers.prepared import Prepared
 from .calls import BatchCall
 from .jsonl import Chunk
-from .openai import ended_item
+from .lines import ended_item
 from .types import BatchCounts, BatchPart, BatchResult, BatchStatus
 
 __all__ = ["AnthropicBatches", "anthropic_status"]

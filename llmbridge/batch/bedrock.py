@@ -43,7 +43,6 @@ import orjson
 from ..errors import (
     APIError,
     LLMBridgeError,
-    MalformedStreamError,
     NotFoundError,
     UnsupportedFeatureError,
     UsageError,
@@ -52,7 +51,7 @@ from ..providers.base import HttpRequest
 from ..providers.prepared import Prepared
 from .calls import BatchCall
 from .jsonl import Chunk
-from .openai import ended_item
+from .lines import ended_item, read_line
 from .s3 import S3, S3Location, s3_of
 from .types import BatchCounts, BatchPart, BatchResult, BatchStatus
 
@@ -237,13 +236,7 @@ def _unanswered(call: BatchCall, record: str, ended: str, part: BatchPart) -> Ba
 def result_of_line(call: BatchCall, line: bytes) -> BatchResult:
     """One output line (``recordId`` with ``modelOutput`` or ``error``) as a result."""
     name = call.provider.name
-    try:
-        item = orjson.loads(line)
-        record = str(item["recordId"])
-    except (ValueError, KeyError, TypeError) as exc:
-        raise MalformedStreamError(
-            f"not a batch output line ({exc!r}): {line[:200]!r}", provider=name
-        ) from None
+    item, record = read_line(line, "recordId", name)
     error = item.get("error")
     try:
         if error is None:

@@ -25,7 +25,7 @@ from ..providers.whole import require_whole
 from ..request import ChatRequest
 from ..response import Accumulator
 from ..stream.call import CallConfig
-from ..stream.fetch import fetch_json
+from ..stream.fetch import json_with
 from ..stream.file_bodies import UploadRequest
 from ..stream.files import download_lines
 
@@ -100,16 +100,7 @@ class BatchCall:
         return await self._fetch(request)
 
     async def _fetch(self, request: HttpRequest, during: str = "sending") -> Any:
-        return await fetch_json(
-            http=self.config.http,
-            provider=self.provider,
-            request=request,
-            retry=self.config.retry,
-            timeout=self.config.timeout,
-            deadline=self.config.deadline,
-            sleep=self.config.sleep,
-            during=during,
-        )
+        return await json_with(self.config, self.provider, request, during)
 
     async def upload(
         self,

@@ -21,7 +21,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from ..errors import MalformedStreamError
 from ..providers.base import HttpRequest
-from ..stream.fetch import fetch_answer
+from ..stream.fetch import answer_with
 from .jsonl import SPOOL_BYTES, Chunk
 
 if TYPE_CHECKING:
@@ -85,16 +85,7 @@ async def upload_file(call: BatchCall, chunk: Chunk, *, root: str) -> str:
         json={"file": {"display_name": "llmbridge-batch"}},
         auth=call.probe.http.auth,
     )
-    config = call.config
-    answer = await fetch_answer(
-        http=config.http,
-        provider=call.provider,
-        request=start,
-        retry=config.retry,
-        timeout=config.timeout,
-        deadline=config.deadline,
-        sleep=config.sleep,
-    )
+    answer = await answer_with(call.config, call.provider, start)
     session = answer.headers.get("x-goog-upload-url")
     if not session:
         raise MalformedStreamError(

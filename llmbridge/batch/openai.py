@@ -21,11 +21,12 @@ from urllib.parse import urlsplit
 
 import orjson
 
-from ..errors import APIError, LLMBridgeError, MalformedStreamError
+from ..errors import LLMBridgeError
 from ..providers.openai.errors import stream_error
 from ..providers.prepared import Prepared
 from .calls import BatchCall
 from .jsonl import Chunk
+from .lines import ended_item, read_line
 from .types import BatchCounts, BatchPart, BatchResult, BatchStatus
 
 __all__ = [
@@ -56,13 +57,6 @@ _SUFFIXES = ("/chat/completions", "/responses", "/embeddings")
 
 def openai_status(raw: str) -> BatchStatus:
     return STATUSES.get(raw.lower(), "running")
-
-
-def ended_item(provider: str, custom_id: str, status: str) -> BatchResult:
-    """The result of a request its job expired or cancelled before it ran."""
-    word = "expired before it ran" if status == "expired" else "was cancelled before it ran"
-    error = APIError(f"the batch {word}", provider=provider, error_type=f"batch_{status}")
-    return BatchResult(custom_id, status, None, error)  # type: ignore[arg-type]
 
 
 class OpenAIBatches:
@@ -171,13 +165,7 @@ class OpenAIBatches:
 def result_of_line(call: BatchCall, line: bytes) -> BatchResult:
     """One output or error file line (``openai.types.BatchRequestOutput``) as a result."""
     name = call.provider.name
-    try:
-        item = orjson.loads(line)
-        custom_id = str(item["custom_id"])
-    except (ValueError, KeyError, TypeError) as exc:
-        raise MalformedStreamError(
-            f"not a batch output line ({exc!r}): {line[:200]!r}", provider=name
-        ) from None
+    item, custom_id = read_line(line, "custom_id", name)
     error, response = item.get("error"), item.get("response") or {}
     if isinstance(error, dict) and error.get("code") in ENDED_CODES:
         return ended_item(name, custom_id, ENDED_CODES[error["code"]])

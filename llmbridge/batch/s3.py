@@ -32,7 +32,7 @@ from ..auth.aws_s3 import s3_auth
 from ..auth.refresh import in_thread
 from ..errors import ConfigurationError, UsageError
 from ..providers.base import HttpRequest
-from ..stream.fetch import fetch_answer
+from ..stream.fetch import answer_with
 from ..stream.file_bodies import UploadRequest
 from ..stream.files import download_lines
 from .calls import BatchCall
@@ -124,17 +124,7 @@ class S3:
 
     async def send(self, call: BatchCall, request: HttpRequest, during: str = "sending") -> Any:
         """One request through the attempt loop; its ``Answer`` (the body unparsed)."""
-        config = call.config
-        return await fetch_answer(
-            http=config.http,
-            provider=call.provider,
-            request=request,
-            retry=config.retry,
-            timeout=config.timeout,
-            deadline=config.deadline,
-            sleep=config.sleep,
-            during=during,
-        )
+        return await answer_with(call.config, call.provider, request, during)
 
 
 def _region(call: BatchCall) -> str:

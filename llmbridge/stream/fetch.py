@@ -9,6 +9,7 @@ sent scrubbed from errors, no redirect followed); its body is bounded (``MAX_JSO
 an answer that is not JSON is a ``MalformedStreamError`` naming what came. ``fetch_answer`` is
 the same request returning the ``answer.Answer``: status, headers (the request id, a vendor's
 token counts) and the body's bytes, for a caller that reads the body its own way.
+``answer_with`` / ``json_with`` are the two under a call's whole ``CallConfig``.
 """
 
 from __future__ import annotations
@@ -27,7 +28,7 @@ from .retry import RetryPolicy
 from .sending import Sleep
 from .transport import run_attempts
 
-__all__ = ["MAX_JSON_BODY", "fetch_answer", "fetch_json"]
+__all__ = ["MAX_JSON_BODY", "answer_with", "fetch_answer", "fetch_json", "json_with"]
 
 
 def _no_decoder() -> NoReturn:  # a JSON answer is parsed whole, never fed to a decoder
@@ -68,6 +69,21 @@ async def fetch_answer(
     config = CallConfig(http=http, retry=retry, timeout=timeout, deadline=deadline, sleep=sleep)
     answer: Answer = await _first_answer(request, "json-answer", provider, config, during)
     return answer
+
+
+async def answer_with(
+    config: CallConfig, provider: Provider, request: HttpRequest, during: str = "sending"
+) -> Answer:
+    """``fetch_answer`` under a call's whole ``CallConfig`` (a batch job's, an upload's)."""
+    answer: Answer = await _first_answer(request, "json-answer", provider, config, during)
+    return answer
+
+
+async def json_with(
+    config: CallConfig, provider: Provider, request: HttpRequest, during: str = "sending"
+) -> Any:
+    """``fetch_json`` under a call's whole ``CallConfig``."""
+    return await _first_answer(request, "json", provider, config, during)
 
 
 async def _first_answer(
