@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import socket
@@ -100,6 +101,21 @@ def fake_registered() -> None:
     from tests.fakes import FakeProvider
 
     register_provider("fake", FakeProvider, replace=True)
+
+
+@pytest.fixture(scope="module")
+def young_heap() -> Iterator[None]:
+    """For a module whose tests call ``gc.collect()`` (to see that nothing is left for the
+    collector): what earlier tests of the worker left is collected once and frozen
+    (``gc.freeze``), so each ``gc.collect()`` of the module scans only what its own tests made
+    -- a fraction of the heap -- and a ``ResourceWarning`` it sees is the module's own, never an
+    earlier test's garbage. Used as ``pytestmark = pytest.mark.usefixtures("young_heap")``."""
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 LOOPS: dict[str, Any] = {

@@ -28,7 +28,7 @@ from tests.heartbeat import Heartbeat
 from tests.loopback import chunk, read_request, serve
 from tests.providers.bedrock.frames import converse, event, exception
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("young_heap")]
 
 
 @dataclass(frozen=True)
