@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import os
 import signal
 import socket
@@ -11,8 +12,16 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
+from hypothesis import HealthCheck, settings
 
 from tests import corpus
+
+# Hypothesis measures the wall clock twice: a 200 ms deadline per example and the "too_slow"
+# health check of data generation. On a busy machine both fail a test for the machine's sake
+# (DeadlineExceeded, Flaky, FailedHealthCheck), so neither is used: what a property test checks
+# is its assertions; CPU-bound guards elsewhere read time.process_time().
+settings.register_profile("llmbridge", deadline=None, suppress_health_check=[HealthCheck.too_slow])
+settings.load_profile("llmbridge")
 
 _real_connect = socket.socket.connect
 
@@ -100,6 +109,21 @@ def fake_registered() -> None:
     from tests.fakes import FakeProvider
 
     register_provider("fake", FakeProvider, replace=True)
+
+
+@pytest.fixture(scope="module")
+def young_heap() -> Iterator[None]:
+    """For a module whose tests call ``gc.collect()`` (to see that nothing is left for the
+    collector): what earlier tests of the worker left is collected once and frozen
+    (``gc.freeze``), so each ``gc.collect()`` of the module scans only what its own tests made
+    -- a fraction of the heap -- and a ``ResourceWarning`` it sees is the module's own, never an
+    earlier test's garbage. Used as ``pytestmark = pytest.mark.usefixtures("young_heap")``."""
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 LOOPS: dict[str, Any] = {

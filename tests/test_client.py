@@ -15,7 +15,7 @@ import llmbridge as lb
 from llmbridge.stream import RetryPolicy, stream_events
 from tests.fakes import ChunkedBody, FakeProvider, mock_client, sse_body, sse_response
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("fake_registered")]
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("fake_registered", "young_heap")]
 
 BODY = sse_body({"text": "Hel"}, {"text": "lo"}, {"finish": "stop"})
 USER = [lb.ChatMessage.user("hi")]

@@ -3,8 +3,8 @@ need it skip and the run says so once, loudly, with the count; under CI they fai
 
 from __future__ import annotations
 
-import functools
 import os
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -30,46 +30,38 @@ def _run(tmp_path: Path, **env: str) -> subprocess.CompletedProcess[str]:
     )
 
 
-@functools.cache
-def _collected() -> int:
-    """How many tests ``NEEDS_CORPUS`` is (one per loop it runs on; listed once per worker)."""
-    listing = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "-q",
-            "--collect-only",
-            "-p",
-            "no:cacheprovider",
-            NEEDS_CORPUS,
-        ],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    count = sum(1 for line in listing.stdout.splitlines() if "::" in line)
-    assert count >= 1, listing.stdout
-    return count
-
-
-def test_locally_an_absent_corpus_skips_and_says_how_many(tmp_path: Path) -> None:
+@pytest.fixture(scope="module")
+def local_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, str, int]:
+    """The local run (no ``CI``), once for the module: its folder, its output and how many tests
+    pytest itself counted as skipped (``NEEDS_CORPUS`` on each loop it runs on)."""
+    tmp_path = tmp_path_factory.mktemp("local")
     run = _run(tmp_path)
     assert run.returncode == 0, run.stdout + run.stderr
-    lines = [x for x in run.stdout.splitlines() if "tests skipped: ../shared/corpus is absent" in x]
-    assert len(lines) == 1, run.stdout
-    assert f"{_collected()} tests skipped" in lines[0], lines[0]
+    last = run.stdout.splitlines()[-1]
+    found = re.search(r"(\d+) skipped", last)
+    assert found is not None and "passed" not in last, run.stdout  # every one of them skipped
+    return tmp_path, run.stdout, int(found.group(1))
+
+
+def test_locally_an_absent_corpus_skips_and_says_how_many(
+    local_run: tuple[Path, str, int],
+) -> None:
+    tmp_path, stdout, skipped = local_run
+    assert skipped >= 1
+    lines = [x for x in stdout.splitlines() if "tests skipped: ../shared/corpus is absent" in x]
+    assert len(lines) == 1, stdout
+    assert f"{skipped} tests skipped" in lines[0], lines[0]
     assert str(tmp_path / "no-corpus") in lines[0]
 
 
 @pytest.mark.parametrize("ci", ["true", "1"])
-def test_under_ci_an_absent_corpus_fails_the_run(tmp_path: Path, ci: str) -> None:
+def test_under_ci_an_absent_corpus_fails_the_run(
+    tmp_path: Path, ci: str, local_run: tuple[Path, str, int]
+) -> None:
     run = _run(tmp_path, CI=ci)
     assert run.returncode == 1, run.stdout + run.stderr
     assert "CI is set and the recorded corpus is absent" in run.stdout
-    n = _collected()
+    n = local_run[2]  # every test that skipped locally fails here
     assert (f"{n} errors" if n > 1 else "1 error") in run.stdout
 
 

@@ -22,7 +22,10 @@ from llmbridge.stream.clients import DEFAULT_LIMITS, HttpPool, _share
 from tests.fakes import ChunkedBody, mock_client, sse_body
 from tests.loopback import SSE_HEAD, chunk, closed_port_url, read_request, serve
 
-pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("fake_registered")]
+pytestmark = [
+    pytest.mark.anyio,
+    pytest.mark.usefixtures("fake_registered", "young_heap"),
+]
 
 MESSAGES = [lb.ChatMessage.user("hi")]
 EVENTS = [{"text": "Hel"}, {"text": "lo"}, {"finish": "stop"}]

@@ -24,11 +24,12 @@ from anyio.abc import SocketStream
 
 import llmbridge as lb
 from llmbridge.stream.bounded import PIECE_BYTES
+from tests.fakes import sse_body
 from tests.heartbeat import Heartbeat
 from tests.loopback import chunk, read_request, serve
 from tests.providers.bedrock.frames import converse, event, exception
 
-pytestmark = pytest.mark.anyio
+pytestmark = [pytest.mark.anyio, pytest.mark.usefixtures("young_heap")]
 
 
 @dataclass(frozen=True)
@@ -48,12 +49,8 @@ class Wire:
         return _DELTAS[self.model](text)
 
 
-def _sse(obj: object) -> bytes:
-    return b"data: " + orjson.dumps(obj) + b"\n\n"
-
-
 def _sse_delta(text: str) -> bytes:
-    return _sse({"choices": [{"index": 0, "delta": {"content": text}}]})
+    return sse_body({"choices": [{"index": 0, "delta": {"content": text}}]})
 
 
 def _es_delta(text: str) -> bytes:
@@ -77,9 +74,9 @@ WIRES = {
         SSE,
         b"text/event-stream",
         start=b"",
-        end=_sse({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+        end=sse_body({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
         + b"data: [DONE]\n\n",
-        error=_sse({"error": {"message": "boom", "type": "server_error"}}),
+        error=sse_body({"error": {"message": "boom", "type": "server_error"}}),
         not_json=b"data: {not json\n\n",
         oversized=b"data: " + b"y" * 5000 + b"\n\n",
     ),

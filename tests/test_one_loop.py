@@ -17,23 +17,18 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import orjson
 import pytest
 
 import llmbridge as lb
 import llmbridge.stream.transport as transport
 from llmbridge.response import Accumulator
-from tests.fakes import chat_sse, mock_client
+from tests.fakes import chat_sse, mock_client, sse_body
 
 pytestmark = pytest.mark.anyio
 
 PACKAGE = Path(lb.__file__).resolve().parent
 MESSAGES = [lb.ChatMessage.user("hi")]
 DELTAS = 10_000
-
-
-def _sse(*events: dict[str, Any]) -> bytes:
-    return b"".join(b"data: " + orjson.dumps(e) + b"\n\n" for e in events)
 
 
 class Background:
@@ -50,9 +45,9 @@ class Background:
             return httpx.Response(200, json={"object": "list", "data": [{"id": "gpt-5"}]})
         if request.method == "GET":
             after = int(request.url.params.get("starting_after", "-1"))
-            body = _sse(*self.events[after + 1 :])
+            body = sse_body(*self.events[after + 1 :])
         else:
-            body = _sse(*self.events[:1])
+            body = sse_body(*self.events[:1])
         return httpx.Response(200, headers={"content-type": "text/event-stream"}, content=body)
 
 

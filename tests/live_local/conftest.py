@@ -30,5 +30,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "live_local" in str(item.fspath):
             item.add_marker(pytest.mark.live_local)
-        if "live_local/test_llama" in str(item.fspath):  # one llama-server, on one worker
+        # one llama-server, on one worker: the modules that start their own (with other
+        # flags) and every test of the session's ``llama`` (else a second worker starts a
+        # second one, and two models share the cores a test's answer waits on)
+        uses_llama = "llama" in getattr(item, "fixturenames", ())
+        if uses_llama or "live_local/test_llama" in str(item.fspath):
             item.add_marker(pytest.mark.xdist_group("llama-server"))

@@ -39,7 +39,7 @@ from tests.loopback import (
     serve,
 )
 
-pytestmark = pytest.mark.usefixtures("fake_registered")
+pytestmark = pytest.mark.usefixtures("fake_registered", "young_heap")
 MESSAGES = [lb.ChatMessage.user("hi")]
 BODY = SSE_HEAD + chunk(sse_body({"text": "ok"}, {"finish": "stop"})) + b"0\r\n\r\n"
 RUNS: dict[str, tuple[str, dict[str, Any]]] = {

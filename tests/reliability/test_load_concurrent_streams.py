@@ -68,7 +68,7 @@ async def test_two_hundred_concurrent_streams_are_each_exact() -> None:
                 events = [e async for e in client.stream("openai:m", [lb.ChatMessage.user(tag)])]
                 results[tag] = events
 
-            with anyio.fail_after(30):
+            with anyio.fail_after(300):  # a hang guard: under load 8, 200 streams outlasted 30 s
                 async with anyio.create_task_group() as tg:
                     for i in range(STREAMS):
                         tg.start_soon(one, i)

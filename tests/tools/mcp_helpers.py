@@ -68,19 +68,22 @@ def free_port() -> int:
 @contextmanager
 def http_server(script: str, *args: str, port: int | None = None) -> Iterator[tuple[str, int]]:
     """``python script *args http PORT`` until the block ends: yields ``(url, pid)`` once the
-    port answers (within 20 s)."""
+    port answers. A server that exits fails at once; one that neither answers nor exits fails
+    after ``HANG`` (a busy machine took more than 20 s to start one: a guard fails a hang)."""
     port = port or free_port()
     proc = subprocess.Popen([sys.executable, script, *args, "http", str(port)])
     try:
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline:
+        deadline = time.monotonic() + HANG
+        while proc.poll() is None and time.monotonic() < deadline:
             try:
-                socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
+                socket.create_connection(("127.0.0.1", port), timeout=1).close()
                 break
             except OSError:
                 time.sleep(0.05)
         else:
-            raise RuntimeError(f"the MCP server {script} did not start")
+            status = proc.poll()
+            ended = "hung" if status is None else f"exited with status {status}"
+            raise RuntimeError(f"the MCP server {script} did not start ({ended})")
         yield f"http://127.0.0.1:{port}/mcp", proc.pid
     finally:
         proc.terminate()

@@ -4,7 +4,6 @@ compaction item, and a broken background response still resumes where it stood."
 
 from __future__ import annotations
 
-import json
 from collections.abc import AsyncIterator
 from typing import Any
 
@@ -12,6 +11,7 @@ import httpx
 import pytest
 
 import llmbridge as lb
+from tests.fakes import sse_body
 
 pytestmark = pytest.mark.anyio
 
@@ -24,10 +24,6 @@ WARNING = "defer_loading=True but no ToolSearch"
 def _tools() -> list[lb.ToolSpec]:
     """A deferred tool with no ToolSearch: sent as ordinary, with a warning on the stream."""
     return [DEFERRED.deferred(True)]
-
-
-def _sse(payloads: list[dict[str, Any]]) -> bytes:
-    return b"".join(b"data: " + json.dumps(p).encode() + b"\n\n" for p in payloads)
 
 
 def _message(text: str) -> list[dict[str, Any]]:
@@ -62,7 +58,7 @@ async def test_a_warned_broken_stream_keeps_the_held_compaction_in_the_partial(
     compaction = {"id": "cmp_1", "type": "compaction", "encrypted_content": "D"}
     created = {"type": "response.created", "response": {"id": "resp_1", "model": "gpt-5"}}
     done = {"type": "response.output_item.done", "output_index": 1, "item": compaction}
-    body = _sse([created, *_message("Hi."), done])
+    body = sse_body(created, *_message("Hi."), done)
     http = httpx.AsyncClient(transport=httpx.MockTransport(lambda r: _answer(body, broken=True)))
     async with lb.Client(
         http_client=http, providers=KEYS, retry=lb.RetryPolicy(max_attempts=1)
@@ -95,9 +91,9 @@ async def test_a_warned_background_stream_resumes_where_it_broke(anyio_backend: 
     def answer(request: httpx.Request) -> httpx.Response:
         seen.append(request)
         if request.method == "POST":  # broken after the first delta
-            return _answer(_sse(events[:3]), broken=True)
+            return _answer(sse_body(*events[:3]), broken=True)
         after = int(request.url.params["starting_after"])
-        return _answer(_sse(events[after + 1 :]), broken=False)
+        return _answer(sse_body(*events[after + 1 :]), broken=False)
 
     http = httpx.AsyncClient(transport=httpx.MockTransport(answer))
     async with lb.Client(
