@@ -6,7 +6,8 @@ Rules:
   ``prepare``: the options ``complete()`` takes; for a plain request, the same bytes from a
   template prepared so once per shape and options: ``template``), writes its line to the
   streaming writer and, whenever a file reaches the provider's limits, submits it at once (one
-  provider job per file): requests are held one at a time, files on disk. Ids must be unique
+  provider job per file): requests are held one at a time, files on disk. A submission of known
+  size (a list) is split into even jobs (``even_limit``). Ids must be unique
   strings; an error a request's encoding raises names its id (its message begins so). A plain iterable is
   read without an ``await`` per request, yielding to the loop every ``YIELD_EVERY``.
 * ``status`` asks every part still moving; ``wait`` polls until the job ended, the interval
@@ -18,7 +19,7 @@ Rules:
 from __future__ import annotations
 
 import inspect
-from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable
+from collections.abc import AsyncIterable, AsyncIterator, Awaitable, Callable, Iterable, Sized
 from functools import partial
 from typing import Any
 
@@ -53,7 +54,7 @@ async def submit(
     max_requests: int | None = None,
 ) -> BatchJob:
     """Encode, write and submit ``requests`` (module rules)."""
-    limit = min(max_requests or adapter.max_requests, adapter.max_requests)
+    limit = even_limit(requests, min(max_requests or adapter.max_requests, adapter.max_requests))
     writer = JsonlWriter(
         max_requests=limit,
         max_bytes=adapter.max_bytes,
@@ -103,6 +104,17 @@ async def submit(
     if not parts:
         raise UsageError("client.batch() was given no requests")
     return BatchJob(provider=call.provider.name, model=call.model, parts=tuple(parts))
+
+
+def even_limit(requests: Requests, limit: int) -> int:
+    """The requests per job for a submission of known size: its jobs made even (a list of 50,050
+    at 50,000 per job is two jobs of 25,025, not one of 50 that Bedrock's 100-record minimum
+    refuses); ``limit`` for an iterator."""
+    total = len(requests) if isinstance(requests, Sized) else 0
+    if total <= limit:
+        return limit
+    jobs = -(-total // limit)
+    return -(-total // jobs)
 
 
 async def status(call: BatchCall, adapter: BatchAdapter, job: BatchJob) -> BatchJob:
