@@ -8,8 +8,16 @@ from typing import Any
 
 import pytest
 
-from llmbridge.errors import LLMBridgeError, MalformedStreamError, ServerError
-from llmbridge.events import Citation, Finish, ReasoningDelta, StreamEvent, TextDelta, ToolCallEnd
+from llmbridge.errors import LLMBridgeError, MalformedStreamError, ServerError, StreamTruncatedError
+from llmbridge.events import (
+    Citation,
+    Finish,
+    ReasoningDelta,
+    StreamEvent,
+    StreamStart,
+    TextDelta,
+    ToolCallEnd,
+)
 from llmbridge.providers.openai import ChatCompletionsDecoder
 from llmbridge.testing import assert_split_invariant, check_invariants, decode_collect
 from tests.fakes import sse_body
@@ -141,6 +149,7 @@ def test_a_reasoning_summary_detail_is_reasoning_text() -> None:
 def test_reasoning_parts_keep_only_their_text_summaries() -> None:
     parts = [
         {"type": "thinking", "thinking": {"not": "text"}},
+        {"type": "thinking", "thinking": 5},
         {
             "type": "reasoning",
             "summary": [{"type": "summary_text", "text": "r"}, "junk", {"text": ""}],
@@ -156,6 +165,7 @@ def test_reasoning_parts_keep_only_their_text_summaries() -> None:
     [
         ({"content": "a", "refusal": "b"}, [TextDelta("a"), TextDelta("b")]),
         ({"reasoning_content": "r", "content": "a"}, [ReasoningDelta("r"), TextDelta("a")]),
+        ({"reasoning": "r", "reasoning_content": "r"}, [ReasoningDelta("r")]),  # not twice
     ],
 )
 def test_every_field_of_one_delta_is_read(delta: dict[str, Any], want: list[StreamEvent]) -> None:
@@ -226,5 +236,33 @@ def test_chunks_after_done_are_not_decoded() -> None:
     decoder = ChatCompletionsDecoder(provider="openrouter")
     decoder.feed("", _json(chunk({"content": "a"})))
     assert decoder.feed("", "[DONE]") == [Finish("stop", None)]
+    assert decoder.feed("", _json(chunk({"content": "late"}))) == []
+    assert decoder.close() == []
+
+
+def test_the_start_comes_from_the_first_chunk_with_an_id_even_without_choices() -> None:
+    first = {"id": "resp-1", "model": "m", "choices": []}
+    later = {"choices": [{"index": 0, "delta": {"content": "a"}, "finish_reason": "stop"}]}
+    events, error = decode_collect(ChatCompletionsDecoder(provider="openai"),
+                                   [sse_body(first, later, done=True)])  # fmt: skip
+    assert error is None
+    assert events == [StreamStart("resp-1", "m"), TextDelta("a"), Finish("stop", "stop")]
+
+
+def test_a_body_cut_off_says_so_and_names_the_provider() -> None:
+    decoder = ChatCompletionsDecoder(provider="openrouter")
+    decoder.feed("", _json(chunk({"content": "a"})))
+    with pytest.raises(StreamTruncatedError) as cut:
+        decoder.close()
+    assert cut.value.provider == "openrouter"
+    assert str(cut.value) == (
+        "the stream ended before a finish_reason or [DONE] (provider=openrouter)"
+    )
+
+
+def test_after_close_nothing_more_is_decoded_or_finished() -> None:
+    decoder = ChatCompletionsDecoder(provider="openrouter")
+    decoder.feed("", _json(chunk({"content": "a"}, "stop")))
+    assert decoder.close() == [Finish("stop", "stop")]
     assert decoder.feed("", _json(chunk({"content": "late"}))) == []
     assert decoder.close() == []
