@@ -33,7 +33,16 @@ TARGETS: dict[str, tuple[str, list[str]]] = {
     ),
     "fallback_parser": ("llmbridge/prompt_tools/parser.py", ["tests/prompt_tools/"]),
     "fallback_body": ("llmbridge/prompt_tools/body.py", ["tests/prompt_tools/"]),
-    "openai": ("llmbridge/providers/openai/decode.py", ["tests/providers/openai/", *DECODE_TESTS]),
+    "openai": (
+        "llmbridge/providers/openai/decode.py",
+        [
+            "tests/providers/openai/test_openai_chat_decode.py",
+            "tests/providers/openai/test_openai_chat_decode_edges.py",
+            "tests/providers/openai/test_openai_chat_custom_tools.py",
+            "tests/providers/openai/test_openai_real_server_bugs.py",
+            *DECODE_TESTS,
+        ],
+    ),
     "anthropic": (
         "llmbridge/providers/anthropic/decode.py",
         ["tests/providers/anthropic/", *DECODE_TESTS],

@@ -98,3 +98,9 @@ def test_a_mistral_array_cut_off_flags_its_open_call() -> None:
     events = run(['[TOOL_CALLS][{"name": "noop", "arguments": {}}, {"name": "search", "argu'],
                  dialects=(MISTRAL,))  # fmt: skip
     assert [(e.name, e.error is None) for e in ends(events)] == [("noop", True), ("search", False)]
+
+
+def test_a_word_after_the_open_marker_means_it_was_prose_not_a_call() -> None:
+    """Only a fence's language tag (```` ```json ````) may stand between the marker and ``{``."""
+    doc = 'I said <function_call> then {"name": "noop", "arguments": {}} ok'
+    assert same_everywhere(doc) == [TextDelta(doc)]
