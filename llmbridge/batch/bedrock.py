@@ -17,8 +17,9 @@ Rules (https://docs.aws.amazon.com/bedrock/latest/userguide/batch-inference.html
 * Limits (Bedrock's default quotas): 50,000 records and 1 GB per input file (a larger
   submission is several jobs behind one handle); at least 100 records per job: a submission
   of fewer is a ``UsageError`` before anything is uploaded (``min_records=`` lowers it, for an
-  account whose quota was changed). A split's last job may hold fewer: Bedrock then fails it
-  at validation, reported as that part's ``failed`` status and its items' errors.
+  account whose quota was changed). A list is split into even jobs (``engine.even_limit``); the
+  last job of an async iterator's split may hold fewer: Bedrock then fails it at validation,
+  reported as that part's ``failed`` status and its items' errors.
 * A part's id is the job ARN (``GET /model-invocation-job/{arn}``, ``POST .../stop``). Statuses:
   ``Submitted`` / ``Validating`` / ``Scheduled`` → queued, ``InProgress`` → running, ``Stopping``
   → cancelling, ``Completed`` / ``PartiallyCompleted`` → completed, ``Failed``, ``Stopped`` →

@@ -276,3 +276,18 @@ def test_a_templates_stand_ins_have_the_requests_own_form() -> None:
     Template.of(((STRING, 1), ("system", 1)), {}, record)
     assert seen[0] == sentinel(1)
     assert seen[1][0] == sentinel(1) and isinstance(seen[1][1], lb.ChatMessage)
+
+
+@pytest.mark.anyio
+async def test_a_list_is_split_into_even_jobs_an_iterator_as_it_comes() -> None:
+    # Bedrock refuses a job of fewer than 100 records: a list's last job is never a short tail.
+    assert engine.even_limit([0] * 50_050, 50_000) == 25_025
+    assert engine.even_limit([0] * 50_000, 50_000) == 50_000
+    assert engine.even_limit(iter([0] * 50_050), 50_000) == 50_000
+    async with _client("openai") as client:
+        call, inner = client._batch_call(MODELS["openai"][0])
+        requests = [lb.BatchRequest(f"r{i}", f"q{i}", max_tokens=8) for i in range(15)]
+        for given, sizes in ((requests, [5, 5, 5]), (iter(requests), [7, 7, 1])):
+            kept = _Kept(inner)
+            await engine.submit(call, kept, given, client.build_request, {})
+            assert [f.count(b'"custom_id"') for f in kept.files] == sizes
