@@ -110,14 +110,22 @@ async def test_sampling_is_answered_by_the_real_llama_server(llama: Any) -> None
         return True
 
     config = {
-        "mcpServers": {"alpha": {"command": sys.executable, "args": [APP_SERVER, "a", "stdio"]}}
+        "mcpServers": {
+            "alpha": {
+                "command": sys.executable,
+                "args": [APP_SERVER, "a", "stdio"],
+                # the model answers within the call: on a loaded machine (the suite's other
+                # worker, a second server) that can take longer than the 60 s default
+                "tool_timeout": 240,
+            }
+        }
     }
     client = lb.Client(
         providers={"llamacpp": {"base_url": llama.base_url}},
         retry=lb.RetryPolicy(max_attempts=1),
     )
     async with client:
-        with anyio.fail_after(120):
+        with anyio.fail_after(300):
             async with lb.connect_mcp_servers(
                 config, client=client, sampling_model="llamacpp:gemma", approve=approve
             ) as servers:
