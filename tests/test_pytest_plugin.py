@@ -4,11 +4,12 @@ records what is missing (never in CI), and the next run replays it."""
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 from pathlib import Path
 
 import pytest
+
+from tests.pytester_support import passed, plugin_args
 
 REPO = Path(__file__).resolve().parents[1]
 TURNS = [REPO / "examples/fixtures/openai/weather_call", REPO / "examples/fixtures/openai/weather_answer"]  # fmt: skip
@@ -35,20 +36,6 @@ async def test_weather(llmbridge_client):
 '''
 
 
-def _plugin_args() -> list[str]:
-    """``-p`` the plug-in unless its ``pytest11`` entry point is installed (it then loads)."""
-    installed = any(
-        ep.value == "llmbridge.testing.pytest_plugin"
-        for ep in importlib.metadata.entry_points(group="pytest11")
-    )
-    return ["-p", "no:randomly"] + ([] if installed else ["-p", "llmbridge.testing.pytest_plugin"])
-
-
-def _passed(result: pytest.RunResult) -> None:
-    outcomes = result.parseoutcomes()
-    assert outcomes.get("passed", 0) >= 1 and set(outcomes) <= {"passed", "seconds"}, outcomes
-
-
 @pytest.fixture
 def app(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Pytester:
     for var in ("OPENAI_API_KEY", "CI"):
@@ -60,19 +47,19 @@ def app(pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch) -> pytest.Py
 def test_replays_a_marked_cassette_with_no_key_and_no_marker(app: pytest.Pytester) -> None:
     paths = ", ".join(repr(str(p)) for p in TURNS)
     app.makepyfile(test_app=TEST_FILE.format(marker=f"@pytest.mark.llmbridge_cassette({paths})"))
-    _passed(app.runpytest(*_plugin_args()))
+    passed(app.runpytest(*plugin_args()))
 
 
 def test_a_missing_cassette_says_how_to_record(app: pytest.Pytester) -> None:
     app.makepyfile(test_app=TEST_FILE.format(marker=""))
-    result = app.runpytest(*_plugin_args())
+    result = app.runpytest(*plugin_args())
     assert result.parseoutcomes().get("passed", 0) == 0
     result.stdout.fnmatch_lines(["*no llmbridge cassette*pytest --llmbridge-record*"])
 
 
 def test_a_marker_path_that_holds_no_fixture_names_where_it_looked(app: pytest.Pytester) -> None:
     app.makepyfile(test_app=TEST_FILE.format(marker='@pytest.mark.llmbridge_cassette("nowhere/x")'))
-    result = app.runpytest(*_plugin_args())
+    result = app.runpytest(*plugin_args())
     assert result.parseoutcomes().get("passed", 0) == 0
     looked = app.path / "nowhere" / "x"
     result.stdout.fnmatch_lines([f"*no llmbridge cassette for this test at {looked} (*rootdir*"])
@@ -93,7 +80,7 @@ def llmbridge_providers():
 """
     app.makeconftest(conftest)
     app.makepyfile(test_app=TEST_FILE.format(marker=""))
-    _passed(app.runpytest(*_plugin_args(), "--llmbridge-record"))
+    passed(app.runpytest(*plugin_args(), "--llmbridge-record"))
     cassette = app.path / "cassettes" / "test_app" / "test_weather"
     assert sorted(p.name for p in cassette.iterdir()) == ["step1", "step2"]
     for step, source in zip(("step1", "step2"), TURNS, strict=True):
@@ -102,10 +89,10 @@ def llmbridge_providers():
     written = "".join(p.read_text() for p in cassette.rglob("*.json"))
     assert "sk-real-secret-key" not in written
     (app.path / "conftest.py").unlink()  # the replay needs neither key nor transport
-    _passed(app.runpytest(*_plugin_args()))
+    passed(app.runpytest(*plugin_args()))
     app.makepyfile(test_other=TEST_FILE.format(marker=""))
     monkeypatch.setenv("CI", "true")
-    result = app.runpytest(*_plugin_args(), "--llmbridge-record", "test_other.py")
+    result = app.runpytest(*plugin_args(), "--llmbridge-record", "test_other.py")
     assert result.parseoutcomes().get("passed", 0) == 0
     result.stdout.fnmatch_lines(["*never the network*"])
 
@@ -162,10 +149,10 @@ def test_a_failed_attempt_of_a_chain_is_recorded_as_the_failure_it_was(
     )
     app.makeconftest(CHAIN_CONFTEST.format(answer=chunk))
     app.makepyfile(test_app=CHAIN_TEST)
-    _passed(app.runpytest(*_plugin_args(), "--llmbridge-record"))
+    passed(app.runpytest(*plugin_args(), "--llmbridge-record"))
     cassette = app.path / "cassettes" / "test_app" / "test_chain"
     first = json.loads((cassette / "step1" / "response.json").read_text())
     second = json.loads((cassette / "step2" / "response.json").read_text())
     assert first["error"] == "ReadTimeout" and "error" not in second
     (app.path / "conftest.py").unlink()  # offline: the cassette alone
-    _passed(app.runpytest(*_plugin_args()))
+    passed(app.runpytest(*plugin_args()))

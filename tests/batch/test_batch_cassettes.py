@@ -5,13 +5,13 @@ offline with no key, and sleeps through none of the poll intervals the recording
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 from pathlib import Path
 
 import pytest
 
 import llmbridge.batch.types  # noqa: F401 - loaded once, outside pytester's module snapshots
+from tests.pytester_support import passed, plugin_args
 
 pytest_plugins = ["pytester"]
 
@@ -61,19 +61,6 @@ def llmbridge_providers():
 """
 
 
-def _plugin_args() -> list[str]:
-    installed = any(
-        ep.value == "llmbridge.testing.pytest_plugin"
-        for ep in importlib.metadata.entry_points(group="pytest11")
-    )
-    return ["-p", "no:randomly"] + ([] if installed else ["-p", "llmbridge.testing.pytest_plugin"])
-
-
-def _passed(result: pytest.RunResult) -> None:
-    outcomes = result.parseoutcomes()
-    assert outcomes.get("passed", 0) >= 1 and set(outcomes) <= {"passed", "seconds"}, outcomes
-
-
 def _waited(path: Path) -> list[tuple[float, int]]:
     """Each run's wait and polls (a test runs once per event loop the suite's plug-ins give)."""
     rows = [line.split() for line in (path / "waited.txt").read_text().splitlines()]
@@ -88,7 +75,7 @@ def test_a_batch_lifecycle_records_and_replays_offline_without_waiting(
     pytester.makeini("[pytest]\nanyio_mode = strict\n")
     pytester.makeconftest(CONFTEST)
     pytester.makepyfile(test_app=APP_TEST)
-    _passed(pytester.runpytest(*_plugin_args(), "--llmbridge-record"))
+    passed(pytester.runpytest(*plugin_args(), "--llmbridge-record"))
     (recorded_wait, recorded_polls), *replays = _waited(pytester.path)  # later runs replay
     assert recorded_polls == 3 and recorded_wait >= 0.8  # two real intervals of 0.4 s
     assert all(polls == 3 and wait < 0.3 for wait, polls in replays)
@@ -108,7 +95,7 @@ def test_a_batch_lifecycle_records_and_replays_offline_without_waiting(
     assert "sk-batch-secret-key" not in written
     (pytester.path / "conftest.py").unlink()  # offline: the cassette alone, no key
     (pytester.path / "waited.txt").unlink()
-    _passed(pytester.runpytest(*_plugin_args()))
+    passed(pytester.runpytest(*plugin_args()))
     replayed = _waited(pytester.path)
     assert replayed and all(polls == 3 and wait < 0.3 for wait, polls in replayed)  # collapsed
 
@@ -153,7 +140,7 @@ def test_a_gemini_file_job_records_and_replays(
     pytester.makeini("[pytest]\nanyio_mode = strict\n")
     pytester.makeconftest(GEMINI_CONFTEST)
     pytester.makepyfile(test_app=GEMINI_APP)
-    _passed(pytester.runpytest(*_plugin_args(), "--llmbridge-record"))
+    passed(pytester.runpytest(*plugin_args(), "--llmbridge-record"))
     cassette = pytester.path / "cassettes" / "test_app" / "test_file_job"
     steps = sorted(cassette.iterdir(), key=lambda p: int(p.name[4:]))
     sent = [json.loads((p / "request.json").read_text()) for p in steps]
@@ -165,4 +152,4 @@ def test_a_gemini_file_job_records_and_replays(
     assert sent[-1]["url"].endswith(":download?alt=media")
     assert "gm-batch-secret-key" not in "".join(p.read_text() for p in cassette.rglob("*.json"))
     (pytester.path / "conftest.py").unlink()
-    _passed(pytester.runpytest(*_plugin_args()))
+    passed(pytester.runpytest(*plugin_args()))

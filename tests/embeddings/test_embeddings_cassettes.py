@@ -5,7 +5,6 @@ before (chat, no ``operation``) load and save as they were."""
 
 from __future__ import annotations
 
-import importlib.metadata
 import json
 import shutil
 from pathlib import Path
@@ -18,6 +17,7 @@ import pytest
 import llmbridge as lb
 from llmbridge.testing import ReplayTransport, load_fixture
 from llmbridge.testing.fixtures import Fixture
+from tests.pytester_support import passed, plugin_args
 
 pytest_plugins = ["pytester"]
 REPO = Path(__file__).resolve().parents[2]
@@ -80,19 +80,6 @@ CHUNK = (
 )
 
 
-def _plugin_args() -> list[str]:
-    installed = any(
-        ep.value == "llmbridge.testing.pytest_plugin"
-        for ep in importlib.metadata.entry_points(group="pytest11")
-    )
-    return ["-p", "no:randomly"] + ([] if installed else ["-p", "llmbridge.testing.pytest_plugin"])
-
-
-def _passed(result: pytest.RunResult) -> None:
-    outcomes = result.parseoutcomes()
-    assert outcomes.get("passed", 0) >= 1 and set(outcomes) <= {"passed", "seconds"}, outcomes
-
-
 def test_the_plugin_records_embed_and_rerank_calls_and_replays_them_offline(
     pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -101,7 +88,7 @@ def test_the_plugin_records_embed_and_rerank_calls_and_replays_them_offline(
     pytester.makeini("[pytest]\nanyio_mode = strict\n")
     pytester.makeconftest(CONFTEST.format(chunk=CHUNK))
     pytester.makepyfile(test_app=APP_TEST)
-    _passed(pytester.runpytest(*_plugin_args(), "--llmbridge-record"))
+    passed(pytester.runpytest(*plugin_args(), "--llmbridge-record"))
     cassette = pytester.path / "cassettes" / "test_app" / "test_retrieval"
     steps = sorted(cassette.iterdir(), key=lambda p: int(p.name[4:]))
     inputs = [json.loads((p / "input.json").read_text()) for p in steps]
@@ -117,7 +104,7 @@ def test_the_plugin_records_embed_and_rerank_calls_and_replays_them_offline(
     written = "".join(p.read_text() for p in cassette.rglob("*.json"))
     assert "sk-real-secret-key" not in written and "co-secret-key" not in written
     (pytester.path / "conftest.py").unlink()  # offline: the cassette alone, no key
-    _passed(pytester.runpytest(*_plugin_args()))
+    passed(pytester.runpytest(*plugin_args()))
 
 
 def _answer(texts: list[str]) -> bytes:
