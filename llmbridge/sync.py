@@ -142,6 +142,19 @@ class SyncClient(SyncEmbedMethods, SyncBatchMethods):
     def _blocking_next(self, events: AsyncIterator[Any]) -> Any:
         return _next_in_portal(self._portal, events)
 
+    def _blocking_iter(self, items: AsyncIterator[Any]) -> Iterator[Any]:
+        """``items`` as a plain iterator; leaving it early closes ``items`` in the portal."""
+        try:
+            while True:
+                try:
+                    yield self._blocking_next(items)
+                except StopAsyncIteration:
+                    return
+        finally:
+            close = getattr(items, "aclose", None)
+            if close is not None:
+                self._portal.call(close)
+
     def stream(
         self,
         model: Models,

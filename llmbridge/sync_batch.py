@@ -2,7 +2,7 @@
 
 A base class of ``SyncClient`` (``llmbridge.sync``): it runs the async client's methods in the
 client's portal through the helpers ``SyncClient`` declares (``_blocking_call``,
-``_blocking_next``), so Ctrl-C cancels the work there as for chat. ``batch_results`` is a plain
+``_blocking_iter``), so Ctrl-C cancels the work there as for chat. ``batch_results`` is a plain
 iterator; leaving it early closes the async one in the portal. ``batch_job`` needs no IO.
 """
 
@@ -17,8 +17,6 @@ from .embedding_types import EmbeddingResponse
 from .model_refs import ModelRef
 
 if TYPE_CHECKING:
-    from anyio.from_thread import BlockingPortal
-
     from .client import Client
 
 __all__ = ["SyncBatchMethods"]
@@ -30,11 +28,10 @@ class SyncBatchMethods:
 
     if TYPE_CHECKING:
         _client: Client
-        _portal: BlockingPortal
 
         def _check_open(self) -> None: ...
         def _blocking_call(self, work: Callable[[], Awaitable[Any]]) -> Any: ...
-        def _blocking_next(self, events: Any) -> Any: ...
+        def _blocking_iter(self, items: Any) -> Iterator[Any]: ...
 
     def batch(self, model: ModelRef, requests: Iterable[BatchRequest], **options: Any) -> BatchJob:
         """``Client.batch``, blocking (``requests``: any iterable, read once)."""
@@ -94,13 +91,4 @@ class SyncBatchMethods:
         """``Client.batch_results``, as a blocking iterator."""
         self._check_open()
         results = self._client.batch_results(job, response_format=response_format)
-        try:
-            while True:
-                try:
-                    yield self._blocking_next(results)
-                except StopAsyncIteration:
-                    return
-        finally:
-            close = getattr(results, "aclose", None)
-            if close is not None:
-                self._portal.call(close)
+        yield from self._blocking_iter(results)

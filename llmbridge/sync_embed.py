@@ -2,7 +2,7 @@
 
 A base class of ``SyncClient`` (``llmbridge.sync``): it runs the async client's methods in
 the client's portal through the two helpers ``SyncClient`` declares (``_blocking_call``,
-``_blocking_next``), so Ctrl-C cancels the work there as for chat. ``embed_many`` is a plain
+``_blocking_iter``), so Ctrl-C cancels the work there as for chat. ``embed_many`` is a plain
 iterator; leaving it early closes the async one in the portal.
 """
 
@@ -18,8 +18,6 @@ from .embeddings.wire import Input
 from .model_refs import ModelRef
 
 if TYPE_CHECKING:
-    from anyio.from_thread import BlockingPortal
-
     from .client import Client
 
 __all__ = ["SyncEmbedMethods"]
@@ -30,11 +28,10 @@ class SyncEmbedMethods:
 
     if TYPE_CHECKING:
         _client: Client
-        _portal: BlockingPortal
 
         def _check_open(self) -> None: ...
         def _blocking_call(self, work: Callable[[], Awaitable[Any]]) -> Any: ...
-        def _blocking_next(self, events: Any) -> Any: ...
+        def _blocking_iter(self, items: Any) -> Iterator[Any]: ...
 
     def embed(
         self,
@@ -88,16 +85,7 @@ class SyncEmbedMethods:
             max_concurrency=max_concurrency,
             **options,
         )
-        try:
-            while True:
-                try:
-                    yield self._blocking_next(results)
-                except StopAsyncIteration:
-                    return
-        finally:
-            close = getattr(results, "aclose", None)
-            if close is not None:
-                self._portal.call(close)
+        yield from self._blocking_iter(results)
 
     def rerank(
         self,
