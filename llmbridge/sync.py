@@ -9,14 +9,12 @@ leaving ``with SyncClient()`` then never waits for a ``Retry-After`` or backoff 
 
 from __future__ import annotations
 
-import concurrent.futures
 from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
 from contextlib import AbstractContextManager
 from functools import partial
 from types import TracebackType
 from typing import TYPE_CHECKING, Any, Generic, TypeVar, overload
 
-import anyio
 from anyio.from_thread import BlockingPortal, start_blocking_portal
 
 from .client import Client, EventStream, ModelRef, Models
@@ -37,6 +35,7 @@ from .model_info import ModelInfo
 from .providers.base import Provider
 from .sync_batch import SyncBatchMethods
 from .sync_embed import SyncEmbedMethods
+from .sync_portal import call_in_portal, iter_in_portal, next_in_portal
 from .sync_stream import SyncEventStream
 
 if TYPE_CHECKING:
@@ -53,44 +52,6 @@ __all__ = ["SyncClient", "SyncToolLoop"]
 T = TypeVar("T")
 
 
-async def _step(work: Callable[[], Awaitable[Any]], scopes: list[anyio.CancelScope]) -> Any:
-    """``await work()`` inside a cancel scope the calling thread can cancel (Ctrl-C)."""
-    with anyio.CancelScope() as scope:
-        scopes.append(scope)
-        return await work()
-    return None  # cancelled: the calling thread is already raising its own exception
-
-
-def _cancel(scopes: list[anyio.CancelScope]) -> None:
-    for scope in scopes:
-        scope.cancel()
-
-
-def _call_in_portal(portal: BlockingPortal, work: Callable[[], Awaitable[Any]]) -> Any:
-    """``await work()`` run in the portal, this thread blocked on it. An exception in this
-    thread while it waits (``KeyboardInterrupt``) cancels that work first and waits for it to
-    end, so nothing (a ``Retry-After`` wait, a backoff sleep, a read) outlives the call and
-    ``close()`` does not wait for it."""
-    scopes: list[anyio.CancelScope] = []
-    future = portal.start_task_soon(_step, work, scopes)
-    try:
-        return future.result()
-    except BaseException:
-        if not future.done():
-            try:
-                portal.call(_cancel, scopes)
-                concurrent.futures.wait([future], timeout=30)
-            except RuntimeError:  # the portal itself is gone: nothing left to cancel
-                pass
-        raise
-
-
-def _next_in_portal(portal: BlockingPortal, events: AsyncIterator[Any]) -> Any:
-    """``events.__anext__()`` run in the portal, cancelled first if this thread is interrupted
-    (so the stream can be closed after it)."""
-    return _call_in_portal(portal, events.__anext__)
-
-
 class SyncToolLoop(Generic[T]):
     """Blocking view of a ``ToolLoop``: iterate for events; ``messages``, ``stop_reason``… after
     (``response`` is typed: ``run(..., response_format=Recipe)`` gives a
@@ -103,7 +64,7 @@ class SyncToolLoop(Generic[T]):
     def __iter__(self) -> Iterator[LoopEvent]:
         while True:
             try:
-                yield _next_in_portal(self._portal, self.loop)
+                yield next_in_portal(self._portal, self.loop)
             except StopAsyncIteration:
                 return
 
@@ -137,23 +98,13 @@ class SyncClient(SyncEmbedMethods, SyncBatchMethods):
         return f"Sync{self._client!r}"
 
     def _blocking_call(self, work: Callable[[], Awaitable[Any]]) -> Any:
-        return _call_in_portal(self._portal, work)
+        return call_in_portal(self._portal, work)
 
     def _blocking_next(self, events: AsyncIterator[Any]) -> Any:
-        return _next_in_portal(self._portal, events)
+        return next_in_portal(self._portal, events)
 
     def _blocking_iter(self, items: AsyncIterator[Any]) -> Iterator[Any]:
-        """``items`` as a plain iterator; leaving it early closes ``items`` in the portal."""
-        try:
-            while True:
-                try:
-                    yield self._blocking_next(items)
-                except StopAsyncIteration:
-                    return
-        finally:
-            close = getattr(items, "aclose", None)
-            if close is not None:
-                self._portal.call(close)
+        return iter_in_portal(self._portal, items)
 
     def stream(
         self,
@@ -196,7 +147,7 @@ class SyncClient(SyncEmbedMethods, SyncBatchMethods):
         try:
             while True:
                 try:
-                    event = _next_in_portal(self._portal, events)
+                    event = next_in_portal(self._portal, events)
                 except StopAsyncIteration:
                     return
                 yield event
@@ -333,7 +284,7 @@ class SyncClient(SyncEmbedMethods, SyncBatchMethods):
             rescue_tool_calls=rescue_tool_calls,
             **options,
         )
-        response: ChatResponse[Any] = _call_in_portal(self._portal, work)
+        response: ChatResponse[Any] = call_in_portal(self._portal, work)
         return response
 
     def count_tokens(
@@ -355,7 +306,7 @@ class SyncClient(SyncEmbedMethods, SyncBatchMethods):
             response_format=response_format,
             **options,
         )
-        count: int = _call_in_portal(self._portal, work)
+        count: int = call_in_portal(self._portal, work)
         return count
 
     def answer_tool_searches(
@@ -364,12 +315,12 @@ class SyncClient(SyncEmbedMethods, SyncBatchMethods):
         """``Client.answer_tool_searches``, blocking."""
         self._check_open()
         work = partial(self._client.answer_tool_searches, response, tools, search=search)
-        answers: list[ChatMessage] = _call_in_portal(self._portal, work)
+        answers: list[ChatMessage] = call_in_portal(self._portal, work)
         return answers
 
     def list_models(self, provider: str | Provider) -> list[ModelInfo]:
         self._check_open()
-        models: list[ModelInfo] = _call_in_portal(
+        models: list[ModelInfo] = call_in_portal(
             self._portal, partial(self._client.list_models, provider)
         )
         return models

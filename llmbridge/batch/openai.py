@@ -34,7 +34,6 @@ __all__ = [
     "GroqBatches",
     "OpenAIBatches",
     "TogetherBatches",
-    "ended_item",
     "openai_status",
     "result_of_line",
 ]
