@@ -14,7 +14,7 @@ import pytest
 pytest.importorskip("mcp")
 
 import llmbridge.mcp.hub.servers  # noqa: F401  (before pytester's runs, which then share it)
-from tests.test_pytest_plugin import _passed, _plugin_args
+from tests.pytester_support import passed, plugin_args
 
 pytest_plugins = ["pytester"]
 NOTES = str(Path(__file__).with_name("notes_server.py"))
@@ -67,7 +67,7 @@ def test_record_an_mcp_app_then_replay_it_with_no_server_and_match_ignore(
 ) -> None:
     app.makeconftest(CONFTEST)
     app.makepyfile(test_app=APP.replace("{marker}", IGNORE_TIME))
-    _passed(app.runpytest(*_plugin_args(), "--llmbridge-record"))
+    passed(app.runpytest(*plugin_args(), "--llmbridge-record"))
     cassette = app.path / "cassettes" / "test_app" / "test_app"
     traffic = json.loads((cassette / "mcp.json").read_text())
     calls = [e for e in traffic["servers"]["notes"] if e["method"] == "tools/call"]
@@ -75,8 +75,8 @@ def test_record_an_mcp_app_then_replay_it_with_no_server_and_match_ignore(
     assert "sk-real-secret-key" not in "".join(p.read_text() for p in cassette.rglob("*.json"))
     (app.path / "conftest.py").unlink()  # the replay needs neither key, model nor server
     monkeypatch.setenv("PATH", str(tmp_path))
-    _passed(app.runpytest(*_plugin_args()))
+    passed(app.runpytest(*plugin_args()))
     app.makepyfile(test_app=APP.replace("{marker}", ""))  # the time is a field that differs
-    result = app.runpytest(*_plugin_args())
+    result = app.runpytest(*plugin_args())
     assert result.parseoutcomes().get("passed", 0) == 0
     result.stdout.fnmatch_lines(["*body differs:*", "*messages.0.content: sent 'The time is *"])
