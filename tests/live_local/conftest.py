@@ -26,6 +26,9 @@ def npx() -> str:
     return found
 
 
+# tryfirst: xdist's worker reads ``xdist_group`` in its own hook of this name, which runs
+# before a conftest's otherwise (it registers later), and the marks would come too late
+@pytest.hookimpl(tryfirst=True)
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     for item in items:
         if "live_local" in str(item.fspath):

@@ -88,9 +88,11 @@ def start_server(*extra: str) -> Server:
         pytest.skip(reason)
     env = {**os.environ, "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ['PATH']}"}
     env["LLMBRIDGE_GGUF"] = _model_file()
-    args = [str(SERVE), "--port", str(_free_port())]
-    if extra:
-        args += ["--", *extra]
+    # One thread: llama.cpp's threads meet at a barrier for every layer of every token, and on
+    # a 2-core machine whose other core runs the rest of the suite, two threads spin-wait for
+    # each other (measured: 0.5 tokens/s with ``-t 2`` beside a busy worker; 1 thread does not
+    # wait for anyone). The last ``-t`` given wins, so a test may still ask for more.
+    args = [str(SERVE), "--port", str(_free_port()), "--", "-t", "1", "-tb", "1", *extra]
     out = subprocess.run(args, capture_output=True, text=True, timeout=90, env=env, check=False)
     if out.returncode != 0:
         pytest.fail(f"llama-server did not start: {out.stderr[-1000:]}")
