@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pytest
 
+from tests import corpus
+
 ROOT = Path(__file__).resolve().parents[1]
 NEEDS_CORPUS = (
     "tests/tools/test_tools_search_loop.py::test_responses_client_search_loop_on_the_recordings"
@@ -54,16 +56,31 @@ def test_locally_an_absent_corpus_skips_and_says_how_many(
     assert str(tmp_path / "no-corpus") in lines[0]
 
 
-@pytest.mark.parametrize("ci", ["true", "1"])
 def test_under_ci_an_absent_corpus_fails_the_run(
-    tmp_path: Path, ci: str, local_run: tuple[Path, str, int]
+    tmp_path: Path, local_run: tuple[Path, str, int]
 ) -> None:
-    run = _run(tmp_path, CI=ci)
+    run = _run(tmp_path, CI="true")
     assert run.returncode == 1, run.stdout + run.stderr
     assert "CI is set and the recorded corpus is absent" in run.stdout
     n = local_run[2]  # every test that skipped locally fails here
     assert (f"{n} errors" if n > 1 else "1 error") in run.stdout
 
 
-def test_ci_false_is_a_local_run(tmp_path: Path) -> None:
-    assert _run(tmp_path, CI="false").returncode == 0
+@pytest.mark.parametrize(
+    ("value", "ci"),
+    [
+        *[("true", True), ("1", True), ("yes", True), (" TRUE ", True)],
+        *[("", False), ("0", False), ("false", False), ("False", False), ("no", False)],
+    ],
+)
+def test_which_values_of_ci_mean_a_ci_run(
+    monkeypatch: pytest.MonkeyPatch, value: str, ci: bool
+) -> None:
+    """The spellings CI services and people use (the two runs above show what each means)."""
+    monkeypatch.setenv("CI", value)
+    assert corpus.under_ci() is ci
+
+
+def test_no_ci_variable_is_a_local_run(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("CI", raising=False)
+    assert corpus.under_ci() is False
