@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.import_graph import PACKAGE, ROOT, build_graph, main, rule_breaches
+from tests.import_graph import PACKAGE, ROOT, Graph, build_graph, main, rule_breaches
 
 REPO = ROOT.parent
 
@@ -24,8 +24,14 @@ def _describe(cycles: list[list[str]]) -> str:
     return "\n".join(" -> ".join(cycle) for cycle in cycles)
 
 
-def test_llmbridge_has_no_import_circle() -> None:
-    graph = build_graph()
+@pytest.fixture(scope="module")
+def graph() -> Graph:
+    """llmbridge's graph, read once for the module's checks of it (each read parses ~400
+    modules)."""
+    return build_graph()
+
+
+def test_llmbridge_has_no_import_circle(graph: Graph) -> None:
     cycles = graph.cycles()
     assert not cycles, (
         "import circles (module-level, TYPE_CHECKING, function-local, dynamic and package "
@@ -34,10 +40,10 @@ def test_llmbridge_has_no_import_circle() -> None:
     assert not graph.back_arrows()
 
 
-def test_llmbridge_keeps_the_named_rules() -> None:
+def test_llmbridge_keeps_the_named_rules(graph: Graph) -> None:
     """IO imports only the provider protocol; prompt_tools internals only from inside; the walk
     (client -> plans -> provider -> IO -> shared shapes) never climbs."""
-    assert rule_breaches(build_graph()) == []
+    assert rule_breaches(graph) == []
 
 
 def test_no_folder_imports_another_that_imports_it_back() -> None:
@@ -47,8 +53,7 @@ def test_no_folder_imports_another_that_imports_it_back() -> None:
     assert not rooms.cycles(), _describe(rooms.cycles())
 
 
-def test_every_module_is_read() -> None:
-    graph = build_graph()
+def test_every_module_is_read(graph: Graph) -> None:
     files = [p for p in ROOT.rglob("*.py") if "__pycache__" not in p.parts]
     assert len(graph.modules) == len(files)
     assert {"llmbridge", "llmbridge.client", "llmbridge.events", "llmbridge.stream.transport"} <= (

@@ -17,6 +17,7 @@ from llmbridge.prompt_tools.dialects import FUNCTION_CALL
 from llmbridge.prompt_tools.instructions import instructions_size
 from llmbridge.tools import ToolRegistry
 from tests.live_local.server import EVERYTHING
+from tests.tools.mcp_helpers import FEATURE_LOOPS
 
 pytestmark = pytest.mark.anyio
 
@@ -54,6 +55,7 @@ async def test_server_everything_round_trip(npx: str) -> None:
     assert fixed + sum(per_tool.values()) < 5_000, (fixed, per_tool)
 
 
+@FEATURE_LOOPS
 async def test_everything_with_two_mcp_package_servers_in_one_config(npx: str) -> None:
     """server-everything (npm), a stdio and a streamable-HTTP server written with the ``mcp``
     package, in one config: one registry, prompts, resource links, no process left behind."""

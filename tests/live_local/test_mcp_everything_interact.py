@@ -20,7 +20,7 @@ pytest.importorskip("mcp")
 import llmbridge as lb
 from llmbridge.mcp import ElicitationRequest, ProgressUpdate
 from tests.live_local.server import EVERYTHING
-from tests.tools.mcp_helpers import descendants
+from tests.tools.mcp_helpers import FEATURE_LOOPS, descendants
 
 pytestmark = pytest.mark.anyio
 
@@ -66,6 +66,7 @@ async def _until(check: Any, tries: int = 500) -> None:
     raise AssertionError("not seen within 10 s")
 
 
+@FEATURE_LOOPS
 async def test_everything_elicits_lists_roots_reports_progress_logs_and_samples(
     npx: str, tmp_path: Path, caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -164,6 +165,7 @@ async def test_everything_elicits_lists_roots_reports_progress_logs_and_samples(
     )
 
 
+@FEATURE_LOOPS
 async def test_without_elicit_everything_is_declined_and_with_false_not_offered(
     npx: str, caplog: pytest.LogCaptureFixture
 ) -> None:

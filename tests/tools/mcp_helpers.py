@@ -13,10 +13,18 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 APP_SERVER = str(Path(__file__).with_name("mcp_app_server.py"))
 INTERACT_SERVER = str(Path(__file__).with_name("mcp_interact_server.py"))
 """The server that talks back (elicitation, roots, progress, logs, sampling)."""
 INTERACT_STDIO = {"command": sys.executable, "args": [INTERACT_SERVER, "stdio"]}
+FEATURE_LOOPS = pytest.mark.loops("asyncio", "trio")
+"""For an MCP test of a feature (elicitation, roots, progress, logs, deferral, catalogs, mixing
+registries) rather than of the IO path: asyncio and trio. The same servers' IO path (start,
+read, concurrent sessions, a crash, a hang, leaving the block) runs on every loop, uvloop too,
+in the round-trip, lifecycle, failure and hostile tests; one more run of each feature test on
+uvloop started its servers again (a Python importing ``mcp``) and tested nothing new."""
 HANG = 120.0
 """Seconds a block that starts MCP server processes may take before it counts as hung. On a
 loaded machine one server start (a Python importing ``mcp``) alone takes several seconds, and

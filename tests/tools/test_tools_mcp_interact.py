@@ -23,6 +23,7 @@ from llmbridge.mcp import (
     connect_stdio,
 )
 from tests.tools.mcp_helpers import (
+    FEATURE_LOOPS,
     HANG,
     INTERACT_SERVER,
     INTERACT_STDIO,
@@ -67,6 +68,7 @@ async def test_a_form_and_a_url_reach_the_apps_callback() -> None:
     assert descendants() == before
 
 
+@FEATURE_LOOPS
 async def test_no_callback_declines_false_does_not_offer_and_a_misfit_is_a_decline() -> None:
     def sloppy(request: ElicitationRequest) -> Any:  # sync: runs in a worker thread
         return {"name": "Ann", "age": "very old"} if request.mode == "form" else None
@@ -96,6 +98,7 @@ async def _until(check: Any, tries: int = 500) -> None:
     raise AssertionError("not seen within 10 s")
 
 
+@FEATURE_LOOPS
 async def test_roots_for_every_server_or_one_and_their_changes(
     interact_web: tuple[str, int], tmp_path: Path
 ) -> None:
@@ -150,6 +153,7 @@ async def test_roots_for_every_server_or_one_and_their_changes(
                 await servers.registry.acall("roots", {})
 
 
+@FEATURE_LOOPS
 async def test_progress_reaches_the_app_sync_or_async(interact_web: tuple[str, int]) -> None:
     url, _ = interact_web
     updates: list[ProgressUpdate] = []
@@ -186,6 +190,7 @@ async def test_progress_reaches_the_app_sync_or_async(interact_web: tuple[str, i
     assert seen == [1.0, 2.0]
 
 
+@FEATURE_LOOPS
 async def test_progress_is_an_event_on_the_tool_loops_span() -> None:
     sdk_trace = pytest.importorskip("opentelemetry.sdk.trace")
     from opentelemetry.sdk.trace.export import SimpleSpanProcessor
@@ -217,6 +222,7 @@ async def test_progress_is_an_event_on_the_tool_loops_span() -> None:
     ]
 
 
+@FEATURE_LOOPS
 async def test_server_logs_reach_the_logger_at_their_level_without_secrets(
     interact_web: tuple[str, int], caplog: pytest.LogCaptureFixture
 ) -> None:
@@ -330,6 +336,7 @@ def test_from_a_sync_script(tmp_path: Path) -> None:
     assert descendants() == before
 
 
+@FEATURE_LOOPS
 @pytest.mark.parametrize("behaviour", ["hangs", "fails"])
 async def test_a_server_that_ignores_or_refuses_the_log_level_still_connects(
     behaviour: str, caplog: pytest.LogCaptureFixture

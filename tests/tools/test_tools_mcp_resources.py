@@ -36,7 +36,7 @@ from llmbridge.mcp.content import content_parts
 from llmbridge.mcp.resources.model import contents_of, tool_resources
 from llmbridge.mcp.resources.watch import MAX_PENDING, ResourceWatch
 from llmbridge.tools.results import ToolOutput
-from tests.tools.mcp_helpers import APP_SERVER, descendants, http_server
+from tests.tools.mcp_helpers import APP_SERVER, FEATURE_LOOPS, descendants, http_server
 
 pytestmark = pytest.mark.anyio
 
@@ -360,6 +360,7 @@ async def test_a_subscription_ends_when_the_server_dies() -> None:
                     await sub.__anext__()
 
 
+@FEATURE_LOOPS
 async def test_a_server_without_subscriptions_says_so() -> None:
     with anyio.fail_after(60):
         async with connect_stdio(sys.executable, [APP_SERVER, "a", "stdio"], name="a") as conn:

@@ -14,7 +14,7 @@ pytest.importorskip("mcp")
 
 import llmbridge as lb
 from llmbridge.mcp import load_mcp_config
-from tests.tools.mcp_helpers import APP_SERVER, HANG
+from tests.tools.mcp_helpers import APP_SERVER, FEATURE_LOOPS, HANG
 
 
 def config(*, beta_deferred: bool) -> dict[str, Any]:
@@ -44,6 +44,7 @@ def test_the_config_entry_reads_defer_loading() -> None:
 
 
 @pytest.mark.anyio
+@FEATURE_LOOPS
 async def test_entry_and_argument_defer_a_servers_tools() -> None:
     with anyio.fail_after(HANG):
         async with lb.connect_mcp_servers(config(beta_deferred=True)) as servers:

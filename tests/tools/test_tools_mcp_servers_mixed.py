@@ -15,7 +15,7 @@ pytest.importorskip("mcp")
 
 import llmbridge as lb
 from tests.fakes import chat_sse, mock_client
-from tests.tools.mcp_helpers import APP_SERVER
+from tests.tools.mcp_helpers import APP_SERVER, FEATURE_LOOPS
 
 pytestmark = pytest.mark.anyio
 ALPHA = {
@@ -50,6 +50,7 @@ def _model(seen: list[dict[str, Any]]) -> Any:
     return handler
 
 
+@FEATURE_LOOPS
 @pytest.mark.parametrize("hub", ["servers", "registry"])
 async def test_an_mcp_hub_and_local_functions_in_one_list(hub: str) -> None:
     seen: list[dict[str, Any]] = []
@@ -70,6 +71,7 @@ async def test_an_mcp_hub_and_local_functions_in_one_list(hub: str) -> None:
     assert loop.messages[-1].text == "Done."
 
 
+@FEATURE_LOOPS
 async def test_two_tools_of_one_name_are_refused() -> None:
     client = lb.Client(http_client=mock_client(_model([])), providers={"openai": {"api_key": "k"}})
 
@@ -86,6 +88,7 @@ async def test_two_tools_of_one_name_are_refused() -> None:
                     pass
 
 
+@FEATURE_LOOPS
 async def test_stream_takes_the_same_mix() -> None:
     seen: list[dict[str, Any]] = []
     client = lb.Client(

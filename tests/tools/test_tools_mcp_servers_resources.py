@@ -20,7 +20,7 @@ from llmbridge.events import Finish, StreamEvent, ToolCallEnd, ToolCallStart
 from llmbridge.mcp import MCPError, MCPResourceUpdate, MCPToolOutput, resource_parts
 from llmbridge.mcp.hub.names import assign_tool_names
 from llmbridge.tools import ToolResult, run_tool_loop
-from tests.tools.mcp_helpers import APP_SERVER, descendants
+from tests.tools.mcp_helpers import APP_SERVER, FEATURE_LOOPS, descendants
 
 pytestmark = pytest.mark.anyio
 
@@ -36,6 +36,7 @@ def config() -> dict[str, Any]:
     }
 
 
+@FEATURE_LOOPS
 async def test_catalog_reads_links_and_subscriptions_through_the_servers() -> None:
     before = descendants()
     with anyio.fail_after(90):
@@ -99,6 +100,7 @@ def turn(*calls: tuple[str, str, dict[str, Any]]) -> list[StreamEvent]:
     return [*events, Finish(reason="tool_calls" if calls else "stop")]
 
 
+@FEATURE_LOOPS
 async def test_a_refreshed_tool_list_never_renames_a_tool_mid_conversation() -> None:
     """``files`` gains a tool named ``search`` (alpha already has one) mid-conversation: alpha's
     stays ``search`` (the model keeps calling it by that name), the newcomer is
