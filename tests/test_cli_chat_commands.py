@@ -16,12 +16,13 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+import anyio
 import httpx
 import pytest
 
 from llmbridge.cli import main
 from llmbridge.cli.chat import ChatArgs
-from llmbridge.cli.chat_commands import Command, command_of
+from llmbridge.cli.chat_commands import Command, command_of, stoppable
 from llmbridge.cli.chat_session import provider_options
 from tests.fakes import chat_sse
 from tests.loopback import ThreadedServer
@@ -200,3 +201,19 @@ def test_ctrl_c_stops_the_answer_and_the_chat_goes_on() -> None:
         ("assistant", "Once upon"),
         ("user", "And then?"),
     ]
+
+
+@pytest.mark.parametrize("backend", ["asyncio", "trio"])
+def test_an_answer_leaves_ctrl_c_as_the_process_had_it(backend: str) -> None:
+    """A chat run where SIGINT is ignored (``nohup``, ``cmd &``) keeps it ignored after an
+    answer: asyncio's signal receiver put Python's default handler back instead."""
+
+    async def turn() -> str:
+        return "answer"
+
+    before = signal.signal(signal.SIGINT, signal.SIG_IGN)
+    try:
+        assert anyio.run(stoppable, turn, backend=backend) == ("answer", False)
+        assert signal.getsignal(signal.SIGINT) is signal.SIG_IGN
+    finally:
+        signal.signal(signal.SIGINT, before)

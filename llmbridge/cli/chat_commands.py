@@ -70,7 +70,17 @@ def greeting(model: str) -> str:
 
 async def stoppable(turn: Callable[[], Awaitable[T]]) -> tuple[T | None, bool]:
     """Run ``turn``; Ctrl-C (SIGINT) while it runs cancels it. Its result (``None`` when it
-    was stopped) and whether it was."""
+    was stopped) and whether it was. SIGINT is left as it was found (asyncio's signal receiver
+    leaves Python's default handler behind, also where the process had SIGINT ignored)."""
+    before = signal.getsignal(signal.SIGINT)
+    try:
+        return await _stoppable(turn)
+    finally:
+        if before is not None and signal.getsignal(signal.SIGINT) is not before:
+            signal.signal(signal.SIGINT, before)
+
+
+async def _stoppable(turn: Callable[[], Awaitable[T]]) -> tuple[T | None, bool]:
     stopped = False
     result: T | None = None
     with anyio.open_signal_receiver(signal.SIGINT) as signals:
