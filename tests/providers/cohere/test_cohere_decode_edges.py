@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 import llmbridge as lb
 from llmbridge.providers.cohere import CohereDecoder
 from llmbridge.testing import assert_split_invariant, check_invariants, decode_collect
@@ -105,3 +107,65 @@ def test_a_citation_without_a_list_of_sources_is_kept_but_cites_nothing() -> Non
     finish = events[-1]
     assert isinstance(finish, lb.Finish)
     assert finish.provider_data == {"cohere": {"citations": [citation]}}
+
+
+def test_arguments_given_with_the_call_start_are_its_arguments() -> None:
+    start = _start(0, {**F, "function": {"name": "f", "arguments": '{"a": 1}'}})
+    events, error = decode(
+        START + start + _ev({"type": "tool-call-end", "index": 0}) + _end("TOOL_CALL")
+    )
+    assert error is None
+    (end,) = [e for e in events if isinstance(e, lb.ToolCallEnd)]
+    assert (end.id, end.name, end.arguments) == ("f_1", "f", {"a": 1})
+
+
+def test_a_call_id_or_name_that_is_not_a_string_is_not_used() -> None:
+    events, error = decode(
+        START + _start(0, {"id": 7, "function": {"name": 8}}) + _end("TOOL_CALL")
+    )
+    assert error is None
+    (start,) = [e for e in events if isinstance(e, lb.ToolCallStart)]
+    assert (start.id, start.name) == ("call_0", "")
+
+
+def test_events_without_a_message_and_plans_of_odd_shapes_add_nothing() -> None:
+    body = (
+        START
+        + _ev({"type": "content-delta", "index": 0, "delta": None})
+        + _ev({"type": "content-delta", "index": 0, "delta": {"message": "odd"}})
+        + _m("tool-plan-delta", {"tool_plan": ""})
+        + _m("tool-plan-delta", {"tool_plan": 5})
+        + _end("COMPLETE")
+    )
+    events, error = decode(body)
+    assert error is None
+    assert events == [lb.StreamStart(response_id="r1"), lb.Finish("stop", "COMPLETE")]
+
+
+def test_a_message_end_of_an_odd_shape_is_a_finish_with_no_reason() -> None:
+    for end in ({"type": "message-end", "delta": "odd"}, {"type": "message-end"}):
+        events, error = decode(START + _ev(end))
+        assert error is None and events[-1] == lb.Finish("other", None)
+    end = {"type": "message-end", "delta": {"finish_reason": 3}}
+    events, _ = decode(START + _ev(end))
+    assert events[-1] == lb.Finish("other", None)
+
+
+def test_after_a_cut_stream_the_decoder_refuses_input_and_a_second_close_adds_nothing() -> None:
+    dec = CohereDecoder(provider="cohere-eu")
+    dec.feed("message-start", '{"type": "message-start", "id": "r1"}')
+    with pytest.raises(lb.StreamTruncatedError) as cut:
+        dec.close()
+    assert str(cut.value) == "the stream ended before message-end (provider=cohere-eu)"
+    assert dec.close() == []
+    with pytest.raises(lb.MalformedStreamError, match="already failed"):
+        dec.feed("content-delta", '{"type": "content-delta"}')
+
+
+def test_a_finished_stream_closes_once() -> None:
+    dec = CohereDecoder()
+    for event in (START + _end("COMPLETE")).split(b"\n\n")[:-1]:
+        name, data = event.split(b"\n")
+        dec.feed(name[7:].decode(), data[6:].decode())
+    assert dec.close() == [lb.Finish("stop", "COMPLETE")]
+    assert dec.close() == []

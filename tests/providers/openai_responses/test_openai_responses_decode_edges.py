@@ -124,6 +124,16 @@ def test_a_stream_joined_midway_starts_without_id_and_its_first_delta_is_kept() 
     ]
 
 
+def test_a_resumed_stream_whose_first_event_is_the_text_does_not_repeat_it() -> None:
+    content = [{"type": "output_text", "text": "midway", "annotations": []}]
+    item = {"type": "message", "id": "msg_1", "role": "assistant", "content": content}
+    events, error = decode(text("midway"), text_done("midway"),
+                           {"type": "response.output_item.done", "output_index": 0, "item": item},
+                           plain({"status": "completed"}))  # fmt: skip
+    assert error is None
+    assert events == [StreamStart(), TextDelta("midway"), Finish("stop", "completed")]
+
+
 def test_the_raw_reason_of_a_completed_response_is_its_status_or_completed() -> None:
     events, _ = decode(created(), plain({**RESP, "status": "done-ish"}))
     assert events[-1] == Finish("stop", "done-ish")
