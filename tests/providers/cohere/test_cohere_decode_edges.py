@@ -169,3 +169,45 @@ def test_a_finished_stream_closes_once() -> None:
         dec.feed(name[7:].decode(), data[6:].decode())
     assert dec.close() == [lb.Finish("stop", "COMPLETE")]
     assert dec.close() == []
+
+
+def test_only_a_string_id_of_message_start_is_the_response_id() -> None:
+    events, _ = decode(_ev({"type": "message-start", "id": 7}) + _end("COMPLETE"))
+    assert events[0] == lb.StreamStart()
+    joined = _ev({"type": "content-delta", "id": "x", "delta": {"message": {}}})
+    events, _ = decode(joined + _end("COMPLETE"))  # joined without its message-start
+    assert events[0] == lb.StreamStart()
+
+
+def test_what_the_errors_of_unreadable_data_say() -> None:
+    line = "{" + "x" * 200
+    _, error = decode(START + f"event: content-delta\ndata: {line}\n\n".encode())
+    assert isinstance(error, lb.MalformedStreamError) and str(error) == (
+        f"event 'content-delta' carries non-JSON data: {line[:120]!r} (provider=cohere)"
+    )
+    line = "[" + "1, " * 100 + "1]"
+    _, error = decode(START + f"event: content-delta\ndata: {line}\n\n".encode())
+    assert isinstance(error, lb.MalformedStreamError) and str(error) == (
+        f"event 'content-delta' is not a JSON object: {line[:120]!r} (provider=cohere)"
+    )
+    events, error = decode(START + _start([0], F))  # an index that cannot key a call
+    assert [type(e) for e in events] == [lb.StreamStart]
+    assert isinstance(error, lb.MalformedStreamError) and str(error) == (
+        "unreadable 'tool-call-start' event: TypeError: unhashable type: 'list' (provider=cohere)"
+    )
+
+
+def test_an_unnamed_event_whose_type_is_not_a_string_is_skipped() -> None:
+    odd = (
+        b"data: " + b'{"type": ["content-delta"]}' + b"\n\ndata: " + b'{"type": {"a": 1}}' + b"\n\n"
+    )
+    events, error = decode(START + odd + _end("COMPLETE"))
+    assert error is None and [type(e) for e in events] == [lb.StreamStart, lb.Finish]
+
+
+def test_a_call_that_starts_after_message_end_is_ended_at_close() -> None:
+    events, error = decode(START + _end("TOOL_CALL") + _start(0, F))
+    assert error is None
+    assert [type(e) for e in events] == [
+        lb.StreamStart, lb.ToolCallStart, lb.ToolCallEnd, lb.Finish
+    ]  # fmt: skip

@@ -16,7 +16,15 @@ from llmbridge.errors import (
     ServerError,
     StreamTruncatedError,
 )
-from llmbridge.events import Citation, Finish, ReasoningDelta, StreamEvent, StreamStart, TextDelta
+from llmbridge.events import (
+    Citation,
+    Finish,
+    ProviderItem,
+    ReasoningDelta,
+    StreamEvent,
+    StreamStart,
+    TextDelta,
+)
 from llmbridge.providers.openai_responses import ResponsesDecoder
 from llmbridge.testing import assert_split_invariant, check_invariants, decode_collect
 from tests.fakes import named_sse
@@ -236,3 +244,26 @@ def test_empty_or_non_text_deltas_are_no_events(delta: Any) -> None:
                        completed())  # fmt: skip
     assert events == [START, events[-1]] and isinstance(events[-1], Finish)
     assert events[-1].provider_data is None
+
+
+# -- a held compaction item when the stream fails ---------------------------------------------
+
+
+def _compaction(form: str) -> dict[str, Any]:
+    return {"id": "cmp_1", "type": "compaction", "encrypted_content": form}
+
+
+def test_an_error_event_releases_the_held_compaction_before_it_raises() -> None:
+    done = {"type": "response.output_item.done", "output_index": 0, "item": _compaction("D")}
+    events, error = decode(created(), done, {"type": "error", "code": "server_error"})
+    assert events == [START, ProviderItem(_compaction("D"))]
+    assert isinstance(error, ServerError)
+
+
+def test_a_failed_response_releases_the_compaction_in_the_form_it_carries() -> None:
+    done = {"type": "response.output_item.done", "output_index": 0, "item": _compaction("D")}
+    response = {**RESP, "status": "failed", "output": [_compaction("F")],
+                "error": {"code": "server_error", "message": "boom"}}  # fmt: skip
+    events, error = decode(created(), done, {"type": "response.failed", "response": response})
+    assert events == [START, ProviderItem(_compaction("F"))]
+    assert isinstance(error, ServerError) and error.provider == "openai-responses"
