@@ -176,6 +176,8 @@ def test_events_after_the_terminal_event_are_ignored() -> None:
 def test_a_text_done_adds_only_a_tail_that_extends_the_streamed_text() -> None:
     events, _ = decode(created(), text("Hello"), text_done("Hello"), completed())
     assert [e for e in events if isinstance(e, TextDelta)] == [TextDelta("Hello")]
+    events, _ = decode(created(), text("He"), text("llo"), text_done("Hello!"), completed())
+    assert [e.text for e in events if isinstance(e, TextDelta)] == ["He", "llo", "!"]
     events, _ = decode(created(), text("Hello"), text_done("Hell"), completed())
     assert [e for e in events if isinstance(e, TextDelta)] == [TextDelta("Hello")]
     events, _ = decode(created(), text("Hello"), text_done("Jello, world"), completed())
@@ -221,12 +223,13 @@ def _thought(delta: str, item: str = "rs_1", **index: int) -> dict[str, Any]:
 
 
 def test_a_reasoning_delta_without_an_index_is_part_zero() -> None:
-    events, _ = decode(created(), _thought("a"), _thought("b", content_index=0),
-                       _thought("c", content_index=1), completed())  # fmt: skip
+    events, _ = decode(created(), _thought("a"), _thought("b", content_index=0), _thought("c"),
+                       _thought("d", content_index=1), completed())  # fmt: skip
     assert [e for e in events if isinstance(e, ReasoningDelta)] == [
         ReasoningDelta("a"),
         ReasoningDelta("b"),
-        ReasoningDelta("\n\nc"),
+        ReasoningDelta("c"),
+        ReasoningDelta("\n\nd"),
     ]
 
 
