@@ -24,6 +24,8 @@ from llmbridge.events import (
     StreamEvent,
     StreamStart,
     TextDelta,
+    ToolCallChunk,
+    ToolCallEnd,
 )
 from llmbridge.providers.openai_responses import ResponsesDecoder
 from llmbridge.testing import assert_split_invariant, check_invariants, decode_collect
@@ -270,3 +272,61 @@ def test_a_failed_response_releases_the_compaction_in_the_form_it_carries() -> N
     events, error = decode(created(), done, {"type": "response.failed", "response": response})
     assert events == [START, ProviderItem(_compaction("F"))]
     assert isinstance(error, ServerError) and error.provider == "openai-responses"
+
+
+# -- tool calls ---------------------------------------------------------------------------------
+
+
+def _args(delta: Any) -> dict[str, Any]:
+    return {"type": "response.function_call_arguments.delta", "output_index": 1,
+            "item_id": "fc_1", "delta": delta}  # fmt: skip
+
+
+_CALL = {"type": "function_call", "id": "fc_1", "call_id": "call_1", "name": "f", "arguments": ""}
+
+
+def test_a_stream_resumed_inside_a_call_gives_the_call_whole_at_its_done_item() -> None:
+    events, error = decode(_args('{"a"'))  # the call started before the resume point
+    assert events == [StreamStart()] and isinstance(error, StreamTruncatedError)
+    done = {"type": "response.output_item.done", "output_index": 1,
+            "item": {**_CALL, "arguments": '{"a": 1}'}}  # fmt: skip
+    events, error = decode(_args('{"a"'), _args(": 1}"), done, plain({"status": "completed"}))
+    assert error is None
+    (end,) = [e for e in events if isinstance(e, ToolCallEnd)]
+    assert (end.id, end.arguments) == ("call_1", {"a": 1})
+    assert events[-1] == Finish("tool_calls", "completed")
+
+
+def test_an_argument_delta_that_is_not_text_adds_nothing() -> None:
+    added = {"type": "response.output_item.added", "output_index": 1, "item": _CALL}
+    done = {"type": "response.output_item.done", "output_index": 1,
+            "item": {**_CALL, "arguments": "{}"}}  # fmt: skip
+    events, error = decode(
+        created(), added, _args(5), _args(["{}"]), _args("{}"), done, completed()
+    )
+    assert error is None
+    chunks = [e.arguments_delta for e in events if isinstance(e, ToolCallChunk)]
+    assert chunks == ["{}"]
+
+
+def _search(execution: str, **more: Any) -> dict[str, Any]:
+    item = {"type": "tool_search_call", "id": "tsc_1", "call_id": "call_s1", "status": "completed",
+            "arguments": {"query": "rates"}, "execution": execution, **more}  # fmt: skip
+    return {"type": "response.output_item.done", "output_index": 0, "item": item}
+
+
+def test_a_client_tool_search_ends_the_response_as_work_for_the_app() -> None:
+    events, _ = decode(created(), _search("client"), completed())
+    assert isinstance(events[-1], Finish) and events[-1].reason == "tool_calls"
+    events, _ = decode(created(), _search("server"), completed())
+    assert isinstance(events[-1], Finish) and events[-1].reason == "stop"
+
+
+# -- events the decoder skips -------------------------------------------------------------------
+
+
+def test_an_event_without_a_type_or_error_and_an_unknown_one_with_an_error_are_skipped() -> None:
+    unknown = {"type": "response.future_feature", "error": {"code": "server_error"}}
+    events, error = decode(created(), {"delta": "x"}, unknown, text("ok"), completed())
+    assert error is None
+    assert events[:2] == [START, TextDelta("ok")]
