@@ -6,7 +6,11 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
+from llmbridge.errors import StreamTruncatedError
 from llmbridge.events import ReasoningDelta, TextDelta, ToolCallStart
+from llmbridge.providers.gemini import GeminiDecoder
 from llmbridge.providers.gemini.messages import NEXT_PART, PLACEMENT, SIGNATURE
 from tests.providers.gemini.test_gemini_decode import calls, cand, run
 
@@ -102,3 +106,100 @@ def test_whole_args_are_the_arguments_even_beside_partial_args() -> None:
     call = {"name": "f", "args": {"city": "Paris"}, "partialArgs": partial}
     (end,) = calls(run(cand({"functionCall": call}, finish="STOP")))
     assert (end.arguments, end.raw_arguments) == ({"city": "Paris"}, '{"city":"Paris"}')
+
+
+def test_a_part_that_is_not_an_object_is_skipped_and_the_parts_after_it_still_come() -> None:
+    events = run(cand({"text": "a"}, "junk", {"text": "b"}, finish="STOP"))
+    assert [e.text for e in events if isinstance(e, TextDelta)] == ["a", "b"]
+
+
+def test_an_empty_or_non_string_signature_is_no_signature() -> None:
+    events = run(
+        cand({"text": "", SIGNATURE: ""}),
+        cand({"text": "hmm", "thought": True, SIGNATURE: ""}),
+        cand({"functionCall": {"id": "c1", "name": "f", "args": {}}, SIGNATURE: 5}),
+        cand({"text": "ok"}, finish="STOP"),
+    )
+    reasoning = [e for e in events if isinstance(e, ReasoningDelta)]
+    assert [(r.text, r.signature) for r in reasoning] == [("hmm", None)]
+    assert calls(events)[0].provider_data is None
+
+
+def test_thoughts_and_text_close_an_open_streamed_call_first() -> None:
+    """A streamed call ends on the first part that is no piece of it (content included)."""
+    for after in ({"text": "so", "thought": True}, {"text": "done"}):
+        events = run(
+            cand({"functionCall": {"name": "f", "willContinue": True}}),
+            cand(piece("$.q", "a")),
+            cand(after, finish="STOP"),
+            provider="vertex",
+        )
+        (end,) = calls(events)
+        assert end.arguments == {"q": "a"}
+        last = next(e for e in events if isinstance(e, (ReasoningDelta, TextDelta)))
+        assert events.index(end) < events.index(last)
+
+
+def test_a_waiting_signature_goes_out_once_before_the_next_thought_or_signature() -> None:
+    events = run(
+        cand({"text": "", SIGNATURE: "A"}),
+        cand({"text": "", SIGNATURE: "B"}),
+        cand({"text": "hmm", "thought": True}),
+        cand({"text": "", SIGNATURE: "C"}),
+        cand({"text": "answer"}, finish="STOP"),
+    )
+    reasoning = [e for e in events if isinstance(e, ReasoningDelta)]
+    assert reasoning == [
+        ReasoningDelta("", "A", {PLACEMENT: NEXT_PART}),
+        ReasoningDelta("", "B", {PLACEMENT: NEXT_PART}),
+        ReasoningDelta("hmm", None),
+        ReasoningDelta("", "C", {PLACEMENT: NEXT_PART}),
+    ]
+    assert events.index(reasoning[-1]) < events.index(TextDelta("answer"))
+
+
+def test_unusable_argument_pieces_are_named_on_the_call_and_the_rest_kept() -> None:
+    events = run(
+        cand({"functionCall": {"name": "f", "willContinue": True}}),
+        cand(piece("$.q", "a")),
+        cand(piece("no path", "x")),
+        cand(END, finish="STOP"),
+        provider="vertex",
+    )
+    (end,) = calls(events)
+    assert end.arguments == {"q": "a"}
+    assert end.provider_data == {
+        "generated_id": True,
+        "partial_args_errors": ["unusable partial argument at 'no path'"],
+    }
+
+
+def test_a_streamed_call_without_pieces_ends_like_a_whole_call_without_args() -> None:
+    streamed = run(
+        cand({"functionCall": {"name": "f", "willContinue": True}}),
+        cand(END, finish="STOP"),
+        provider="vertex",
+    )
+    whole = run(cand({"functionCall": {"name": "f"}}, finish="STOP"), provider="vertex")
+    assert streamed[1:] == whole[1:]
+    (end,) = calls(streamed)
+    assert (end.arguments, end.raw_arguments) == ({}, "")
+
+
+def test_a_body_ending_without_a_finish_reason_says_so_and_names_the_host() -> None:
+    decoder = GeminiDecoder(provider="vertex")
+    assert decoder.feed("", '{"candidates": [{"content": {"parts": [{"text": "a"}]}}]}')
+    with pytest.raises(StreamTruncatedError) as info:
+        decoder.close()
+    assert info.value.provider == "vertex"
+    assert str(info.value).startswith("the Gemini stream ended before a finishReason")
+
+
+def test_of_several_candidates_only_candidate_0_is_read_wherever_it_stands() -> None:
+    def two(first: str, second: str, **end: Any) -> dict[str, Any]:
+        other = {"index": 1, "content": {"parts": [{"text": first}]}}
+        zero = {"index": 0, "content": {"parts": [{"text": second}]}, **end}
+        return {"candidates": [other, zero]}
+
+    events = run(two("x", "a"), two("y", "b", finishReason="STOP"))
+    assert [e.text for e in events if isinstance(e, TextDelta)] == ["a", "b"]
