@@ -196,10 +196,11 @@ def test_a_body_ending_without_a_finish_reason_says_so_and_names_the_host() -> N
 
 
 def test_of_several_candidates_only_candidate_0_is_read_wherever_it_stands() -> None:
-    def two(first: str, second: str, **end: Any) -> dict[str, Any]:
-        other = {"index": 1, "content": {"parts": [{"text": first}]}}
-        zero = {"index": 0, "content": {"parts": [{"text": second}]}, **end}
-        return {"candidates": [other, zero]}
+    """Its ``index`` may be left out (0 is the proto default, which JSON omits)."""
 
-    events = run(two("x", "a"), two("y", "b", finishReason="STOP"))
+    def two(first: str, second: str, **zero: Any) -> dict[str, Any]:
+        other = {"index": 1, "content": {"parts": [{"text": first}]}}
+        return {"candidates": [other, {"content": {"parts": [{"text": second}]}, **zero}]}
+
+    events = run(two("x", "a", index=0), two("y", "b", finishReason="STOP"))
     assert [e.text for e in events if isinstance(e, TextDelta)] == ["a", "b"]
