@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from llmbridge.errors import StreamTruncatedError
-from llmbridge.events import ReasoningDelta, TextDelta, ToolCallStart
+from llmbridge.events import ReasoningDelta, StreamStart, TextDelta, ToolCallStart
 from llmbridge.providers.gemini import GeminiDecoder
 from llmbridge.providers.gemini.messages import NEXT_PART, PLACEMENT, SIGNATURE
 from tests.providers.gemini.test_gemini_decode import calls, cand, run
@@ -204,3 +204,12 @@ def test_of_several_candidates_only_candidate_0_is_read_wherever_it_stands() -> 
 
     events = run(two("x", "a", index=0), two("y", "b", finishReason="STOP"))
     assert [e.text for e in events if isinstance(e, TextDelta)] == ["a", "b"]
+
+
+def test_a_response_id_or_model_that_is_empty_or_not_a_string_is_none() -> None:
+    """The stream start then names no response, and generated call ids do not use it."""
+    for rid, model in (("", 7), (5, None)):
+        first = {"candidates": [{"content": {"parts": [{"functionCall": {"name": "f"}}]}}]}
+        events = run({**first, "responseId": rid, "modelVersion": model}, cand(finish="STOP"))
+        assert events[0] == StreamStart(None, None)
+        assert not calls(events)[0].id.startswith(f"call_{rid}_")
