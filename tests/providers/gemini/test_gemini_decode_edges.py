@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from llmbridge.errors import StreamTruncatedError
+from llmbridge.errors import MalformedStreamError, StreamTruncatedError
 from llmbridge.events import ReasoningDelta, StreamStart, TextDelta, ToolCallStart
 from llmbridge.providers.gemini import GeminiDecoder
 from llmbridge.providers.gemini.messages import NEXT_PART, PLACEMENT, SIGNATURE
@@ -213,3 +213,10 @@ def test_a_response_id_or_model_that_is_empty_or_not_a_string_is_none() -> None:
         events = run({**first, "responseId": rid, "modelVersion": model}, cand(finish="STOP"))
         assert events[0] == StreamStart(None, None)
         assert not calls(events)[0].id.startswith(f"call_{rid}_")
+
+
+def test_data_that_is_json_but_no_object_says_what_came_and_names_the_host() -> None:
+    with pytest.raises(MalformedStreamError) as info:
+        GeminiDecoder(provider="vertex").feed("", "[1, 2]")
+    assert info.value.provider == "vertex"
+    assert str(info.value).startswith("Gemini sent a list where a response object was expected")
