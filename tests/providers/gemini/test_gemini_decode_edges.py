@@ -12,7 +12,7 @@ from llmbridge.errors import MalformedStreamError, StreamTruncatedError
 from llmbridge.events import ReasoningDelta, StreamStart, TextDelta, ToolCallStart
 from llmbridge.providers.gemini import GeminiDecoder
 from llmbridge.providers.gemini.messages import NEXT_PART, PLACEMENT, SIGNATURE
-from tests.providers.gemini.test_gemini_decode import calls, cand, run
+from tests.providers.gemini.test_gemini_decode import calls, cand, finish, run
 
 
 def piece(path: str, value: str, **extra: Any) -> dict[str, Any]:
@@ -220,3 +220,19 @@ def test_data_that_is_json_but_no_object_says_what_came_and_names_the_host() -> 
         GeminiDecoder(provider="vertex").feed("", "[1, 2]")
     assert info.value.provider == "vertex"
     assert str(info.value).startswith("Gemini sent a list where a response object was expected")
+
+
+def test_the_last_chunk_as_gemini_sends_it_text_and_finish_without_an_index() -> None:
+    """Gemini leaves ``index`` out of most candidates (the proto default, 0): a last chunk of
+    text, ``finishReason`` and usage still ends the stream with its reason and counts."""
+    last = cand(
+        {"text": " Paris."},
+        finish="STOP",
+        usageMetadata={"promptTokenCount": 4, "candidatesTokenCount": 3},
+    )
+    del last["candidates"][0]["index"]
+    events = run(cand({"text": "It is"}), last)
+    assert [e.text for e in events if isinstance(e, TextDelta)] == ["It is", " Paris."]
+    end = finish(events)
+    assert end.reason == "stop" and end.usage is not None
+    assert (end.usage.input_tokens, end.usage.output_tokens) == (4, 3)
