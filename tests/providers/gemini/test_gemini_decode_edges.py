@@ -8,11 +8,12 @@ from typing import Any
 
 import pytest
 
-from llmbridge.errors import MalformedStreamError, StreamTruncatedError
-from llmbridge.events import ReasoningDelta, StreamStart, TextDelta, ToolCallStart
+from llmbridge.errors import MalformedStreamError, RateLimitError, StreamTruncatedError
+from llmbridge.events import ProviderItem, ReasoningDelta, StreamStart, TextDelta, ToolCallStart
 from llmbridge.providers.gemini import GeminiDecoder
 from llmbridge.providers.gemini.messages import NEXT_PART, PLACEMENT, SIGNATURE
-from tests.providers.gemini.test_gemini_decode import calls, cand, finish, run
+from llmbridge.testing import decode_collect
+from tests.providers.gemini.test_gemini_decode import calls, cand, finish, run, sse
 
 
 def piece(path: str, value: str, **extra: Any) -> dict[str, Any]:
@@ -236,3 +237,44 @@ def test_the_last_chunk_as_gemini_sends_it_text_and_finish_without_an_index() ->
     end = finish(events)
     assert end.reason == "stop" and end.usage is not None
     assert (end.usage.input_tokens, end.usage.output_tokens) == (4, 3)
+
+
+def _collect(*chunks: dict[str, Any]) -> tuple[list[Any], Any]:
+    return decode_collect(GeminiDecoder(provider="gemini"), [sse(*chunks)])
+
+
+def test_an_error_or_prompt_feedback_beside_one_text_part_is_read_not_skipped() -> None:
+    """A chunk of one text part is read on a fast path; an ``error`` or ``promptFeedback`` in
+    the same chunk still ends the stream as an error or a content-filter finish."""
+    failed = cand(
+        {"text": "b"}, error={"code": 429, "message": "quota", "status": "RESOURCE_EXHAUSTED"}
+    )
+    events, error = _collect(cand({"text": "a"}), failed)
+    assert [e for e in events if isinstance(e, TextDelta)] == [TextDelta("a")]
+    assert isinstance(error, RateLimitError) and error.provider == "gemini"
+    blocked = cand({"text": "b"}, promptFeedback={"blockReason": "SAFETY"})
+    events, error = _collect(cand({"text": "a"}), blocked)
+    assert error is None and finish(events).reason == "content_filter"
+    assert finish(events).provider_data == {"prompt_feedback": {"blockReason": "SAFETY"}}
+
+
+def test_usage_given_only_on_a_plain_text_chunk_is_the_streams_usage() -> None:
+    counted = cand({"text": "b"}, usageMetadata={"promptTokenCount": 7, "candidatesTokenCount": 2})
+    usage = finish(run(cand({"text": "a"}), counted, cand(finish="STOP"))).usage
+    assert usage is not None and (usage.input_tokens, usage.output_tokens) == (7, 2)
+
+
+def test_an_empty_text_adds_nothing_and_a_non_string_text_is_kept_as_an_item() -> None:
+    events = run(cand({"text": "a"}), cand({"text": ""}), cand({"text": 5}), cand(finish="STOP"))
+    assert [e for e in events if isinstance(e, TextDelta)] == [TextDelta("a")]
+    assert [e.data for e in events if isinstance(e, ProviderItem)] == [{"text": 5}]
+
+
+def test_blank_data_is_skipped_and_other_non_json_is_an_error_quoting_its_start() -> None:
+    decoder = GeminiDecoder(provider="vertex")
+    assert decoder.feed("", "") == [] and decoder.feed("", "  \t") == []
+    with pytest.raises(MalformedStreamError) as caught:
+        decoder.feed("", "<html>" + "x" * 300)
+    assert caught.value.provider == "vertex"
+    said = repr("<html>" + "x" * 114)  # the first 120 characters
+    assert caught.value.message == f"Gemini sent a data line that is not JSON: {said}"
