@@ -81,7 +81,9 @@ async def test_a_token_provider_that_never_returns_is_an_authentication_error(sy
     finally:
         stuck.release()
     assert not seen
-    assert stuck.calls == 1  # one call, bounded; not retried
+    # one call for the five, bounded, not retried; a blocking provider's worker thread may not
+    # have started within the 50 ms bound on a busy machine (seen: 0 calls under load)
+    assert stuck.calls == 1 if not sync else stuck.calls <= 1
     assert len(errors) == 5
     for error in errors:
         assert "gave no token within 0.05 s" in error.message
