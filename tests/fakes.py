@@ -194,3 +194,15 @@ class FakeClock:
 
     def __getattr__(self, name: str) -> Any:
         return getattr(time, name)
+
+
+def decode_checked(new: Callable[[], Any], body: bytes) -> tuple[list[StreamEvent], Any]:
+    """``body`` through a fresh decoder from ``new``: split anywhere (up to 40 cuts) it decodes
+    the same, the events keep the contract, and what came before an error comes with it. The
+    edge tests of the decoders (tests/MUTATION.md) read every body this way."""
+    from llmbridge.testing import assert_split_invariant, check_invariants, decode_collect
+
+    assert_split_invariant(new, body, max_splits=40)
+    events, error = decode_collect(new(), [body])
+    check_invariants(events, complete=error is None)
+    return events, error

@@ -10,15 +10,12 @@ import pytest
 
 import llmbridge as lb
 from llmbridge.providers.cohere import CohereDecoder
-from llmbridge.testing import assert_split_invariant, check_invariants, decode_collect
+from tests.fakes import decode_checked
 from tests.providers.cohere.test_cohere_decode import START, _end, _ev, _m
 
 
 def decode(body: bytes, provider: str = "cohere") -> tuple[list[lb.StreamEvent], Any]:
-    assert_split_invariant(lambda: CohereDecoder(provider=provider), body, max_splits=40)
-    events, error = decode_collect(CohereDecoder(provider=provider), [body])
-    check_invariants(events, complete=error is None)
-    return events, error
+    return decode_checked(lambda: CohereDecoder(provider=provider), body)
 
 
 def _start(index: int, call: Any) -> bytes:

@@ -19,8 +19,8 @@ from llmbridge.events import (
     ToolCallEnd,
 )
 from llmbridge.providers.openai import ChatCompletionsDecoder
-from llmbridge.testing import assert_split_invariant, check_invariants, decode_collect
-from tests.fakes import sse_body
+from llmbridge.testing import decode_collect
+from tests.fakes import decode_checked, sse_body
 
 
 def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dict[str, Any]:
@@ -30,12 +30,7 @@ def chunk(delta: dict[str, Any], finish: str | None = None, **extra: Any) -> dic
 
 
 def decode(body: bytes, provider: str = "openrouter") -> tuple[list[StreamEvent], Any]:
-    def new() -> ChatCompletionsDecoder:
-        return ChatCompletionsDecoder(provider=provider)
-
-    assert_split_invariant(new, body, max_splits=40)
-    events, error = decode_collect(new(), [body])
-    check_invariants(events, complete=error is None)
+    events, error = decode_checked(lambda: ChatCompletionsDecoder(provider=provider), body)
     return events[1:], error  # without the StreamStart
 
 

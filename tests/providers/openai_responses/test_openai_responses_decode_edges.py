@@ -28,8 +28,7 @@ from llmbridge.events import (
     ToolCallEnd,
 )
 from llmbridge.providers.openai_responses import ResponsesDecoder
-from llmbridge.testing import assert_split_invariant, check_invariants, decode_collect
-from tests.fakes import named_sse
+from tests.fakes import decode_checked, named_sse
 from tests.providers.openai_responses.test_openai_responses_decode import RESP, completed, created
 
 START = StreamStart(response_id="resp_1", model="gpt-5-mini")
@@ -37,10 +36,7 @@ START = StreamStart(response_id="resp_1", model="gpt-5-mini")
 
 def decode(*events: dict[str, Any] | bytes) -> tuple[list[StreamEvent], Any]:
     body = b"".join(e if isinstance(e, bytes) else named_sse(e) for e in events)
-    assert_split_invariant(ResponsesDecoder, body, max_splits=40)
-    got, error = decode_collect(ResponsesDecoder(), [body])
-    check_invariants(got, complete=error is None)
-    return got, error
+    return decode_checked(ResponsesDecoder, body)
 
 
 def text(delta: str, *, content_index: int = 0) -> dict[str, Any]:
