@@ -9,11 +9,13 @@ value) it fails instead, so a checkout without the corpus cannot pass by testing
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from pathlib import Path
 from typing import Any, NoReturn
 
+import orjson
 import pytest
 
 CORPUS = Path(
@@ -62,12 +64,18 @@ def summary(reporter: Any) -> None:
         )
 
 
+@functools.cache
+def manifest() -> list[dict[str, Any]]:
+    """The corpus's ``manifest.json``, parsed once per process (collection asks for it from
+    some fifty modules; read-only: never change an entry)."""
+    return list(orjson.loads((CORPUS / "manifest.json").read_bytes()))
+
+
 def entries(category: str, *, framing: str | None = None) -> list[Any]:
     """pytest params (one per recording of ``category``), or one ``needed`` param if absent."""
     if not present():
         return [pytest.param(None, marks=needed, id="corpus-absent")]
-    manifest = CORPUS / "manifest.json"
-    items = [e for e in json.loads(manifest.read_text()) if e["category"] == category]
+    items = [e for e in manifest() if e["category"] == category]
     if framing is not None:
         items = [e for e in items if e["framing"] == framing]
     return [pytest.param(e, id=e["file"]) for e in items]

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 import llmbridge as lb
 from llmbridge import testing
 from llmbridge.stream.bounded import BoundedBody, iter_sse
-from tests.corpus import CORPUS, missing
+from tests.corpus import CORPUS, manifest, missing, present
 
 Events = list[tuple[str, str]]
 
@@ -230,11 +230,9 @@ def test_provider_like_streams_any_split(body: bytes, data: st.DataObject) -> No
 
 
 def _recordings() -> list[bytes]:
-    manifest = CORPUS / "manifest.json"
-    if not manifest.exists():
+    if not present():
         missing()
-    entries = json.loads(manifest.read_text())
-    return [(CORPUS / e["file"]).read_bytes() for e in entries if e["file"].endswith(".sse")]
+    return [(CORPUS / e["file"]).read_bytes() for e in manifest() if e["file"].endswith(".sse")]
 
 
 def test_every_recorded_stream_frames_as_the_spec_says_at_any_split() -> None:

@@ -29,7 +29,7 @@ from ..parts import ImagePart
 from ..providers.base import HttpRequest
 from ..stream.answer import Answer
 from .options import EmbedOptions
-from .vectors import Rows, decode_spans, float32_base64, scan_base64, vector_list
+from .vectors import Rows, decode_spans, float32_base64, scan_base64, skeleton_json, vector_list
 from .wire import Input, Target, items_of, object_of, texts_of, usage_of
 
 __all__ = ["decode", "decode_answer", "encode"]
@@ -153,7 +153,10 @@ def decode_answer(
         return decode(answer.json(), target=target, model=model, options=options)
     spans, rest = found
     provider = target.provider
-    data = Answer(answer.status, answer.headers, rest, provider, answer.url).json()
+    try:
+        data = skeleton_json(rest)
+    except ValueError as exc:
+        raise answer.malformed(str(exc)) from None
     items = items_of(data, "data", provider=provider)
     try:
         indices = [int(item.get("index", 0)) for item in items if item.get("embedding") == ""]
@@ -161,10 +164,11 @@ def decode_answer(
         indices = []
     if len(indices) != len(spans) or len(items) != len(spans):  # not the shape scanned for
         return decode(answer.json(), target=target, model=model, options=options)
+    common = _common(data, model=model, provider=provider, options=options)
+    del data, items  # a dict per vector, gone before the vectors are decoded (3.13: 1.39x → 1.36x)
     ranks = sorted(range(len(indices)), key=indices.__getitem__)
     order = [0] * len(ranks)
     for row, span in enumerate(ranks):
         order[span] = row
     raw, width = decode_spans(answer.body, spans, order, provider=provider, rows=rows, start=start)
-    common = _common(data, model=model, provider=provider, options=options)
     return EmbeddingResponse(raw=raw, dimensions=width, **common)

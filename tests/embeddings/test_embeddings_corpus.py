@@ -16,7 +16,7 @@ from llmbridge.embeddings import bedrock, codecs, rerank
 from llmbridge.embeddings.options import EmbedOptions
 from llmbridge.embeddings.wire import Target
 from llmbridge.stream.answer import Answer
-from tests.corpus import CORPUS, params, present
+from tests.corpus import CORPUS, manifest, params, present
 
 _FAMILY = {
     "openai.embeddings": "openai",
@@ -32,8 +32,7 @@ _FAMILY = {
 def _entries(kind: str) -> list[Any]:
     if not present():
         return params([])
-    manifest = json.loads((CORPUS / "manifest.json").read_text())
-    found = [e for e in manifest if e["category"] == "K" and e.get("kind") == kind]
+    found = [e for e in manifest() if e["category"] == "K" and e.get("kind") == kind]
     return [pytest.param(e, id=e["file"]) for e in found]
 
 

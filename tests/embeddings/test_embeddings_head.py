@@ -181,3 +181,27 @@ async def test_vectors_of_unequal_sizes_are_a_malformed_answer() -> None:
     async with client_with(handler, "openai") as client:
         with pytest.raises(lb.MalformedStreamError, match="one size"):
             await client.embed("openai:text-embedding-3-small", ["a", "b"])
+
+
+@pytest.mark.parametrize(
+    ("rest", "why"),
+    [
+        (b'"usage": {"prompt_tokens": NaN}', "NaN is not JSON"),
+        (b'"usage": ' + b"[" * 100_000 + b"]" * 100_000, "nested too deep"),
+        (b'"usage": {"prompt_tokens": 1,}', "trailing comma|Expecting property name"),
+    ],
+    ids=["nan", "deep", "trailing-comma"],
+)
+async def test_a_body_whose_vectors_scan_but_whose_rest_is_not_json_is_malformed(
+    rest: bytes, why: str
+) -> None:
+    body = b'{"data": [{"index": 0, "embedding": "' + b64([1.0]).encode() + b'"}], ' + rest + b"}"
+    assert scan_base64(body, b"embedding") is not None  # the vectors' scan takes it
+
+    def handler(request: httpx.Request) -> httpx.Response:
+        return httpx.Response(200, content=body)
+
+    async with client_with(handler, "openai") as client:
+        with pytest.raises(lb.MalformedStreamError, match=why) as caught:
+            await client.embed("openai:text-embedding-3-small", "x")
+    assert "expected a JSON answer" in str(caught.value)

@@ -20,6 +20,7 @@ from llmbridge.providers.anthropic.decode import AnthropicDecoder
 from llmbridge.providers.openai_responses.decode import ResponsesDecoder
 from llmbridge.response import accumulate
 from llmbridge.testing import assert_split_invariant, decode_collect
+from tests import corpus
 from tests.corpus import CORPUS, params
 from tests.providers.hosted_corpus import body_of, payloads, recorded_request, skip_without_corpus
 from tests.sdk_requests import check_body
@@ -29,12 +30,11 @@ pytestmark = skip_without_corpus
 
 def _tagged(prefixes: tuple[str, ...]) -> list[str]:
     """Manifest entries of tool search (by tag or name), for ``prefixes`` of categories."""
-    manifest = CORPUS / "manifest.json"
-    if not manifest.exists():
+    if not corpus.present():
         return []
     tags = {"item:tool_search_call", "item:tool_search_output", "block:tool_search_tool_result"}
     names: list[str] = []
-    for entry in json.loads(manifest.read_text()):
+    for entry in corpus.manifest():
         name = entry["file"]
         if not name.startswith(prefixes):
             continue

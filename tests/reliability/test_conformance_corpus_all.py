@@ -11,7 +11,6 @@ per-provider suites under ``tests/providers/*``; this suite guarantees nothing i
 
 from __future__ import annotations
 
-import json
 from collections import Counter
 from functools import cache
 from typing import Any
@@ -160,10 +159,9 @@ def _is_concatenation(raw: bytes) -> bool:
 
 
 def test_the_whole_corpus_is_routed() -> None:
-    manifest = corpus.CORPUS / "manifest.json"
-    if not manifest.exists():
+    if not corpus.present():
         corpus.missing()
-    items = [e for e in json.loads(manifest.read_text()) if e["category"] in STREAM_CATEGORIES]
+    items = [e for e in corpus.manifest() if e["category"] in STREAM_CATEGORIES]
     assert len(ENTRIES) == len(items), "every streamed manifest entry is a test case"
     unknown = {e["api"] for e in items} - set(ROUTES)
     assert not unknown, f"recordings of an api nobody routes: {unknown}"
