@@ -69,24 +69,31 @@ async def test_a_form_and_a_url_reach_the_apps_callback() -> None:
 
 
 @FEATURE_LOOPS
-async def test_no_callback_declines_false_does_not_offer_and_a_misfit_is_a_decline() -> None:
+async def test_no_callback_declines_false_does_not_offer_and_a_misfit_is_a_decline(
+    interact_web: tuple[str, int],
+) -> None:
+    """Four sessions of the module's one HTTP server (what the server is offered is per
+    session; the stdio path of elicitation is the test above)."""
+    from llmbridge.mcp import connect_http
+
     def sloppy(request: ElicitationRequest) -> Any:  # sync: runs in a worker thread
         return {"name": "Ann", "age": "very old"} if request.mode == "form" else None
 
+    url, _ = interact_web
     with anyio.fail_after(HANG):
-        async with connect_stdio(STDIO["command"], STDIO["args"]) as c:  # offered, declined
+        async with connect_http(url) as c:  # offered, declined
             assert text(await c.call_tool("elicitation_capability", {})) == "form url"
             assert text(await c.call_tool("book", {})) == "decline []"
             assert text(await c.call_tool("sign_in", {})) == "decline"
-        async with connect_stdio(STDIO["command"], STDIO["args"], elicit=False) as c:
+        async with connect_http(url, elicit=False) as c:
             assert text(await c.call_tool("elicitation_capability", {})) == "none"
             with pytest.raises(MCPError, match="Elicitation not supported"):
                 await c.call_tool("book", {})  # the server asked anyway: refused at once
-        async with connect_stdio(STDIO["command"], STDIO["args"], elicit=sloppy) as c:
+        async with connect_http(url, elicit=sloppy) as c:
             assert text(await c.call_tool("book", {})) == "decline []"
             assert text(await c.call_tool("sign_in", {})) == "decline"
         cancel = ElicitationAnswer("cancel")
-        async with connect_stdio(STDIO["command"], STDIO["args"], elicit=lambda r: cancel) as c:
+        async with connect_http(url, elicit=lambda r: cancel) as c:
             assert text(await c.call_tool("book", {})) == "cancel []"
 
 
@@ -184,9 +191,16 @@ async def test_progress_reaches_the_app_sync_or_async(interact_web: tuple[str, i
         seen.append(update.progress)
         raise RuntimeError("app bug")
 
+    from llmbridge.mcp import connect_http
+
     with anyio.fail_after(HANG):
-        async with connect_stdio(STDIO["command"], STDIO["args"], on_progress=broken) as c:
+        async with connect_http(url, on_progress=broken) as c:
             assert text(await c.call_tool("work", {"steps": 2})) == "worked 2"
+
+            async def both() -> bool:  # over HTTP, notifications may trail the result
+                return len(seen) == 2
+
+            await _until(both)
     assert seen == [1.0, 2.0]
 
 

@@ -73,12 +73,15 @@ async def test_sampling_honours_preferences_and_settings_behind_the_approver(
     assert args["system"] == _app_system("remote") and args["system_prompt"] == "Answer briefly."
 
 
-async def test_sampling_with_tools_sends_the_models_calls_back_to_the_server() -> None:
+async def test_sampling_with_tools_sends_the_models_calls_back_to_the_server(
+    interact_web: tuple[str, int],
+) -> None:
+    local = {"url": interact_web[0]}  # a session of the module's server
     model = Model(tool_call("lookup", {"word": "hola"}), said("It means hello."))
     async with model.client() as client:
         with anyio.fail_after(60):
             async with lb.connect_mcp_servers(
-                {"mcpServers": {"local": STDIO}}, client=client, sampling_model="openai:gpt-x"
+                {"mcpServers": {"local": local}}, client=client, sampling_model="openai:gpt-x"
             ) as servers:
                 answer = text(await servers.registry.acall("sample_tools", {"question": "hola?"}))
     assert answer == "toolUse:lookup({'word': 'hola'})|endTurn:It means hello."
@@ -91,12 +94,15 @@ async def test_sampling_with_tools_sends_the_models_calls_back_to_the_server() -
     assert second["messages"][-2]["tool_calls"][0]["function"]["name"] == "lookup"
 
 
-async def test_sampling_denied_by_the_approver_reaches_the_server_as_an_error() -> None:
+async def test_sampling_denied_by_the_approver_reaches_the_server_as_an_error(
+    interact_web: tuple[str, int],
+) -> None:
+    local = {"url": interact_web[0]}  # a session of the module's server
     model = Model()
     async with model.client() as client:
         with anyio.fail_after(60):
             async with lb.connect_mcp_servers(
-                {"mcpServers": {"local": STDIO}},
+                {"mcpServers": {"local": local}},
                 client=client,
                 sampling_models=["openai:a", "openai:b"],
                 approve=lambda request: lb.ApprovalDecision(False, "not now"),
@@ -196,12 +202,13 @@ async def test_all_servers_when_granted_the_asking_server_first_and_the_approver
     assert secret not in str(model.requests) and secret not in str(asked)
 
 
-async def test_no_grant_announces_no_context_and_adds_none() -> None:
+async def test_no_grant_announces_no_context_and_adds_none(interact_web: tuple[str, int]) -> None:
+    local = {"url": interact_web[0]}  # a session of the module's server
     model = Model(said("Ok."))
     async with model.client() as client:
         with anyio.fail_after(60):
             async with lb.connect_mcp_servers(
-                {"mcpServers": {"local": STDIO}},
+                {"mcpServers": {"local": local}},
                 client=client,
                 sampling_model="openai:m",
                 sampling_context="none",

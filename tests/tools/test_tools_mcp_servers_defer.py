@@ -1,10 +1,12 @@
 """Deferred MCP servers: ``defer_loading`` in an ``mcpServers`` entry and in
 ``connect_mcp_servers(defer_loading=...)`` make a server's tools deferred (a ``ToolSearch``
-loads them), on real stdio servers; on asyncio, uvloop and trio."""
+loads them): the config's stdio entries, and the same over two real HTTP servers, one of each
+per module (deferral is the registry's, the same on every transport); on asyncio and trio."""
 
 from __future__ import annotations
 
 import sys
+from collections.abc import Iterator
 from typing import Any
 
 import anyio
@@ -14,20 +16,24 @@ pytest.importorskip("mcp")
 
 import llmbridge as lb
 from llmbridge.mcp import load_mcp_config
-from tests.tools.mcp_helpers import APP_SERVER, FEATURE_LOOPS, HANG
+from tests.tools.mcp_helpers import APP_SERVER, FEATURE_LOOPS, HANG, http_app_server
+
+STDIO = {
+    "alpha": {"command": sys.executable, "args": [APP_SERVER, "alpha", "stdio"]},
+    "beta": {"command": sys.executable, "args": [APP_SERVER, "beta", "stdio"]},
+}
 
 
-def config(*, beta_deferred: bool) -> dict[str, Any]:
-    return {
-        "mcpServers": {
-            "alpha": {"command": sys.executable, "args": [APP_SERVER, "alpha", "stdio"]},
-            "beta": {
-                "command": sys.executable,
-                "args": [APP_SERVER, "beta", "stdio"],
-                "defer_loading": beta_deferred,
-            },
-        }
-    }
+@pytest.fixture(scope="module")
+def web() -> Iterator[dict[str, Any]]:
+    """The app server as ``alpha`` and as ``beta`` over streamable HTTP: their entries."""
+    with http_app_server("alpha") as (alpha, _), http_app_server("beta") as (beta, _):
+        yield {"alpha": {"url": alpha}, "beta": {"url": beta}}
+
+
+def config(*, beta_deferred: bool, entries: dict[str, Any] = STDIO) -> dict[str, Any]:
+    beta = {**entries["beta"], "defer_loading": beta_deferred}
+    return {"mcpServers": {"alpha": entries["alpha"], "beta": beta}}
 
 
 def deferred_servers(servers: Any) -> dict[str, set[bool]]:
@@ -45,9 +51,9 @@ def test_the_config_entry_reads_defer_loading() -> None:
 
 @pytest.mark.anyio
 @FEATURE_LOOPS
-async def test_entry_and_argument_defer_a_servers_tools() -> None:
+async def test_entry_and_argument_defer_a_servers_tools(web: dict[str, Any]) -> None:
     with anyio.fail_after(HANG):
-        async with lb.connect_mcp_servers(config(beta_deferred=True)) as servers:
+        async with lb.connect_mcp_servers(config(beta_deferred=True)) as servers:  # stdio
             assert deferred_servers(servers) == {"alpha": {False}, "beta": {True}}
             spaces = {s.namespace for s in servers.registry.specs() if s.defer_loading}
             assert spaces == {"beta"}  # one namespace per deferred server (Responses groups)
@@ -55,11 +61,12 @@ async def test_entry_and_argument_defer_a_servers_tools() -> None:
             # the registry's search looks at the deferred tools only
             assert all(s.defer_loading for s in servers.registry.search("search whoami"))
         async with lb.connect_mcp_servers(
-            config(beta_deferred=True), defer_loading=["alpha"]
+            config(beta_deferred=True, entries=web), defer_loading=["alpha"]
         ) as servers:  # the argument wins over the entries
             assert deferred_servers(servers) == {"alpha": {True}, "beta": {False}}
-        async with lb.connect_mcp_servers(config(beta_deferred=False), defer_loading=True) as s:
+        web_config = config(beta_deferred=False, entries=web)
+        async with lb.connect_mcp_servers(web_config, defer_loading=True) as s:
             assert deferred_servers(s) == {"alpha": {True}, "beta": {True}}
         with pytest.raises(lb.MCPConfigError, match="defer_loading= names server"):
-            async with lb.connect_mcp_servers(config(beta_deferred=False), defer_loading=["x"]):
+            async with lb.connect_mcp_servers(web_config, defer_loading=["x"]):
                 pass

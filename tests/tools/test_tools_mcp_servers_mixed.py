@@ -1,10 +1,12 @@
 """One ``tools=`` list of any mix (issue 44, item 6): an MCP hub (or its registry), local
-functions and specs together in ``run``; names stay unique; ``stream`` takes the same list."""
+functions and specs together in ``run``; names stay unique; ``stream`` takes the same list.
+The hub is the app server over streamable HTTP, one per module: what is tested is the mix,
+not the transport."""
 
 from __future__ import annotations
 
 import json
-import sys
+from collections.abc import Iterator
 from typing import Any
 
 import anyio
@@ -15,12 +17,16 @@ pytest.importorskip("mcp")
 
 import llmbridge as lb
 from tests.fakes import chat_sse, mock_client
-from tests.tools.mcp_helpers import APP_SERVER, FEATURE_LOOPS
+from tests.tools.mcp_helpers import FEATURE_LOOPS, http_app_server
 
 pytestmark = pytest.mark.anyio
-ALPHA = {
-    "mcpServers": {"alpha": {"command": sys.executable, "args": [APP_SERVER, "alpha", "stdio"]}}
-}
+
+
+@pytest.fixture(scope="module")
+def alpha() -> Iterator[dict[str, Any]]:
+    """The config of one server, ``alpha``."""
+    with http_app_server("alpha") as (url, _):
+        yield {"mcpServers": {"alpha": {"url": url}}}
 
 
 @lb.tool
@@ -52,13 +58,13 @@ def _model(seen: list[dict[str, Any]]) -> Any:
 
 @FEATURE_LOOPS
 @pytest.mark.parametrize("hub", ["servers", "registry"])
-async def test_an_mcp_hub_and_local_functions_in_one_list(hub: str) -> None:
+async def test_an_mcp_hub_and_local_functions_in_one_list(hub: str, alpha: dict[str, Any]) -> None:
     seen: list[dict[str, Any]] = []
     client = lb.Client(
         http_client=mock_client(_model(seen)), providers={"openai": {"api_key": "k"}}
     )
     with anyio.fail_after(60):
-        async with lb.connect_mcp_servers(ALPHA) as servers:
+        async with lb.connect_mcp_servers(alpha) as servers:
             mcp = servers if hub == "servers" else servers.registry
             loop = client.run(
                 "openai:gpt-4.1-mini", [lb.ChatMessage.user("go")], tools=[mcp, get_weather]
@@ -72,7 +78,7 @@ async def test_an_mcp_hub_and_local_functions_in_one_list(hub: str) -> None:
 
 
 @FEATURE_LOOPS
-async def test_two_tools_of_one_name_are_refused() -> None:
+async def test_two_tools_of_one_name_are_refused(alpha: dict[str, Any]) -> None:
     client = lb.Client(http_client=mock_client(_model([])), providers={"openai": {"api_key": "k"}})
 
     @lb.tool
@@ -81,7 +87,7 @@ async def test_two_tools_of_one_name_are_refused() -> None:
         return query
 
     with anyio.fail_after(60):
-        async with lb.connect_mcp_servers(ALPHA) as servers:
+        async with lb.connect_mcp_servers(alpha) as servers:
             with pytest.raises(lb.UsageError, match="search"):
                 loop = client.run("openai:m", [lb.ChatMessage.user("go")], tools=[servers, search])
                 async for _ in loop:
@@ -89,13 +95,13 @@ async def test_two_tools_of_one_name_are_refused() -> None:
 
 
 @FEATURE_LOOPS
-async def test_stream_takes_the_same_mix() -> None:
+async def test_stream_takes_the_same_mix(alpha: dict[str, Any]) -> None:
     seen: list[dict[str, Any]] = []
     client = lb.Client(
         http_client=mock_client(_model(seen)), providers={"openai": {"api_key": "k"}}
     )
     with anyio.fail_after(60):
-        async with lb.connect_mcp_servers(ALPHA) as servers:
+        async with lb.connect_mcp_servers(alpha) as servers:
             async for _ in client.stream(
                 "openai:m", [lb.ChatMessage.user("go")], tools=[servers, get_weather]
             ):
