@@ -144,7 +144,8 @@ class InteractionsDecoder(BaseDecoder):
 
     def _plain_text(self, obj: dict[str, Any]) -> list[StreamEvent] | None:
         """A ``text`` delta of an open step and nothing else, or ``None`` (read carefully)."""
-        delta, step = obj.get("delta"), self._steps.get(obj.get("index"))  # type: ignore[arg-type]
+        index, delta = obj.get("index"), obj.get("delta")
+        step = self._steps.get(index) if index.__class__ is int else None  # [] is unhashable
         if step is None or delta.__class__ is not dict or delta.get("type") != "text":
             return None
         text = delta.get("text")
