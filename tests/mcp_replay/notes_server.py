@@ -4,10 +4,6 @@ run), a resource ``notes://today`` and a prompt ``summarise``."""
 
 from __future__ import annotations
 
-import gc
-
-gc.set_threshold(50_000, 20, 20)  # as tests/conftest.py: ~10 % of a start (the SDK's models)
-
 import time
 
 from mcp.server.mcpserver import MCPServer

@@ -9,10 +9,6 @@ process: a crashed server), ``grow`` (adds a tool and notifies ``tools/list_chan
 
 from __future__ import annotations
 
-import gc
-
-gc.set_threshold(50_000, 20, 20)  # as tests/conftest.py: ~10 % of a start (the SDK's models)
-
 import base64
 import os
 import sys

@@ -3,10 +3,6 @@ is too big for any provider (over 1 MB): ``python mcp_bad_schema_server.py``."""
 
 from __future__ import annotations
 
-import gc
-
-gc.set_threshold(50_000, 20, 20)  # as tests/conftest.py: ~10 % of a start (the SDK's models)
-
 from typing import Any
 
 import anyio

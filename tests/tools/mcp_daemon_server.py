@@ -15,10 +15,6 @@ None of them holds the server's pipes (stdio to /dev/null): they do not keep the
 
 from __future__ import annotations
 
-import gc
-
-gc.set_threshold(50_000, 20, 20)  # as tests/conftest.py: ~10 % of a start (the SDK's models)
-
 import os
 import subprocess
 import sys

@@ -9,10 +9,6 @@ times), ``hang`` (never answers), ``shout`` (sends one log record with the ``log
 
 from __future__ import annotations
 
-import gc
-
-gc.set_threshold(50_000, 20, 20)  # as tests/conftest.py: ~10 % of a start (the SDK's models)
-
 import sys
 from pathlib import Path
 from typing import Any

@@ -16,10 +16,6 @@ back in a second request).
 
 from __future__ import annotations
 
-import gc
-
-gc.set_threshold(50_000, 20, 20)  # as tests/conftest.py: ~10 % of a start (the SDK's models)
-
 import os
 import sys
 import warnings

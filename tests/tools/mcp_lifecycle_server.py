@@ -10,10 +10,6 @@ status 1: as a wrapper script whose background job inherited its stdout would).
 
 from __future__ import annotations
 
-import gc
-
-gc.set_threshold(50_000, 20, 20)  # as tests/conftest.py: ~10 % of a start (the SDK's models)
-
 import os
 import subprocess
 import sys

@@ -13,10 +13,6 @@ the error). Tools: ``add``, ``who`` (the client id the call was authorized for),
 
 from __future__ import annotations
 
-import gc
-
-gc.set_threshold(50_000, 20, 20)  # as tests/conftest.py: ~10 % of a start (the SDK's models)
-
 import os
 import secrets
 import sys

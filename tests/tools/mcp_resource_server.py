@@ -16,10 +16,6 @@ embedded text), ``add_tool`` (a new tool of the given name, then ``tools/list_ch
 
 from __future__ import annotations
 
-import gc
-
-gc.set_threshold(50_000, 20, 20)  # as tests/conftest.py: ~10 % of a start (the SDK's models)
-
 import base64
 import os
 import sys

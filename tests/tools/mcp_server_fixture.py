@@ -7,10 +7,6 @@ Written against the SDK's low-level server (mcp 2.x).
 
 from __future__ import annotations
 
-import gc
-
-gc.set_threshold(50_000, 20, 20)  # as tests/conftest.py: ~10 % of a start (the SDK's models)
-
 import base64
 import sys
 from typing import Any
