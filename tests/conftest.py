@@ -130,6 +130,23 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     return LinearLoadGroupScheduling(config, log)
 
 
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """With MCP tests to run here, start this process's warm starter for the MCP test servers
+    (``tests/tools/mcp_zygote.py``: ~0.9 s of CPU saved per server start, ~150 per run)."""
+    import importlib.util
+
+    if os.environ.get("LLMBRIDGE_TESTS_COLD_MCP") == "1" or not sys.platform.startswith("linux"):
+        return  # every server starts cold
+    if importlib.util.find_spec("mcp") is None:
+        return
+    if any(
+        "mcp" in item.nodeid or item.nodeid.startswith("tests/tools/") for item in session.items
+    ):
+        from tests.tools import mcp_zygote
+
+        mcp_zygote.start(os.getpid())
+
+
 @pytest.hookimpl(trylast=True)  # after xdist's own hook of this name
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """``--dist loadgroup`` (``addopts``) on pytest 9.2: xdist 3.8 tells the scheduler a test's

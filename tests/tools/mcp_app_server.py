@@ -9,6 +9,11 @@ process: a crashed server), ``grow`` (adds a tool and notifies ``tools/list_chan
 
 from __future__ import annotations
 
+try:  # first: a warm start when the suite runs one (mcp_zygote.py); else a cold one
+    import mcp_zygote  # noqa: F401
+except ImportError:  # not run as ``python SERVER.py``
+    pass
+
 import base64
 import os
 import sys

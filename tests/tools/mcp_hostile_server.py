@@ -9,6 +9,11 @@ times), ``hang`` (never answers), ``shout`` (sends one log record with the ``log
 
 from __future__ import annotations
 
+try:  # first: a warm start when the suite runs one (mcp_zygote.py); else a cold one
+    import mcp_zygote  # noqa: F401
+except ImportError:  # not run as ``python SERVER.py``
+    pass
+
 import sys
 from pathlib import Path
 from typing import Any

@@ -16,6 +16,11 @@ back in a second request).
 
 from __future__ import annotations
 
+try:  # first: a warm start when the suite runs one (mcp_zygote.py); else a cold one
+    import mcp_zygote  # noqa: F401
+except ImportError:  # not run as ``python SERVER.py``
+    pass
+
 import os
 import sys
 import warnings

@@ -10,6 +10,11 @@ status 1: as a wrapper script whose background job inherited its stdout would).
 
 from __future__ import annotations
 
+try:  # first: a warm start when the suite runs one (mcp_zygote.py); else a cold one
+    import mcp_zygote  # noqa: F401
+except ImportError:  # not run as ``python SERVER.py``
+    pass
+
 import os
 import subprocess
 import sys

@@ -13,6 +13,11 @@ the error). Tools: ``add``, ``who`` (the client id the call was authorized for),
 
 from __future__ import annotations
 
+try:  # first: a warm start when the suite runs one (mcp_zygote.py); else a cold one
+    import mcp_zygote  # noqa: F401
+except ImportError:  # not run as ``python SERVER.py``
+    pass
+
 import os
 import secrets
 import sys

@@ -16,6 +16,11 @@ embedded text), ``add_tool`` (a new tool of the given name, then ``tools/list_ch
 
 from __future__ import annotations
 
+try:  # first: a warm start when the suite runs one (mcp_zygote.py); else a cold one
+    import mcp_zygote  # noqa: F401
+except ImportError:  # not run as ``python SERVER.py``
+    pass
+
 import base64
 import os
 import sys

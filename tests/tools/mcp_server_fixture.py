@@ -7,6 +7,11 @@ Written against the SDK's low-level server (mcp 2.x).
 
 from __future__ import annotations
 
+try:  # first: a warm start when the suite runs one (mcp_zygote.py); else a cold one
+    import mcp_zygote  # noqa: F401
+except ImportError:  # not run as ``python SERVER.py``
+    pass
+
 import base64
 import sys
 from typing import Any
