@@ -161,7 +161,7 @@ def _serve(owner: int) -> None:
         os.chdir(str(start["cwd"]))
         sys.argv = list(start["argv"])  # type: ignore[call-overload]
         sys.path[0] = str(start["path"])
-        code = 0
+        code, interrupted = 0, False
         try:
             runpy.run_path(sys.argv[0], run_name="__main__")
         except SystemExit as exit:  # as the interpreter reads sys.exit's argument
@@ -170,14 +170,17 @@ def _serve(owner: int) -> None:
             elif exit.code is not None:
                 print(exit.code, file=sys.stderr)
                 code = 1
-        except BaseException:
+        except BaseException as error:
             traceback.print_exc()
-            code = 1
+            code, interrupted = 1, isinstance(error, KeyboardInterrupt)
         for stream in (sys.stdout, sys.stderr):
             try:
                 stream.flush()
             except Exception:
                 pass
+        if interrupted:  # as the interpreter ends on a KeyboardInterrupt: killed by SIGINT
+            signal.signal(signal.SIGINT, signal.SIG_DFL)
+            os.kill(os.getpid(), signal.SIGINT)
         os._exit(code)
 
     while True:
@@ -200,8 +203,12 @@ def _serve(owner: int) -> None:
                     run(json.loads(message), fds)
                 for fd in fds:
                     os.close(fd)
-                conn.send(struct.pack("=i", pid))
                 servers[pid] = conn
+                try:
+                    conn.send(struct.pack("=i", pid))
+                except OSError:  # the starter died while the zygote forked: so does the server
+                    _kill(pid)
+                    continue
                 selector.register(conn, selectors.EVENT_READ, pid)
             elif key.data == "child":
                 os.read(wake_r, 4096)
