@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 from collections.abc import Iterator
 
 import pytest
@@ -14,3 +15,17 @@ def interact_web() -> Iterator[tuple[str, int]]:
     """``mcp_interact_server.py`` over streamable HTTP: its URL and port (one per test module)."""
     with http_server(INTERACT_SERVER) as started:
         yield started
+
+
+@pytest.fixture
+def started() -> Iterator[list[subprocess.Popen[bytes]]]:
+    """A list for the processes a test starts: those still running at its end are killed, and
+    all are reaped."""
+    procs: list[subprocess.Popen[bytes]] = []
+    try:
+        yield procs
+    finally:
+        for proc in procs:
+            if proc.poll() is None:
+                proc.kill()
+            proc.wait()

@@ -15,7 +15,6 @@ import socket
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -52,18 +51,6 @@ def zygote() -> None:
                 if time.monotonic() > deadline:
                     pytest.fail("this pytest process has no MCP zygote listening")
         time.sleep(0.05)
-
-
-@pytest.fixture
-def started() -> Iterator[list[subprocess.Popen[bytes]]]:
-    procs: list[subprocess.Popen[bytes]] = []
-    try:
-        yield procs
-    finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait()
 
 
 def _read_line(fd: int, buffer: bytearray) -> bytes:

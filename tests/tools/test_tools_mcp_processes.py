@@ -9,7 +9,6 @@ import signal
 import subprocess
 import sys
 import time
-from collections.abc import Iterator
 
 import pytest
 
@@ -20,18 +19,6 @@ pytestmark = pytest.mark.skipif(not os.path.exists("/proc/self/stat"), reason="n
 
 SLEEP = [sys.executable, "-c", "import time; time.sleep(60)"]
 QUIET = {"stdin": subprocess.DEVNULL, "stdout": subprocess.DEVNULL, "stderr": subprocess.DEVNULL}
-
-
-@pytest.fixture
-def started() -> Iterator[list[subprocess.Popen[bytes]]]:
-    procs: list[subprocess.Popen[bytes]] = []
-    try:
-        yield procs
-    finally:
-        for proc in procs:
-            if proc.poll() is None:
-                proc.kill()
-            proc.wait()
 
 
 def _gone(proc: subprocess.Popen[bytes]) -> bool:
