@@ -84,9 +84,7 @@ def _hand_over() -> None:
         os._exit(70)
     (status,) = struct.unpack("=i", reply)
     if os.WIFSIGNALED(status):
-        signum = os.WTERMSIG(status)
-        signal.signal(signum, signal.SIG_DFL)
-        os.kill(os.getpid(), signum)
+        _die_of(os.WTERMSIG(status))
     os._exit(os.waitstatus_to_exitcode(status) if os.WIFEXITED(status) else 70)
 
 
@@ -143,7 +141,7 @@ def _serve(owner: int) -> None:
 
     def run(start: dict[str, object], fds: list[int]) -> None:  # in the forked child
         signal.set_wakeup_fd(-1)
-        for signum in (signal.SIGCHLD, signal.SIGTERM, signal.SIGINT, *_FORWARDED):
+        for signum in (signal.SIGCHLD, *_FORWARDED):
             signal.signal(signum, signal.SIG_DFL)
         signal.signal(signal.SIGINT, signal.default_int_handler)
         selector.close()
@@ -179,8 +177,7 @@ def _serve(owner: int) -> None:
             except Exception:
                 pass
         if interrupted:  # as the interpreter ends on a KeyboardInterrupt: killed by SIGINT
-            signal.signal(signal.SIGINT, signal.SIG_DFL)
-            os.kill(os.getpid(), signal.SIGINT)
+            _die_of(signal.SIGINT)
         os._exit(code)
 
     while True:
@@ -231,6 +228,12 @@ def _serve(owner: int) -> None:
             else:  # a starter's connection: it died (it never sends more)
                 selector.unregister(key.fileobj)
                 _kill(key.data)
+
+
+def _die_of(signum: int) -> None:
+    """End this process killed by ``signum``, as its exit status will say."""
+    signal.signal(signum, signal.SIG_DFL)
+    os.kill(os.getpid(), signum)
 
 
 def _kill(pid: int) -> None:
